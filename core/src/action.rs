@@ -1,0 +1,99 @@
+//! User actions: the fault verbs and admin commands that scenario files,
+//! buttons, lessons and tests all use, through the one event queue.
+
+use crate::ids::BrokerId;
+use serde::{Deserialize, Serialize};
+
+/// Something a person (or a scenario) does to the cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    /// `kill -9`: the process is gone at once; its ZooKeeper session lingers
+    /// until it expires.
+    KillBroker {
+        /// The broker.
+        broker: BrokerId,
+    },
+    /// Start a dead broker.
+    StartBroker {
+        /// The broker.
+        broker: BrokerId,
+    },
+    /// `kill -15` (`kafka-server-stop.sh`): a clean shutdown that closes the
+    /// ZooKeeper session at once.
+    ShutdownBroker {
+        /// The broker.
+        broker: BrokerId,
+    },
+    /// Stall the process (a long GC pause): no processing, no heartbeats.
+    PauseBroker {
+        /// The broker.
+        broker: BrokerId,
+        /// How long.
+        duration_ms: u64,
+    },
+    /// Expire the broker's ZooKeeper session on the server side.
+    ExpireSession {
+        /// The broker.
+        broker: BrokerId,
+    },
+    /// `zookeeper-shell.sh delete <path>`.
+    DeleteZnode {
+        /// The znode.
+        path: String,
+    },
+    /// `zookeeper-shell.sh set <path> <data>`.
+    SetZnode {
+        /// The znode.
+        path: String,
+        /// The new data.
+        data: String,
+    },
+}
+
+impl Action {
+    /// The action's name as scenario files spell it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::KillBroker { .. } => "kill_broker",
+            Action::StartBroker { .. } => "start_broker",
+            Action::ShutdownBroker { .. } => "shutdown_broker",
+            Action::PauseBroker { .. } => "pause_broker",
+            Action::ExpireSession { .. } => "expire_session",
+            Action::DeleteZnode { .. } => "delete_znode",
+            Action::SetZnode { .. } => "set_znode",
+        }
+    }
+
+    /// The broker the action is about, if any.
+    pub fn broker(&self) -> Option<BrokerId> {
+        match self {
+            Action::KillBroker { broker }
+            | Action::StartBroker { broker }
+            | Action::ShutdownBroker { broker }
+            | Action::PauseBroker { broker, .. }
+            | Action::ExpireSession { broker } => Some(*broker),
+            Action::DeleteZnode { .. } | Action::SetZnode { .. } => None,
+        }
+    }
+
+    /// A one-line description, as the trace and the UI show it.
+    pub fn describe(&self) -> String {
+        match self {
+            Action::KillBroker { broker } => format!("kill -9 broker {broker}"),
+            Action::StartBroker { broker } => format!("start broker {broker}"),
+            Action::ShutdownBroker { broker } => format!("kafka-server-stop.sh on broker {broker}"),
+            Action::PauseBroker {
+                broker,
+                duration_ms,
+            } => {
+                format!("pause broker {broker} for {duration_ms} ms")
+            }
+            Action::ExpireSession { broker } => {
+                format!("expire broker {broker}'s ZooKeeper session")
+            }
+            Action::DeleteZnode { path } => format!("zookeeper-shell delete {path}"),
+            Action::SetZnode { path, data } => format!("zookeeper-shell set {path} {data}"),
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! A broker: its process lifecycle, ZooKeeper registration, the
+//! `KafkaController` it runs, and how it answers controller requests
+//! (KafkaApis and ReplicaManager's epoch checks, the metadata cache).
+
+use crate::controller::channel::{ControlRequest, RequestBody, NO_LEADER};
+use crate::controller::{Env, KafkaController};
+use crate::ids::{BrokerId, TopicPartition};
+use crate::time::SimTime;
+use crate::zk::{CreateMode, Op, OpResult, ZkError};
+use crate::zk_client::{paths, ZkClient};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Where a broker process is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BrokerStatus {
+    /// Started, not yet registered in ZooKeeper.
+    Starting,
+    /// Registered and working.
+    Running,
+    /// In (controlled) shutdown: still serving until it exits.
+    ShuttingDown,
+    /// Stalled (a long GC pause): no processing, no heartbeats.
+    Paused,
+    /// No process.
+    Dead,
+}
+
+impl BrokerStatus {
+    /// The name used in JSON and the UI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BrokerStatus::Starting => "starting",
+            BrokerStatus::Running => "running",
+            BrokerStatus::ShuttingDown => "shutting_down",
+            BrokerStatus::Paused => "paused",
+            BrokerStatus::Dead => "dead",
+        }
+    }
+}
+
+/// A partition as the broker's ReplicaManager and metadata cache know it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalPartition {
+    /// The leader, −1 for none.
+    pub leader: i32,
+    /// The leader epoch last applied.
+    pub leader_epoch: i32,
+    /// The ISR last applied.
+    pub isr: Vec<BrokerId>,
+    /// The assigned replicas.
+    pub replicas: Vec<BrokerId>,
+}
+
+/// The broker's metadata cache (filled by UpdateMetadata).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetadataCache {
+    /// The controller id from the last UpdateMetadata.
+    pub controller_id: Option<BrokerId>,
+    /// Live brokers from the last UpdateMetadata.
+    pub live_brokers: Vec<BrokerId>,
+    /// Partition leadership from UpdateMetadata.
+    pub partitions: BTreeMap<TopicPartition, LocalPartition>,
+}
+
+/// One broker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Broker {
+    /// `broker.id`.
+    pub id: BrokerId,
+    /// Process status.
+    pub status: BrokerStatus,
+    /// What the status was before a pause.
+    pub status_before_pause: BrokerStatus,
+    /// Counts starts, so that timers of an earlier process are ignored.
+    pub incarnation: u32,
+    /// The broker epoch: czxid of its `/brokers/ids/<id>` (−1 before registering).
+    pub broker_epoch: i64,
+    /// The ZooKeeper client.
+    pub zk_client: ZkClient,
+    /// The controller this broker runs.
+    pub controller: KafkaController,
+    /// ReplicaManager's `controllerEpoch`: the highest controller epoch accepted.
+    pub controller_epoch_seen: i32,
+    /// Replicas this broker hosts (from LeaderAndIsr).
+    pub replicas: BTreeMap<TopicPartition, LocalPartition>,
+    /// The metadata cache.
+    pub metadata: MetadataCache,
+    /// While paused: until when.
+    pub paused_until: Option<SimTime>,
+}
+
+impl Broker {
+    /// A broker that has never been started.
+    pub fn new(id: BrokerId) -> Broker {
+        Broker {
+            id,
+            status: BrokerStatus::Dead,
+            status_before_pause: BrokerStatus::Dead,
+            incarnation: 0,
+            broker_epoch: -1,
+            zk_client: ZkClient::default(),
+            controller: KafkaController::default(),
+            controller_epoch_seen: 0,
+            replicas: BTreeMap::new(),
+            metadata: MetadataCache::default(),
+            paused_until: None,
+        }
+    }
+
+    /// A fresh process for this broker: everything in memory is gone.
+    pub fn restart_process(&mut self) {
+        let incarnation = self.incarnation + 1;
+        *self = Broker::new(self.id);
+        self.incarnation = incarnation;
+        self.status = BrokerStatus::Starting;
+    }
+
+    /// Whether the process runs and processes events (running or shutting down).
+    pub fn is_up(&self) -> bool {
+        matches!(
+            self.status,
+            BrokerStatus::Running | BrokerStatus::ShuttingDown
+        )
+    }
+
+    /// Handle a controller request (KafkaApis, then ReplicaManager). Returns
+    /// the top-level error name, "NONE" when accepted.
+    pub fn handle_request(&mut self, req: &ControlRequest) -> &'static str {
+        // KIP-380: a request meant for an earlier registration of this broker.
+        if req.broker_epoch != -1 && req.broker_epoch < self.broker_epoch {
+            return "STALE_BROKER_EPOCH";
+        }
+        if req.controller_epoch < self.controller_epoch_seen {
+            return "STALE_CONTROLLER_EPOCH";
+        }
+        self.controller_epoch_seen = req.controller_epoch;
+        match &req.body {
+            RequestBody::LeaderAndIsr { partitions } => {
+                for p in partitions {
+                    let newer = self
+                        .replicas
+                        .get(&p.tp)
+                        .is_none_or(|l| p.leader_epoch > l.leader_epoch);
+                    if newer && p.replicas.contains(&self.id) {
+                        self.replicas.insert(
+                            p.tp.clone(),
+                            LocalPartition {
+                                leader: p.leader,
+                                leader_epoch: p.leader_epoch,
+                                isr: p.isr.clone(),
+                                replicas: p.replicas.clone(),
+                            },
+                        );
+                    }
+                }
+            }
+            RequestBody::UpdateMetadata {
+                partitions,
+                live_brokers,
+            } => {
+                self.metadata.controller_id = Some(req.from);
+                self.metadata.live_brokers = live_brokers.clone();
+                for p in partitions {
+                    if p.leader < NO_LEADER {
+                        self.metadata.partitions.remove(&p.tp);
+                    } else {
+                        self.metadata.partitions.insert(
+                            p.tp.clone(),
+                            LocalPartition {
+                                leader: p.leader,
+                                leader_epoch: p.leader_epoch,
+                                isr: p.isr.clone(),
+                                replicas: p.replicas.clone(),
+                            },
+                        );
+                    }
+                }
+            }
+            RequestBody::StopReplica { partitions, .. } => {
+                for tp in partitions {
+                    self.replicas.remove(tp);
+                }
+            }
+        }
+        "NONE"
+    }
+}
+
+/// The broker registration JSON (version 4), as KafkaZkClient writes it.
+pub fn broker_znode_json(id: BrokerId, timestamp_ms: u64) -> String {
+    let port = 9092 + id.0;
+    format!(
+        concat!(
+            r#"{{"listener_security_protocol_map":{{"PLAINTEXT":"PLAINTEXT"}},"#,
+            r#""endpoints":["PLAINTEXT://broker{id}:{port}"],"jmx_port":-1,"host":"broker{id}","#,
+            r#""timestamp":"{ts}","port":{port},"version":4}}"#
+        ),
+        id = id,
+        port = port,
+        ts = timestamp_ms
+    )
+}
+
+/// `registerBroker`: a checked ephemeral create of `/brokers/ids/<id>`.
+/// Returns the broker epoch (the node's czxid). A node left by another,
+/// still-live session is `NodeExists`, as in Kafka 2.x, where the broker then
+/// fails to start.
+pub fn register_broker(env: &mut Env<'_>) -> Result<i64, ZkError> {
+    let path = paths::broker(env.me);
+    let op = Op::Create {
+        path: path.clone(),
+        data: broker_znode_json(env.me, env.now.as_ms()),
+        mode: CreateMode::Ephemeral,
+    };
+    match env.client.write(env.zk, op) {
+        Ok(OpResult::Created(_)) => {}
+        Ok(_) => return Err(ZkError::BadArguments),
+        Err(ZkError::NodeExists) => {
+            let owned_by_us = env
+                .zk
+                .node(&path)
+                .is_some_and(|n| n.stat.ephemeral_owner == env.client.session);
+            if !owned_by_us {
+                return Err(ZkError::NodeExists);
+            }
+        }
+        Err(e) => return Err(e),
+    }
+    env.zk
+        .node(&path)
+        .map(|n| n.stat.czxid)
+        .ok_or(ZkError::NoNode)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::controller::channel::{PartitionStateInfo, RequestStatus};
+
+    fn request(epoch: i32, broker_epoch: i64, body: RequestBody) -> ControlRequest {
+        ControlRequest {
+            id: 1,
+            from: BrokerId(0),
+            to: BrokerId(1),
+            controller_epoch: epoch,
+            broker_epoch,
+            body,
+            status: RequestStatus::InFlight,
+            queued_at: SimTime::ZERO,
+            sent_at: None,
+            arrives_at: None,
+            error: None,
+        }
+    }
+
+    fn um() -> RequestBody {
+        RequestBody::UpdateMetadata {
+            partitions: vec![],
+            live_brokers: vec![BrokerId(0), BrokerId(1)],
+        }
+    }
+
+    #[test]
+    fn stale_controller_epochs_are_rejected_and_newer_ones_accepted() {
+        // Kafka: ReplicaManager rejects requests with a smaller controllerEpoch
+        // (STALE_CONTROLLER_EPOCH) and accepts equal or larger ones.
+        let mut b = Broker::new(BrokerId(1));
+        b.broker_epoch = 10;
+        assert_eq!(b.handle_request(&request(2, 10, um())), "NONE");
+        assert_eq!(b.controller_epoch_seen, 2);
+        assert_eq!(b.metadata.controller_id, Some(BrokerId(0)));
+        assert_eq!(
+            b.handle_request(&request(1, 10, um())),
+            "STALE_CONTROLLER_EPOCH"
+        );
+        assert_eq!(b.handle_request(&request(2, 10, um())), "NONE");
+        assert_eq!(b.handle_request(&request(3, 10, um())), "NONE");
+        assert_eq!(b.controller_epoch_seen, 3);
+    }
+
+    #[test]
+    fn requests_for_an_earlier_registration_are_rejected() {
+        // Kafka: KafkaApis.isBrokerEpochStale (KIP-380); −1 skips the check.
+        let mut b = Broker::new(BrokerId(1));
+        b.broker_epoch = 10;
+        assert_eq!(b.handle_request(&request(1, 9, um())), "STALE_BROKER_EPOCH");
+        assert_eq!(b.controller_epoch_seen, 0, "nothing applied");
+        assert_eq!(b.handle_request(&request(1, -1, um())), "NONE");
+    }
+
+    #[test]
+    fn leader_and_isr_applies_only_newer_leader_epochs_for_hosted_replicas() {
+        // Kafka: ReplicaManager.becomeLeaderOrFollower ignores leader epochs <= the local one.
+        let tp = TopicPartition::new("t", 0);
+        let state = |leader_epoch: i32, leader: i32, replicas: Vec<u32>| PartitionStateInfo {
+            tp: tp.clone(),
+            controller_epoch: 1,
+            leader,
+            leader_epoch,
+            isr: vec![BrokerId(1)],
+            zk_version: 0,
+            replicas: replicas.into_iter().map(BrokerId).collect(),
+            is_new: false,
+        };
+        let mut b = Broker::new(BrokerId(1));
+        let lai = |s| RequestBody::LeaderAndIsr {
+            partitions: vec![s],
+        };
+        b.handle_request(&request(1, -1, lai(state(3, 1, vec![1, 2]))));
+        b.handle_request(&request(1, -1, lai(state(3, 2, vec![1, 2]))));
+        assert_eq!(b.replicas[&tp].leader, 1, "equal leader epoch ignored");
+        b.handle_request(&request(1, -1, lai(state(4, 2, vec![1, 2]))));
+        assert_eq!(b.replicas[&tp].leader, 2);
+        let other = TopicPartition::new("t", 1);
+        let mut s = state(1, 2, vec![2, 3]);
+        s.tp = other.clone();
+        b.handle_request(&request(1, -1, lai(s)));
+        assert!(
+            !b.replicas.contains_key(&other),
+            "not a replica of this broker"
+        );
+    }
+}

@@ -1,0 +1,106 @@
+//! Controller-to-broker requests (ControllerChannelManager and
+//! ControllerBrokerRequestBatch in Kafka).
+
+use crate::ids::{BrokerId, TopicPartition};
+use crate::time::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// Kafka writes −1 for "no leader" in state znodes and requests.
+pub const NO_LEADER: i32 = -1;
+/// Kafka's `LeaderDuringDelete`: UpdateMetadata tells brokers to drop the partition.
+pub const LEADER_DURING_DELETE: i32 = -2;
+
+/// One partition's leadership as carried in LeaderAndIsr and UpdateMetadata.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionStateInfo {
+    /// The partition.
+    pub tp: TopicPartition,
+    /// The controller epoch that wrote this leadership.
+    pub controller_epoch: i32,
+    /// The leader, −1 for none, −2 while the topic is being deleted.
+    pub leader: i32,
+    /// The leader epoch.
+    pub leader_epoch: i32,
+    /// The in-sync replicas.
+    pub isr: Vec<BrokerId>,
+    /// The state znode's version.
+    pub zk_version: i32,
+    /// The assigned replicas, preferred first.
+    pub replicas: Vec<BrokerId>,
+    /// Whether the replica is new (LeaderAndIsr only).
+    pub is_new: bool,
+}
+
+/// What a request asks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RequestBody {
+    /// Become leader or follower for these partitions.
+    LeaderAndIsr {
+        /// Per-partition leadership.
+        partitions: Vec<PartitionStateInfo>,
+    },
+    /// Refresh the metadata cache.
+    UpdateMetadata {
+        /// Partitions to update (may be empty).
+        partitions: Vec<PartitionStateInfo>,
+        /// Every live or shutting-down broker.
+        live_brokers: Vec<BrokerId>,
+    },
+    /// Stop replicas, deleting their logs if `delete`.
+    StopReplica {
+        /// The partitions.
+        partitions: Vec<TopicPartition>,
+        /// Whether to delete the logs.
+        delete: bool,
+    },
+}
+
+impl RequestBody {
+    /// Kafka's API name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RequestBody::LeaderAndIsr { .. } => "LeaderAndIsr",
+            RequestBody::UpdateMetadata { .. } => "UpdateMetadata",
+            RequestBody::StopReplica { .. } => "StopReplica",
+        }
+    }
+}
+
+/// Where a request is on its way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RequestStatus {
+    /// Waiting in the controller's per-broker queue.
+    Queued,
+    /// On the wire to the broker.
+    InFlight,
+    /// Handled by the broker; the response is on the wire back.
+    Responding,
+}
+
+/// A controller-to-broker request, as an object that can be watched,
+/// delayed or dropped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ControlRequest {
+    /// Unique id for the run.
+    pub id: u64,
+    /// The controller that sent it.
+    pub from: BrokerId,
+    /// The broker it is for.
+    pub to: BrokerId,
+    /// The sender's controller epoch.
+    pub controller_epoch: i32,
+    /// The target's broker epoch as the controller knows it (−1: unknown).
+    pub broker_epoch: i64,
+    /// What it asks.
+    pub body: RequestBody,
+    /// Where it is.
+    pub status: RequestStatus,
+    /// When the controller queued it.
+    pub queued_at: SimTime,
+    /// When it went on the wire.
+    pub sent_at: Option<SimTime>,
+    /// When it (or its response) arrives.
+    pub arrives_at: Option<SimTime>,
+    /// The broker's top-level answer, once handled ("NONE" or an error name).
+    pub error: Option<String>,
+}

@@ -1,0 +1,72 @@
+//! What the active controller holds in memory (Kafka's ControllerContext).
+
+use super::states::{PartitionState, ReplicaState};
+use crate::ids::{BrokerId, TopicPartition};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A partition's leadership as the controller caches it
+/// (`LeaderIsrAndControllerEpoch` with the state znode's version).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaderIsr {
+    /// The leader, or `None` where Kafka writes −1.
+    pub leader: Option<BrokerId>,
+    /// The leader epoch.
+    pub leader_epoch: i32,
+    /// The in-sync replicas, in ISR order.
+    pub isr: Vec<BrokerId>,
+    /// The state znode's data version.
+    pub zk_version: i32,
+    /// The controller epoch that wrote it.
+    pub controller_epoch: i32,
+}
+
+/// The controller's in-memory view of the cluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ControllerContext {
+    /// The controller epoch (`/controller_epoch`'s value when elected).
+    pub epoch: i32,
+    /// The version of `/controller_epoch`: the fencing token.
+    pub epoch_zk_version: i32,
+    /// Live or shutting-down brokers with their broker epochs (czxid).
+    pub live_brokers: BTreeMap<BrokerId, i64>,
+    /// Brokers in controlled shutdown.
+    pub shutting_down: BTreeSet<BrokerId>,
+    /// Every topic.
+    pub all_topics: BTreeSet<String>,
+    /// The replica assignment, preferred replica first.
+    pub assignments: BTreeMap<TopicPartition, Vec<BrokerId>>,
+    /// Leadership read from or written to the state znodes.
+    pub leadership: BTreeMap<TopicPartition, LeaderIsr>,
+    /// The PartitionStateMachine's states.
+    pub partition_states: BTreeMap<TopicPartition, PartitionState>,
+    /// The ReplicaStateMachine's states, by partition and broker.
+    pub replica_states: BTreeMap<(TopicPartition, BrokerId), ReplicaState>,
+}
+
+impl ControllerContext {
+    /// `liveBrokerIds`: live and not shutting down.
+    pub fn live_broker_ids(&self) -> BTreeSet<BrokerId> {
+        self.live_brokers
+            .keys()
+            .copied()
+            .filter(|b| !self.shutting_down.contains(b))
+            .collect()
+    }
+
+    /// `liveOrShuttingDownBrokerIds`.
+    pub fn live_or_shutting_down(&self) -> BTreeSet<BrokerId> {
+        self.live_brokers.keys().copied().collect()
+    }
+
+    /// `isReplicaOnline` (log directories are not modelled, so only the broker counts).
+    pub fn is_replica_online(&self, broker: BrokerId, include_shutting_down: bool) -> bool {
+        self.live_brokers.contains_key(&broker)
+            && (include_shutting_down || !self.shutting_down.contains(&broker))
+    }
+
+    /// Partitions of one topic, in partition order.
+    pub fn partitions_of<'a>(&'a self, topic: &'a str) -> impl Iterator<Item = &'a TopicPartition> {
+        self.assignments.keys().filter(move |tp| tp.topic == topic)
+    }
+}

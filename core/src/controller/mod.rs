@@ -1,0 +1,612 @@
+//! The `KafkaController` every broker runs, and its single event thread.
+//!
+//! Each broker has one. Only the one named in `/controller` is active; the
+//! others still process the election events (Startup, ControllerChange,
+//! Reelect, RegisterBrokerAndReelect, Expire) and keep `activeControllerId`.
+//!
+//! Handlers take an [`Env`] (the time, the broker's ZooKeeper client, the
+//! ensemble and the configuration) and push what they send into an
+//! [`Outbox`]; the simulator delivers it. ZooKeeper operations are applied
+//! at the start of an event; the event then occupies the event thread for a
+//! cost in virtual time (a base cost plus a cost per ZooKeeper write), and
+//! the requests it queued go out when it finishes.
+
+pub mod channel;
+pub mod context;
+pub mod event;
+pub mod states;
+
+use crate::config::Config;
+use crate::ids::BrokerId;
+use crate::time::SimTime;
+use crate::zk::{CreateMode, Op, OpResult, Zk, ZkError};
+use crate::zk_client::{paths, ZkClient};
+use channel::{PartitionStateInfo, RequestBody};
+use context::ControllerContext;
+use event::{ControllerEvent, ControllerState};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, VecDeque};
+
+/// Why a controller operation stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ControllerError {
+    /// Another controller bumped `/controller_epoch` (Kafka's ControllerMovedException).
+    #[error("ControllerMovedException: {0}")]
+    ControllerMoved(String),
+    /// A ZooKeeper error the handler did not expect.
+    #[error("KeeperException: {0}")]
+    Zk(#[from] ZkError),
+}
+
+/// A request the controller has decided to send; the simulator queues it on
+/// the per-broker channel when the current event finishes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestDraft {
+    /// The target broker.
+    pub to: BrokerId,
+    /// The target's broker epoch as the controller knows it.
+    pub broker_epoch: i64,
+    /// The controller epoch to stamp on it.
+    pub controller_epoch: i32,
+    /// The request.
+    pub body: RequestBody,
+}
+
+/// A timer the controller asks the simulator to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Timer {
+    /// Enqueue AutoPreferredReplicaLeaderElection (kafkaScheduler).
+    AutoLeaderRebalance,
+}
+
+/// What one event produced.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    /// Requests to send when the event finishes.
+    pub requests: Vec<RequestDraft>,
+    /// Timers to start: (delay in ms, timer).
+    pub timers: Vec<(u64, Timer)>,
+    /// Trace lines: (kind, details).
+    pub notes: Vec<(String, String)>,
+    /// The broker's new epoch, when it re-registered.
+    pub new_broker_epoch: Option<i64>,
+}
+
+impl Outbox {
+    fn note(&mut self, kind: &str, details: impl Into<String>) {
+        self.notes.push((kind.to_string(), details.into()));
+    }
+}
+
+/// What a handler may touch.
+#[derive(Debug)]
+pub struct Env<'a> {
+    /// Now.
+    pub now: SimTime,
+    /// This broker's id.
+    pub me: BrokerId,
+    /// This broker's ZooKeeper client.
+    pub client: &'a mut ZkClient,
+    /// The ensemble.
+    pub zk: &'a mut Zk,
+    /// The cluster configuration.
+    pub config: &'a Config,
+    /// What the handler produces.
+    pub out: &'a mut Outbox,
+}
+
+/// An event waiting in the queue, with when it was enqueued.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueuedEvent {
+    /// The event.
+    pub event: ControllerEvent,
+    /// When it was enqueued.
+    pub enqueued_at: SimTime,
+}
+
+/// The event being processed and when it finishes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InProgress {
+    /// The event.
+    pub event: ControllerEvent,
+    /// When processing started.
+    pub started_at: SimTime,
+    /// When processing finishes and its requests go out.
+    pub done_at: SimTime,
+    /// The requests it will send.
+    pub requests: Vec<RequestDraft>,
+}
+
+/// One broker's `KafkaController`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KafkaController {
+    /// `activeControllerId`: the controller this broker believes in.
+    pub active_controller_id: Option<BrokerId>,
+    /// The FIFO of events (ControllerEventManager).
+    pub queue: VecDeque<QueuedEvent>,
+    /// The event the event thread is working on.
+    pub current: Option<InProgress>,
+    /// The `ControllerState` gauge.
+    pub state: ControllerState,
+    /// The in-memory context (empty unless active).
+    pub ctx: ControllerContext,
+    /// Events processed on this broker.
+    pub events_processed: u64,
+}
+
+/// The `/controller` znode's data, as Kafka writes it (ZkData ControllerZNode.encode).
+pub fn controller_znode_json(broker: BrokerId, timestamp_ms: u64) -> String {
+    format!(r#"{{"version":1,"brokerid":{broker},"timestamp":"{timestamp_ms}"}}"#)
+}
+
+/// The broker id in `/controller`'s data (ControllerZNode.decode reads only `brokerid`).
+pub fn parse_controller_id(data: &str) -> Option<BrokerId> {
+    let v: serde_json::Value = serde_json::from_str(data).ok()?;
+    let id = v.get("brokerid")?.as_i64()?;
+    u32::try_from(id).ok().map(BrokerId)
+}
+
+impl KafkaController {
+    /// Whether this broker believes it is the active controller.
+    pub fn is_active(&self, me: BrokerId) -> bool {
+        self.active_controller_id == Some(me)
+    }
+
+    /// `ControllerEventManager.put`.
+    pub fn put(&mut self, event: ControllerEvent, now: SimTime) {
+        self.queue.push_back(QueuedEvent {
+            event,
+            enqueued_at: now,
+        });
+    }
+
+    /// `clearAndPut`: drop every queued event (preempting it), then enqueue
+    /// this one. Returns the preempted events.
+    pub fn clear_and_put(&mut self, event: ControllerEvent, now: SimTime) -> Vec<QueuedEvent> {
+        let dropped = self.queue.drain(..).collect();
+        self.put(event, now);
+        dropped
+    }
+
+    /// Process one event (KafkaController.process). Errors a handler raises
+    /// are handled here as Kafka does: a ControllerMovedException leads to
+    /// `maybeResign`; anything else is logged and the event's effect is lost.
+    pub fn process(&mut self, env: &mut Env<'_>, event: &ControllerEvent) {
+        self.events_processed += 1;
+        if !self.is_active(env.me) && !event.runs_when_not_active() {
+            env.out.note(
+                "skipped",
+                format!("{} ignored: not the active controller", event.name()),
+            );
+            return;
+        }
+        let result = match event {
+            ControllerEvent::Startup => self.process_startup(env),
+            ControllerEvent::ControllerChange => self.maybe_resign(env),
+            ControllerEvent::Reelect => self.process_reelect(env),
+            ControllerEvent::RegisterBrokerAndReelect => self.process_register_and_reelect(env),
+            ControllerEvent::Expire => {
+                self.process_expire(env);
+                Ok(())
+            }
+            ControllerEvent::ShutdownEventThread => Ok(()),
+            ControllerEvent::BrokerChange => self.process_broker_change(env),
+            ControllerEvent::BrokerModifications(_)
+            | ControllerEvent::TopicChange
+            | ControllerEvent::PartitionModifications(_)
+            | ControllerEvent::TopicDeletion
+            | ControllerEvent::IsrChangeNotification
+            | ControllerEvent::ZkPartitionReassignment
+            | ControllerEvent::ReplicaLeaderElection
+            | ControllerEvent::AutoPreferredReplicaLeaderElection
+            | ControllerEvent::ControlledShutdown { .. }
+            | ControllerEvent::LeaderAndIsrResponseReceived { .. }
+            | ControllerEvent::UncleanLeaderElectionEnable
+            | ControllerEvent::TopicUncleanLeaderElectionEnable(_) => {
+                env.out.note(
+                    "unmodelled",
+                    format!("{} is not modelled yet", event.name()),
+                );
+                Ok(())
+            }
+        };
+        match result {
+            Ok(()) => {}
+            Err(ControllerError::ControllerMoved(why)) => {
+                env.out.note("controller_moved", why);
+                if let Err(e) = self.maybe_resign(env) {
+                    env.out
+                        .note("error", format!("error processing event: {e}"));
+                }
+            }
+            Err(e) => env.out.note(
+                "error",
+                format!("error processing event {}: {e}", event.name()),
+            ),
+        }
+    }
+
+    // ----- election (KafkaController.elect and friends) ----------------------
+
+    fn process_startup(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
+        env.client.register_data_handler(paths::CONTROLLER);
+        env.client.exists(env.zk, paths::CONTROLLER)?;
+        self.elect(env)
+    }
+
+    fn process_reelect(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
+        self.maybe_resign(env)?;
+        self.elect(env)
+    }
+
+    fn process_register_and_reelect(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
+        // Kafka: _brokerEpoch = zkClient.registerBroker(brokerInfo), a new czxid.
+        let epoch = crate::broker::register_broker(env)?;
+        env.out.new_broker_epoch = Some(epoch);
+        self.process_reelect(env)
+    }
+
+    fn process_expire(&mut self, env: &mut Env<'_>) {
+        self.active_controller_id = None;
+        self.on_controller_resignation(env);
+    }
+
+    /// `getControllerId`: read `/controller` (re-arming the watch).
+    fn read_controller_id(&self, env: &mut Env<'_>) -> Result<Option<BrokerId>, ControllerError> {
+        match env.client.get_data(env.zk, paths::CONTROLLER) {
+            Ok((data, _)) => Ok(parse_controller_id(&data)),
+            Err(ZkError::NoNode) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn elect(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
+        self.active_controller_id = self.read_controller_id(env)?;
+        if let Some(id) = self.active_controller_id {
+            // KAFKA-13407 reproduced: this returns even when /controller names
+            // this very broker, leaving it "active" without having run failover.
+            env.out.note("elect", format!("broker {id} has been elected as the controller, so stopping the election process"));
+            return Ok(());
+        }
+        match self.register_controller_and_increment_epoch(env) {
+            Ok((epoch, zk_version)) => {
+                self.ctx.epoch = epoch;
+                self.ctx.epoch_zk_version = zk_version;
+                self.active_controller_id = Some(env.me);
+                env.out.note(
+                    "elected",
+                    format!("broker {} successfully elected as the controller; epoch {epoch}, epoch zk version {zk_version}", env.me),
+                );
+                self.on_controller_failover(env)
+            }
+            Err(ControllerError::ControllerMoved(why)) => {
+                self.maybe_resign(env)?;
+                match self.active_controller_id {
+                    Some(id) => env.out.note("elect", format!("broker {id} was elected as controller instead of broker {} ({why})", env.me)),
+                    None => env.out.note("elect", format!("a controller was elected but has already resigned; another round follows ({why})")),
+                }
+                Ok(())
+            }
+            Err(e) => {
+                env.out.note(
+                    "error",
+                    format!(
+                        "error while electing or becoming controller on broker {}: {e}",
+                        env.me
+                    ),
+                );
+                self.trigger_controller_move(env)
+            }
+        }
+    }
+
+    /// KafkaZkClient.registerControllerAndIncrementControllerEpoch.
+    fn register_controller_and_increment_epoch(
+        &mut self,
+        env: &mut Env<'_>,
+    ) -> Result<(i32, i32), ControllerError> {
+        let (cur_epoch, cur_version) = match env.client.get_data(env.zk, paths::CONTROLLER_EPOCH) {
+            Ok((data, stat)) => (data.trim().parse::<i32>().unwrap_or(0), stat.version),
+            Err(ZkError::NoNode) => {
+                let create = Op::Create {
+                    path: paths::CONTROLLER_EPOCH.into(),
+                    data: "0".into(),
+                    mode: CreateMode::Persistent,
+                };
+                match env.client.write(env.zk, create) {
+                    Ok(_) => (0, 0),
+                    Err(ZkError::NodeExists) => {
+                        let (data, stat) = env.client.get_data(env.zk, paths::CONTROLLER_EPOCH)?;
+                        (data.trim().parse::<i32>().unwrap_or(0), stat.version)
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let new_epoch = cur_epoch + 1;
+        let ops = [
+            Op::Create {
+                path: paths::CONTROLLER.into(),
+                data: controller_znode_json(env.me, env.now.as_ms()),
+                mode: CreateMode::Ephemeral,
+            },
+            Op::SetData {
+                path: paths::CONTROLLER_EPOCH.into(),
+                data: new_epoch.to_string(),
+                version: Some(cur_version),
+            },
+        ];
+        match env.client.multi(env.zk, &ops) {
+            Ok(results) => match results.get(1) {
+                Some(OpResult::SetData(stat)) => Ok((new_epoch, stat.version)),
+                _ => Err(ZkError::BadArguments.into()),
+            },
+            Err((_, ZkError::NodeExists | ZkError::BadVersion)) => {
+                // The check path: our multi may have committed with its reply lost.
+                let owner = self.read_controller_id(env)?;
+                let (data, stat) = env.client.get_data(env.zk, paths::CONTROLLER_EPOCH)?;
+                if owner == Some(env.me) && data.trim() == new_epoch.to_string() {
+                    Ok((new_epoch, stat.version))
+                } else {
+                    Err(ControllerError::ControllerMoved(format!(
+                        "controller moved to {} while broker {} tried to become controller with epoch {new_epoch}",
+                        owner.map_or("nobody".into(), |b| format!("broker {b}")),
+                        env.me
+                    )))
+                }
+            }
+            Err((_, e)) => Err(e.into()),
+        }
+    }
+
+    /// `maybeResign`: re-watch `/controller`, re-read it, and resign if this
+    /// broker was active and no longer is.
+    fn maybe_resign(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
+        let was_active = self.is_active(env.me);
+        env.client.register_data_handler(paths::CONTROLLER);
+        env.client.exists(env.zk, paths::CONTROLLER)?;
+        self.active_controller_id = self.read_controller_id(env)?;
+        if was_active && !self.is_active(env.me) {
+            env.out.note(
+                "resign",
+                format!("broker {} resigning as controller", env.me),
+            );
+            self.on_controller_resignation(env);
+        }
+        Ok(())
+    }
+
+    /// `triggerControllerMove`: resign and delete `/controller` (fenced).
+    fn trigger_controller_move(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
+        if self.read_controller_id(env)? != Some(env.me) {
+            return Ok(());
+        }
+        let epoch_zk_version = self.ctx.epoch_zk_version;
+        self.active_controller_id = None;
+        self.on_controller_resignation(env);
+        match fenced(
+            env,
+            epoch_zk_version,
+            Op::Delete {
+                path: paths::CONTROLLER.into(),
+                version: None,
+            },
+        ) {
+            Ok(_) | Err(ControllerError::ControllerMoved(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `onControllerFailover`, in Kafka 2.4's order. The partition and replica
+    /// state machines arrive with their own module; here the context is read.
+    fn on_controller_failover(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
+        for p in [
+            paths::BROKER_IDS,
+            paths::TOPICS,
+            paths::DELETE_TOPICS,
+            paths::ISR_CHANGE_NOTIFICATION,
+        ] {
+            env.client.register_child_handler(p);
+        }
+        for p in [
+            paths::PREFERRED_REPLICA_ELECTION,
+            paths::REASSIGN_PARTITIONS,
+        ] {
+            env.client.register_data_handler(p);
+            env.client.exists(env.zk, p)?;
+        }
+        self.initialize_controller_context(env)?;
+        // Brokers must learn the live brokers before any LeaderAndIsr.
+        let live = self.ctx.live_or_shutting_down();
+        self.send_update_metadata(env, &live, Vec::new());
+        env.out.note(
+            "failover",
+            format!(
+                "ready to serve as the new controller with epoch {}",
+                self.ctx.epoch
+            ),
+        );
+        if env.config.auto_leader_rebalance_enable {
+            env.out.timers.push((5000, Timer::AutoLeaderRebalance));
+        }
+        Ok(())
+    }
+
+    fn initialize_controller_context(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
+        self.ctx.live_brokers = read_brokers_with_epochs(env)?;
+        self.ctx.shutting_down.clear();
+        let topics = env.client.get_children(env.zk, paths::TOPICS)?;
+        self.ctx.all_topics = topics.into_iter().collect();
+        for b in self.ctx.live_brokers.keys() {
+            env.client.register_data_handler(&paths::broker(*b));
+        }
+        Ok(())
+    }
+
+    /// `KafkaController.shutdown()` on a clean broker exit: the event thread
+    /// stops and an active controller resigns.
+    pub fn resign_for_shutdown(&mut self, env: &mut Env<'_>) {
+        self.on_controller_resignation(env);
+    }
+
+    /// `onControllerResignation`: unregister the controller's handlers, drop
+    /// queued requests and clear the context.
+    fn on_controller_resignation(&mut self, env: &mut Env<'_>) {
+        for p in [
+            paths::ISR_CHANGE_NOTIFICATION,
+            paths::BROKER_IDS,
+            paths::TOPICS,
+            paths::DELETE_TOPICS,
+        ] {
+            env.client.unregister_child_handler(p);
+        }
+        let controller_handlers: Vec<String> = env
+            .client
+            .data_handlers
+            .iter()
+            .filter(|p| p.as_str() != paths::CONTROLLER)
+            .cloned()
+            .collect();
+        for p in controller_handlers {
+            env.client.unregister_data_handler(&p);
+        }
+        self.ctx = ControllerContext::default();
+    }
+
+    // ----- brokers ------------------------------------------------------------
+
+    fn process_broker_change(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
+        let current = read_brokers_with_epochs(env)?;
+        let known = self.ctx.live_brokers.clone();
+        let new: BTreeSet<BrokerId> = current
+            .keys()
+            .filter(|b| !known.contains_key(b))
+            .copied()
+            .collect();
+        let dead: BTreeSet<BrokerId> = known
+            .keys()
+            .filter(|b| !current.contains_key(b))
+            .copied()
+            .collect();
+        let bounced: BTreeSet<BrokerId> = current
+            .iter()
+            .filter(|(b, e)| known.get(b).is_some_and(|k| *e > k))
+            .map(|(b, _)| *b)
+            .collect();
+        env.out.note(
+            "broker_change",
+            format!("newly added brokers: {new:?}, deleted brokers: {dead:?}, bounced brokers: {bounced:?}, all live brokers: {:?}", current.keys().collect::<Vec<_>>()),
+        );
+        for b in &new {
+            self.ctx.live_brokers.insert(*b, current[b]);
+            env.client.register_data_handler(&paths::broker(*b));
+        }
+        if !new.is_empty() {
+            self.on_broker_startup(env, &new);
+        }
+        for b in &bounced {
+            self.ctx.live_brokers.insert(*b, current[b]);
+        }
+        if !bounced.is_empty() {
+            self.on_broker_startup(env, &bounced);
+        }
+        for b in &dead {
+            self.ctx.live_brokers.remove(b);
+            self.ctx.shutting_down.remove(b);
+            env.client.unregister_data_handler(&paths::broker(*b));
+        }
+        if !dead.is_empty() {
+            // With no partitions led by the dead brokers, Kafka still tells
+            // every broker the new live set.
+            let live = self.ctx.live_or_shutting_down();
+            self.send_update_metadata(env, &live, Vec::new());
+        }
+        Ok(())
+    }
+
+    fn on_broker_startup(&mut self, env: &mut Env<'_>, new: &BTreeSet<BrokerId>) {
+        let existing: BTreeSet<BrokerId> = self
+            .ctx
+            .live_or_shutting_down()
+            .difference(new)
+            .copied()
+            .collect();
+        self.send_update_metadata(env, &existing, Vec::new());
+        self.send_update_metadata(env, new, Vec::new());
+    }
+
+    /// Queue an UpdateMetadata to each of `targets` that is live or shutting down.
+    fn send_update_metadata(
+        &mut self,
+        env: &mut Env<'_>,
+        targets: &BTreeSet<BrokerId>,
+        partitions: Vec<PartitionStateInfo>,
+    ) {
+        let live: Vec<BrokerId> = self.ctx.live_or_shutting_down().into_iter().collect();
+        for to in targets {
+            if let Some(epoch) = self.ctx.live_brokers.get(to) {
+                env.out.requests.push(RequestDraft {
+                    to: *to,
+                    broker_epoch: *epoch,
+                    controller_epoch: self.ctx.epoch,
+                    body: RequestBody::UpdateMetadata {
+                        partitions: partitions.clone(),
+                        live_brokers: live.clone(),
+                    },
+                });
+            }
+        }
+    }
+}
+
+/// A controller write fenced by the `/controller_epoch` version
+/// (KafkaZkClient.wrapRequestWithControllerEpochCheck).
+pub fn fenced(
+    env: &mut Env<'_>,
+    epoch_zk_version: i32,
+    op: Op,
+) -> Result<OpResult, ControllerError> {
+    let check = Op::Check {
+        path: paths::CONTROLLER_EPOCH.into(),
+        version: epoch_zk_version,
+    };
+    match env.client.multi(env.zk, &[check, op]) {
+        Ok(mut r) => r.pop().ok_or(ControllerError::Zk(ZkError::BadArguments)),
+        Err((0, ZkError::BadVersion)) => Err(ControllerError::ControllerMoved(format!(
+            "controller epoch zkVersion check fails: expected zkVersion {epoch_zk_version}"
+        ))),
+        Err((_, e)) => Err(e.into()),
+    }
+}
+
+/// `getAllBrokerAndEpochsInCluster`: every registered broker with its czxid.
+fn read_brokers_with_epochs(
+    env: &mut Env<'_>,
+) -> Result<std::collections::BTreeMap<BrokerId, i64>, ControllerError> {
+    let mut out = std::collections::BTreeMap::new();
+    for child in env.client.get_children(env.zk, paths::BROKER_IDS)? {
+        let Ok(id) = child.parse::<u32>() else {
+            continue;
+        };
+        if let Some(node) = env.zk.node(&paths::broker(BrokerId(id))) {
+            out.insert(BrokerId(id), node.stat.czxid);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controller_znode_round_trips() {
+        // Kafka: ControllerZNode.encode writes the timestamp as a string; decode reads brokerid.
+        let json = controller_znode_json(BrokerId(3), 12000);
+        assert_eq!(json, r#"{"version":1,"brokerid":3,"timestamp":"12000"}"#);
+        assert_eq!(parse_controller_id(&json), Some(BrokerId(3)));
+        assert_eq!(parse_controller_id(r#"{"brokerid":-1}"#), None);
+        assert_eq!(parse_controller_id("not json"), None);
+    }
+}

@@ -1,0 +1,127 @@
+//! The final-state document `kcsim run` prints (version 1). Fields may be
+//! added in later versions; none is renamed. See `docs/final-state-format.md`.
+
+use crate::ids::BrokerId;
+use crate::invariants::Violation;
+use crate::sim::{Sim, Stats};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// `controller`: who `/controller` names and the epoch.
+#[derive(Debug, Clone, Serialize)]
+pub struct ControllerReport {
+    /// `/controller`'s brokerid, or null.
+    pub broker: Option<BrokerId>,
+    /// `/controller_epoch`.
+    pub epoch: i32,
+}
+
+/// One broker.
+#[derive(Debug, Clone, Serialize)]
+pub struct BrokerReport {
+    /// `broker.id`.
+    pub id: BrokerId,
+    /// `running`, `starting`, `shutting_down`, `paused` or `dead`.
+    pub status: &'static str,
+    /// `activeControllerId`, null for −1.
+    pub active_controller_id: Option<BrokerId>,
+    /// Whether the broker is up and believes it is the controller.
+    pub is_active_controller: bool,
+}
+
+/// One partition, from ZooKeeper and the active controller.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartitionReport {
+    /// Topic.
+    pub topic: String,
+    /// Partition number.
+    pub partition: u32,
+    /// The active controller's PartitionStateMachine state.
+    pub state: String,
+    /// Assigned replicas, preferred first.
+    pub replicas: Vec<BrokerId>,
+    /// ISR from the state znode.
+    pub isr: Vec<BrokerId>,
+    /// Leader from the state znode, null where Kafka writes −1.
+    pub leader: Option<BrokerId>,
+    /// Leader epoch from the state znode.
+    pub leader_epoch: i32,
+    /// The controller epoch that last wrote the state znode.
+    pub controller_epoch: i32,
+}
+
+/// The final-state document.
+#[derive(Debug, Clone, Serialize)]
+pub struct FinalState {
+    /// Format version (1).
+    pub version: u32,
+    /// Virtual time in ms.
+    pub time_ms: u64,
+    /// The controller.
+    pub controller: ControllerReport,
+    /// Every znode path → its data.
+    pub zk: BTreeMap<String, String>,
+    /// Brokers in id order.
+    pub brokers: Vec<BrokerReport>,
+    /// Partitions in topic, partition order.
+    pub partitions: Vec<PartitionReport>,
+    /// Counters.
+    pub stats: Stats,
+    /// Invariant violations.
+    pub violations: Vec<Violation>,
+}
+
+impl FinalState {
+    /// The report of `sim` now.
+    pub fn of(sim: &Sim) -> FinalState {
+        let zk = sim
+            .zk()
+            .nodes()
+            .filter(|(p, _)| *p != "/")
+            .map(|(p, n)| (p.to_string(), n.data.clone()))
+            .collect();
+        let brokers = sim
+            .brokers()
+            .values()
+            .map(|b| BrokerReport {
+                id: b.id,
+                status: b.status.as_str(),
+                active_controller_id: b.controller.active_controller_id,
+                is_active_controller: b.status != crate::broker::BrokerStatus::Dead
+                    && b.controller.is_active(b.id),
+            })
+            .collect();
+        let partitions = sim
+            .partition_overview()
+            .into_iter()
+            .map(|p| PartitionReport {
+                topic: p.tp.topic.clone(),
+                partition: p.tp.partition,
+                state: p.state.to_string(),
+                replicas: p.replicas,
+                isr: p.isr,
+                leader: p.leader,
+                leader_epoch: p.leader_epoch,
+                controller_epoch: p.controller_epoch,
+            })
+            .collect();
+        FinalState {
+            version: 1,
+            time_ms: sim.now().as_ms(),
+            controller: ControllerReport {
+                broker: sim.controller_id(),
+                epoch: sim.controller_epoch(),
+            },
+            zk,
+            brokers,
+            partitions,
+            stats: sim.stats().clone(),
+            violations: sim.violations().to_vec(),
+        }
+    }
+
+    /// The document as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}

@@ -1,0 +1,650 @@
+//! Scenario files (version 1): a seed, brokers, configuration, topics and
+//! timed actions. Parsing is strict: an unknown field, a wrong type or a
+//! reference to something that does not exist is an error that names the
+//! field (`actions[3].broker: no broker 7 in this cluster`).
+//!
+//! See `docs/scenario-format.md` for the format.
+
+use crate::action::Action;
+use crate::config::{parse_u64, Config};
+use crate::ids::BrokerId;
+use crate::sim::Sim;
+use crate::time::SimTime;
+use crate::zk::CreateMode;
+use crate::zk_client::paths;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// The scenario format version this build reads.
+pub const VERSION: u64 = 1;
+
+/// A scenario error: the field (as a JSON path) and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// Where, e.g. `actions[3].broker`; `(file)` for malformed JSON.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn err<T>(field: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError {
+        field: field.into(),
+        message: message.into(),
+    })
+}
+
+/// A topic as a scenario declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicSpec {
+    /// The name.
+    pub name: String,
+    /// Either an explicit assignment, or partitions and replication factor
+    /// placed by Kafka's rack-unaware algorithm.
+    pub placement: Placement,
+    /// Topic-level config overrides.
+    pub config: BTreeMap<String, Value>,
+}
+
+/// How a topic's replicas are placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placement {
+    /// `partitions` and `replication_factor`.
+    Count {
+        /// Number of partitions.
+        partitions: u32,
+        /// Replicas per partition.
+        replication_factor: u32,
+    },
+    /// One replica list per partition, preferred replica first.
+    Assignment(Vec<Vec<BrokerId>>),
+}
+
+/// A parsed, checked scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// The seed of every random choice.
+    pub seed: u64,
+    /// Broker ids, all started at time 0.
+    pub brokers: Vec<BrokerId>,
+    /// The cluster configuration.
+    pub config: Config,
+    /// Topics that exist in ZooKeeper before the brokers start.
+    pub topics: Vec<TopicSpec>,
+    /// Timed actions, in file order.
+    pub actions: Vec<(SimTime, Action)>,
+}
+
+impl Scenario {
+    /// Parse and check a scenario file's text.
+    pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        let value: Value = serde_json::from_str(text)
+            .or_else(|e| err("(file)", format!("malformed JSON: {e}")))?;
+        let root = object(&value, "(root)")?;
+        known_keys(
+            root,
+            "",
+            &["version", "seed", "brokers", "config", "topics", "actions"],
+        )?;
+        let version = root.get("version").ok_or_else(|| missing("version"))?;
+        if version.as_u64() != Some(VERSION) {
+            return err(
+                "version",
+                format!(
+                    "unsupported scenario version {version}; this build reads version {VERSION}"
+                ),
+            );
+        }
+        let seed = match root.get("seed") {
+            None => 0,
+            Some(v) => v
+                .as_u64()
+                .ok_or_else(|| bad("seed", "a non-negative whole number", v))?,
+        };
+        let brokers = parse_brokers(root.get("brokers").ok_or_else(|| missing("brokers"))?)?;
+        let mut config = Config::default();
+        if let Some(c) = root.get("config") {
+            for (k, v) in object(c, "config")? {
+                config.set(k, v).map_err(|e| ScenarioError {
+                    field: format!("config.{k}"),
+                    message: e.to_string(),
+                })?;
+            }
+        }
+        let topics = match root.get("topics") {
+            None => Vec::new(),
+            Some(t) => parse_topics(t, &brokers)?,
+        };
+        let actions = match root.get("actions") {
+            None => Vec::new(),
+            Some(a) => parse_actions(a, &brokers)?,
+        };
+        Ok(Scenario {
+            seed,
+            brokers,
+            config,
+            topics,
+            actions,
+        })
+    }
+
+    /// The time of the last action (0 without actions).
+    pub fn last_action_ms(&self) -> u64 {
+        self.actions
+            .iter()
+            .map(|(t, _)| t.as_ms())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// A simulation of this scenario at time 0, its actions scheduled.
+    pub fn build(&self) -> Sim {
+        let mut sim = Sim::new(self.seed, self.config.clone(), &self.brokers);
+        let mut placement_rng = crate::rng::Rng::new(self.seed ^ 0x7069_6b61_6661_6b61);
+        for t in &self.topics {
+            let assignment = match &t.placement {
+                Placement::Assignment(a) => a.clone(),
+                Placement::Count {
+                    partitions,
+                    replication_factor,
+                } => assign_replicas_rack_unaware(
+                    *partitions,
+                    *replication_factor,
+                    &self.brokers,
+                    &mut placement_rng,
+                ),
+            };
+            write_topic(&mut sim, &t.name, &assignment, &t.config);
+        }
+        for (at, a) in &self.actions {
+            // Checked at parse time: every broker exists and no time is negative.
+            let _ = sim.schedule_action(*at, a.clone());
+        }
+        sim
+    }
+}
+
+/// The topic znode's data (`/brokers/topics/<t>`), Kafka 2.4's version 2.
+pub fn topic_znode_json(assignment: &[Vec<BrokerId>]) -> String {
+    let parts: Vec<String> = assignment
+        .iter()
+        .enumerate()
+        .map(|(p, r)| {
+            let ids: Vec<String> = r.iter().map(|b| b.to_string()).collect();
+            format!("\"{p}\":[{}]", ids.join(","))
+        })
+        .collect();
+    format!(
+        r#"{{"version":2,"partitions":{{{}}},"adding_replicas":{{}},"removing_replicas":{{}}}}"#,
+        parts.join(",")
+    )
+}
+
+/// The topic config znode's data (`/config/topics/<t>`).
+pub fn topic_config_json(config: &BTreeMap<String, Value>) -> String {
+    let entries: Vec<String> = config
+        .iter()
+        .map(|(k, v)| {
+            // Kafka stores every config value as a string.
+            let s = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            format!("{}:{}", Value::String(k.clone()), Value::String(s))
+        })
+        .collect();
+    format!(r#"{{"version":1,"config":{{{}}}}}"#, entries.join(","))
+}
+
+fn write_topic(
+    sim: &mut Sim,
+    name: &str,
+    assignment: &[Vec<BrokerId>],
+    config: &BTreeMap<String, Value>,
+) {
+    let zk = sim.zk_mut();
+    let _ = zk.create_recursive(
+        None,
+        &paths::topic_config(name),
+        &topic_config_json(config),
+        CreateMode::Persistent,
+    );
+    let _ = zk.create_recursive(
+        None,
+        &paths::topic(name),
+        &topic_znode_json(assignment),
+        CreateMode::Persistent,
+    );
+}
+
+/// Kafka's rack-unaware replica placement (AdminUtils.assignReplicasToBrokers
+/// without racks): a random start broker and a random shift for the
+/// followers, both from the seeded generator, brokers in id order.
+pub fn assign_replicas_rack_unaware(
+    partitions: u32,
+    replication_factor: u32,
+    brokers: &[BrokerId],
+    rng: &mut crate::rng::Rng,
+) -> Vec<Vec<BrokerId>> {
+    let n = brokers.len() as u64;
+    let start = rng.below(n);
+    let shift = rng.below(n);
+    assign_replicas_with(partitions, replication_factor, brokers, start, shift)
+}
+
+/// The placement with a given start index and follower shift (Kafka's
+/// `fixedStartIndex` sets both).
+pub fn assign_replicas_with(
+    partitions: u32,
+    replication_factor: u32,
+    brokers: &[BrokerId],
+    start: u64,
+    mut shift: u64,
+) -> Vec<Vec<BrokerId>> {
+    let mut ids: Vec<BrokerId> = brokers.to_vec();
+    ids.sort();
+    let n = ids.len() as u64;
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for p in 0..u64::from(partitions) {
+        if p > 0 && p % n == 0 {
+            shift += 1;
+        }
+        let first = (p + start) % n;
+        let mut replicas = vec![ids[first as usize]];
+        for j in 0..u64::from(replication_factor.saturating_sub(1)) {
+            let s = 1 + (shift + j) % (n - 1).max(1);
+            replicas.push(ids[((first + s) % n) as usize]);
+        }
+        out.push(replicas);
+    }
+    out
+}
+
+fn object<'a>(v: &'a Value, field: &str) -> Result<&'a Map<String, Value>, ScenarioError> {
+    v.as_object().ok_or_else(|| bad(field, "an object", v))
+}
+
+fn missing(field: &str) -> ScenarioError {
+    ScenarioError {
+        field: field.to_string(),
+        message: "is required".to_string(),
+    }
+}
+
+fn bad(field: &str, want: &str, got: &Value) -> ScenarioError {
+    let mut shown = got.to_string();
+    if shown.len() > 40 {
+        shown.truncate(40);
+        shown.push('…');
+    }
+    ScenarioError {
+        field: field.to_string(),
+        message: format!("expected {want}, got {shown}"),
+    }
+}
+
+fn known_keys(
+    obj: &Map<String, Value>,
+    prefix: &str,
+    allowed: &[&str],
+) -> Result<(), ScenarioError> {
+    for k in obj.keys() {
+        if !allowed.contains(&k.as_str()) {
+            let field = if prefix.is_empty() {
+                k.clone()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            return err(
+                field,
+                format!("unknown field; expected one of {}", allowed.join(", ")),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn broker_id(v: &Value, field: &str) -> Result<BrokerId, ScenarioError> {
+    v.as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .map(BrokerId)
+        .ok_or_else(|| bad(field, "a broker id (a whole number from 0)", v))
+}
+
+fn parse_brokers(v: &Value) -> Result<Vec<BrokerId>, ScenarioError> {
+    let list = v
+        .as_array()
+        .ok_or_else(|| bad("brokers", "a list of broker ids", v))?;
+    if list.is_empty() {
+        return err("brokers", "a cluster needs at least one broker");
+    }
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for (i, b) in list.iter().enumerate() {
+        let id = broker_id(b, &format!("brokers[{i}]"))?;
+        if !seen.insert(id) {
+            return err(format!("brokers[{i}]"), format!("duplicate broker id {id}"));
+        }
+        out.push(id);
+    }
+    Ok(out)
+}
+
+fn valid_topic_name(name: &str) -> bool {
+    // Kafka: Topic.validate — 1 to 249 of [a-zA-Z0-9._-], not "." or "..".
+    !name.is_empty()
+        && name.len() <= 249
+        && name != "."
+        && name != ".."
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-')
+}
+
+fn parse_topics(v: &Value, brokers: &[BrokerId]) -> Result<Vec<TopicSpec>, ScenarioError> {
+    let list = v
+        .as_array()
+        .ok_or_else(|| bad("topics", "a list of topics", v))?;
+    let mut names = BTreeSet::new();
+    let mut out = Vec::new();
+    for (i, t) in list.iter().enumerate() {
+        let f = format!("topics[{i}]");
+        let obj = object(t, &f)?;
+        known_keys(
+            obj,
+            &f,
+            &[
+                "name",
+                "partitions",
+                "replication_factor",
+                "assignment",
+                "config",
+            ],
+        )?;
+        let name_v = obj
+            .get("name")
+            .ok_or_else(|| missing(&format!("{f}.name")))?;
+        let name = name_v
+            .as_str()
+            .ok_or_else(|| bad(&format!("{f}.name"), "a string", name_v))?;
+        if !valid_topic_name(name) {
+            return err(
+                format!("{f}.name"),
+                format!(
+                    "{name:?} is not a legal topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-')"
+                ),
+            );
+        }
+        if !names.insert(name.to_string()) {
+            return err(
+                format!("{f}.name"),
+                format!("topic {name:?} is declared twice"),
+            );
+        }
+        let placement = parse_placement(obj, &f, brokers)?;
+        let mut config = BTreeMap::new();
+        if let Some(c) = obj.get("config") {
+            for (k, val) in object(c, &format!("{f}.config"))? {
+                if !Config::TOPIC_KEYS.contains(&k.as_str()) {
+                    return err(
+                        format!("{f}.config.{k}"),
+                        format!(
+                            "unknown topic config key; expected one of {}",
+                            Config::TOPIC_KEYS.join(", ")
+                        ),
+                    );
+                }
+                let mut probe = Config::default();
+                probe.set(k, val).map_err(|e| ScenarioError {
+                    field: format!("{f}.config.{k}"),
+                    message: e.to_string(),
+                })?;
+                config.insert(k.clone(), val.clone());
+            }
+        }
+        out.push(TopicSpec {
+            name: name.to_string(),
+            placement,
+            config,
+        });
+    }
+    Ok(out)
+}
+
+fn parse_placement(
+    obj: &Map<String, Value>,
+    f: &str,
+    brokers: &[BrokerId],
+) -> Result<Placement, ScenarioError> {
+    match (
+        obj.get("assignment"),
+        obj.get("partitions"),
+        obj.get("replication_factor"),
+    ) {
+        (Some(a), None, None) => {
+            let rows = a
+                .as_array()
+                .ok_or_else(|| bad(&format!("{f}.assignment"), "a list of replica lists", a))?;
+            if rows.is_empty() {
+                return err(
+                    format!("{f}.assignment"),
+                    "a topic needs at least one partition",
+                );
+            }
+            let mut out = Vec::new();
+            for (p, row) in rows.iter().enumerate() {
+                let rf = format!("{f}.assignment[{p}]");
+                let ids = row
+                    .as_array()
+                    .ok_or_else(|| bad(&rf, "a list of broker ids", row))?;
+                if ids.is_empty() {
+                    return err(rf, "a partition needs at least one replica");
+                }
+                let mut seen = BTreeSet::new();
+                let mut replicas = Vec::new();
+                for (j, b) in ids.iter().enumerate() {
+                    let id = broker_id(b, &format!("{rf}[{j}]"))?;
+                    if !brokers.contains(&id) {
+                        return err(
+                            format!("{rf}[{j}]"),
+                            format!("no broker {id} in this cluster"),
+                        );
+                    }
+                    if !seen.insert(id) {
+                        return err(
+                            format!("{rf}[{j}]"),
+                            format!("duplicate replica {id} in partition {p}"),
+                        );
+                    }
+                    replicas.push(id);
+                }
+                if let Some(first) = out.first().map(Vec::len) {
+                    if first != replicas.len() {
+                        return err(rf, format!("partition {p} has {} replicas but partition 0 has {first}; all partitions need the same replication factor", replicas.len()));
+                    }
+                }
+                out.push(replicas);
+            }
+            Ok(Placement::Assignment(out))
+        }
+        (None, Some(p), Some(r)) => {
+            let partitions = p
+                .as_u64()
+                .filter(|n| (1..=100_000).contains(n))
+                .ok_or_else(|| {
+                    bad(
+                        &format!("{f}.partitions"),
+                        "a whole number from 1 to 100000",
+                        p,
+                    )
+                })?;
+            let rf = r.as_u64().filter(|n| *n >= 1).ok_or_else(|| {
+                bad(
+                    &format!("{f}.replication_factor"),
+                    "a whole number from 1",
+                    r,
+                )
+            })?;
+            if rf > brokers.len() as u64 {
+                return err(
+                    format!("{f}.replication_factor"),
+                    format!(
+                        "replication factor {rf} is larger than the {} available brokers",
+                        brokers.len()
+                    ),
+                );
+            }
+            Ok(Placement::Count {
+                partitions: partitions as u32,
+                replication_factor: rf as u32,
+            })
+        }
+        (Some(_), _, _) => err(
+            f,
+            "give either assignment, or partitions and replication_factor, not both",
+        ),
+        (None, None, _) => err(
+            format!("{f}.partitions"),
+            "is required (or give an assignment)",
+        ),
+        (None, Some(_), None) => err(
+            format!("{f}.replication_factor"),
+            "is required with partitions",
+        ),
+    }
+}
+
+fn parse_actions(v: &Value, brokers: &[BrokerId]) -> Result<Vec<(SimTime, Action)>, ScenarioError> {
+    let list = v
+        .as_array()
+        .ok_or_else(|| bad("actions", "a list of actions", v))?;
+    let mut out = Vec::new();
+    for (i, a) in list.iter().enumerate() {
+        let f = format!("actions[{i}]");
+        let obj = object(a, &f)?;
+        let at_v = obj
+            .get("at_ms")
+            .ok_or_else(|| missing(&format!("{f}.at_ms")))?;
+        let at = at_v.as_u64().ok_or_else(|| {
+            bad(
+                &format!("{f}.at_ms"),
+                "a time in ms (a whole number from 0)",
+                at_v,
+            )
+        })?;
+        let name_v = obj
+            .get("action")
+            .ok_or_else(|| missing(&format!("{f}.action")))?;
+        let name = name_v
+            .as_str()
+            .ok_or_else(|| bad(&format!("{f}.action"), "an action name", name_v))?;
+        let broker = |key: &str| -> Result<BrokerId, ScenarioError> {
+            let fb = format!("{f}.{key}");
+            let bv = obj.get(key).ok_or_else(|| missing(&fb))?;
+            let id = broker_id(bv, &fb)?;
+            if !brokers.contains(&id) {
+                return err(fb, format!("no broker {id} in this cluster"));
+            }
+            Ok(id)
+        };
+        let text = |key: &str| -> Result<String, ScenarioError> {
+            let fk = format!("{f}.{key}");
+            let tv = obj.get(key).ok_or_else(|| missing(&fk))?;
+            tv.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| bad(&fk, "a string", tv))
+        };
+        let (action, keys): (Action, &[&str]) = match name {
+            "kill_broker" => (Action::KillBroker { broker: broker("broker")? }, &["broker"]),
+            "start_broker" => (Action::StartBroker { broker: broker("broker")? }, &["broker"]),
+            "shutdown_broker" => (Action::ShutdownBroker { broker: broker("broker")? }, &["broker"]),
+            "expire_session" => (Action::ExpireSession { broker: broker("broker")? }, &["broker"]),
+            "pause_broker" => {
+                let fd = format!("{f}.duration_ms");
+                let dv = obj.get("duration_ms").ok_or_else(|| missing(&fd))?;
+                let duration_ms = parse_u64(dv).filter(|d| *d > 0).ok_or_else(|| bad(&fd, "a duration in ms greater than 0", dv))?;
+                (Action::PauseBroker { broker: broker("broker")?, duration_ms }, &["broker", "duration_ms"])
+            }
+            "delete_znode" => {
+                let path = text("path")?;
+                check_path(&path, &format!("{f}.path"))?;
+                (Action::DeleteZnode { path }, &["path"])
+            }
+            "set_znode" => {
+                let path = text("path")?;
+                check_path(&path, &format!("{f}.path"))?;
+                (Action::SetZnode { path, data: text("data")? }, &["path", "data"])
+            }
+            other => {
+                return err(
+                    format!("{f}.action"),
+                    format!("unknown action {other:?}; expected one of kill_broker, start_broker, shutdown_broker, pause_broker, expire_session, delete_znode, set_znode"),
+                )
+            }
+        };
+        let mut allowed = vec!["at_ms", "action"];
+        allowed.extend_from_slice(keys);
+        known_keys(obj, &f, &allowed)?;
+        out.push((SimTime(at), action));
+    }
+    Ok(out)
+}
+
+fn check_path(path: &str, field: &str) -> Result<(), ScenarioError> {
+    if !path.starts_with('/') || (path.len() > 1 && path.ends_with('/')) || path.contains("//") {
+        return err(field, format!("{path:?} is not an absolute znode path"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn rack_unaware_placement_matches_kafkas_documented_example() {
+        // Kafka: AdminUtils.assignReplicasToBrokers scaladoc — 5 brokers, 10
+        // partitions, replication factor 3, fixed start index 0.
+        let brokers: Vec<BrokerId> = (0..5).map(BrokerId).collect();
+        let a = assign_replicas_with(10, 3, &brokers, 0, 0);
+        let ids = |p: usize| a[p].iter().map(|b| b.0).collect::<Vec<_>>();
+        assert_eq!(ids(0), vec![0, 1, 2]);
+        assert_eq!(ids(4), vec![4, 0, 1]);
+        assert_eq!(ids(5), vec![0, 2, 3]);
+        assert_eq!(ids(9), vec![4, 1, 2]);
+        // Seeded placement: distinct replicas, leaders spread evenly.
+        let mut rng = Rng::new(9);
+        let a = assign_replicas_rack_unaware(10, 3, &brokers, &mut rng);
+        for r in &a {
+            assert_eq!(r.iter().collect::<BTreeSet<_>>().len(), 3, "{r:?}");
+        }
+        for b in &brokers {
+            assert_eq!(a.iter().filter(|r| r[0] == *b).count(), 2);
+        }
+    }
+
+    #[test]
+    fn topic_znode_uses_kafka_2_4s_version_2_layout() {
+        let json = topic_znode_json(&[
+            vec![BrokerId(1), BrokerId(2)],
+            vec![BrokerId(2), BrokerId(0)],
+        ]);
+        assert_eq!(
+            json,
+            r#"{"version":2,"partitions":{"0":[1,2],"1":[2,0]},"adding_replicas":{},"removing_replicas":{}}"#
+        );
+    }
+}

@@ -1,0 +1,1288 @@
+//! The simulator: one event queue ordered by (time, insertion sequence), and
+//! the routing of every event to ZooKeeper, a broker, or a controller.
+
+use crate::action::Action;
+use crate::broker::{register_broker, Broker, BrokerStatus};
+use crate::config::Config;
+use crate::controller::channel::{ControlRequest, RequestStatus};
+use crate::controller::event::{ControllerEvent, ControllerState};
+use crate::controller::{parse_controller_id, Env, InProgress, Outbox, Timer};
+use crate::ids::{BrokerId, SessionId};
+use crate::invariants::{self, Violation};
+use crate::rng::Rng;
+use crate::time::SimTime;
+use crate::trace::TraceRecord;
+use crate::zk::{CreateMode, WatchKind, WatchedEvent, Zk};
+use crate::zk_client::paths;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Everything that can happen at a moment of virtual time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SimEvent {
+    /// A user action.
+    Action(Action),
+    /// A started broker registers in ZooKeeper.
+    Register {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+    },
+    /// A broker's ZooKeeper client sends a heartbeat.
+    Heartbeat {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+    },
+    /// The ensemble checks whether a session has timed out.
+    SessionDeadline {
+        /// The session.
+        session: SessionId,
+    },
+    /// A watch notification reaches a broker's client.
+    Notify {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+        /// The notification.
+        watched: WatchedEvent,
+    },
+    /// The controller event thread finishes its current event.
+    ControllerDone {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+    },
+    /// A controller request reaches its broker.
+    RequestArrives {
+        /// The request id.
+        id: u64,
+    },
+    /// A response reaches the controller.
+    ResponseArrives {
+        /// The request id.
+        id: u64,
+    },
+    /// A paused broker wakes up.
+    Resume {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+    },
+    /// A controller timer fires.
+    Timer {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+        /// The controller epoch that set it.
+        epoch: i32,
+        /// Which timer.
+        timer: Timer,
+    },
+}
+
+impl SimEvent {
+    /// The broker whose process handles this event, if one does.
+    fn held_by(&self) -> Option<BrokerId> {
+        match self {
+            SimEvent::Heartbeat { broker, .. }
+            | SimEvent::Notify { broker, .. }
+            | SimEvent::ControllerDone { broker, .. }
+            | SimEvent::Timer { broker, .. } => Some(*broker),
+            _ => None,
+        }
+    }
+
+    /// Events that count as work in progress (not a periodic timer).
+    fn is_work(&self) -> bool {
+        !matches!(
+            self,
+            SimEvent::Heartbeat { .. } | SimEvent::SessionDeadline { .. } | SimEvent::Timer { .. }
+        )
+    }
+}
+
+/// Counters reported in the final state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Controller events processed, on all brokers.
+    pub events_processed: u64,
+    /// Requests rejected for a stale controller epoch.
+    pub stale_requests_rejected: u64,
+    /// Unclean leader elections.
+    pub unclean_elections: u64,
+}
+
+/// The per-(controller, broker) request channel: a FIFO with one in flight.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Channel {
+    /// The target's broker epoch when the channel was made.
+    pub broker_epoch: i64,
+    /// Requests waiting.
+    pub queue: VecDeque<u64>,
+    /// The request on the wire, if any.
+    pub in_flight: Option<u64>,
+}
+
+/// The whole simulated cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sim {
+    now: SimTime,
+    seq: u64,
+    queue: BTreeMap<(SimTime, u64), SimEvent>,
+    rng: Rng,
+    config: Config,
+    zk: Zk,
+    brokers: BTreeMap<BrokerId, Broker>,
+    requests: BTreeMap<u64, ControlRequest>,
+    next_request: u64,
+    channels: BTreeMap<(BrokerId, BrokerId), Channel>,
+    /// Events held while their broker is paused, with the pause start.
+    held: BTreeMap<BrokerId, (SimTime, Vec<(SimTime, SimEvent)>)>,
+    trace: Vec<TraceRecord>,
+    stats: Stats,
+    violations: Vec<Violation>,
+    violated_now: BTreeSet<String>,
+    last_controller_epoch: i64,
+}
+
+/// Why an action was refused before it changed anything.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ActionError {
+    /// No such broker.
+    #[error("no broker {0} in this cluster")]
+    UnknownBroker(BrokerId),
+    /// The action is for a time already past.
+    #[error("time {at} ms is before the simulation's current time {now} ms")]
+    InThePast {
+        /// Requested time.
+        at: u64,
+        /// Current time.
+        now: u64,
+    },
+}
+
+impl Sim {
+    /// A cluster of `brokers` (all started at time 0) with `config`, seeded.
+    pub fn new(seed: u64, config: Config, brokers: &[BrokerId]) -> Sim {
+        let mut sim = Sim {
+            now: SimTime::ZERO,
+            seq: 0,
+            queue: BTreeMap::new(),
+            rng: Rng::new(seed),
+            config,
+            zk: Zk::new(),
+            brokers: brokers.iter().map(|b| (*b, Broker::new(*b))).collect(),
+            requests: BTreeMap::new(),
+            next_request: 1,
+            channels: BTreeMap::new(),
+            held: BTreeMap::new(),
+            trace: Vec::new(),
+            stats: Stats::default(),
+            violations: Vec::new(),
+            violated_now: BTreeSet::new(),
+            last_controller_epoch: 0,
+        };
+        for p in paths::TOP_LEVEL {
+            let _ = sim.zk.create_recursive(None, p, "", CreateMode::Persistent);
+        }
+        for b in brokers {
+            sim.start_broker(*b);
+        }
+        sim
+    }
+
+    // ----- reading ----------------------------------------------------------
+
+    /// Now.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The ensemble.
+    pub fn zk(&self) -> &Zk {
+        &self.zk
+    }
+
+    /// Mutable access to the ensemble, for setting up a cluster's initial znodes.
+    pub fn zk_mut(&mut self) -> &mut Zk {
+        &mut self.zk
+    }
+
+    /// Brokers by id.
+    pub fn brokers(&self) -> &BTreeMap<BrokerId, Broker> {
+        &self.brokers
+    }
+
+    /// Requests not yet answered, by id.
+    pub fn requests(&self) -> &BTreeMap<u64, ControlRequest> {
+        &self.requests
+    }
+
+    /// The trace so far.
+    pub fn trace(&self) -> &[TraceRecord] {
+        &self.trace
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Invariant violations so far.
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    /// When the next event happens, if any.
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        self.queue.keys().next().map(|(t, _)| *t)
+    }
+
+    /// Pending events in order (time, event).
+    pub fn pending(&self) -> impl Iterator<Item = (SimTime, &SimEvent)> {
+        self.queue.iter().map(|((t, _), e)| (*t, e))
+    }
+
+    /// `/controller`'s brokerid, if the node exists.
+    pub fn controller_id(&self) -> Option<BrokerId> {
+        self.zk
+            .node(paths::CONTROLLER)
+            .and_then(|n| parse_controller_id(&n.data))
+    }
+
+    /// `/controller_epoch`'s value (0 if absent).
+    pub fn controller_epoch(&self) -> i32 {
+        self.zk
+            .node(paths::CONTROLLER_EPOCH)
+            .and_then(|n| n.data.trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    // ----- driving ----------------------------------------------------------
+
+    /// Schedule a user action at `at` (not before now).
+    pub fn schedule_action(&mut self, at: SimTime, action: Action) -> Result<(), ActionError> {
+        if at < self.now {
+            return Err(ActionError::InThePast {
+                at: at.as_ms(),
+                now: self.now.as_ms(),
+            });
+        }
+        if let Some(b) = action.broker() {
+            if !self.brokers.contains_key(&b) {
+                return Err(ActionError::UnknownBroker(b));
+            }
+        }
+        self.push(at, SimEvent::Action(action));
+        Ok(())
+    }
+
+    /// Process the next event. Returns false when nothing is left.
+    pub fn step(&mut self) -> bool {
+        let Some(((t, _), ev)) = self.queue.pop_first() else {
+            return false;
+        };
+        self.now = t;
+        self.handle(ev);
+        self.route_watches();
+        self.check_invariants();
+        true
+    }
+
+    /// Process every event up to and including `until`, then set the clock to it.
+    pub fn run_until(&mut self, until: SimTime) {
+        while self.next_event_time().is_some_and(|t| t <= until) {
+            self.step();
+        }
+        if until > self.now {
+            self.now = until;
+        }
+    }
+
+    fn push(&mut self, at: SimTime, ev: SimEvent) {
+        self.seq += 1;
+        self.queue.insert((at, self.seq), ev);
+    }
+
+    fn note(&mut self, actor: impl Into<String>, kind: &str, details: impl Into<String>) {
+        self.trace
+            .push(TraceRecord::new(self.now, actor, kind, details));
+    }
+
+    fn jitter(&mut self) -> u64 {
+        self.rng.below(self.config.sim_network_jitter_ms + 1)
+    }
+
+    fn zk_delay(&mut self) -> u64 {
+        self.config.sim_zk_latency_ms + self.jitter()
+    }
+
+    fn net_delay(&mut self) -> u64 {
+        self.config.sim_network_latency_ms + self.jitter()
+    }
+
+    fn incarnation(&self, b: BrokerId) -> u32 {
+        self.brokers.get(&b).map_or(0, |x| x.incarnation)
+    }
+
+    fn status(&self, b: BrokerId) -> BrokerStatus {
+        self.brokers
+            .get(&b)
+            .map_or(BrokerStatus::Dead, |x| x.status)
+    }
+
+    // ----- routing ----------------------------------------------------------
+
+    fn handle(&mut self, ev: SimEvent) {
+        // A paused process handles nothing: hold its events until it wakes.
+        if let Some(b) = ev.held_by() {
+            if self.status(b) == BrokerStatus::Paused {
+                let now = self.now;
+                if let Some((_, held)) = self.held.get_mut(&b) {
+                    held.push((now, ev));
+                }
+                return;
+            }
+        }
+        match ev {
+            SimEvent::Action(a) => self.apply_action(a),
+            SimEvent::Register {
+                broker,
+                incarnation,
+            } => {
+                if self.incarnation(broker) == incarnation
+                    && self.status(broker) == BrokerStatus::Starting
+                {
+                    self.register(broker);
+                }
+            }
+            SimEvent::Heartbeat {
+                broker,
+                incarnation,
+            } => self.heartbeat(broker, incarnation),
+            SimEvent::SessionDeadline { session } => self.session_deadline(session),
+            SimEvent::Notify {
+                broker,
+                incarnation,
+                watched,
+            } => self.notify(broker, incarnation, watched),
+            SimEvent::ControllerDone {
+                broker,
+                incarnation,
+            } => {
+                if self.incarnation(broker) == incarnation {
+                    self.controller_done(broker);
+                }
+            }
+            SimEvent::RequestArrives { id } => self.request_arrives(id),
+            SimEvent::ResponseArrives { id } => self.response_arrives(id),
+            SimEvent::Resume {
+                broker,
+                incarnation,
+            } => self.resume(broker, incarnation),
+            SimEvent::Timer {
+                broker,
+                incarnation,
+                epoch,
+                timer,
+            } => {
+                let Some(b) = self.brokers.get_mut(&broker) else {
+                    return;
+                };
+                if b.incarnation != incarnation
+                    || !b.is_up()
+                    || !b.controller.is_active(broker)
+                    || b.controller.ctx.epoch != epoch
+                {
+                    return;
+                }
+                match timer {
+                    Timer::AutoLeaderRebalance => {
+                        b.controller.put(
+                            ControllerEvent::AutoPreferredReplicaLeaderElection,
+                            self.now,
+                        );
+                    }
+                }
+                self.kick(broker);
+            }
+        }
+    }
+
+    /// Send every watch notification ZooKeeper fired to its session's broker.
+    fn route_watches(&mut self) {
+        for watched in self.zk.take_fired() {
+            let owner = self
+                .brokers
+                .values()
+                .find(|b| b.zk_client.session == Some(watched.session))
+                .map(|b| (b.id, b.incarnation));
+            if let Some((broker, incarnation)) = owner {
+                let at = self.now.plus_ms(self.zk_delay());
+                self.push(
+                    at,
+                    SimEvent::Notify {
+                        broker,
+                        incarnation,
+                        watched,
+                    },
+                );
+            }
+        }
+    }
+
+    fn notify(&mut self, broker: BrokerId, incarnation: u32, watched: WatchedEvent) {
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        if b.incarnation != incarnation
+            || !b.is_up()
+            || b.zk_client.session != Some(watched.session)
+        {
+            return;
+        }
+        let child = watched.kind == WatchKind::NodeChildrenChanged;
+        if !b.zk_client.handles(&watched.path, child) {
+            return;
+        }
+        let event = match (watched.path.as_str(), watched.kind) {
+            (paths::CONTROLLER, WatchKind::NodeDeleted) => ControllerEvent::Reelect,
+            (paths::CONTROLLER, _) => ControllerEvent::ControllerChange,
+            (paths::BROKER_IDS, _) => ControllerEvent::BrokerChange,
+            (paths::TOPICS, _) => ControllerEvent::TopicChange,
+            (paths::DELETE_TOPICS, _) => ControllerEvent::TopicDeletion,
+            (paths::ISR_CHANGE_NOTIFICATION, _) => ControllerEvent::IsrChangeNotification,
+            (paths::REASSIGN_PARTITIONS, WatchKind::NodeCreated) => {
+                ControllerEvent::ZkPartitionReassignment
+            }
+            (paths::PREFERRED_REPLICA_ELECTION, WatchKind::NodeCreated) => {
+                ControllerEvent::ReplicaLeaderElection
+            }
+            (p, WatchKind::NodeDataChanged) if p.starts_with("/brokers/ids/") => {
+                match p["/brokers/ids/".len()..].parse() {
+                    Ok(id) => ControllerEvent::BrokerModifications(BrokerId(id)),
+                    Err(_) => return,
+                }
+            }
+            (p, WatchKind::NodeDataChanged) if p.starts_with("/brokers/topics/") => {
+                ControllerEvent::PartitionModifications(p["/brokers/topics/".len()..].to_string())
+            }
+            _ => return,
+        };
+        let now = self.now;
+        b.controller.put(event.clone(), now);
+        self.note(
+            format!("broker-{broker}"),
+            "watch_fired",
+            format!(
+                "{:?} on {} → enqueue {}",
+                watched.kind,
+                watched.path,
+                event.name()
+            ),
+        );
+        self.kick(broker);
+    }
+
+    // ----- the controller event thread --------------------------------------
+
+    /// If the event thread is idle and has work, take the next event.
+    fn kick(&mut self, broker: BrokerId) {
+        let now = self.now;
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        if !b.is_up() || b.controller.current.is_some() {
+            return;
+        }
+        let Some(queued) = b.controller.queue.pop_front() else {
+            return;
+        };
+        let event = queued.event;
+        b.controller.state = event.state();
+        b.zk_client.writes = 0;
+        let mut out = Outbox::default();
+        {
+            let mut env = Env {
+                now,
+                me: broker,
+                client: &mut b.zk_client,
+                zk: &mut self.zk,
+                config: &self.config,
+                out: &mut out,
+            };
+            b.controller.process(&mut env, &event);
+        }
+        if let Some(epoch) = out.new_broker_epoch {
+            b.broker_epoch = epoch;
+        }
+        let cost = self.config.sim_controller_event_cost_ms
+            + b.zk_client.writes * self.config.sim_controller_zk_write_cost_ms;
+        let done_at = now.plus_ms(cost);
+        let epoch = b.controller.ctx.epoch;
+        let active = b.controller.is_active(broker);
+        let incarnation = b.incarnation;
+        b.controller.current = Some(InProgress {
+            event: event.clone(),
+            started_at: now,
+            done_at,
+            requests: out.requests,
+        });
+        self.stats.events_processed += 1;
+        let actor = format!("controller-{broker}");
+        self.note(
+            actor.clone(),
+            "event",
+            format!(
+                "processing {} (queued {} ms)",
+                event.name(),
+                now.since(queued.enqueued_at)
+            ),
+        );
+        for (kind, details) in out.notes {
+            self.note(actor.clone(), &kind, details);
+        }
+        for (delay, timer) in out.timers {
+            self.push(
+                now.plus_ms(delay),
+                SimEvent::Timer {
+                    broker,
+                    incarnation,
+                    epoch,
+                    timer,
+                },
+            );
+        }
+        if !active {
+            self.drop_channels_from(broker);
+        }
+        self.push(
+            done_at,
+            SimEvent::ControllerDone {
+                broker,
+                incarnation,
+            },
+        );
+    }
+
+    fn controller_done(&mut self, broker: BrokerId) {
+        let now = self.now;
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        let Some(done) = b.controller.current.take() else {
+            return;
+        };
+        b.controller.state = ControllerState::Idle;
+        let active = b.controller.is_active(broker);
+        let live = b.controller.ctx.live_brokers.clone();
+        if active {
+            for draft in done.requests {
+                let Some(epoch) = live.get(&draft.to).copied() else {
+                    continue;
+                };
+                let id = self.next_request;
+                self.next_request += 1;
+                self.requests.insert(
+                    id,
+                    ControlRequest {
+                        id,
+                        from: broker,
+                        to: draft.to,
+                        controller_epoch: draft.controller_epoch,
+                        broker_epoch: draft.broker_epoch,
+                        body: draft.body,
+                        status: RequestStatus::Queued,
+                        queued_at: now,
+                        sent_at: None,
+                        arrives_at: None,
+                        error: None,
+                    },
+                );
+                let ch = self.channels.entry((broker, draft.to)).or_default();
+                if ch.broker_epoch != epoch {
+                    // A bounced broker gets a fresh channel: queued requests are lost.
+                    let stale: Vec<u64> = ch.queue.drain(..).collect();
+                    ch.broker_epoch = epoch;
+                    for r in stale {
+                        self.requests.remove(&r);
+                    }
+                }
+                if let Some(ch) = self.channels.get_mut(&(broker, draft.to)) {
+                    ch.queue.push_back(id);
+                }
+            }
+            // Channels to brokers no longer live are removed with their queues.
+            let gone: Vec<(BrokerId, BrokerId)> = self
+                .channels
+                .keys()
+                .filter(|(from, to)| *from == broker && !live.contains_key(to))
+                .copied()
+                .collect();
+            for key in gone {
+                self.drop_channel(key);
+            }
+            let targets: Vec<BrokerId> = self
+                .channels
+                .keys()
+                .filter(|(f, _)| *f == broker)
+                .map(|(_, t)| *t)
+                .collect();
+            for to in targets {
+                self.pump(broker, to);
+            }
+        }
+        self.kick(broker);
+    }
+
+    fn drop_channel(&mut self, key: (BrokerId, BrokerId)) {
+        if let Some(ch) = self.channels.remove(&key) {
+            for id in ch.queue {
+                self.requests.remove(&id);
+            }
+        }
+    }
+
+    fn drop_channels_from(&mut self, broker: BrokerId) {
+        let keys: Vec<_> = self
+            .channels
+            .keys()
+            .filter(|(f, _)| *f == broker)
+            .copied()
+            .collect();
+        for k in keys {
+            self.drop_channel(k);
+        }
+    }
+
+    /// Put the next queued request of a channel on the wire, if none is there.
+    fn pump(&mut self, from: BrokerId, to: BrokerId) {
+        if !matches!(
+            self.status(from),
+            BrokerStatus::Running | BrokerStatus::ShuttingDown
+        ) {
+            return;
+        }
+        let Some(ch) = self.channels.get_mut(&(from, to)) else {
+            return;
+        };
+        if ch.in_flight.is_some() {
+            return;
+        }
+        let Some(id) = ch.queue.pop_front() else {
+            return;
+        };
+        ch.in_flight = Some(id);
+        let at = self.now.plus_ms(self.net_delay());
+        if let Some(r) = self.requests.get_mut(&id) {
+            r.status = RequestStatus::InFlight;
+            r.sent_at = Some(self.now);
+            r.arrives_at = Some(at);
+        }
+        self.push(at, SimEvent::RequestArrives { id });
+    }
+
+    fn request_arrives(&mut self, id: u64) {
+        let Some(req) = self.requests.get(&id).cloned() else {
+            return;
+        };
+        let to = req.to;
+        match self.status(to) {
+            BrokerStatus::Paused => {
+                let now = self.now;
+                if let Some((_, held)) = self.held.get_mut(&to) {
+                    held.push((now, SimEvent::RequestArrives { id }));
+                }
+                return;
+            }
+            BrokerStatus::Dead | BrokerStatus::Starting => {
+                // The sender thread retries forever (after a 100 ms back-off)
+                // until the broker is removed from the channel manager.
+                if self
+                    .channels
+                    .get(&(req.from, to))
+                    .is_some_and(|c| c.in_flight == Some(id))
+                {
+                    let at = self.now.plus_ms(100 + self.net_delay());
+                    self.push(at, SimEvent::RequestArrives { id });
+                } else {
+                    self.requests.remove(&id);
+                }
+                return;
+            }
+            BrokerStatus::Running | BrokerStatus::ShuttingDown => {}
+        }
+        let Some(b) = self.brokers.get_mut(&to) else {
+            return;
+        };
+        let seen_before = b.controller_epoch_seen;
+        let error = b.handle_request(&req);
+        let applied = error == "NONE";
+        if applied && req.controller_epoch < seen_before {
+            self.record_violation(invariants::NO_STALE_REQUEST_APPLIED, format!(
+                "broker {to} applied {} with controller epoch {} after applying epoch {seen_before}",
+                req.body.name(), req.controller_epoch
+            ));
+        }
+        if error == "STALE_CONTROLLER_EPOCH" {
+            self.stats.stale_requests_rejected += 1;
+        }
+        let kind = if applied {
+            "request_applied"
+        } else {
+            "request_rejected"
+        };
+        self.note(
+            format!("broker-{to}"),
+            kind,
+            format!(
+                "{} from controller {} (epoch {}): {error}",
+                req.body.name(),
+                req.from,
+                req.controller_epoch
+            ),
+        );
+        let at = self.now.plus_ms(self.net_delay());
+        if let Some(r) = self.requests.get_mut(&id) {
+            r.status = RequestStatus::Responding;
+            r.error = Some(error.to_string());
+            r.arrives_at = Some(at);
+        }
+        self.push(at, SimEvent::ResponseArrives { id });
+    }
+
+    fn response_arrives(&mut self, id: u64) {
+        let Some(req) = self.requests.remove(&id) else {
+            return;
+        };
+        let from = req.from;
+        if let Some(ch) = self.channels.get_mut(&(from, req.to)) {
+            if ch.in_flight == Some(id) {
+                ch.in_flight = None;
+            }
+        }
+        if self.status(from) == BrokerStatus::Paused {
+            // The response waits in the socket until the sender wakes.
+            let now = self.now;
+            self.requests.insert(id, req);
+            if let Some((_, held)) = self.held.get_mut(&from) {
+                held.push((now, SimEvent::ResponseArrives { id }));
+            }
+            return;
+        }
+        if let Some(b) = self.brokers.get_mut(&from) {
+            if b.is_up() && b.controller.is_active(from) && req.body.name() == "LeaderAndIsr" {
+                b.controller.put(
+                    ControllerEvent::LeaderAndIsrResponseReceived { broker: req.to },
+                    self.now,
+                );
+                self.kick(from);
+            }
+        }
+        self.pump(from, req.to);
+    }
+
+    // ----- brokers and sessions ---------------------------------------------
+
+    fn start_broker(&mut self, broker: BrokerId) {
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        b.restart_process();
+        let incarnation = b.incarnation;
+        let delay = self.config.sim_broker_startup_ms
+            + self.rng.below(self.config.sim_broker_startup_jitter_ms + 1);
+        self.push(
+            self.now.plus_ms(delay),
+            SimEvent::Register {
+                broker,
+                incarnation,
+            },
+        );
+    }
+
+    fn register(&mut self, broker: BrokerId) {
+        let now = self.now;
+        let timeout = self.config.zookeeper_session_timeout_ms;
+        let session = self.zk.open_session(now, timeout);
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        b.zk_client.session = Some(session);
+        let mut out = Outbox::default();
+        let result = {
+            let mut env = Env {
+                now,
+                me: broker,
+                client: &mut b.zk_client,
+                zk: &mut self.zk,
+                config: &self.config,
+                out: &mut out,
+            };
+            register_broker(&mut env)
+        };
+        match result {
+            Ok(epoch) => {
+                b.broker_epoch = epoch;
+                b.status = BrokerStatus::Running;
+                b.controller.put(ControllerEvent::Startup, now);
+                let incarnation = b.incarnation;
+                self.note(format!("broker-{broker}"), "registered", format!("registered at /brokers/ids/{broker}, broker epoch (czxid) {epoch}, session {session}"));
+                self.push(
+                    now.plus_ms(timeout / 3),
+                    SimEvent::Heartbeat {
+                        broker,
+                        incarnation,
+                    },
+                );
+                self.push(now.plus_ms(timeout), SimEvent::SessionDeadline { session });
+                self.kick(broker);
+            }
+            Err(e) => {
+                b.status = BrokerStatus::Dead;
+                b.zk_client.session = None;
+                let _ = self.zk.close_session(session);
+                self.note(
+                    format!("broker-{broker}"),
+                    "startup_failed",
+                    format!("{e}: /brokers/ids/{broker} is still held by the previous session; the broker exits (wait for the old session to expire, then start it again)"),
+                );
+            }
+        }
+    }
+
+    fn heartbeat(&mut self, broker: BrokerId, incarnation: u32) {
+        let now = self.now;
+        let Some(b) = self.brokers.get(&broker) else {
+            return;
+        };
+        if b.incarnation != incarnation || !b.is_up() {
+            return;
+        }
+        let Some(session) = b.zk_client.session else {
+            return;
+        };
+        match self.zk.heartbeat(session, now) {
+            Ok(()) => {
+                let at = now.plus_ms(self.config.zookeeper_session_timeout_ms / 3);
+                self.push(
+                    at,
+                    SimEvent::Heartbeat {
+                        broker,
+                        incarnation,
+                    },
+                );
+            }
+            Err(_) => self.session_expired_noticed(broker),
+        }
+    }
+
+    fn session_deadline(&mut self, session: SessionId) {
+        let Some(s) = self.zk.session(session) else {
+            return;
+        };
+        if s.state != crate::zk::SessionState::Alive {
+            return;
+        }
+        let due = s.expires_at();
+        if due > self.now {
+            self.push(due, SimEvent::SessionDeadline { session });
+            return;
+        }
+        let owner = self.owner_of(session);
+        let _ = self.zk.expire_session(session);
+        self.note("zk", "session_expired", format!("session {session}{} expired after {} ms without a heartbeat; its ephemeral znodes are deleted", owner.map_or(String::new(), |b| format!(" of broker {b}")), self.config.zookeeper_session_timeout_ms));
+    }
+
+    fn owner_of(&self, session: SessionId) -> Option<BrokerId> {
+        self.brokers
+            .values()
+            .find(|b| b.zk_client.session == Some(session))
+            .map(|b| b.id)
+    }
+
+    /// The client learns its session expired: Kafka's ZooKeeperClient
+    /// re-initialises: `clearAndPut(Expire)`, a new session, then
+    /// `RegisterBrokerAndReelect`.
+    fn session_expired_noticed(&mut self, broker: BrokerId) {
+        let now = self.now;
+        let timeout = self.config.zookeeper_session_timeout_ms;
+        let new_session = self.zk.open_session(now, timeout);
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        let preempted = b.controller.clear_and_put(ControllerEvent::Expire, now);
+        b.zk_client.session = Some(new_session);
+        b.controller
+            .put(ControllerEvent::RegisterBrokerAndReelect, now);
+        let incarnation = b.incarnation;
+        let names: Vec<&str> = preempted.iter().map(|q| q.event.name()).collect();
+        self.note(
+            format!("broker-{broker}"),
+            "session_reinitialized",
+            format!("ZooKeeper session expired; queued events preempted: {names:?}; new session {new_session}"),
+        );
+        self.push(
+            now.plus_ms(timeout / 3),
+            SimEvent::Heartbeat {
+                broker,
+                incarnation,
+            },
+        );
+        self.push(
+            now.plus_ms(timeout),
+            SimEvent::SessionDeadline {
+                session: new_session,
+            },
+        );
+        self.kick(broker);
+    }
+
+    fn resume(&mut self, broker: BrokerId, incarnation: u32) {
+        let now = self.now;
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        if b.incarnation != incarnation || b.status != BrokerStatus::Paused {
+            return;
+        }
+        b.status = b.status_before_pause;
+        b.paused_until = None;
+        let Some((paused_at, held)) = self.held.remove(&broker) else {
+            return;
+        };
+        self.note(
+            format!("broker-{broker}"),
+            "resumed",
+            format!("broker {broker} resumes after {} ms", now.since(paused_at)),
+        );
+        for (_, ev) in held {
+            match ev {
+                SimEvent::ControllerDone { .. } => {
+                    let remaining = self
+                        .brokers
+                        .get(&broker)
+                        .and_then(|b| b.controller.current.as_ref())
+                        .map_or(0, |c| c.done_at.since(paused_at));
+                    if let Some(c) = self
+                        .brokers
+                        .get_mut(&broker)
+                        .and_then(|b| b.controller.current.as_mut())
+                    {
+                        c.done_at = now.plus_ms(remaining);
+                    }
+                    self.push(now.plus_ms(remaining), ev);
+                }
+                other => self.push(now, other),
+            }
+        }
+        // The ZooKeeper client pings at once and may learn its session is gone.
+        self.push(
+            now,
+            SimEvent::Heartbeat {
+                broker,
+                incarnation,
+            },
+        );
+        let targets: Vec<BrokerId> = self
+            .channels
+            .keys()
+            .filter(|(f, _)| *f == broker)
+            .map(|(_, t)| *t)
+            .collect();
+        for to in targets {
+            self.pump(broker, to);
+        }
+    }
+
+    // ----- actions ----------------------------------------------------------
+
+    fn apply_action(&mut self, action: Action) {
+        let now = self.now;
+        self.note("user", action.name(), action.describe());
+        match action {
+            Action::KillBroker { broker } => {
+                if !self.is_process_alive(broker) {
+                    return self.note(
+                        "user",
+                        "action_ignored",
+                        format!("broker {broker} has no process to kill"),
+                    );
+                }
+                if let Some(b) = self.brokers.get_mut(&broker) {
+                    // The process and all it held in memory are gone; its
+                    // ZooKeeper session lives on until it times out.
+                    b.status = BrokerStatus::Dead;
+                    b.controller = crate::controller::KafkaController::default();
+                }
+                self.held.remove(&broker);
+                self.drop_channels_from(broker);
+            }
+            Action::StartBroker { broker } => {
+                if self.status(broker) != BrokerStatus::Dead {
+                    return self.note(
+                        "user",
+                        "action_ignored",
+                        format!("broker {broker} is already running"),
+                    );
+                }
+                self.start_broker(broker);
+            }
+            Action::ShutdownBroker { broker } => {
+                if !matches!(self.status(broker), BrokerStatus::Running) {
+                    return self.note(
+                        "user",
+                        "action_ignored",
+                        format!("broker {broker} is not running"),
+                    );
+                }
+                self.shutdown(broker);
+            }
+            Action::PauseBroker {
+                broker,
+                duration_ms,
+            } => {
+                if !matches!(
+                    self.status(broker),
+                    BrokerStatus::Running | BrokerStatus::ShuttingDown
+                ) {
+                    return self.note(
+                        "user",
+                        "action_ignored",
+                        format!("broker {broker} is not running"),
+                    );
+                }
+                if let Some(b) = self.brokers.get_mut(&broker) {
+                    b.status_before_pause = b.status;
+                    b.status = BrokerStatus::Paused;
+                    b.paused_until = Some(now.plus_ms(duration_ms));
+                    let incarnation = b.incarnation;
+                    self.held.insert(broker, (now, Vec::new()));
+                    self.push(
+                        now.plus_ms(duration_ms),
+                        SimEvent::Resume {
+                            broker,
+                            incarnation,
+                        },
+                    );
+                }
+            }
+            Action::ExpireSession { broker } => {
+                let session = self.brokers.get(&broker).and_then(|b| b.zk_client.session);
+                match session.map(|s| self.zk.expire_session(s)) {
+                    Some(Ok(())) => self.note("zk", "session_expired", format!("broker {broker}'s session expired by request; its ephemeral znodes are deleted")),
+                    _ => self.note("user", "action_ignored", format!("broker {broker} has no live session")),
+                }
+            }
+            Action::DeleteZnode { path } => {
+                if let Err(e) = self.zk.delete(None, &path, None) {
+                    self.note("zk", "zk_error", format!("delete {path}: {e}"));
+                }
+            }
+            Action::SetZnode { path, data } => {
+                if let Err(e) = self.zk.set_data(None, &path, &data, None) {
+                    self.note("zk", "zk_error", format!("set {path}: {e}"));
+                }
+            }
+        }
+    }
+
+    fn is_process_alive(&self, broker: BrokerId) -> bool {
+        !matches!(self.status(broker), BrokerStatus::Dead)
+    }
+
+    /// A clean shutdown (KafkaServer.shutdown): the controller resigns, then
+    /// the ZooKeeper session closes, deleting the broker's ephemeral znodes.
+    fn shutdown(&mut self, broker: BrokerId) {
+        let now = self.now;
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        let was_active = b.controller.is_active(broker);
+        b.controller
+            .clear_and_put(ControllerEvent::ShutdownEventThread, now);
+        b.controller.queue.clear();
+        b.controller.current = None;
+        if was_active {
+            let mut out = Outbox::default();
+            let mut env = Env {
+                now,
+                me: broker,
+                client: &mut b.zk_client,
+                zk: &mut self.zk,
+                config: &self.config,
+                out: &mut out,
+            };
+            b.controller.active_controller_id = None;
+            b.controller.resign_for_shutdown(&mut env);
+        }
+        if let Some(s) = b.zk_client.session.take() {
+            let _ = self.zk.close_session(s);
+        }
+        b.status = BrokerStatus::Dead;
+        self.drop_channels_from(broker);
+        self.note(format!("broker-{broker}"), "shutdown_complete", format!("broker {broker} shut down; its session is closed, so /brokers/ids/{broker}{} went at once", if was_active { " and /controller" } else { "" }));
+    }
+
+    // ----- invariants -------------------------------------------------------
+
+    fn record_violation(&mut self, invariant: &str, detail: String) {
+        if self.violated_now.insert(invariant.to_string()) {
+            self.violations.push(Violation {
+                invariant: invariant.to_string(),
+                time_ms: self.now.as_ms(),
+                detail,
+            });
+        }
+    }
+
+    fn clear_violation(&mut self, invariant: &str) {
+        self.violated_now.remove(invariant);
+    }
+
+    /// Whether nothing is in progress: no work event pending, no controller
+    /// busy or with queued events, no request queued or on the wire.
+    pub fn is_quiet(&self) -> bool {
+        self.queue.values().all(|e| !e.is_work())
+            && self.requests.is_empty()
+            && self.held.values().all(|(_, h)| h.is_empty())
+            && self
+                .brokers
+                .values()
+                .all(|b| b.controller.current.is_none() && b.controller.queue.is_empty())
+    }
+
+    fn check_invariants(&mut self) {
+        // single_controller_per_epoch
+        let mut acting: BTreeMap<i32, Vec<BrokerId>> = BTreeMap::new();
+        for b in self.brokers.values() {
+            if b.is_up() && b.controller.is_active(b.id) && b.controller.ctx.epoch > 0 {
+                acting.entry(b.controller.ctx.epoch).or_default().push(b.id);
+            }
+        }
+        match acting.iter().find(|(_, v)| v.len() > 1) {
+            Some((epoch, v)) => {
+                let d = format!("brokers {v:?} all act as controller with epoch {epoch}");
+                self.record_violation(invariants::SINGLE_CONTROLLER_PER_EPOCH, d);
+            }
+            None => self.clear_violation(invariants::SINGLE_CONTROLLER_PER_EPOCH),
+        }
+        // controller_epoch_monotonic
+        let epoch = i64::from(self.controller_epoch());
+        if epoch < self.last_controller_epoch {
+            let d = format!(
+                "/controller_epoch went from {} to {epoch}",
+                self.last_controller_epoch
+            );
+            self.record_violation(invariants::CONTROLLER_EPOCH_MONOTONIC, d);
+        } else {
+            self.clear_violation(invariants::CONTROLLER_EPOCH_MONOTONIC);
+        }
+        self.last_controller_epoch = self.last_controller_epoch.max(epoch);
+        // controller_agreement_when_quiet
+        if self.is_quiet() {
+            let zk_id = self.controller_id();
+            let disagree: Vec<String> = self
+                .brokers
+                .values()
+                .filter(|b| {
+                    b.status == BrokerStatus::Running && b.controller.active_controller_id != zk_id
+                })
+                .map(|b| {
+                    format!(
+                        "broker {} believes {:?}",
+                        b.id,
+                        b.controller.active_controller_id.map(|x| x.0)
+                    )
+                })
+                .collect();
+            if disagree.is_empty() {
+                self.clear_violation(invariants::CONTROLLER_AGREEMENT_WHEN_QUIET);
+            } else {
+                let d = format!(
+                    "/controller names {:?} but {}",
+                    zk_id.map(|x| x.0),
+                    disagree.join(", ")
+                );
+                self.record_violation(invariants::CONTROLLER_AGREEMENT_WHEN_QUIET, d);
+            }
+        }
+    }
+}
+
+/// A partition as ZooKeeper and the active controller describe it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionOverview {
+    /// The partition.
+    pub tp: crate::ids::TopicPartition,
+    /// The active controller's state for it (`NonExistentPartition` if no
+    /// running controller knows it).
+    pub state: crate::controller::states::PartitionState,
+    /// Assigned replicas from `/brokers/topics/<t>`.
+    pub replicas: Vec<BrokerId>,
+    /// ISR from the state znode (empty without one).
+    pub isr: Vec<BrokerId>,
+    /// Leader from the state znode.
+    pub leader: Option<BrokerId>,
+    /// Leader epoch from the state znode (−1 without one).
+    pub leader_epoch: i32,
+    /// Controller epoch that wrote the state znode (−1 without one).
+    pub controller_epoch: i32,
+}
+
+impl Sim {
+    /// The broker that is up and believes it is the controller, if any (the
+    /// newest epoch wins when a zombie is still up).
+    pub fn active_controller(&self) -> Option<&Broker> {
+        self.brokers
+            .values()
+            .filter(|b| b.is_up() && b.controller.is_active(b.id))
+            .max_by_key(|b| b.controller.ctx.epoch)
+    }
+
+    /// Every partition, from ZooKeeper's topic and state znodes.
+    pub fn partition_overview(&self) -> Vec<PartitionOverview> {
+        use crate::controller::states::PartitionState;
+        use crate::znodes::{decode_partition_state, decode_topic_assignment};
+        let ctx = self.active_controller().map(|b| &b.controller.ctx);
+        let mut out = Vec::new();
+        let Some(topics) = self.zk.node(paths::TOPICS) else {
+            return out;
+        };
+        for topic in topics.children() {
+            let Some(node) = self.zk.node(&paths::topic(topic)) else {
+                continue;
+            };
+            for (p, replicas) in decode_topic_assignment(&node.data).unwrap_or_default() {
+                let tp = crate::ids::TopicPartition::new(topic, p);
+                let state_node = self.zk.node(&paths::partition_state(&tp));
+                let l = state_node.and_then(|n| decode_partition_state(&n.data, n.stat.version));
+                let state = ctx
+                    .and_then(|c| c.partition_states.get(&tp).copied())
+                    .unwrap_or(PartitionState::NonExistentPartition);
+                out.push(PartitionOverview {
+                    state,
+                    replicas,
+                    isr: l.as_ref().map(|l| l.isr.clone()).unwrap_or_default(),
+                    leader: l.as_ref().and_then(|l| l.leader),
+                    leader_epoch: l.as_ref().map_or(-1, |l| l.leader_epoch),
+                    controller_epoch: l.as_ref().map_or(-1, |l| l.controller_epoch),
+                    tp,
+                });
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,154 @@
+//! A broker's ZooKeeper client (Kafka's ZooKeeperClient and KafkaZkClient).
+//!
+//! Kafka's client keeps a map of handlers by path and, on every read of a
+//! path that has a handler, asks ZooKeeper to leave a watch. That is how the
+//! one-shot watches are re-armed: a handler re-reads what changed. This
+//! client does the same, so whether a watch is set follows from which
+//! handlers are registered, never from a flag at the call site.
+
+use crate::ids::SessionId;
+use crate::zk::{Op, OpResult, Stat, Zk, ZkError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// The znode paths Kafka's handlers watch.
+pub mod paths {
+    /// `/controller`.
+    pub const CONTROLLER: &str = "/controller";
+    /// `/controller_epoch`.
+    pub const CONTROLLER_EPOCH: &str = "/controller_epoch";
+    /// `/brokers/ids`.
+    pub const BROKER_IDS: &str = "/brokers/ids";
+    /// `/brokers/topics`.
+    pub const TOPICS: &str = "/brokers/topics";
+    /// `/admin/delete_topics`.
+    pub const DELETE_TOPICS: &str = "/admin/delete_topics";
+    /// `/admin/reassign_partitions`.
+    pub const REASSIGN_PARTITIONS: &str = "/admin/reassign_partitions";
+    /// `/admin/preferred_replica_election`.
+    pub const PREFERRED_REPLICA_ELECTION: &str = "/admin/preferred_replica_election";
+    /// `/isr_change_notification`.
+    pub const ISR_CHANGE_NOTIFICATION: &str = "/isr_change_notification";
+    /// `/config/topics`.
+    pub const CONFIG_TOPICS: &str = "/config/topics";
+
+    /// The persistent paths every broker creates at start-up
+    /// (KafkaZkClient.createTopLevelPaths; the ones this simulator uses).
+    pub const TOP_LEVEL: &[&str] = &[
+        BROKER_IDS,
+        TOPICS,
+        CONFIG_TOPICS,
+        DELETE_TOPICS,
+        ISR_CHANGE_NOTIFICATION,
+    ];
+
+    /// `/brokers/ids/<id>`.
+    pub fn broker(id: crate::ids::BrokerId) -> String {
+        format!("{BROKER_IDS}/{id}")
+    }
+
+    /// `/brokers/topics/<topic>`.
+    pub fn topic(topic: &str) -> String {
+        format!("{TOPICS}/{topic}")
+    }
+
+    /// `/brokers/topics/<topic>/partitions/<p>/state`.
+    pub fn partition_state(tp: &crate::ids::TopicPartition) -> String {
+        format!("{TOPICS}/{}/partitions/{}/state", tp.topic, tp.partition)
+    }
+
+    /// `/config/topics/<topic>`.
+    pub fn topic_config(topic: &str) -> String {
+        format!("{CONFIG_TOPICS}/{topic}")
+    }
+}
+
+/// One broker's client: its session and its registered handlers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZkClient {
+    /// The current session, if connected.
+    pub session: Option<SessionId>,
+    /// Paths with a data/exists handler (`ZNodeChangeHandler`).
+    pub data_handlers: BTreeSet<String>,
+    /// Paths with a child handler (`ZNodeChildChangeHandler`).
+    pub child_handlers: BTreeSet<String>,
+    /// ZooKeeper writes made since the counter was last taken.
+    #[serde(skip)]
+    pub writes: u64,
+}
+
+impl ZkClient {
+    fn data_watch(&self, path: &str) -> Option<SessionId> {
+        self.session.filter(|_| self.data_handlers.contains(path))
+    }
+
+    fn child_watch(&self, path: &str) -> Option<SessionId> {
+        self.session.filter(|_| self.child_handlers.contains(path))
+    }
+
+    fn live(&self, zk: &Zk) -> Result<SessionId, ZkError> {
+        self.session
+            .filter(|s| zk.is_alive(*s))
+            .ok_or(ZkError::SessionExpired)
+    }
+
+    /// `getData`, watching if a handler is registered for the path.
+    pub fn get_data(&self, zk: &mut Zk, path: &str) -> Result<(String, Stat), ZkError> {
+        self.live(zk)?;
+        zk.get_data(path, self.data_watch(path))
+    }
+
+    /// `exists`, watching if a handler is registered for the path.
+    pub fn exists(&self, zk: &mut Zk, path: &str) -> Result<Option<Stat>, ZkError> {
+        self.live(zk)?;
+        zk.exists(path, self.data_watch(path))
+    }
+
+    /// `getChildren`, watching if a child handler is registered for the path.
+    pub fn get_children(&self, zk: &mut Zk, path: &str) -> Result<Vec<String>, ZkError> {
+        self.live(zk)?;
+        zk.get_children(path, self.child_watch(path))
+    }
+
+    /// A multi-op in this client's session.
+    pub fn multi(&mut self, zk: &mut Zk, ops: &[Op]) -> Result<Vec<OpResult>, (usize, ZkError)> {
+        let s = self.live(zk).map_err(|e| (0, e))?;
+        self.writes += 1;
+        zk.multi(Some(s), ops)
+    }
+
+    /// One write in this client's session.
+    pub fn write(&mut self, zk: &mut Zk, op: Op) -> Result<OpResult, ZkError> {
+        let mut r = self.multi(zk, &[op]).map_err(|(_, e)| e)?;
+        r.pop().ok_or(ZkError::BadArguments)
+    }
+
+    /// `registerZNodeChangeHandler` for `path`.
+    pub fn register_data_handler(&mut self, path: &str) {
+        self.data_handlers.insert(path.to_string());
+    }
+
+    /// `registerZNodeChildChangeHandler` for `path`.
+    pub fn register_child_handler(&mut self, path: &str) {
+        self.child_handlers.insert(path.to_string());
+    }
+
+    /// `unregisterZNodeChangeHandler`.
+    pub fn unregister_data_handler(&mut self, path: &str) {
+        self.data_handlers.remove(path);
+    }
+
+    /// `unregisterZNodeChildChangeHandler`.
+    pub fn unregister_child_handler(&mut self, path: &str) {
+        self.child_handlers.remove(path);
+    }
+
+    /// Whether a notification for `path` has a handler to go to.
+    pub fn handles(&self, path: &str, child: bool) -> bool {
+        if child {
+            self.child_handlers.contains(path)
+        } else {
+            self.data_handlers.contains(path)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+// Shared set-up for the end-to-end tests: a static server for the page that
+// `trunk build --release` wrote to dist/, and Debian's Chromium driven by
+// playwright-core (which cannot download a browser of its own here).
+import { createServer } from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { join, extname, normalize, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const DIST = process.env.KCSIM_DIST ?? join(here, '..', '..', 'dist');
+export const SHOTS = process.env.KCSIM_SCREENSHOTS ?? join(here, '..', '..', 'target', 'screenshots');
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+};
+
+/** Serve dist/ on an ephemeral port of 127.0.0.1; resolves to { url, close }. */
+export async function serveDist() {
+  const server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const file = join(DIST, path === '/' ? 'index.html' : path);
+    if (!file.startsWith(DIST)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+/** Debian's Chromium, headless, with the flags this machine needs as root. */
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
+      '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync',
+    ],
+  });
+}
+
+/** A page that records console errors and page errors into `errors`. */
+export async function openPage(browser, url, viewport = { width: 1280, height: 720 }) {
+  const page = await browser.newPage({ viewport });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url);
+  return { page, errors };
+}
+
+/** Save a full-page screenshot under target/screenshots/. */
+export async function screenshot(page, name) {
+  await mkdir(SHOTS, { recursive: true });
+  const path = join(SHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}

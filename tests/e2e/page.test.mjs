@@ -1,0 +1,25 @@
+// The first slice: the built page shows the brokers and /controller's JSON.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveDist, launch, openPage, screenshot } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => { server = await serveDist(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+test('the page draws three brokers and the /controller znode, with no console error', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  const cards = page.locator('article.broker');
+  await cards.first().waitFor();
+  assert.equal(await cards.count(), 3);
+  const json = await page.locator('.controller-json').textContent();
+  const parsed = JSON.parse(json);
+  assert.equal(parsed.version, 1);
+  assert.equal(typeof parsed.timestamp, 'string', 'Kafka writes the timestamp as a string');
+  const marked = page.locator('article.broker.controller');
+  assert.equal(await marked.count(), 1);
+  assert.equal(await marked.getAttribute('data-broker'), String(parsed.brokerid));
+  await screenshot(page, 'first-slice');
+  assert.deepEqual(errors, []);
+});

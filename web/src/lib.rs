@@ -1,0 +1,18 @@
+//! # kcsim-web: the browser simulator
+//!
+//! A Yew front end over [`kcsim_core`]. The model lives in [`state`] (a pure
+//! reducer, tested natively); components in [`components`] only draw what the
+//! core's [`kcsim_core::ClusterView`] says and send actions back.
+
+#![forbid(unsafe_code)]
+
+pub mod app;
+pub mod components;
+pub mod state;
+
+pub use app::App;
+
+/// Mount the app into `root` (used by the browser tests).
+pub fn mount(root: web_sys::Element) -> yew::AppHandle<App> {
+    yew::Renderer::<App>::with_root(root).render()
+}

@@ -1,0 +1,408 @@
+//! `cargo xtask serve | test | bench`: install whatever is missing, then run.
+//!
+//! Every install step first checks whether the tool is already there at the
+//! right version and skips itself if so. Tools come only from the package
+//! registries: rustup's target, crates.io (trunk, wasm-bindgen-cli), npm
+//! (binaryen's wasm-opt, playwright-core) and Debian (chromium, chromedriver).
+
+use std::env;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+const TRUNK_VERSION: &str = "0.21.14";
+const WASM_TARGET: &str = "wasm32-unknown-unknown";
+const SERVE_PORT: u16 = 8080;
+
+type Result<T> = std::result::Result<T, String>;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("serve") => serve(),
+        Some("test") => test(&args[1..]),
+        Some("bench") => bench(&args[1..]),
+        _ => Err(usage()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn usage() -> String {
+    "usage: cargo xtask serve | test [--skip STAGE]... | bench [ARGS]\n\
+     stages: fmt clippy native browser trunk e2e"
+        .to_string()
+}
+
+/// The workspace root (the parent of xtask/).
+fn root() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.parent().map(Path::to_path_buf).unwrap_or(here)
+}
+
+fn cargo_home_bin() -> PathBuf {
+    let home = env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_else(|| PathBuf::from(".cargo"));
+    home.join("bin")
+}
+
+/// PATH with the npm tools and cargo's bin directory first, so trunk finds
+/// wasm-opt 132 and the wasm-bindgen we installed.
+fn tool_path() -> OsString {
+    let mut dirs = vec![root().join("xtask/npm/node_modules/.bin"), cargo_home_bin()];
+    if let Some(p) = env::var_os("PATH") {
+        dirs.extend(env::split_paths(&p));
+    }
+    env::join_paths(dirs).unwrap_or_default()
+}
+
+fn cmd(program: &str) -> Command {
+    let mut c = Command::new(program);
+    c.current_dir(root()).env("PATH", tool_path());
+    c
+}
+
+fn run(mut c: Command) -> Result<()> {
+    let shown = format!("{c:?}");
+    let status = c.status().map_err(|e| format!("cannot run {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed with {status}"))
+    }
+}
+
+/// The first line a command prints, if it runs at all.
+fn output_of(program: &str, args: &[&str]) -> Option<String> {
+    let out = cmd(program).args(args).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    Some(text.lines().next().unwrap_or("").trim().to_string())
+}
+
+fn step(what: &str) {
+    println!("xtask: {what}");
+}
+
+// ----- installs ---------------------------------------------------------
+
+fn ensure_wasm_target() -> Result<()> {
+    let listed = cmd("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map_err(|e| {
+            format!(
+                "rustup is not on PATH ({e}); install the {WASM_TARGET} target for your toolchain"
+            )
+        })?;
+    if String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .any(|l| l.trim() == WASM_TARGET)
+    {
+        return Ok(());
+    }
+    step(&format!("installing the {WASM_TARGET} target"));
+    let mut c = cmd("rustup");
+    c.args(["target", "add", WASM_TARGET]);
+    run(c)
+}
+
+/// The `wasm-bindgen` version in Cargo.lock; the CLI must match it exactly.
+fn locked_wasm_bindgen_version() -> Result<String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock"))
+        .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == "name = \"wasm-bindgen\"" {
+            if let Some(v) = lines
+                .next()
+                .and_then(|l| l.trim().strip_prefix("version = \""))
+            {
+                return Ok(v.trim_end_matches('"').to_string());
+            }
+        }
+    }
+    Err("Cargo.lock has no wasm-bindgen package".to_string())
+}
+
+fn ensure_cargo_tool(bin: &str, krate: &str, version: &str, locked: bool) -> Result<()> {
+    let have = output_of(bin, &["--version"]).unwrap_or_default();
+    if have.split_whitespace().nth(1) == Some(version) {
+        return Ok(());
+    }
+    step(&format!(
+        "installing {krate} {version} with cargo install (found: {})",
+        if have.is_empty() { "none" } else { &have }
+    ));
+    let mut c = cmd("cargo");
+    c.args(["install", krate, "--version", version, "--force"]);
+    if locked {
+        c.arg("--locked");
+    }
+    run(c)
+}
+
+fn ensure_npm(dir: &str) -> Result<()> {
+    let dir = root().join(dir);
+    let marker = dir.join("node_modules/.package-lock.json");
+    let lock = dir.join("package-lock.json");
+    let fresh = match (std::fs::metadata(&marker), std::fs::metadata(&lock)) {
+        (Ok(m), Ok(l)) => match (m.modified(), l.modified()) {
+            (Ok(m), Ok(l)) => m >= l,
+            _ => false,
+        },
+        _ => false,
+    };
+    if fresh {
+        return Ok(());
+    }
+    if output_of("npm", &["--version"]).is_none() {
+        return Err(
+            "npm is not on PATH: install Node.js 20 and npm (Debian: apt-get install nodejs npm)"
+                .into(),
+        );
+    }
+    step(&format!(
+        "installing npm packages in {} (npm ci)",
+        dir.display()
+    ));
+    let mut c = cmd("npm");
+    c.current_dir(&dir).args(["ci", "--no-audit", "--no-fund"]);
+    run(c)
+}
+
+fn ensure_web_tools() -> Result<()> {
+    ensure_wasm_target()?;
+    ensure_cargo_tool("trunk", "trunk", TRUNK_VERSION, true)?;
+    // Without --locked: with it, wasm-bindgen-cli's own lock does not resolve here.
+    ensure_cargo_tool(
+        "wasm-bindgen",
+        "wasm-bindgen-cli",
+        &locked_wasm_bindgen_version()?,
+        false,
+    )?;
+    ensure_npm("xtask/npm")?;
+    // trunk runs cargo with --offline: fetch every crate first.
+    let mut c = cmd("cargo");
+    c.args(["fetch", "--locked"]);
+    run(c)
+}
+
+fn is_root() -> bool {
+    output_of("id", &["-u"]).as_deref() == Some("0")
+}
+
+fn ensure_chromium() -> Result<()> {
+    let have =
+        Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
+    if have {
+        return Ok(());
+    }
+    let apt = Path::new("/usr/bin/apt-get").exists();
+    if !apt || !is_root() {
+        return Err("the browser tests need Debian's chromium and chromium-driver: run `sudo apt-get install chromium chromium-driver`".into());
+    }
+    step("installing chromium and chromium-driver with apt-get");
+    let mut c = cmd("apt-get");
+    c.arg("update");
+    run(c)?;
+    let mut c = cmd("apt-get");
+    c.args([
+        "install",
+        "-y",
+        "--no-install-recommends",
+        "chromium",
+        "chromium-driver",
+    ])
+    .env("DEBIAN_FRONTEND", "noninteractive");
+    run(c)
+}
+
+// ----- commands ---------------------------------------------------------
+
+fn serve() -> Result<()> {
+    ensure_web_tools()?;
+    println!("xtask: serving the simulator on http://127.0.0.1:{SERVE_PORT}/");
+    let mut c = cmd("trunk");
+    c.args(["serve", "--port", &SERVE_PORT.to_string()]);
+    run(c)
+}
+
+struct Stage {
+    name: &'static str,
+    run: fn() -> Result<()>,
+}
+
+fn cargo_stage(args: &[&str]) -> Result<()> {
+    let mut c = cmd("cargo");
+    c.args(args);
+    run(c)
+}
+
+fn stage_fmt() -> Result<()> {
+    cargo_stage(&["fmt", "--all", "--check"])
+}
+
+fn stage_clippy() -> Result<()> {
+    cargo_stage(&[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--all-features",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ])
+}
+
+fn stage_native() -> Result<()> {
+    cargo_stage(&["test", "--workspace", "--all-features", "--locked"])
+}
+
+fn stage_browser() -> Result<()> {
+    let mut c = cmd("cargo");
+    c.args([
+        "test",
+        "--locked",
+        "--target",
+        WASM_TARGET,
+        "-p",
+        "kcsim",
+        "--test",
+        "browser",
+    ])
+    .env(
+        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+        "wasm-bindgen-test-runner",
+    )
+    .env("CHROMEDRIVER", "/usr/bin/chromedriver")
+    .env("WASM_BINDGEN_TEST_TIMEOUT", "120");
+    run(c)
+}
+
+fn stage_trunk() -> Result<()> {
+    let mut c = cmd("trunk");
+    c.args(["build", "--release"]);
+    run(c)
+}
+
+fn stage_e2e() -> Result<()> {
+    let mut c = cmd("node");
+    c.args(["--test", "--test-reporter=spec", "tests/e2e/"])
+        .env("KCSIM_DIST", root().join("dist"))
+        .env("KCSIM_SCREENSHOTS", root().join("target/screenshots"))
+        .env("CHROMIUM", "/usr/bin/chromium");
+    run(c)
+}
+
+fn test(args: &[String]) -> Result<()> {
+    let mut skip: Vec<&str> = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--skip" => skip.push(it.next().ok_or_else(usage)?.as_str()),
+            _ => return Err(usage()),
+        }
+    }
+    let started = Instant::now();
+    ensure_web_tools()?;
+    ensure_chromium()?;
+    ensure_npm("tests/e2e")?;
+    println!(
+        "xtask: tools ready in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let stages = [
+        Stage {
+            name: "fmt",
+            run: stage_fmt,
+        },
+        Stage {
+            name: "clippy",
+            run: stage_clippy,
+        },
+        Stage {
+            name: "native",
+            run: stage_native,
+        },
+        Stage {
+            name: "browser",
+            run: stage_browser,
+        },
+        Stage {
+            name: "trunk",
+            run: stage_trunk,
+        },
+        Stage {
+            name: "e2e",
+            run: stage_e2e,
+        },
+    ];
+    let mut summary = Vec::new();
+    let (mut passed, mut failed) = (0, 0);
+    for s in &stages {
+        if skip.contains(&s.name) {
+            summary.push(format!("stage {:<8} skipped", s.name));
+            continue;
+        }
+        let t = Instant::now();
+        println!("xtask: ===== stage {} =====", s.name);
+        let r = (s.run)();
+        let secs = t.elapsed().as_secs_f64();
+        let line = match &r {
+            Ok(()) => {
+                passed += 1;
+                format!("stage {:<8} ok      ({secs:.1} s)", s.name)
+            }
+            Err(e) => {
+                failed += 1;
+                format!("stage {:<8} FAILED  ({secs:.1} s): {e}", s.name)
+            }
+        };
+        println!("xtask: {line}");
+        summary.push(line);
+    }
+    println!(
+        "xtask: ===== summary ({:.1} s in all) =====",
+        started.elapsed().as_secs_f64()
+    );
+    for line in &summary {
+        println!("xtask: {line}");
+    }
+    println!("stages: {passed} passed, {failed} failed");
+    if failed > 0 {
+        Err(format!("{failed} stage(s) failed"))
+    } else {
+        Ok(())
+    }
+}
+
+fn bench(args: &[String]) -> Result<()> {
+    let mut c = cmd("cargo");
+    c.args([
+        "run",
+        "--release",
+        "--locked",
+        "-p",
+        "kcsim-core",
+        "--features",
+        "cli",
+        "--bin",
+        "kcsim",
+        "--",
+        "bench",
+    ]);
+    c.args(args);
+    run(c)
+}

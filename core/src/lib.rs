@@ -39,6 +39,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod time;
+pub mod timeline;
 pub mod trace;
 pub mod view;
 pub mod zk;

@@ -20,8 +20,6 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// Everything that can happen at a moment of virtual time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SimEvent {
-    /// A user action.
-    Action(Action),
     /// A started broker registers in ZooKeeper.
     Register {
         /// The broker.
@@ -136,6 +134,8 @@ pub struct Sim {
     now: SimTime,
     seq: u64,
     queue: BTreeMap<(SimTime, u64), SimEvent>,
+    actions: BTreeMap<(SimTime, u64), Action>,
+    action_seq: u64,
     rng: Rng,
     config: Config,
     zk: Zk,
@@ -175,6 +175,8 @@ impl Sim {
             now: SimTime::ZERO,
             seq: 0,
             queue: BTreeMap::new(),
+            actions: BTreeMap::new(),
+            action_seq: 0,
             rng: Rng::new(seed),
             config,
             zk: Zk::new(),
@@ -245,9 +247,14 @@ impl Sim {
         &self.violations
     }
 
-    /// When the next event happens, if any.
+    /// When the next action or event happens, if any.
     pub fn next_event_time(&self) -> Option<SimTime> {
-        self.queue.keys().next().map(|(t, _)| *t)
+        let a = self.actions.keys().next().map(|(t, _)| *t);
+        let e = self.queue.keys().next().map(|(t, _)| *t);
+        match (a, e) {
+            (Some(a), Some(e)) => Some(a.min(e)),
+            (a, e) => a.or(e),
+        }
     }
 
     /// Pending events in order (time, event).
@@ -285,23 +292,51 @@ impl Sim {
                 return Err(ActionError::UnknownBroker(b));
             }
         }
-        self.push(at, SimEvent::Action(action));
+        self.action_seq += 1;
+        self.actions.insert((at, self.action_seq), action);
         Ok(())
     }
 
-    /// Process the next event. Returns false when nothing is left.
+    /// User actions not yet applied, in order.
+    pub fn pending_actions(&self) -> impl Iterator<Item = (SimTime, &Action)> {
+        self.actions.iter().map(|((t, _), a)| (*t, a))
+    }
+
+    /// Forget every pending action (the timeline replaces them when the
+    /// future is recomputed).
+    pub fn clear_pending_actions(&mut self) {
+        self.actions.clear();
+    }
+
+    /// Process the next action or event. An action at time T comes before
+    /// every event at T, so a replay from any snapshot taken before T gives
+    /// the same order. Returns false when nothing is left.
     pub fn step(&mut self) -> bool {
-        let Some(((t, _), ev)) = self.queue.pop_first() else {
-            return false;
-        };
-        self.now = t;
-        self.handle(ev);
+        let next_action = self.actions.keys().next().map(|(t, _)| *t);
+        let next_event = self.queue.keys().next().map(|(t, _)| *t);
+        match (next_action, next_event) {
+            (Some(a), e) if e.is_none_or(|e| a <= e) => {
+                let Some(((t, _), action)) = self.actions.pop_first() else {
+                    return false;
+                };
+                self.now = t;
+                self.apply_action(action);
+            }
+            (_, Some(_)) => {
+                let Some(((t, _), ev)) = self.queue.pop_first() else {
+                    return false;
+                };
+                self.now = t;
+                self.handle(ev);
+            }
+            (_, None) => return false,
+        }
         self.route_watches();
         self.check_invariants();
         true
     }
 
-    /// Process every event up to and including `until`, then set the clock to it.
+    /// Process everything at or before `until`, then set the clock to it.
     pub fn run_until(&mut self, until: SimTime) {
         while self.next_event_time().is_some_and(|t| t <= until) {
             self.step();
@@ -309,6 +344,21 @@ impl Sim {
         if until > self.now {
             self.now = until;
         }
+    }
+
+    /// Process everything strictly before `until`, then set the clock to it.
+    pub fn run_before(&mut self, until: SimTime) {
+        while self.next_event_time().is_some_and(|t| t < until) {
+            self.step();
+        }
+        if until > self.now {
+            self.now = until;
+        }
+    }
+
+    /// Take the trace records written so far (the timeline keeps them).
+    pub fn take_trace(&mut self) -> Vec<TraceRecord> {
+        std::mem::take(&mut self.trace)
     }
 
     fn push(&mut self, at: SimTime, ev: SimEvent) {
@@ -357,7 +407,6 @@ impl Sim {
             }
         }
         match ev {
-            SimEvent::Action(a) => self.apply_action(a),
             SimEvent::Register {
                 broker,
                 incarnation,
@@ -1153,9 +1202,16 @@ impl Sim {
     }
 
     /// Whether nothing is in progress: no work event pending, no controller
-    /// busy or with queued events, no request queued or on the wire.
+    /// busy or with queued events, no request queued or on the wire, and no
+    /// running broker yet to learn that its session expired.
     pub fn is_quiet(&self) -> bool {
-        self.queue.values().all(|e| !e.is_work())
+        let sessions_known = self
+            .brokers
+            .values()
+            .filter(|b| b.is_up())
+            .all(|b| b.zk_client.session.is_some_and(|s| self.zk.is_alive(s)));
+        sessions_known
+            && self.queue.values().all(|e| !e.is_work())
             && self.requests.is_empty()
             && self.held.values().all(|(_, h)| h.is_empty())
             && self

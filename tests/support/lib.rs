@@ -1,8 +1,12 @@
-//! Shared helpers for the cross-crate tests in `tests/`.
+//! Shared helpers for the cross-crate tests in `tests/`: a small story DSL
+//! that reads like the story it tells.
 
 #![forbid(unsafe_code)]
 
-use kcsim_core::{BrokerId, Config, Sim};
+use kcsim_core::broker::{Broker, BrokerStatus};
+use kcsim_core::config::Config;
+use kcsim_core::trace::TraceRecord;
+use kcsim_core::{Action, BrokerId, Sim, SimTime};
 
 /// Broker ids `0..n`.
 pub fn brokers(n: u32) -> Vec<BrokerId> {
@@ -12,4 +16,105 @@ pub fn brokers(n: u32) -> Vec<BrokerId> {
 /// A cluster of `n` brokers with default config.
 pub fn cluster(seed: u64, n: u32) -> Sim {
     Sim::new(seed, Config::default(), &brokers(n))
+}
+
+/// A story: a cluster, things done to it at times, and questions about it.
+#[derive(Debug)]
+pub struct Story {
+    /// The simulation being told.
+    pub sim: Sim,
+}
+
+impl Story {
+    /// `n` brokers started together at time 0.
+    pub fn brokers(seed: u64, n: u32) -> Story {
+        Story {
+            sim: cluster(seed, n),
+        }
+    }
+
+    /// `n` brokers with a config tweak.
+    pub fn with_config(seed: u64, n: u32, config: Config) -> Story {
+        Story {
+            sim: Sim::new(seed, config, &brokers(n)),
+        }
+    }
+
+    /// Run until `ms`.
+    pub fn until(&mut self, ms: u64) -> &mut Story {
+        self.sim.run_until(SimTime(ms));
+        self
+    }
+
+    /// Do `action` at `ms` (and run up to just before it).
+    pub fn at(&mut self, ms: u64, action: Action) -> &mut Story {
+        self.sim
+            .schedule_action(SimTime(ms), action)
+            .expect("a valid action");
+        self
+    }
+
+    /// `/controller`'s broker id, which must exist.
+    pub fn controller(&self) -> BrokerId {
+        self.sim.controller_id().expect("/controller exists")
+    }
+
+    /// `/controller_epoch`.
+    pub fn epoch(&self) -> i32 {
+        self.sim.controller_epoch()
+    }
+
+    /// A broker.
+    pub fn broker(&self, id: BrokerId) -> &Broker {
+        &self.sim.brokers()[&id]
+    }
+
+    /// Ids of running brokers.
+    pub fn running(&self) -> Vec<BrokerId> {
+        self.sim
+            .brokers()
+            .values()
+            .filter(|b| b.status == BrokerStatus::Running)
+            .map(|b| b.id)
+            .collect()
+    }
+
+    /// Assert every running broker's activeControllerId is /controller's id.
+    pub fn assert_everyone_agrees(&self) {
+        let c = self.sim.controller_id();
+        for b in self
+            .sim
+            .brokers()
+            .values()
+            .filter(|b| b.status == BrokerStatus::Running)
+        {
+            assert_eq!(
+                b.controller.active_controller_id, c,
+                "broker {} agrees on the controller",
+                b.id
+            );
+        }
+    }
+
+    /// Assert no invariant was violated.
+    pub fn assert_no_violations(&self) {
+        assert!(
+            self.sim.violations().is_empty(),
+            "violations: {:#?}",
+            self.sim.violations()
+        );
+    }
+
+    /// Trace records of a kind.
+    pub fn records(&self, kind: &str) -> Vec<&TraceRecord> {
+        self.sim.trace().iter().filter(|r| r.kind == kind).collect()
+    }
+
+    /// The first trace record of a kind at or after `ms`.
+    pub fn first_after(&self, kind: &str, ms: u64) -> Option<&TraceRecord> {
+        self.sim
+            .trace()
+            .iter()
+            .find(|r| r.kind == kind && r.time_ms >= ms)
+    }
 }

@@ -1,0 +1,198 @@
+//! The timeline: the truth is the seed, the configuration and the list of
+//! timed actions; everything else is recomputed from them.
+//!
+//! Snapshots are taken at boundaries of virtual time (every
+//! `interval_ms`, having processed everything strictly before the boundary).
+//! Seeking back restores the nearest snapshot at or before the target and
+//! replays; intervening at a past time drops the later actions and the later
+//! snapshots, adds the new action and recomputes. The number of snapshots is
+//! bounded: past [`MAX_SNAPSHOTS`], every other one is dropped and the
+//! interval doubles.
+
+use crate::action::Action;
+use crate::scenario::Scenario;
+use crate::sim::{ActionError, Sim};
+use crate::time::SimTime;
+use crate::trace::TraceRecord;
+
+/// The most snapshots kept at once.
+pub const MAX_SNAPSHOTS: usize = 128;
+/// The first snapshot interval.
+pub const DEFAULT_INTERVAL_MS: u64 = 1_000;
+
+#[derive(Debug, Clone)]
+struct Snapshot {
+    /// The state after everything strictly before `sim.now()`, trace taken out.
+    sim: Sim,
+    /// How long the trace was at that moment.
+    trace_len: usize,
+}
+
+/// A replayable run.
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    actions: Vec<(SimTime, Action)>,
+    snapshots: Vec<Snapshot>,
+    interval_ms: u64,
+    sim: Sim,
+    trace: Vec<TraceRecord>,
+}
+
+impl Timeline {
+    /// A timeline at time 0 for this scenario.
+    pub fn new(scenario: &Scenario) -> Timeline {
+        let sim = scenario.build();
+        let mut t = Timeline {
+            actions: scenario.actions.clone(),
+            snapshots: Vec::new(),
+            interval_ms: DEFAULT_INTERVAL_MS,
+            sim,
+            trace: Vec::new(),
+        };
+        t.snapshot();
+        t
+    }
+
+    /// The simulation at the current time.
+    pub fn sim(&self) -> &Sim {
+        &self.sim
+    }
+
+    /// Now.
+    pub fn now(&self) -> SimTime {
+        self.sim.now()
+    }
+
+    /// The actions, in order.
+    pub fn actions(&self) -> &[(SimTime, Action)] {
+        &self.actions
+    }
+
+    /// The trace up to now.
+    pub fn trace(&self) -> &[TraceRecord] {
+        &self.trace
+    }
+
+    /// How many snapshots are held.
+    pub fn snapshot_count(&self) -> usize {
+        self.snapshots.len()
+    }
+
+    fn collect_trace(&mut self) {
+        let new = self.sim.take_trace();
+        self.trace.extend(new);
+    }
+
+    fn snapshot(&mut self) {
+        self.collect_trace();
+        let now = self.sim.now();
+        if self.snapshots.last().is_some_and(|s| s.sim.now() >= now) {
+            return;
+        }
+        self.snapshots.push(Snapshot {
+            sim: self.sim.clone(),
+            trace_len: self.trace.len(),
+        });
+        if self.snapshots.len() > MAX_SNAPSHOTS {
+            // Keep the first (time 0) and every other one after it.
+            let mut i = 0;
+            self.snapshots.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.interval_ms *= 2;
+        }
+    }
+
+    /// Run forward to `until`, snapshotting at interval boundaries.
+    fn advance(&mut self, until: SimTime) {
+        loop {
+            let last = self.snapshots.last().map_or(0, |s| s.sim.now().as_ms());
+            let boundary = SimTime(last + self.interval_ms);
+            if boundary > until {
+                break;
+            }
+            self.sim.run_before(boundary);
+            self.snapshot();
+        }
+        self.sim.run_until(until);
+        self.collect_trace();
+    }
+
+    /// Process exactly one more action or event (if any). Returns false when
+    /// nothing is left.
+    pub fn step(&mut self) -> bool {
+        let Some(t) = self.sim.next_event_time() else {
+            return false;
+        };
+        if t > self.sim.now() {
+            self.advance(SimTime(t.as_ms() - 1));
+        }
+        let stepped = self.sim.step();
+        self.collect_trace();
+        stepped
+    }
+
+    /// Go to time `t`: forward by running, backward by restoring a snapshot
+    /// and replaying. Going back and forth gives identical states.
+    pub fn seek(&mut self, t: SimTime) {
+        if t < self.sim.now() {
+            self.restore(t);
+        }
+        self.advance(t);
+    }
+
+    fn restore(&mut self, t: SimTime) {
+        let idx = self
+            .snapshots
+            .iter()
+            .rposition(|s| s.sim.now() <= t)
+            .unwrap_or(0);
+        if let Some(s) = self.snapshots.get(idx) {
+            self.sim = s.sim.clone();
+            self.trace.truncate(s.trace_len);
+        }
+    }
+
+    /// Act at time `at` (now or in the past): every action after `at` is
+    /// dropped, the new one is added, and the run is recomputed to `at`.
+    pub fn intervene(&mut self, at: SimTime, action: Action) -> Result<(), ActionError> {
+        // Validate against the current cluster before changing anything.
+        if let Some(b) = action.broker() {
+            if !self.sim.brokers().contains_key(&b) {
+                return Err(ActionError::UnknownBroker(b));
+            }
+        }
+        self.actions.retain(|(t, _)| *t <= at);
+        self.actions.push((at, action));
+        self.snapshots.retain(|s| s.sim.now() <= at);
+        self.restore(at);
+        self.reschedule();
+        self.advance(at);
+        Ok(())
+    }
+
+    /// Take back the last action: the run is recomputed without it, and the
+    /// time stays where it is.
+    pub fn undo(&mut self) -> Option<(SimTime, Action)> {
+        let last = self.actions.pop()?;
+        let now = self.sim.now();
+        self.snapshots.retain(|s| s.sim.now() <= last.0);
+        self.restore(last.0);
+        self.reschedule();
+        self.advance(now);
+        Some(last)
+    }
+
+    /// Give the restored simulation the actions it has not yet applied.
+    fn reschedule(&mut self) {
+        let from = self.sim.now();
+        self.sim.clear_pending_actions();
+        for (t, a) in &self.actions {
+            if *t >= from {
+                // Broker ids were checked when the action was added.
+                let _ = self.sim.schedule_action(*t, a.clone());
+            }
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! Scenario stories of controller election, failover, resignation and fencing.
+//! Each names the Kafka behaviour it mirrors.
+
+use kcsim::Story;
+use kcsim_core::broker::BrokerStatus;
+use kcsim_core::config::Config;
+use kcsim_core::controller::controller_znode_json;
+use kcsim_core::controller::event::ControllerEvent;
+use kcsim_core::{Action, BrokerId, SimTime};
+
+#[test]
+fn first_election_one_winner_epoch_one_everyone_agrees() {
+    // Kafka: KafkaController.elect + KafkaZkClient.registerControllerAndIncrementControllerEpoch
+    // (2.1+: /controller_epoch created with 0 and raised to 1 in the same multi).
+    let mut s = Story::brokers(42, 3);
+    s.until(5_000);
+    let c = s.controller();
+    assert_eq!(s.epoch(), 1);
+    let node = s.sim.zk().node("/controller").expect("/controller");
+    assert!(
+        node.stat.ephemeral_owner.is_some(),
+        "/controller is ephemeral"
+    );
+    let json: serde_json::Value = serde_json::from_str(&node.data).unwrap();
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["brokerid"], c.0);
+    assert!(
+        json["timestamp"].is_string(),
+        "the timestamp is a string: {json}"
+    );
+    assert_eq!(s.sim.zk().node("/controller_epoch").unwrap().data, "1");
+    assert_eq!(
+        s.sim.zk().node("/controller_epoch").unwrap().stat.version,
+        1,
+        "zkVersion 1 with epoch 1"
+    );
+    assert_eq!(s.broker(c).controller.ctx.epoch, 1);
+    assert_eq!(s.broker(c).controller.ctx.epoch_zk_version, 1);
+    s.assert_everyone_agrees();
+    assert_eq!(s.records("elected").len(), 1, "exactly one broker won");
+    s.assert_no_violations();
+}
+
+#[test]
+fn brokers_starting_together_race_and_the_first_to_try_wins() {
+    // Kafka: KafkaController.elect — the create-and-increment multi is atomic, so
+    // exactly one contender's succeeds; the others read the winner and stop.
+    let mut winners = std::collections::BTreeSet::new();
+    for seed in 0..24 {
+        let mut s = Story::brokers(seed, 3);
+        s.until(5_000);
+        let c = s.controller();
+        winners.insert(c);
+        let first_registered = s.records("registered")[0].actor.clone();
+        assert_eq!(
+            first_registered,
+            format!("broker-{c}"),
+            "seed {seed}: the first to register wins"
+        );
+        assert_eq!(s.records("elected").len(), 1, "seed {seed}");
+        assert_eq!(s.epoch(), 1, "seed {seed}: no extra epochs from the race");
+        s.assert_everyone_agrees();
+        s.assert_no_violations();
+    }
+    assert!(
+        winners.len() > 1,
+        "the seed decides the race: winners {winners:?}"
+    );
+}
+
+#[test]
+fn controller_killed_new_one_after_the_session_timeout_epoch_two() {
+    // Kafka: the dead controller's /controller lingers until its ZooKeeper session
+    // expires (zookeeper.session.timeout.ms); the deletion fires Reelect everywhere.
+    let mut s = Story::brokers(7, 3);
+    s.until(10_000);
+    let old = s.controller();
+    s.at(10_000, Action::KillBroker { broker: old })
+        .until(14_000);
+    assert_eq!(
+        s.controller(),
+        old,
+        "/controller still names the dead broker before the timeout"
+    );
+    s.until(30_000);
+    let new = s.controller();
+    assert_ne!(new, old);
+    assert_eq!(s.epoch(), 2);
+    let elected = s
+        .first_after("elected", 10_000)
+        .expect("a new election")
+        .time_ms;
+    assert!(
+        (14_000..=16_100).contains(&elected),
+        "elected at {elected}: after the 6 s session timeout"
+    );
+    assert!(s.sim.zk().node(&format!("/brokers/ids/{old}")).is_none());
+    s.assert_everyone_agrees();
+    for b in s.running() {
+        assert_eq!(
+            s.broker(b).controller_epoch_seen,
+            2,
+            "broker {b} heard from the new controller"
+        );
+    }
+    s.assert_no_violations();
+}
+
+#[test]
+fn controller_session_expired_it_resigns_reregisters_and_someone_wins_epoch_two() {
+    // Kafka: ZooKeeperClient re-initialises; clearAndPut(Expire) then RegisterBrokerAndReelect,
+    // which re-registers /brokers/ids/<id> with a new czxid (KIP-380 broker epoch).
+    let mut s = Story::brokers(3, 3);
+    s.until(5_000);
+    let old = s.controller();
+    let old_epoch = s.broker(old).broker_epoch;
+    s.at(5_000, Action::ExpireSession { broker: old })
+        .until(20_000);
+    assert_eq!(s.epoch(), 2);
+    assert!(
+        s.broker(old).broker_epoch > old_epoch,
+        "re-registered with a new czxid"
+    );
+    assert!(s
+        .records("session_reinitialized")
+        .iter()
+        .any(|r| r.actor == format!("broker-{old}")));
+    assert_eq!(s.broker(old).status, BrokerStatus::Running);
+    s.assert_everyone_agrees();
+    s.assert_no_violations();
+}
+
+#[test]
+fn deleting_controller_by_hand_triggers_reelection() {
+    // Kafka: ControllerChangeHandler.handleDeletion → Reelect on every broker.
+    let mut s = Story::brokers(11, 3);
+    s.until(5_000);
+    s.at(
+        5_000,
+        Action::DeleteZnode {
+            path: "/controller".into(),
+        },
+    )
+    .until(6_000);
+    assert_eq!(s.epoch(), 2, "a new round of election bumps the epoch");
+    let resigned = s.records("resign");
+    assert!(resigned.len() <= 1);
+    s.assert_everyone_agrees();
+    s.assert_no_violations();
+}
+
+#[test]
+fn writing_another_brokerid_makes_the_old_controller_resign() {
+    // Kafka: ControllerChangeHandler.handleDataChange → ControllerChange → maybeResign.
+    // The broker now named believes it is active without running failover (no
+    // new epoch), as in Kafka 2.x.
+    let mut s = Story::brokers(5, 3);
+    s.until(5_000);
+    let old = s.controller();
+    let other = BrokerId((old.0 + 1) % 3);
+    let data = controller_znode_json(other, 5_000);
+    s.at(
+        5_000,
+        Action::SetZnode {
+            path: "/controller".into(),
+            data,
+        },
+    )
+    .until(6_000);
+    assert_eq!(s.controller(), other);
+    assert_eq!(s.epoch(), 1, "no election happened");
+    let old_ctl = &s.broker(old).controller;
+    assert!(!old_ctl.is_active(old));
+    assert_eq!(
+        old_ctl.ctx.epoch, 0,
+        "the old controller's context was cleared"
+    );
+    assert!(
+        !s.broker(old)
+            .zk_client
+            .child_handlers
+            .contains("/brokers/ids"),
+        "its handlers are gone"
+    );
+    assert!(s
+        .records("resign")
+        .iter()
+        .any(|r| r.actor == format!("controller-{old}")));
+    s.assert_everyone_agrees();
+}
+
+#[test]
+fn clean_shutdown_of_the_controller_moves_it_at_once() {
+    // Kafka: KafkaServer.shutdown closes the ZooKeeper session, so /controller
+    // and /brokers/ids/<id> go at once, not after the session timeout.
+    let mut s = Story::brokers(9, 3);
+    s.until(5_000);
+    let old = s.controller();
+    s.at(5_000, Action::ShutdownBroker { broker: old })
+        .until(5_200);
+    assert_ne!(s.controller(), old);
+    assert_eq!(s.epoch(), 2);
+    let elected = s.first_after("elected", 5_000).unwrap().time_ms;
+    assert!(
+        elected < 5_100,
+        "re-elected within milliseconds, at {elected}"
+    );
+    assert_eq!(s.broker(old).status, BrokerStatus::Dead);
+    s.until(20_000);
+    s.assert_everyone_agrees();
+    s.assert_no_violations();
+}
+
+#[test]
+fn restarting_a_killed_broker_before_its_session_expires_fails() {
+    // Kafka 2.x: KafkaZkClient.checkedEphemeralCreate throws NodeExistsException when
+    // /brokers/ids/<id> belongs to another session; the broker fails to start.
+    let mut s = Story::brokers(1, 3);
+    s.until(5_000);
+    let c = s.controller();
+    let victim = BrokerId((c.0 + 1) % 3);
+    s.at(5_000, Action::KillBroker { broker: victim })
+        .at(5_100, Action::StartBroker { broker: victim })
+        .until(8_000);
+    assert_eq!(s.broker(victim).status, BrokerStatus::Dead);
+    assert_eq!(s.records("startup_failed").len(), 1);
+    s.at(20_000, Action::StartBroker { broker: victim })
+        .until(25_000);
+    assert_eq!(
+        s.broker(victim).status,
+        BrokerStatus::Running,
+        "fine once the old session expired"
+    );
+    s.assert_everyone_agrees();
+}
+
+#[test]
+fn zombie_controller_wakes_and_its_stale_requests_are_rejected() {
+    // Kafka: a controller paused past its session timeout ("zombie") still sends what
+    // it was working on with its old epoch; brokers that accepted the new epoch answer
+    // STALE_CONTROLLER_EPOCH (ReplicaManager controllerEpoch check).
+    let mut config = Config::default();
+    config.sim_controller_event_cost_ms = 400; // a slow controller: the pause lands mid-event
+    let mut s = kcsim::Story::with_config(21, 3, config);
+    s.until(5_000);
+    let zombie = s.controller();
+    let victim = BrokerId((zombie.0 + 1) % 3);
+    s.at(6_000, Action::KillBroker { broker: victim });
+    // Step until the controller is working on the BrokerChange for the dead broker.
+    while !matches!(
+        s.broker(zombie)
+            .controller
+            .current
+            .as_ref()
+            .map(|c| &c.event),
+        Some(ControllerEvent::BrokerChange)
+    ) {
+        assert!(s.sim.step(), "the BrokerChange happens");
+        assert!(s.sim.now() < SimTime(20_000));
+    }
+    let t = s.sim.now().as_ms();
+    s.at(
+        t,
+        Action::PauseBroker {
+            broker: zombie,
+            duration_ms: 10_000,
+        },
+    );
+    s.until(t + 9_000);
+    let new = s.controller();
+    assert_ne!(
+        new, zombie,
+        "a new controller took over while the zombie slept"
+    );
+    assert_eq!(s.epoch(), 2);
+    assert!(
+        s.broker(zombie).controller.is_active(zombie),
+        "the zombie still believes it is the controller"
+    );
+    s.until(t + 12_000);
+    assert!(
+        s.sim.stats().stale_requests_rejected >= 1,
+        "its stale requests were rejected"
+    );
+    let rejected = s.records("request_rejected");
+    assert!(
+        rejected.iter().any(|r| r.details.contains(&format!(
+            "from controller {zombie} (epoch 1): STALE_CONTROLLER_EPOCH"
+        ))),
+        "{rejected:#?}"
+    );
+    s.until(t + 30_000);
+    assert!(
+        !s.broker(zombie).controller.is_active(zombie),
+        "the zombie learned and resigned"
+    );
+    s.assert_everyone_agrees();
+    s.assert_no_violations();
+}

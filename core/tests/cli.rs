@@ -1,0 +1,118 @@
+//! The `kcsim` binary as a user runs it: exit codes, stdout, stderr.
+#![cfg(feature = "cli")]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn kcsim(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kcsim"))
+        .args(args)
+        .output()
+        .expect("kcsim runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const GOOD: &str = r#"{ "version": 1, "seed": 42, "brokers": [0, 1, 2],
+  "config": { "zookeeper.session.timeout.ms": 6000 },
+  "topics": [ { "name": "orders", "partitions": 3, "replication_factor": 3 },
+              { "name": "audit", "assignment": [[1, 2], [2, 0]], "config": {} } ],
+  "actions": [ { "at_ms": 10000, "action": "kill_broker", "broker": 0 } ] }"#;
+
+#[test]
+fn run_prints_the_final_state_and_writes_a_trace() {
+    let file = write("good.json", GOOD);
+    let trace = file.with_extension("jsonl");
+    let (code, out, err) = kcsim(&[
+        "run",
+        file.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["time_ms"], 70_000, "60 s after the last action");
+    assert!(v["controller"]["epoch"].as_i64().unwrap() >= 1);
+    assert_eq!(v["brokers"][0]["status"], "dead");
+    assert_eq!(
+        v["brokers"][0]["active_controller_id"],
+        serde_json::Value::Null
+    );
+    assert!(v["zk"]["/controller_epoch"].is_string());
+    assert_eq!(v["violations"], serde_json::json!([]));
+    let lines = std::fs::read_to_string(&trace).unwrap();
+    assert!(lines.lines().count() > 10);
+    for line in lines.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).expect("JSON lines");
+        for key in ["time_ms", "actor", "kind", "details"] {
+            assert!(r.get(key).is_some(), "{key} in {line}");
+        }
+    }
+}
+
+#[test]
+fn until_ms_stops_early_and_runs_are_deterministic() {
+    let file = write("det.json", GOOD);
+    let (_, a, _) = kcsim(&["run", file.to_str().unwrap(), "--until-ms", "12000"]);
+    let (_, b, _) = kcsim(&["run", file.to_str().unwrap(), "--until-ms", "12000"]);
+    assert_eq!(a, b);
+    let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+    assert_eq!(v["time_ms"], 12_000);
+}
+
+#[test]
+fn bad_input_gives_exit_2_and_names_the_field() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("malformed", "{ \"version\": 1, ", "(file): malformed JSON"),
+        ("unknown-action", r#"{"version":1,"brokers":[0],"actions":[{"at_ms":1,"action":"explode","broker":0}]}"#, "actions[0].action: unknown action \"explode\""),
+        ("unknown-broker", r#"{"version":1,"brokers":[0,1],"actions":[{"at_ms":1,"action":"kill_broker","broker":7}]}"#, "actions[0].broker: no broker 7 in this cluster"),
+        ("negative-time", r#"{"version":1,"brokers":[0],"actions":[{"at_ms":-5,"action":"kill_broker","broker":0}]}"#, "actions[0].at_ms: expected a time in ms"),
+        ("duplicate-broker", r#"{"version":1,"brokers":[0,1,1]}"#, "brokers[2]: duplicate broker id 1"),
+        ("unknown-config", r#"{"version":1,"brokers":[0],"config":{"no.such":1}}"#, "config.no.such: unknown config key"),
+        ("unknown-field", r#"{"version":1,"brokers":[0],"colour":"red"}"#, "colour: unknown field"),
+        ("unknown-action-field", r#"{"version":1,"brokers":[0],"actions":[{"at_ms":1,"action":"kill_broker","broker":0,"force":true}]}"#, "actions[0].force: unknown field"),
+        ("bad-version", r#"{"version":9,"brokers":[0]}"#, "version: unsupported scenario version 9"),
+        ("missing-brokers", r#"{"version":1}"#, "brokers: is required"),
+        ("rf-too-big", r#"{"version":1,"brokers":[0,1],"topics":[{"name":"t","partitions":1,"replication_factor":3}]}"#, "topics[0].replication_factor: replication factor 3 is larger than the 2 available brokers"),
+        ("dup-replica", r#"{"version":1,"brokers":[0,1],"topics":[{"name":"t","assignment":[[0,0]]}]}"#, "topics[0].assignment[0][1]: duplicate replica 0"),
+        ("bad-topic-name", r#"{"version":1,"brokers":[0],"topics":[{"name":"a b","partitions":1,"replication_factor":1}]}"#, "topics[0].name: \"a b\" is not a legal topic name"),
+        ("zero-pause", r#"{"version":1,"brokers":[0],"actions":[{"at_ms":1,"action":"pause_broker","broker":0,"duration_ms":0}]}"#, "actions[0].duration_ms: expected a duration"),
+    ];
+    for (name, text, want) in cases {
+        let file = write(&format!("{name}.json"), text);
+        let (code, out, err) = kcsim(&["run", file.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: exit 2 (stderr {err})");
+        assert!(out.is_empty(), "{name}: nothing on stdout");
+        assert_eq!(err.lines().count(), 1, "{name}: one line: {err}");
+        assert!(
+            err.contains(file.to_str().unwrap()),
+            "{name}: names the file: {err}"
+        );
+        assert!(
+            err.contains(want),
+            "{name}: {err:?} should contain {want:?}"
+        );
+        assert!(!err.contains("panicked"), "{name}");
+    }
+}
+
+#[test]
+fn usage_errors_and_missing_files_exit_2() {
+    assert_eq!(kcsim(&[]).0, 2);
+    assert_eq!(kcsim(&["fly"]).0, 2);
+    assert_eq!(kcsim(&["run"]).0, 2);
+    assert_eq!(kcsim(&["run", "/no/such/file.json"]).0, 2);
+    assert_eq!(kcsim(&["run", "x.json", "--until-ms", "soon"]).0, 2);
+}

@@ -1,0 +1,155 @@
+//! Determinism and time travel: one seed and one list of actions give one
+//! trace, byte for byte; seeking back and replaying gives identical views.
+
+use kcsim_core::report::FinalState;
+use kcsim_core::scenario::Scenario;
+use kcsim_core::timeline::Timeline;
+use kcsim_core::{Action, BrokerId, ClusterView, SimTime};
+
+const SCENARIO: &str = r#"{ "version": 1, "seed": 1234, "brokers": [0, 1, 2, 3],
+  "topics": [ { "name": "orders", "partitions": 6, "replication_factor": 3 } ],
+  "actions": [
+    { "at_ms": 8000, "action": "kill_broker", "broker": 1 },
+    { "at_ms": 9000, "action": "pause_broker", "broker": 2, "duration_ms": 8000 },
+    { "at_ms": 20000, "action": "start_broker", "broker": 1 },
+    { "at_ms": 25000, "action": "delete_znode", "path": "/controller" },
+    { "at_ms": 30000, "action": "shutdown_broker", "broker": 3 } ] }"#;
+
+fn trace_text(records: &[kcsim_core::trace::TraceRecord]) -> String {
+    records.iter().map(|r| r.to_json_line() + "\n").collect()
+}
+
+#[test]
+fn same_scenario_twice_gives_the_same_trace_and_state() {
+    let s = Scenario::parse(SCENARIO).unwrap();
+    let mut a = s.build();
+    let mut b = s.build();
+    a.run_until(SimTime(60_000));
+    b.run_until(SimTime(60_000));
+    assert_eq!(trace_text(a.trace()), trace_text(b.trace()));
+    assert_eq!(FinalState::of(&a).to_json(), FinalState::of(&b).to_json());
+    assert!(a.trace().len() > 50);
+}
+
+#[test]
+fn a_different_seed_changes_the_run() {
+    let s = Scenario::parse(SCENARIO).unwrap();
+    let mut other = s.clone();
+    other.seed = 99;
+    let mut a = s.build();
+    let mut b = other.build();
+    a.run_until(SimTime(60_000));
+    b.run_until(SimTime(60_000));
+    assert_ne!(trace_text(a.trace()), trace_text(b.trace()));
+}
+
+fn snapshot(t: &Timeline) -> (ClusterView, String) {
+    (ClusterView::of(t.sim()), FinalState::of(t.sim()).to_json())
+}
+
+#[test]
+fn seeking_back_and_forth_gives_identical_views_and_traces() {
+    let s = Scenario::parse(SCENARIO).unwrap();
+    let mut t = Timeline::new(&s);
+    let moments = [3_000, 8_500, 12_345, 16_000, 21_000, 26_000, 40_000];
+    let mut seen = Vec::new();
+    for m in moments {
+        t.seek(SimTime(m));
+        seen.push((snapshot(&t), t.trace().len()));
+    }
+    let full_trace = trace_text(t.trace());
+    for (m, want) in moments.iter().zip(&seen).rev() {
+        t.seek(SimTime(*m));
+        assert_eq!((snapshot(&t), t.trace().len()), *want, "back at {m}");
+    }
+    t.seek(SimTime(40_000));
+    assert_eq!(
+        trace_text(t.trace()),
+        full_trace,
+        "forward again: the same trace"
+    );
+    // A straight run agrees with the timeline.
+    let mut straight = s.build();
+    straight.run_until(SimTime(40_000));
+    assert_eq!(FinalState::of(&straight).to_json(), snapshot(&t).1);
+}
+
+#[test]
+fn intervening_in_the_past_forks_the_future_like_a_fresh_run() {
+    let s = Scenario::parse(SCENARIO).unwrap();
+    let mut t = Timeline::new(&s);
+    t.seek(SimTime(40_000));
+    t.intervene(
+        SimTime(15_000),
+        Action::KillBroker {
+            broker: BrokerId(0),
+        },
+    )
+    .unwrap();
+    assert_eq!(t.now(), SimTime(15_000));
+    assert_eq!(
+        t.actions().len(),
+        3,
+        "the two actions after 15 s were dropped, one added"
+    );
+    t.seek(SimTime(40_000));
+    let mut fresh = s.clone();
+    fresh.actions.truncate(2);
+    fresh.actions.push((
+        SimTime(15_000),
+        Action::KillBroker {
+            broker: BrokerId(0),
+        },
+    ));
+    let mut straight = fresh.build();
+    straight.run_until(SimTime(40_000));
+    assert_eq!(FinalState::of(&straight).to_json(), snapshot(&t).1);
+    assert_eq!(trace_text(straight.trace()), trace_text(t.trace()));
+    // Undo takes the intervention back.
+    let undone = t.undo().unwrap();
+    assert_eq!(
+        undone.1,
+        Action::KillBroker {
+            broker: BrokerId(0)
+        }
+    );
+    let mut without = s.clone();
+    without.actions.truncate(2);
+    let mut straight = without.build();
+    straight.run_until(SimTime(40_000));
+    assert_eq!(FinalState::of(&straight).to_json(), snapshot(&t).1);
+}
+
+#[test]
+fn an_action_for_an_unknown_broker_changes_nothing() {
+    let s = Scenario::parse(SCENARIO).unwrap();
+    let mut t = Timeline::new(&s);
+    t.seek(SimTime(10_000));
+    let before = snapshot(&t);
+    assert!(t
+        .intervene(
+            SimTime(5_000),
+            Action::KillBroker {
+                broker: BrokerId(9)
+            }
+        )
+        .is_err());
+    assert_eq!(snapshot(&t), before);
+    assert_eq!(t.actions().len(), 5);
+}
+
+#[test]
+fn snapshots_stay_bounded_on_a_long_run() {
+    let s = Scenario::parse(SCENARIO).unwrap();
+    let mut t = Timeline::new(&s);
+    t.seek(SimTime(3_600_000));
+    assert!(
+        t.snapshot_count() <= kcsim_core::timeline::MAX_SNAPSHOTS,
+        "{}",
+        t.snapshot_count()
+    );
+    t.seek(SimTime(1_000_000));
+    let mut straight = s.build();
+    straight.run_until(SimTime(1_000_000));
+    assert_eq!(FinalState::of(&straight).to_json(), snapshot(&t).1);
+}

@@ -239,8 +239,8 @@ fn zombie_controller_wakes_and_its_stale_requests_are_rejected() {
     // Kafka: a controller paused past its session timeout ("zombie") still sends what
     // it was working on with its old epoch; brokers that accepted the new epoch answer
     // STALE_CONTROLLER_EPOCH (ReplicaManager controllerEpoch check).
-    let mut config = Config::default();
-    config.sim_controller_event_cost_ms = 400; // a slow controller: the pause lands mid-event
+    // A slow controller, so the pause lands mid-event.
+    let config = Config { sim_controller_event_cost_ms: 400, ..Config::default() };
     let mut s = kcsim::Story::with_config(21, 3, config);
     s.until(5_000);
     let zombie = s.controller();

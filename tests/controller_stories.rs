@@ -240,7 +240,10 @@ fn zombie_controller_wakes_and_its_stale_requests_are_rejected() {
     // it was working on with its old epoch; brokers that accepted the new epoch answer
     // STALE_CONTROLLER_EPOCH (ReplicaManager controllerEpoch check).
     // A slow controller, so the pause lands mid-event.
-    let config = Config { sim_controller_event_cost_ms: 400, ..Config::default() };
+    let config = Config {
+        sim_controller_event_cost_ms: 400,
+        ..Config::default()
+    };
     let mut s = kcsim::Story::with_config(21, 3, config);
     s.until(5_000);
     let zombie = s.controller();

@@ -1,5 +1,6 @@
 //! The `kcsim` binary as a user runs it: exit codes, stdout, stderr.
 #![cfg(feature = "cli")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests panic on purpose
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -42,6 +42,17 @@ pub enum Action {
         /// The znode.
         path: String,
     },
+    /// `kafka-configs.sh --alter`: a cluster default, or a topic override
+    /// when `topic` is given.
+    SetConfig {
+        /// The config key.
+        key: String,
+        /// The new value.
+        value: serde_json::Value,
+        /// The topic, for a topic-level override.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        topic: Option<String>,
+    },
     /// `zookeeper-shell.sh set <path> <data>`.
     SetZnode {
         /// The znode.
@@ -62,6 +73,7 @@ impl Action {
             Action::ExpireSession { .. } => "expire_session",
             Action::DeleteZnode { .. } => "delete_znode",
             Action::SetZnode { .. } => "set_znode",
+            Action::SetConfig { .. } => "set_config",
         }
     }
 
@@ -73,7 +85,7 @@ impl Action {
             | Action::ShutdownBroker { broker }
             | Action::PauseBroker { broker, .. }
             | Action::ExpireSession { broker } => Some(*broker),
-            Action::DeleteZnode { .. } | Action::SetZnode { .. } => None,
+            Action::DeleteZnode { .. } | Action::SetZnode { .. } | Action::SetConfig { .. } => None,
         }
     }
 
@@ -94,6 +106,27 @@ impl Action {
             }
             Action::DeleteZnode { path } => format!("zookeeper-shell delete {path}"),
             Action::SetZnode { path, data } => format!("zookeeper-shell set {path} {data}"),
+            Action::SetConfig {
+                key,
+                value,
+                topic: None,
+            } => {
+                format!("kafka-configs.sh --alter --entity-type brokers --entity-default --add-config {key}={}", plain(value))
+            }
+            Action::SetConfig {
+                key,
+                value,
+                topic: Some(t),
+            } => {
+                format!("kafka-configs.sh --alter --entity-type topics --entity-name {t} --add-config {key}={}", plain(value))
+            }
         }
+    }
+}
+
+fn plain(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }

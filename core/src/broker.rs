@@ -51,6 +51,24 @@ pub struct LocalPartition {
     pub isr: Vec<BrokerId>,
     /// The assigned replicas.
     pub replicas: Vec<BrokerId>,
+    /// The state znode version the broker last knew (a leader writes ISR
+    /// changes conditionally on it).
+    pub zk_version: i32,
+    /// The controller epoch that wrote the leadership.
+    pub controller_epoch: i32,
+}
+
+impl LocalPartition {
+    fn from_info(p: &crate::controller::channel::PartitionStateInfo) -> LocalPartition {
+        LocalPartition {
+            leader: p.leader,
+            leader_epoch: p.leader_epoch,
+            isr: p.isr.clone(),
+            replicas: p.replicas.clone(),
+            zk_version: p.zk_version,
+            controller_epoch: p.controller_epoch,
+        }
+    }
 }
 
 /// The broker's metadata cache (filled by UpdateMetadata).
@@ -89,6 +107,8 @@ pub struct Broker {
     pub metadata: MetadataCache,
     /// While paused: until when.
     pub paused_until: Option<SimTime>,
+    /// The controlled-shutdown attempt under way (0: none).
+    pub shutdown_attempt: u64,
 }
 
 impl Broker {
@@ -106,6 +126,7 @@ impl Broker {
             replicas: BTreeMap::new(),
             metadata: MetadataCache::default(),
             paused_until: None,
+            shutdown_attempt: 0,
         }
     }
 
@@ -144,15 +165,8 @@ impl Broker {
                         .get(&p.tp)
                         .is_none_or(|l| p.leader_epoch > l.leader_epoch);
                     if newer && p.replicas.contains(&self.id) {
-                        self.replicas.insert(
-                            p.tp.clone(),
-                            LocalPartition {
-                                leader: p.leader,
-                                leader_epoch: p.leader_epoch,
-                                isr: p.isr.clone(),
-                                replicas: p.replicas.clone(),
-                            },
-                        );
+                        self.replicas
+                            .insert(p.tp.clone(), LocalPartition::from_info(p));
                     }
                 }
             }
@@ -166,15 +180,9 @@ impl Broker {
                     if p.leader < NO_LEADER {
                         self.metadata.partitions.remove(&p.tp);
                     } else {
-                        self.metadata.partitions.insert(
-                            p.tp.clone(),
-                            LocalPartition {
-                                leader: p.leader,
-                                leader_epoch: p.leader_epoch,
-                                isr: p.isr.clone(),
-                                replicas: p.replicas.clone(),
-                            },
-                        );
+                        self.metadata
+                            .partitions
+                            .insert(p.tp.clone(), LocalPartition::from_info(p));
                     }
                 }
             }

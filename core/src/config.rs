@@ -66,6 +66,12 @@ pub struct Config {
     /// `sim.controller.zk.write.cost.ms`: extra controller time per ZooKeeper
     /// write made while handling an event (the event thread waits on each).
     pub sim_controller_zk_write_cost_ms: u64,
+    /// `sim.controller.request.cost.ms`: extra controller time per request
+    /// queued while handling an event.
+    pub sim_controller_request_cost_ms: u64,
+    /// `controller.socket.timeout.ms` (default 30000): how long a broker waits
+    /// for the controller before an attempt of controlled shutdown fails.
+    pub controller_socket_timeout_ms: u64,
 }
 
 impl Default for Config {
@@ -89,6 +95,8 @@ impl Default for Config {
             sim_broker_startup_jitter_ms: 500,
             sim_controller_event_cost_ms: 1,
             sim_controller_zk_write_cost_ms: 1,
+            sim_controller_request_cost_ms: 0,
+            controller_socket_timeout_ms: 30000,
         }
     }
 }
@@ -119,6 +127,8 @@ impl Config {
         "sim.broker.startup.jitter.ms",
         "sim.controller.event.cost.ms",
         "sim.controller.zk.write.cost.ms",
+        "sim.controller.request.cost.ms",
+        "controller.socket.timeout.ms",
     ];
 
     /// Keys that may also be set per topic (in `/config/topics/<t>`).
@@ -165,6 +175,12 @@ impl Config {
             }
             "sim.controller.zk.write.cost.ms" => {
                 Slot::Ms(&mut self.sim_controller_zk_write_cost_ms, 0, 60_000)
+            }
+            "sim.controller.request.cost.ms" => {
+                Slot::Ms(&mut self.sim_controller_request_cost_ms, 0, 60_000)
+            }
+            "controller.socket.timeout.ms" => {
+                Slot::Ms(&mut self.controller_socket_timeout_ms, 1, DAY)
             }
             _ => return None,
         })

@@ -72,6 +72,46 @@ pub enum SimEvent {
         /// Which start of it.
         incarnation: u32,
     },
+    /// A ControlledShutdownRequest reaches the controller it was sent to.
+    ShutdownRequestArrives {
+        /// The broker shutting down.
+        from: BrokerId,
+        /// The controller it was sent to.
+        to: BrokerId,
+        /// The sender's broker epoch.
+        broker_epoch: i64,
+        /// When it was sent.
+        sent_at: SimTime,
+    },
+    /// The answer to a ControlledShutdownRequest reaches the broker.
+    ShutdownReply {
+        /// The broker shutting down.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+        /// Partitions it still leads, or the error.
+        result: Result<Vec<crate::ids::TopicPartition>, String>,
+    },
+    /// A broker in controlled shutdown makes attempt number `attempt`.
+    ShutdownAttempt {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+        /// 1, 2, … (past `controlled.shutdown.max.retries`: give up and exit).
+        attempt: u64,
+    },
+    /// A follower's fetch has caught it up: the leader may add it to the ISR.
+    IsrExpand {
+        /// The partition leader.
+        leader: BrokerId,
+        /// The follower.
+        follower: BrokerId,
+        /// The partition.
+        tp: crate::ids::TopicPartition,
+        /// The leader epoch the follower fetched in.
+        leader_epoch: i32,
+    },
     /// A controller timer fires.
     Timer {
         /// The broker.
@@ -92,7 +132,11 @@ impl SimEvent {
             SimEvent::Heartbeat { broker, .. }
             | SimEvent::Notify { broker, .. }
             | SimEvent::ControllerDone { broker, .. }
+            | SimEvent::ShutdownReply { broker, .. }
+            | SimEvent::ShutdownAttempt { broker, .. }
             | SimEvent::Timer { broker, .. } => Some(*broker),
+            SimEvent::ShutdownRequestArrives { to, .. } => Some(*to),
+            SimEvent::IsrExpand { leader, .. } => Some(*leader),
             _ => None,
         }
     }
@@ -134,6 +178,11 @@ pub struct Sim {
     now: SimTime,
     seq: u64,
     queue: BTreeMap<(SimTime, u64), SimEvent>,
+    /// ControlledShutdown answers to send from the current handler.
+    pending_replies: Vec<(BrokerId, String)>,
+    /// Per-partition availability as a client feels it.
+    availability: BTreeMap<crate::ids::TopicPartition, Availability>,
+    availability_dirty: bool,
     actions: BTreeMap<(SimTime, u64), Action>,
     action_seq: u64,
     rng: Rng,
@@ -175,6 +224,9 @@ impl Sim {
             now: SimTime::ZERO,
             seq: 0,
             queue: BTreeMap::new(),
+            pending_replies: Vec::new(),
+            availability: BTreeMap::new(),
+            availability_dirty: false,
             actions: BTreeMap::new(),
             action_seq: 0,
             rng: Rng::new(seed),
@@ -332,6 +384,8 @@ impl Sim {
             (_, None) => return false,
         }
         self.route_watches();
+        self.availability_dirty = true;
+        self.update_availability();
         self.check_invariants();
         true
     }
@@ -441,6 +495,40 @@ impl Sim {
                 broker,
                 incarnation,
             } => self.resume(broker, incarnation),
+            SimEvent::IsrExpand {
+                leader,
+                follower,
+                tp,
+                leader_epoch,
+            } => self.isr_expand(leader, follower, &tp, leader_epoch),
+            SimEvent::ShutdownRequestArrives {
+                from,
+                to,
+                broker_epoch,
+                sent_at,
+            } => self.shutdown_request_arrives(from, to, broker_epoch, sent_at),
+            SimEvent::ShutdownReply {
+                broker,
+                incarnation,
+                result,
+            } => {
+                if self.incarnation(broker) == incarnation
+                    && self.status(broker) == BrokerStatus::ShuttingDown
+                {
+                    self.shutdown_reply(broker, result);
+                }
+            }
+            SimEvent::ShutdownAttempt {
+                broker,
+                incarnation,
+                attempt,
+            } => {
+                if self.incarnation(broker) == incarnation
+                    && self.status(broker) == BrokerStatus::ShuttingDown
+                {
+                    self.shutdown_attempt(broker, attempt);
+                }
+            }
             SimEvent::Timer {
                 broker,
                 incarnation,
@@ -578,7 +666,9 @@ impl Sim {
             b.broker_epoch = epoch;
         }
         let cost = self.config.sim_controller_event_cost_ms
-            + b.zk_client.writes * self.config.sim_controller_zk_write_cost_ms;
+            + b.zk_client.writes * self.config.sim_controller_zk_write_cost_ms
+            + out.requests.len() as u64 * self.config.sim_controller_request_cost_ms;
+        self.stats.unclean_elections += out.unclean_elections;
         let done_at = now.plus_ms(cost);
         let epoch = b.controller.ctx.epoch;
         let active = b.controller.is_active(broker);
@@ -588,6 +678,7 @@ impl Sim {
             started_at: now,
             done_at,
             requests: out.requests,
+            shutdown_replies: out.shutdown_replies,
         });
         self.stats.events_processed += 1;
         let actor = format!("controller-{broker}");
@@ -637,6 +728,9 @@ impl Sim {
         b.controller.state = ControllerState::Idle;
         let active = b.controller.is_active(broker);
         let live = b.controller.ctx.live_brokers.clone();
+        for (to, result) in done.shutdown_replies {
+            self.reply_to_shutdown(to, result);
+        }
         if active {
             for draft in done.requests {
                 let Some(epoch) = live.get(&draft.to).copied() else {
@@ -787,6 +881,9 @@ impl Sim {
         }
         if error == "STALE_CONTROLLER_EPOCH" {
             self.stats.stale_requests_rejected += 1;
+        }
+        if applied {
+            self.start_fetching(to, &req);
         }
         let kind = if applied {
             "request_applied"
@@ -974,6 +1071,14 @@ impl Sim {
         };
         let preempted = b.controller.clear_and_put(ControllerEvent::Expire, now);
         b.zk_client.session = Some(new_session);
+        for q in &preempted {
+            if let ControllerEvent::ControlledShutdown { broker: from, .. } = q.event {
+                self.pending_replies.push((
+                    from,
+                    "ControllerMovedException: the controller's event was preempted".to_string(),
+                ));
+            }
+        }
         b.controller
             .put(ControllerEvent::RegisterBrokerAndReelect, now);
         let incarnation = b.incarnation;
@@ -983,6 +1088,9 @@ impl Sim {
             "session_reinitialized",
             format!("ZooKeeper session expired; queued events preempted: {names:?}; new session {new_session}"),
         );
+        for (to, err) in std::mem::take(&mut self.pending_replies) {
+            self.reply_to_shutdown(to, Err(err));
+        }
         self.push(
             now.plus_ms(timeout / 3),
             SimEvent::Heartbeat {
@@ -1097,7 +1205,10 @@ impl Sim {
                         format!("broker {broker} is not running"),
                     );
                 }
-                self.shutdown(broker);
+                self.begin_controlled_shutdown(broker);
+            }
+            Action::SetConfig { key, value, topic } => {
+                self.set_config(&key, &value, topic.as_deref())
             }
             Action::PauseBroker {
                 broker,
@@ -1154,7 +1265,7 @@ impl Sim {
 
     /// A clean shutdown (KafkaServer.shutdown): the controller resigns, then
     /// the ZooKeeper session closes, deleting the broker's ephemeral znodes.
-    fn shutdown(&mut self, broker: BrokerId) {
+    fn finish_shutdown(&mut self, broker: BrokerId) {
         let now = self.now;
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;
@@ -1340,5 +1451,426 @@ impl Sim {
             }
         }
         out
+    }
+}
+
+/// Whether a partition has a serving leader, and for how long it has not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Availability {
+    /// Some running (or shutting-down) broker serves as its leader.
+    pub available: bool,
+    /// When `available` last changed.
+    pub since: SimTime,
+    /// Unavailable time before `since`.
+    pub unavailable_ms: u64,
+}
+
+impl Sim {
+    /// Recompute which partitions have a serving leader: a broker that is
+    /// running or shutting down (not paused, not dead) and believes it leads.
+    fn update_availability(&mut self) {
+        if !self.availability_dirty {
+            return;
+        }
+        self.availability_dirty = false;
+        let now = self.now;
+        let mut led: BTreeSet<&crate::ids::TopicPartition> = BTreeSet::new();
+        for b in self.brokers.values().filter(|b| b.is_up()) {
+            for (tp, p) in &b.replicas {
+                if p.leader == b.id.0 as i32 {
+                    led.insert(tp);
+                }
+            }
+        }
+        for (tp, a) in self.availability.iter_mut() {
+            let now_available = led.contains(tp);
+            if now_available != a.available {
+                if !a.available {
+                    a.unavailable_ms += now.since(a.since);
+                }
+                a.available = now_available;
+                a.since = now;
+            }
+        }
+        let new: Vec<crate::ids::TopicPartition> = led
+            .into_iter()
+            .filter(|tp| !self.availability.contains_key(*tp))
+            .cloned()
+            .collect();
+        for tp in new {
+            // Tracking starts when a partition first has a leader.
+            self.availability.insert(
+                tp,
+                Availability {
+                    available: true,
+                    since: now,
+                    unavailable_ms: 0,
+                },
+            );
+        }
+    }
+
+    /// How long a partition has been without a serving leader, in all.
+    pub fn unavailable_ms(&self, tp: &crate::ids::TopicPartition) -> u64 {
+        self.availability.get(tp).map_or(0, |a| {
+            a.unavailable_ms
+                + if a.available {
+                    0
+                } else {
+                    self.now.since(a.since)
+                }
+        })
+    }
+
+    /// Unavailable time summed over all partitions.
+    pub fn total_unavailable_ms(&self) -> u64 {
+        self.availability
+            .keys()
+            .map(|tp| self.unavailable_ms(tp))
+            .sum()
+    }
+
+    /// Whether the partition has a serving leader now.
+    pub fn is_available(&self, tp: &crate::ids::TopicPartition) -> bool {
+        self.availability.get(tp).is_some_and(|a| a.available)
+    }
+
+    // ----- controlled shutdown, the broker's side (KafkaServer.controlledShutdown)
+
+    fn begin_controlled_shutdown(&mut self, broker: BrokerId) {
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        b.status = BrokerStatus::ShuttingDown;
+        if !self.config.controlled_shutdown_enable {
+            self.finish_shutdown(broker);
+            return;
+        }
+        self.note(
+            format!("broker-{broker}"),
+            "controlled_shutdown",
+            format!("broker {broker} starts controlled shutdown"),
+        );
+        self.shutdown_attempt(broker, 1);
+    }
+
+    fn shutdown_attempt(&mut self, broker: BrokerId, attempt: u64) {
+        let max = self.config.controlled_shutdown_max_retries;
+        if attempt > max {
+            self.note(format!("broker-{broker}"), "unclean_shutdown", format!("broker {broker}: controlled shutdown failed {max} time(s); proceeding to do an unclean shutdown"));
+            self.finish_shutdown(broker);
+            return;
+        }
+        let now = self.now;
+        let controller = self.controller_id();
+        let registered = controller.is_some_and(|c| self.zk.node(&paths::broker(c)).is_some());
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        b.shutdown_attempt = attempt;
+        let (incarnation, epoch) = (b.incarnation, b.broker_epoch);
+        match controller.filter(|_| registered) {
+            None => {
+                self.note(format!("broker-{broker}"), "controlled_shutdown", format!("attempt {attempt}: no controller registered in ZooKeeper; retrying after the back-off"));
+                let at = now.plus_ms(self.config.controlled_shutdown_retry_backoff_ms);
+                self.push(
+                    at,
+                    SimEvent::ShutdownAttempt {
+                        broker,
+                        incarnation,
+                        attempt: attempt + 1,
+                    },
+                );
+            }
+            Some(c) => {
+                self.note(format!("broker-{broker}"), "controlled_shutdown", format!("attempt {attempt}: ControlledShutdownRequest to controller {c} (broker epoch {epoch})"));
+                let at = now.plus_ms(self.net_delay());
+                self.push(
+                    at,
+                    SimEvent::ShutdownRequestArrives {
+                        from: broker,
+                        to: c,
+                        broker_epoch: epoch,
+                        sent_at: now,
+                    },
+                );
+            }
+        }
+    }
+
+    fn shutdown_request_arrives(
+        &mut self,
+        from: BrokerId,
+        to: BrokerId,
+        broker_epoch: i64,
+        sent_at: SimTime,
+    ) {
+        if self.brokers.get(&to).is_some_and(|b| b.is_up()) {
+            if let Some(b) = self.brokers.get_mut(&to) {
+                b.controller.put(
+                    ControllerEvent::ControlledShutdown {
+                        broker: from,
+                        broker_epoch,
+                    },
+                    self.now,
+                );
+            }
+            self.kick(to);
+        } else {
+            // Nobody answers: the broker's request times out.
+            let incarnation = self.incarnation(from);
+            let at = sent_at.plus_ms(self.config.controller_socket_timeout_ms);
+            let result = Err(format!(
+                "IOException: no answer from controller {to} within controller.socket.timeout.ms"
+            ));
+            self.push(
+                at,
+                SimEvent::ShutdownReply {
+                    broker: from,
+                    incarnation,
+                    result,
+                },
+            );
+        }
+    }
+
+    fn reply_to_shutdown(
+        &mut self,
+        to: BrokerId,
+        result: Result<Vec<crate::ids::TopicPartition>, String>,
+    ) {
+        let incarnation = self.incarnation(to);
+        let at = self.now.plus_ms(self.net_delay());
+        self.push(
+            at,
+            SimEvent::ShutdownReply {
+                broker: to,
+                incarnation,
+                result,
+            },
+        );
+    }
+
+    fn shutdown_reply(
+        &mut self,
+        broker: BrokerId,
+        result: Result<Vec<crate::ids::TopicPartition>, String>,
+    ) {
+        let attempt = self.brokers.get(&broker).map_or(0, |b| b.shutdown_attempt);
+        match result {
+            Ok(remaining) if remaining.is_empty() => {
+                self.note(
+                    format!("broker-{broker}"),
+                    "controlled_shutdown",
+                    format!("attempt {attempt}: controlled shutdown succeeded"),
+                );
+                self.finish_shutdown(broker);
+            }
+            other => {
+                let why = match other {
+                    Ok(remaining) => {
+                        let v: Vec<String> = remaining.iter().map(|t| t.to_string()).collect();
+                        format!("remaining partitions to move: [{}]", v.join(","))
+                    }
+                    Err(e) => e,
+                };
+                let backoff = self.config.controlled_shutdown_retry_backoff_ms;
+                self.note(
+                    format!("broker-{broker}"),
+                    "controlled_shutdown_retry",
+                    format!("attempt {attempt} failed ({why}); retrying in {backoff} ms"),
+                );
+                let incarnation = self.incarnation(broker);
+                self.push(
+                    self.now.plus_ms(backoff),
+                    SimEvent::ShutdownAttempt {
+                        broker,
+                        incarnation,
+                        attempt: attempt + 1,
+                    },
+                );
+            }
+        }
+    }
+
+    // ----- dynamic configuration ---------------------------------------------
+
+    /// `kafka-configs.sh --alter`: a cluster default or a topic override.
+    /// Turning unclean election on makes the controller elect the offline
+    /// partitions it covers (UncleanLeaderElectionEnable events).
+    fn set_config(&mut self, key: &str, value: &serde_json::Value, topic: Option<&str>) {
+        match topic {
+            None => {
+                let was = self.config.unclean_leader_election_enable;
+                if let Err(e) = self.config.set(key, value) {
+                    return self.note("user", "action_failed", e.to_string());
+                }
+                if key == "unclean.leader.election.enable"
+                    && !was
+                    && self.config.unclean_leader_election_enable
+                {
+                    self.enqueue_on_controller(ControllerEvent::UncleanLeaderElectionEnable);
+                }
+            }
+            Some(t) => {
+                if !Config::TOPIC_KEYS.contains(&key) {
+                    return self.note(
+                        "user",
+                        "action_failed",
+                        format!("{key} is not a topic-level config key"),
+                    );
+                }
+                let mut probe = self.config.clone();
+                if let Err(e) = probe.set(key, value) {
+                    return self.note("user", "action_failed", e.to_string());
+                }
+                let path = paths::topic_config(t);
+                if self.zk.node(&paths::topic(t)).is_none() {
+                    return self.note("user", "action_failed", format!("topic {t} does not exist"));
+                }
+                let mut config: BTreeMap<String, serde_json::Value> = self
+                    .zk
+                    .node(&path)
+                    .and_then(|n| serde_json::from_str::<serde_json::Value>(&n.data).ok())
+                    .and_then(|v| v.get("config").and_then(|c| c.as_object().cloned()))
+                    .map(|m| m.into_iter().collect())
+                    .unwrap_or_default();
+                config.insert(key.to_string(), value.clone());
+                let data = crate::scenario::topic_config_json(&config);
+                let r = if self.zk.node(&path).is_some() {
+                    self.zk.set_data(None, &path, &data, None).map(|_| ())
+                } else {
+                    self.zk
+                        .create_recursive(None, &path, &data, crate::zk::CreateMode::Persistent)
+                        .map(|_| ())
+                };
+                if let Err(e) = r {
+                    return self.note("zk", "zk_error", format!("set {path}: {e}"));
+                }
+                if key == "unclean.leader.election.enable"
+                    && crate::config::parse_bool(value) == Some(true)
+                {
+                    self.enqueue_on_controller(ControllerEvent::TopicUncleanLeaderElectionEnable(
+                        t.to_string(),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn enqueue_on_controller(&mut self, event: ControllerEvent) {
+        let now = self.now;
+        let Some(id) = self.active_controller().map(|b| b.id) else {
+            return;
+        };
+        if let Some(b) = self.brokers.get_mut(&id) {
+            b.controller.put(event, now);
+        }
+        self.kick(id);
+    }
+}
+
+impl Sim {
+    /// A broker that just became a follower starts fetching from its leader;
+    /// one round trip later it has caught up (this simulator's replicas hold
+    /// no data of their own until producers write some).
+    fn start_fetching(&mut self, follower: BrokerId, req: &ControlRequest) {
+        let crate::controller::channel::RequestBody::LeaderAndIsr { partitions } = &req.body else {
+            return;
+        };
+        let Some(b) = self.brokers.get(&follower) else {
+            return;
+        };
+        let mut fetches = Vec::new();
+        for p in partitions {
+            let applied = b
+                .replicas
+                .get(&p.tp)
+                .is_some_and(|l| l.leader_epoch == p.leader_epoch);
+            if applied && p.leader >= 0 && p.leader != follower.0 as i32 {
+                fetches.push((BrokerId(p.leader as u32), p.tp.clone(), p.leader_epoch));
+            }
+        }
+        for (leader, tp, leader_epoch) in fetches {
+            let at = self.now.plus_ms(self.net_delay() + self.net_delay());
+            self.push(
+                at,
+                SimEvent::IsrExpand {
+                    leader,
+                    follower,
+                    tp,
+                    leader_epoch,
+                },
+            );
+        }
+    }
+
+    /// `Partition.maybeExpandIsr` on the leader: a caught-up follower joins
+    /// the ISR. The leader writes the state znode itself, with the same
+    /// leader epoch, conditionally on the version it knows; on a mismatch it
+    /// skips the update and does not retry (Kafka 2.x's updateIsr).
+    fn isr_expand(
+        &mut self,
+        leader: BrokerId,
+        follower: BrokerId,
+        tp: &crate::ids::TopicPartition,
+        leader_epoch: i32,
+    ) {
+        let follows = self.brokers.get(&follower).is_some_and(|f| {
+            f.is_up()
+                && f.replicas
+                    .get(tp)
+                    .is_some_and(|p| p.leader == leader.0 as i32)
+        });
+        let Some(l) = self.brokers.get(&leader) else {
+            return;
+        };
+        let Some(session) = l.zk_client.session else {
+            return;
+        };
+        let Some(local) = l.replicas.get(tp) else {
+            return;
+        };
+        if !l.is_up()
+            || !follows
+            || local.leader != leader.0 as i32
+            || local.leader_epoch != leader_epoch
+            || local.isr.contains(&follower)
+            || !local.replicas.contains(&follower)
+        {
+            return;
+        }
+        let mut isr = local.isr.clone();
+        isr.push(follower);
+        let new = crate::controller::context::LeaderIsr {
+            leader: Some(leader),
+            leader_epoch,
+            isr: isr.clone(),
+            zk_version: local.zk_version,
+            controller_epoch: local.controller_epoch,
+        };
+        let data = crate::znodes::encode_partition_state(&new);
+        match self.zk.set_data(
+            Some(session),
+            &paths::partition_state(tp),
+            &data,
+            Some(local.zk_version),
+        ) {
+            Ok(stat) => {
+                if let Some(p) = self
+                    .brokers
+                    .get_mut(&leader)
+                    .and_then(|b| b.replicas.get_mut(tp))
+                {
+                    p.isr = isr.clone();
+                    p.zk_version = stat.version;
+                }
+                let v: Vec<String> = isr.iter().map(|b| b.to_string()).collect();
+                self.note(format!("broker-{leader}"), "isr_expanded", format!("{tp}: follower {follower} caught up; leader {leader} expands the ISR to [{}] (zkVersion {})", v.join(","), stat.version));
+            }
+            Err(e) => {
+                self.note(format!("broker-{leader}"), "isr_update_skipped", format!("{tp}: cached zkVersion {} not equal to that in ZooKeeper ({e}), skip updating ISR", local.zk_version));
+            }
+        }
     }
 }

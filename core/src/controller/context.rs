@@ -42,6 +42,8 @@ pub struct ControllerContext {
     pub partition_states: BTreeMap<TopicPartition, PartitionState>,
     /// The ReplicaStateMachine's states, by partition and broker.
     pub replica_states: BTreeMap<(TopicPartition, BrokerId), ReplicaState>,
+    /// Topics queued for deletion (`topicsToBeDeleted`).
+    pub topics_to_be_deleted: BTreeSet<String>,
 }
 
 impl ControllerContext {

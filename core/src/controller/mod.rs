@@ -11,9 +11,12 @@
 //! cost in virtual time (a base cost plus a cost per ZooKeeper write), and
 //! the requests it queued go out when it finishes.
 
+pub mod batch;
 pub mod channel;
 pub mod context;
+pub mod election;
 pub mod event;
+pub mod partitions;
 pub mod states;
 
 use crate::config::Config;
@@ -70,6 +73,10 @@ pub struct Outbox {
     pub notes: Vec<(String, String)>,
     /// The broker's new epoch, when it re-registered.
     pub new_broker_epoch: Option<i64>,
+    /// Unclean leader elections made.
+    pub unclean_elections: u64,
+    /// Answers to ControlledShutdown requests: (broker, remaining partitions or error).
+    pub shutdown_replies: Vec<(BrokerId, Result<Vec<crate::ids::TopicPartition>, String>)>,
 }
 
 impl Outbox {
@@ -115,6 +122,8 @@ pub struct InProgress {
     pub done_at: SimTime,
     /// The requests it will send.
     pub requests: Vec<RequestDraft>,
+    /// ControlledShutdown answers it will send.
+    pub shutdown_replies: Vec<(BrokerId, Result<Vec<crate::ids::TopicPartition>, String>)>,
 }
 
 /// One broker's `KafkaController`.
@@ -174,6 +183,12 @@ impl KafkaController {
     pub fn process(&mut self, env: &mut Env<'_>, event: &ControllerEvent) {
         self.events_processed += 1;
         if !self.is_active(env.me) && !event.runs_when_not_active() {
+            if let ControllerEvent::ControlledShutdown { broker, .. } = event {
+                env.out.shutdown_replies.push((
+                    *broker,
+                    Err("ControllerMovedException: this broker is not the controller".into()),
+                ));
+            }
             env.out.note(
                 "skipped",
                 format!("{} ignored: not the active controller", event.name()),
@@ -191,6 +206,28 @@ impl KafkaController {
             }
             ControllerEvent::ShutdownEventThread => Ok(()),
             ControllerEvent::BrokerChange => self.process_broker_change(env),
+            ControllerEvent::ControlledShutdown {
+                broker,
+                broker_epoch,
+            } => match self.do_controlled_shutdown(env, *broker, *broker_epoch) {
+                Ok(reply) => {
+                    env.out.shutdown_replies.push((*broker, reply));
+                    Ok(())
+                }
+                Err(e) => {
+                    env.out.shutdown_replies.push((*broker, Err(e.to_string())));
+                    Err(e)
+                }
+            },
+            ControllerEvent::UncleanLeaderElectionEnable => {
+                self.trigger_online_partition_state_change(env, None)
+            }
+            ControllerEvent::TopicUncleanLeaderElectionEnable(topic) => {
+                self.trigger_online_partition_state_change(env, Some(topic))
+            }
+            // Log directories are not modelled, so a LeaderAndIsr response
+            // never reports KAFKA_STORAGE_ERROR and there is nothing to do.
+            ControllerEvent::LeaderAndIsrResponseReceived { .. } => Ok(()),
             ControllerEvent::BrokerModifications(_)
             | ControllerEvent::TopicChange
             | ControllerEvent::PartitionModifications(_)
@@ -198,11 +235,7 @@ impl KafkaController {
             | ControllerEvent::IsrChangeNotification
             | ControllerEvent::ZkPartitionReassignment
             | ControllerEvent::ReplicaLeaderElection
-            | ControllerEvent::AutoPreferredReplicaLeaderElection
-            | ControllerEvent::ControlledShutdown { .. }
-            | ControllerEvent::LeaderAndIsrResponseReceived { .. }
-            | ControllerEvent::UncleanLeaderElectionEnable
-            | ControllerEvent::TopicUncleanLeaderElectionEnable(_) => {
+            | ControllerEvent::AutoPreferredReplicaLeaderElection => {
                 env.out.note(
                     "unmodelled",
                     format!("{} is not modelled yet", event.name()),
@@ -420,6 +453,8 @@ impl KafkaController {
         // Brokers must learn the live brokers before any LeaderAndIsr.
         let live = self.ctx.live_or_shutting_down();
         self.send_update_metadata(env, &live, Vec::new());
+        self.replica_state_machine_startup(env)?;
+        self.partition_state_machine_startup(env)?;
         env.out.note(
             "failover",
             format!(
@@ -441,7 +476,7 @@ impl KafkaController {
         for b in self.ctx.live_brokers.keys() {
             env.client.register_data_handler(&paths::broker(*b));
         }
-        Ok(())
+        self.read_partitions(env)
     }
 
     /// `KafkaController.shutdown()` on a clean broker exit: the event thread
@@ -496,48 +531,41 @@ impl KafkaController {
             .collect();
         env.out.note(
             "broker_change",
-            format!("newly added brokers: {new:?}, deleted brokers: {dead:?}, bounced brokers: {bounced:?}, all live brokers: {:?}", current.keys().collect::<Vec<_>>()),
+            format!(
+                "newly added brokers: {}, deleted brokers: {}, bounced brokers: {}, all live brokers: {}",
+                ids_text(&new),
+                ids_text(&dead),
+                ids_text(&bounced),
+                ids_text(current.keys())
+            ),
         );
         for b in &new {
             self.ctx.live_brokers.insert(*b, current[b]);
-            env.client.register_data_handler(&paths::broker(*b));
         }
         if !new.is_empty() {
-            self.on_broker_startup(env, &new);
-        }
-        for b in &bounced {
-            self.ctx.live_brokers.insert(*b, current[b]);
+            self.on_broker_startup(env, &new)?;
         }
         if !bounced.is_empty() {
-            self.on_broker_startup(env, &bounced);
-        }
-        for b in &dead {
-            self.ctx.live_brokers.remove(b);
-            self.ctx.shutting_down.remove(b);
-            env.client.unregister_data_handler(&paths::broker(*b));
+            for b in &bounced {
+                self.ctx.live_brokers.remove(b);
+            }
+            self.on_broker_failure(env, &bounced)?;
+            for b in &bounced {
+                self.ctx.live_brokers.insert(*b, current[b]);
+            }
+            self.on_broker_startup(env, &bounced)?;
         }
         if !dead.is_empty() {
-            // With no partitions led by the dead brokers, Kafka still tells
-            // every broker the new live set.
-            let live = self.ctx.live_or_shutting_down();
-            self.send_update_metadata(env, &live, Vec::new());
+            for b in &dead {
+                self.ctx.live_brokers.remove(b);
+            }
+            self.on_broker_failure(env, &dead)?;
         }
         Ok(())
     }
 
-    fn on_broker_startup(&mut self, env: &mut Env<'_>, new: &BTreeSet<BrokerId>) {
-        let existing: BTreeSet<BrokerId> = self
-            .ctx
-            .live_or_shutting_down()
-            .difference(new)
-            .copied()
-            .collect();
-        self.send_update_metadata(env, &existing, Vec::new());
-        self.send_update_metadata(env, new, Vec::new());
-    }
-
     /// Queue an UpdateMetadata to each of `targets` that is live or shutting down.
-    fn send_update_metadata(
+    pub(crate) fn send_update_metadata(
         &mut self,
         env: &mut Env<'_>,
         targets: &BTreeSet<BrokerId>,
@@ -558,6 +586,12 @@ impl KafkaController {
             }
         }
     }
+}
+
+/// Broker ids as `[1,2,3]`.
+pub fn ids_text<'a>(ids: impl IntoIterator<Item = &'a BrokerId>) -> String {
+    let v: Vec<String> = ids.into_iter().map(|b| b.to_string()).collect();
+    format!("[{}]", v.join(","))
 }
 
 /// A controller write fenced by the `/controller_epoch` version

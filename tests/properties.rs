@@ -1,23 +1,26 @@
 //! Property tests: random seeds and random fault schedules never violate an
 //! invariant. A failure prints the seed and the schedule that reproduce it.
 
-use kcsim_core::{Action, BrokerId, Config, Sim, SimTime};
+use kcsim_core::controller::election;
+use kcsim_core::scenario::Scenario;
+use kcsim_core::{Action, BrokerId, SimTime};
 use proptest::prelude::*;
+use serde_json::json;
+use std::collections::BTreeSet;
 
 fn action(n: u32) -> impl Strategy<Value = Action> {
     let b = (0..n).prop_map(BrokerId);
     prop_oneof![
-        b.clone().prop_map(|broker| Action::KillBroker { broker }),
-        b.clone().prop_map(|broker| Action::StartBroker { broker }),
-        b.clone()
-            .prop_map(|broker| Action::ShutdownBroker { broker }),
-        (b.clone(), 100u64..15_000).prop_map(|(broker, duration_ms)| Action::PauseBroker {
-            broker,
-            duration_ms
-        }),
-        b.prop_map(|broker| Action::ExpireSession { broker }),
-        Just(Action::DeleteZnode {
-            path: "/controller".into()
+        4 => b.clone().prop_map(|broker| Action::KillBroker { broker }),
+        4 => b.clone().prop_map(|broker| Action::StartBroker { broker }),
+        3 => b.clone().prop_map(|broker| Action::ShutdownBroker { broker }),
+        2 => (b.clone(), 100u64..15_000).prop_map(|(broker, duration_ms)| Action::PauseBroker { broker, duration_ms }),
+        2 => b.prop_map(|broker| Action::ExpireSession { broker }),
+        1 => Just(Action::DeleteZnode { path: "/controller".into() }),
+        1 => any::<bool>().prop_map(|on| Action::SetConfig {
+            key: "unclean.leader.election.enable".into(),
+            value: json!(on),
+            topic: None,
         }),
     ]
 }
@@ -27,28 +30,73 @@ fn schedule() -> impl Strategy<Value = (u64, u32, Vec<(u64, Action)>)> {
         (
             Just(seed),
             Just(n),
-            prop::collection::vec((0u64..60_000, action(n)), 0..12),
+            prop::collection::vec((0u64..60_000, action(n)), 0..14),
         )
     })
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
 
     #[test]
     fn invariants_hold_under_random_faults((seed, n, actions) in schedule()) {
         // Kafka: controller election and fencing (KafkaController.elect,
-        // registerControllerAndIncrementControllerEpoch, ReplicaManager epoch checks).
-        let brokers: Vec<BrokerId> = (0..n).map(BrokerId).collect();
-        let mut sim = Sim::new(seed, Config::default(), &brokers);
+        // registerControllerAndIncrementControllerEpoch, ReplicaManager epoch checks),
+        // and the partition invariants of PartitionStateMachine and Election.scala:
+        // leader in ISR ⊆ AR, leader epochs only grow.
+        let brokers: Vec<String> = (0..n).map(|b| b.to_string()).collect();
+        let text = format!(
+            r#"{{"version":1,"seed":{seed},"brokers":[{}],"topics":[{{"name":"t","partitions":4,"replication_factor":{}}}]}}"#,
+            brokers.join(","),
+            n.min(3)
+        );
+        let scenario = Scenario::parse(&text).unwrap();
+        let mut sim = scenario.build();
+        sim.schedule_action(SimTime(4_000), Action::CreateTopic {
+            name: "late".into(), assignment: None, partitions: Some(3), replication_factor: Some(2),
+        }).unwrap();
         for (t, a) in &actions {
             sim.schedule_action(SimTime(*t), a.clone()).unwrap();
         }
         sim.run_until(SimTime(120_000));
         prop_assert!(sim.violations().is_empty(), "seed {seed}, {n} brokers, {actions:?}: {:#?}", sim.violations());
-        // The epoch only grows, and a live controller holds the latest one.
         if let Some(c) = sim.active_controller() {
-            prop_assert_eq!(c.controller.ctx.epoch <= sim.controller_epoch(), true);
+            prop_assert!(c.controller.ctx.epoch <= sim.controller_epoch());
+        }
+        // With unclean election never turned on, no unclean election happened.
+        let unclean_ever = actions.iter().any(|(_, a)| matches!(a, Action::SetConfig { value, .. } if value == &json!(true)));
+        if !unclean_ever {
+            prop_assert_eq!(sim.stats().unclean_elections, 0);
+        }
+    }
+
+    #[test]
+    fn a_clean_offline_election_never_picks_outside_the_isr(
+        ar in prop::collection::btree_set(0u32..8, 1..5),
+        isr_mask in any::<u8>(),
+        live_mask in any::<u8>(),
+        unclean in any::<bool>(),
+    ) {
+        // Kafka: PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection.
+        let ar: Vec<BrokerId> = ar.into_iter().map(BrokerId).collect();
+        let isr: Vec<BrokerId> = ar.iter().copied().filter(|b| isr_mask & (1 << b.0) != 0).collect();
+        let live: BTreeSet<BrokerId> = (0..8).filter(|b| live_mask & (1 << b) != 0).map(BrokerId).collect();
+        let r = election::offline(&ar, &isr, &live, || unclean);
+        if let Some(l) = r.leader {
+            prop_assert!(live.contains(&l));
+            prop_assert!(ar.contains(&l));
+            if r.unclean {
+                prop_assert!(unclean && !isr.iter().any(|b| live.contains(b)));
+                prop_assert_eq!(r.isr.clone(), vec![l]);
+            } else {
+                prop_assert!(isr.contains(&l));
+                prop_assert!(r.isr.iter().all(|b| isr.contains(b) && live.contains(b)));
+            }
+            // The leader is the first eligible replica in AR order.
+            let first = ar.iter().copied().find(|b| live.contains(b) && (isr.contains(b) || r.unclean));
+            prop_assert_eq!(Some(l), first);
+        } else {
+            prop_assert!(!ar.iter().any(|b| live.contains(b) && isr.contains(b)));
         }
     }
 }

@@ -42,6 +42,21 @@ pub enum Action {
         /// The znode.
         path: String,
     },
+    /// `kafka-topics.sh --create`: written to ZooKeeper as Kafka 2.x's admin
+    /// client does; the controller picks it up through its TopicChange watch.
+    CreateTopic {
+        /// The topic name.
+        name: String,
+        /// An explicit assignment, one replica list per partition.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        assignment: Option<Vec<Vec<BrokerId>>>,
+        /// Partitions (with `replication_factor`), placed by Kafka's algorithm.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partitions: Option<u32>,
+        /// Replicas per partition.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replication_factor: Option<u32>,
+    },
     /// `kafka-configs.sh --alter`: a cluster default, or a topic override
     /// when `topic` is given.
     SetConfig {
@@ -74,6 +89,7 @@ impl Action {
             Action::DeleteZnode { .. } => "delete_znode",
             Action::SetZnode { .. } => "set_znode",
             Action::SetConfig { .. } => "set_config",
+            Action::CreateTopic { .. } => "create_topic",
         }
     }
 
@@ -85,7 +101,10 @@ impl Action {
             | Action::ShutdownBroker { broker }
             | Action::PauseBroker { broker, .. }
             | Action::ExpireSession { broker } => Some(*broker),
-            Action::DeleteZnode { .. } | Action::SetZnode { .. } | Action::SetConfig { .. } => None,
+            Action::DeleteZnode { .. }
+            | Action::SetZnode { .. }
+            | Action::SetConfig { .. }
+            | Action::CreateTopic { .. } => None,
         }
     }
 
@@ -106,6 +125,35 @@ impl Action {
             }
             Action::DeleteZnode { path } => format!("zookeeper-shell delete {path}"),
             Action::SetZnode { path, data } => format!("zookeeper-shell set {path} {data}"),
+            Action::CreateTopic {
+                name,
+                assignment: Some(a),
+                ..
+            } => {
+                let parts: Vec<String> = a
+                    .iter()
+                    .map(|r| {
+                        r.iter()
+                            .map(|b| b.to_string())
+                            .collect::<Vec<_>>()
+                            .join(":")
+                    })
+                    .collect();
+                format!(
+                    "kafka-topics.sh --create --topic {name} --replica-assignment {}",
+                    parts.join(",")
+                )
+            }
+            Action::CreateTopic {
+                name,
+                partitions,
+                replication_factor,
+                ..
+            } => format!(
+                "kafka-topics.sh --create --topic {name} --partitions {} --replication-factor {}",
+                partitions.unwrap_or(1),
+                replication_factor.unwrap_or(1)
+            ),
             Action::SetConfig {
                 key,
                 value,

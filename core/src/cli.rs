@@ -2,20 +2,29 @@
 //!
 //! ```text
 //! kcsim run FILE.json [--until-ms T] [--trace OUT.jsonl]
+//! kcsim elect --strategy offline|reassign|preferred|controlled-shutdown
+//!             --assignment 2,4 --isr 2,4 --live 4 [--shutting-down 2] [--unclean]
+//! kcsim transitions --machine partition|replica
 //! ```
 //!
 //! Exit codes: 0 on success; 2 on bad input, with one line on stderr that
 //! names the file and the field. See `docs/cli.md`.
 
+use crate::controller::election;
+use crate::controller::states::{PartitionState, ReplicaState};
+use crate::ids::BrokerId;
 use crate::report::FinalState;
 use crate::scenario::Scenario;
 use crate::time::SimTime;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 /// How long `run` goes on after the last action, without `--until-ms`.
 pub const RUN_AFTER_LAST_ACTION_MS: u64 = 60_000;
 
-const USAGE: &str = "usage: kcsim run FILE.json [--until-ms T] [--trace OUT.jsonl]";
+const USAGE: &str = "usage: kcsim run FILE.json [--until-ms T] [--trace OUT.jsonl]
+       kcsim elect --strategy offline|reassign|preferred|controlled-shutdown --assignment IDS --isr IDS --live IDS [--shutting-down IDS] [--unclean]
+       kcsim transitions --machine partition|replica";
 
 /// A failure: the exit code and the one-line message.
 #[derive(Debug)]
@@ -42,6 +51,8 @@ pub fn main(args: Vec<String>) -> i32 {
 fn dispatch(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
     match args.first().map(String::as_str) {
         Some("run") => run(&args[1..], out),
+        Some("elect") => elect(&args[1..], out),
+        Some("transitions") => transitions(&args[1..], out),
         Some("--help" | "-h" | "help") => {
             let _ = writeln!(out, "{USAGE}");
             Ok(())
@@ -94,5 +105,133 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
             .map_err(|e| Failure(1, format!("{path}: cannot write the trace: {e}")))?;
     }
     let _ = writeln!(out, "{}", FinalState::of(&sim).to_json());
+    Ok(())
+}
+
+/// Parse `--flag value` pairs and bare `--switch`es.
+fn flags(
+    args: &[String],
+    valued: &[&str],
+    switches: &[&str],
+) -> Result<BTreeMap<String, String>, Failure> {
+    let mut out = BTreeMap::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let name = a.as_str();
+        if valued.contains(&name) {
+            let v = it
+                .next()
+                .ok_or_else(|| usage(&format!("{name} needs a value")))?;
+            out.insert(name.to_string(), v.clone());
+        } else if switches.contains(&name) {
+            out.insert(name.to_string(), String::new());
+        } else {
+            return Err(usage(&format!("unexpected argument {name:?}")));
+        }
+    }
+    Ok(out)
+}
+
+fn id_list(flag: &str, v: Option<&String>) -> Result<Vec<BrokerId>, Failure> {
+    let Some(v) = v else { return Ok(Vec::new()) };
+    if v.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    v.split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<u32>()
+                .map(BrokerId)
+                .map_err(|_| usage(&format!("{flag}: {x:?} is not a broker id")))
+        })
+        .collect()
+}
+
+/// `kcsim elect`: run one election strategy on the given inputs. `--live`
+/// lists registered brokers (shutting-down ones included, as Kafka's tests
+/// pass them); the offline, reassign and preferred strategies do not count
+/// a shutting-down broker as live.
+fn elect(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
+    let f = flags(
+        args,
+        &[
+            "--strategy",
+            "--assignment",
+            "--isr",
+            "--live",
+            "--shutting-down",
+        ],
+        &["--unclean"],
+    )?;
+    let strategy = f
+        .get("--strategy")
+        .ok_or_else(|| usage("elect needs --strategy"))?;
+    if !f.contains_key("--assignment") {
+        return Err(usage("elect needs --assignment"));
+    }
+    let assignment = id_list("--assignment", f.get("--assignment"))?;
+    let isr = id_list("--isr", f.get("--isr"))?;
+    let registered: BTreeSet<BrokerId> = id_list("--live", f.get("--live"))?.into_iter().collect();
+    let shutting: BTreeSet<BrokerId> = id_list("--shutting-down", f.get("--shutting-down"))?
+        .into_iter()
+        .collect();
+    let live: BTreeSet<BrokerId> = registered.difference(&shutting).copied().collect();
+    let unclean = f.contains_key("--unclean");
+    let r = match strategy.as_str() {
+        "offline" => election::offline(&assignment, &isr, &live, || unclean),
+        "reassign" => election::reassign(&assignment, &isr, &live),
+        "preferred" => election::preferred(&assignment, &isr, &live),
+        "controlled-shutdown" => {
+            let all: BTreeSet<BrokerId> = registered.union(&shutting).copied().collect();
+            election::controlled_shutdown(&assignment, &isr, &all, &shutting)
+        }
+        other => return Err(usage(&format!("--strategy: unknown strategy {other:?}"))),
+    };
+    let _ = writeln!(
+        out,
+        r#"{{"leader":{},"isr":{},"recipients":{}}}"#,
+        serde_json::json!(r.leader),
+        serde_json::json!(r.isr),
+        serde_json::json!(r.recipients)
+    );
+    Ok(())
+}
+
+/// `kcsim transitions`: the table of valid previous states, in Kafka's order.
+fn transitions(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
+    let f = flags(args, &["--machine"], &[])?;
+    let entries: Vec<(&str, Vec<&str>)> = match f.get("--machine").map(String::as_str) {
+        Some("partition") => PartitionState::ALL
+            .iter()
+            .map(|s| {
+                (
+                    s.name(),
+                    s.valid_previous_states().iter().map(|p| p.name()).collect(),
+                )
+            })
+            .collect(),
+        Some("replica") => ReplicaState::ALL
+            .iter()
+            .map(|s| {
+                (
+                    s.name(),
+                    s.valid_previous_states().iter().map(|p| p.name()).collect(),
+                )
+            })
+            .collect(),
+        Some(other) => return Err(usage(&format!("--machine: unknown machine {other:?}"))),
+        None => return Err(usage("transitions needs --machine partition|replica")),
+    };
+    let body: Vec<String> = entries
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{}:{}",
+                serde_json::Value::from(*k),
+                serde_json::Value::from(v.clone())
+            )
+        })
+        .collect();
+    let _ = writeln!(out, "{{{}}}", body.join(","));
     Ok(())
 }

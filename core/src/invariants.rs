@@ -12,12 +12,22 @@ pub const NO_STALE_REQUEST_APPLIED: &str = "no_stale_request_applied";
 /// `/controller`'s brokerid.
 pub const CONTROLLER_AGREEMENT_WHEN_QUIET: &str = "controller_agreement_when_quiet";
 
+/// A partition's leader is in its ISR (an unclean election makes the ISR [leader]).
+pub const LEADER_IN_ISR: &str = "leader_in_isr";
+/// A partition's ISR is a subset of its assigned replicas.
+pub const ISR_SUBSET_OF_AR: &str = "isr_subset_of_ar";
+/// A partition's leader epoch never goes down.
+pub const LEADER_EPOCH_MONOTONIC: &str = "leader_epoch_monotonic";
+
 /// Every invariant, with a sentence that says what it means.
 pub const ALL: &[(&str, &str)] = &[
     (SINGLE_CONTROLLER_PER_EPOCH, "at most one broker acts as controller for any controller epoch"),
     (CONTROLLER_EPOCH_MONOTONIC, "/controller_epoch never goes down"),
     (NO_STALE_REQUEST_APPLIED, "no broker applies a request older than the newest controller epoch it has applied"),
     (CONTROLLER_AGREEMENT_WHEN_QUIET, "once nothing is pending, every running broker's activeControllerId equals /controller's brokerid"),
+    (LEADER_IN_ISR, "every partition's leader is in its ISR"),
+    (ISR_SUBSET_OF_AR, "every partition's ISR is a subset of its assigned replicas"),
+    (LEADER_EPOCH_MONOTONIC, "no partition's leader epoch ever goes down"),
 ];
 
 /// A violation: which invariant, when it first failed, and how.

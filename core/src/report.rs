@@ -3,7 +3,7 @@
 
 use crate::ids::BrokerId;
 use crate::invariants::Violation;
-use crate::sim::{Sim, Stats};
+use crate::sim::Sim;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -48,6 +48,23 @@ pub struct PartitionReport {
     pub leader_epoch: i32,
     /// The controller epoch that last wrote the state znode.
     pub controller_epoch: i32,
+    /// The active controller's ReplicaStateMachine state per replica (broker id → state).
+    pub replica_states: BTreeMap<String, String>,
+    /// How long the partition has been without a serving leader, in all.
+    pub unavailable_ms: u64,
+}
+
+/// Counters, with the partition unavailability sum.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatsReport {
+    /// Controller events processed, on all brokers.
+    pub events_processed: u64,
+    /// Requests rejected for a stale controller epoch.
+    pub stale_requests_rejected: u64,
+    /// Unclean leader elections.
+    pub unclean_elections: u64,
+    /// Time without a serving leader, summed over all partitions.
+    pub unavailable_partition_ms: u64,
 }
 
 /// The final-state document.
@@ -66,7 +83,7 @@ pub struct FinalState {
     /// Partitions in topic, partition order.
     pub partitions: Vec<PartitionReport>,
     /// Counters.
-    pub stats: Stats,
+    pub stats: StatsReport,
     /// Invariant violations.
     pub violations: Vec<Violation>,
 }
@@ -91,10 +108,20 @@ impl FinalState {
                     && b.controller.is_active(b.id),
             })
             .collect();
+        let ctx = sim.active_controller().map(|b| &b.controller.ctx);
         let partitions = sim
             .partition_overview()
             .into_iter()
             .map(|p| PartitionReport {
+                replica_states: p
+                    .replicas
+                    .iter()
+                    .filter_map(|r| {
+                        let s = ctx?.replica_states.get(&(p.tp.clone(), *r))?;
+                        Some((r.to_string(), s.name().to_string()))
+                    })
+                    .collect(),
+                unavailable_ms: sim.unavailable_ms(&p.tp),
                 topic: p.tp.topic.clone(),
                 partition: p.tp.partition,
                 state: p.state.to_string(),
@@ -115,7 +142,12 @@ impl FinalState {
             zk,
             brokers,
             partitions,
-            stats: sim.stats().clone(),
+            stats: StatsReport {
+                events_processed: sim.stats().events_processed,
+                stale_requests_rejected: sim.stats().stale_requests_rejected,
+                unclean_elections: sim.stats().unclean_elections,
+                unavailable_partition_ms: sim.total_unavailable_ms(),
+            },
             violations: sim.violations().to_vec(),
         }
     }

@@ -124,9 +124,10 @@ impl Scenario {
             None => Vec::new(),
             Some(t) => parse_topics(t, &brokers)?,
         };
+        let topic_names: Vec<String> = topics.iter().map(|t| t.name.clone()).collect();
         let actions = match root.get("actions") {
             None => Vec::new(),
-            Some(a) => parse_actions(a, &brokers)?,
+            Some(a) => parse_actions(a, &brokers, &topic_names)?,
         };
         Ok(Scenario {
             seed,
@@ -526,7 +527,11 @@ fn parse_placement(
     }
 }
 
-fn parse_actions(v: &Value, brokers: &[BrokerId]) -> Result<Vec<(SimTime, Action)>, ScenarioError> {
+fn parse_actions(
+    v: &Value,
+    brokers: &[BrokerId],
+    topics: &[String],
+) -> Result<Vec<(SimTime, Action)>, ScenarioError> {
     let list = v
         .as_array()
         .ok_or_else(|| bad("actions", "a list of actions", v))?;
@@ -567,15 +572,43 @@ fn parse_actions(v: &Value, brokers: &[BrokerId]) -> Result<Vec<(SimTime, Action
                 .ok_or_else(|| bad(&fk, "a string", tv))
         };
         let (action, keys): (Action, &[&str]) = match name {
-            "kill_broker" => (Action::KillBroker { broker: broker("broker")? }, &["broker"]),
-            "start_broker" => (Action::StartBroker { broker: broker("broker")? }, &["broker"]),
-            "shutdown_broker" => (Action::ShutdownBroker { broker: broker("broker")? }, &["broker"]),
-            "expire_session" => (Action::ExpireSession { broker: broker("broker")? }, &["broker"]),
+            "kill_broker" => (
+                Action::KillBroker {
+                    broker: broker("broker")?,
+                },
+                &["broker"],
+            ),
+            "start_broker" => (
+                Action::StartBroker {
+                    broker: broker("broker")?,
+                },
+                &["broker"],
+            ),
+            "shutdown_broker" => (
+                Action::ShutdownBroker {
+                    broker: broker("broker")?,
+                },
+                &["broker"],
+            ),
+            "expire_session" => (
+                Action::ExpireSession {
+                    broker: broker("broker")?,
+                },
+                &["broker"],
+            ),
             "pause_broker" => {
                 let fd = format!("{f}.duration_ms");
                 let dv = obj.get("duration_ms").ok_or_else(|| missing(&fd))?;
-                let duration_ms = parse_u64(dv).filter(|d| *d > 0).ok_or_else(|| bad(&fd, "a duration in ms greater than 0", dv))?;
-                (Action::PauseBroker { broker: broker("broker")?, duration_ms }, &["broker", "duration_ms"])
+                let duration_ms = parse_u64(dv)
+                    .filter(|d| *d > 0)
+                    .ok_or_else(|| bad(&fd, "a duration in ms greater than 0", dv))?;
+                (
+                    Action::PauseBroker {
+                        broker: broker("broker")?,
+                        duration_ms,
+                    },
+                    &["broker", "duration_ms"],
+                )
             }
             "delete_znode" => {
                 let path = text("path")?;
@@ -585,12 +618,87 @@ fn parse_actions(v: &Value, brokers: &[BrokerId]) -> Result<Vec<(SimTime, Action
             "set_znode" => {
                 let path = text("path")?;
                 check_path(&path, &format!("{f}.path"))?;
-                (Action::SetZnode { path, data: text("data")? }, &["path", "data"])
+                (
+                    Action::SetZnode {
+                        path,
+                        data: text("data")?,
+                    },
+                    &["path", "data"],
+                )
+            }
+            "create_topic" => {
+                let name = text("name")?;
+                if !valid_topic_name(&name) {
+                    return err(format!("{f}.name"), format!("{name:?} is not a legal topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-')"));
+                }
+                let placement = parse_placement(obj, &f, brokers)?;
+                let action = match placement {
+                    Placement::Assignment(a) => Action::CreateTopic {
+                        name,
+                        assignment: Some(a),
+                        partitions: None,
+                        replication_factor: None,
+                    },
+                    Placement::Count {
+                        partitions,
+                        replication_factor,
+                    } => Action::CreateTopic {
+                        name,
+                        assignment: None,
+                        partitions: Some(partitions),
+                        replication_factor: Some(replication_factor),
+                    },
+                };
+                (
+                    action,
+                    &["name", "assignment", "partitions", "replication_factor"],
+                )
+            }
+            "set_config" => {
+                let key = text("key")?;
+                let fv = format!("{f}.value");
+                let value = obj.get("value").ok_or_else(|| missing(&fv))?.clone();
+                let topic = match obj.get("topic") {
+                    None => None,
+                    Some(t) => {
+                        let name = t
+                            .as_str()
+                            .ok_or_else(|| bad(&format!("{f}.topic"), "a topic name", t))?;
+                        if !topics.iter().any(|x| x == name) {
+                            return err(
+                                format!("{f}.topic"),
+                                format!("no topic {name:?} in this scenario"),
+                            );
+                        }
+                        if !Config::TOPIC_KEYS.contains(&key.as_str()) {
+                            return err(
+                                format!("{f}.key"),
+                                format!(
+                                    "{key:?} is not a topic-level key; expected one of {}",
+                                    Config::TOPIC_KEYS.join(", ")
+                                ),
+                            );
+                        }
+                        Some(name.to_string())
+                    }
+                };
+                let mut probe = Config::default();
+                probe.set(&key, &value).map_err(|e| ScenarioError {
+                    field: format!("{f}.value"),
+                    message: e.to_string(),
+                })?;
+                (
+                    Action::SetConfig { key, value, topic },
+                    &["key", "value", "topic"],
+                )
             }
             other => {
                 return err(
                     format!("{f}.action"),
-                    format!("unknown action {other:?}; expected one of kill_broker, start_broker, shutdown_broker, pause_broker, expire_session, delete_znode, set_znode"),
+                    format!(
+                        "unknown action {other:?}; expected one of {}",
+                        ACTION_NAMES.join(", ")
+                    ),
                 )
             }
         };
@@ -601,6 +709,19 @@ fn parse_actions(v: &Value, brokers: &[BrokerId]) -> Result<Vec<(SimTime, Action
     }
     Ok(out)
 }
+
+/// Every action name a scenario may use.
+pub const ACTION_NAMES: &[&str] = &[
+    "kill_broker",
+    "start_broker",
+    "shutdown_broker",
+    "pause_broker",
+    "expire_session",
+    "delete_znode",
+    "set_znode",
+    "set_config",
+    "create_topic",
+];
 
 fn check_path(path: &str, field: &str) -> Result<(), ScenarioError> {
     if !path.starts_with('/') || (path.len() > 1 && path.ends_with('/')) || path.contains("//") {

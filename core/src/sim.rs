@@ -183,6 +183,10 @@ pub struct Sim {
     /// Per-partition availability as a client feels it.
     availability: BTreeMap<crate::ids::TopicPartition, Availability>,
     availability_dirty: bool,
+    /// Each partition's leader per its state znode.
+    leaders: BTreeMap<crate::ids::TopicPartition, Option<BrokerId>>,
+    /// Each partition's last leader epoch seen in its state znode.
+    leader_epochs: BTreeMap<crate::ids::TopicPartition, i32>,
     actions: BTreeMap<(SimTime, u64), Action>,
     action_seq: u64,
     rng: Rng,
@@ -227,6 +231,8 @@ impl Sim {
             pending_replies: Vec::new(),
             availability: BTreeMap::new(),
             availability_dirty: false,
+            leaders: BTreeMap::new(),
+            leader_epochs: BTreeMap::new(),
             actions: BTreeMap::new(),
             action_seq: 0,
             rng: Rng::new(seed),
@@ -364,6 +370,7 @@ impl Sim {
     /// every event at T, so a replay from any snapshot taken before T gives
     /// the same order. Returns false when nothing is left.
     pub fn step(&mut self) -> bool {
+        let statuses: Vec<BrokerStatus> = self.brokers.values().map(|b| b.status).collect();
         let next_action = self.actions.keys().next().map(|(t, _)| *t);
         let next_event = self.queue.keys().next().map(|(t, _)| *t);
         match (next_action, next_event) {
@@ -384,7 +391,10 @@ impl Sim {
             (_, None) => return false,
         }
         self.route_watches();
-        self.availability_dirty = true;
+        self.note_zk_changes();
+        if self.brokers.values().map(|b| b.status).ne(statuses) {
+            self.availability_dirty = true;
+        }
         self.update_availability();
         self.check_invariants();
         true
@@ -1207,6 +1217,12 @@ impl Sim {
                 }
                 self.begin_controlled_shutdown(broker);
             }
+            Action::CreateTopic {
+                name,
+                assignment,
+                partitions,
+                replication_factor,
+            } => self.create_topic(&name, assignment, partitions, replication_factor),
             Action::SetConfig { key, value, topic } => {
                 self.set_config(&key, &value, topic.as_deref())
             }
@@ -1466,47 +1482,105 @@ pub struct Availability {
 }
 
 impl Sim {
-    /// Recompute which partitions have a serving leader: a broker that is
-    /// running or shutting down (not paused, not dead) and believes it leads.
+    /// Follow the state znodes: which broker each partition's leader is.
+    fn note_zk_changes(&mut self) {
+        for path in self.zk.take_changed() {
+            let Some(rest) = path.strip_prefix("/brokers/topics/") else {
+                continue;
+            };
+            let parts: Vec<&str> = rest.split('/').collect();
+            let [topic, "partitions", p, "state"] = parts.as_slice() else {
+                continue;
+            };
+            let Ok(p) = p.parse::<u32>() else { continue };
+            let tp = crate::ids::TopicPartition::new(*topic, p);
+            let state = self
+                .zk
+                .node(&path)
+                .and_then(|n| crate::znodes::decode_partition_state(&n.data, n.stat.version));
+            if let Some(l) = &state {
+                self.check_partition_invariants(&tp, l);
+            }
+            self.leaders.insert(tp, state.and_then(|l| l.leader));
+            self.availability_dirty = true;
+        }
+    }
+
+    fn check_partition_invariants(
+        &mut self,
+        tp: &crate::ids::TopicPartition,
+        l: &crate::controller::context::LeaderIsr,
+    ) {
+        if let Some(leader) = l.leader {
+            if !l.isr.contains(&leader) {
+                let d = format!(
+                    "{tp}: leader {leader} is not in ISR {:?}",
+                    l.isr.iter().map(|b| b.0).collect::<Vec<_>>()
+                );
+                self.record_violation(invariants::LEADER_IN_ISR, d);
+            }
+        }
+        let ar = self
+            .zk
+            .node(&paths::topic(&tp.topic))
+            .and_then(|n| crate::znodes::decode_topic_assignment(&n.data))
+            .and_then(|a| {
+                a.into_iter()
+                    .find(|(p, _)| *p == tp.partition)
+                    .map(|(_, r)| r)
+            });
+        if let Some(ar) = ar {
+            if let Some(stray) = l.isr.iter().find(|r| !ar.contains(r)) {
+                let d = format!("{tp}: ISR member {stray} is not an assigned replica");
+                self.record_violation(invariants::ISR_SUBSET_OF_AR, d);
+            }
+        }
+        let last = self.leader_epochs.insert(tp.clone(), l.leader_epoch);
+        if last.is_some_and(|e| l.leader_epoch < e) {
+            let d = format!(
+                "{tp}: leader epoch went from {} to {}",
+                last.unwrap_or(0),
+                l.leader_epoch
+            );
+            self.record_violation(invariants::LEADER_EPOCH_MONOTONIC, d);
+        }
+    }
+
+    /// Recompute which partitions are available: the leader in ZooKeeper is
+    /// a broker whose process runs (running or shutting down, not paused or
+    /// dead). Unavailable means no leader, or a leader that died, stalled or
+    /// exited, which is what a client feels.
     fn update_availability(&mut self) {
         if !self.availability_dirty {
             return;
         }
         self.availability_dirty = false;
         let now = self.now;
-        let mut led: BTreeSet<&crate::ids::TopicPartition> = BTreeSet::new();
-        for b in self.brokers.values().filter(|b| b.is_up()) {
-            for (tp, p) in &b.replicas {
-                if p.leader == b.id.0 as i32 {
-                    led.insert(tp);
+        for (tp, leader) in &self.leaders {
+            let available = leader.is_some_and(|b| self.brokers.get(&b).is_some_and(|x| x.is_up()));
+            match self.availability.get_mut(tp) {
+                Some(a) if a.available != available => {
+                    if !a.available {
+                        a.unavailable_ms += now.since(a.since);
+                    }
+                    a.available = available;
+                    a.since = now;
+                }
+                Some(_) => {}
+                None => {
+                    // Tracking starts when a partition first has a leader.
+                    if available {
+                        self.availability.insert(
+                            tp.clone(),
+                            Availability {
+                                available,
+                                since: now,
+                                unavailable_ms: 0,
+                            },
+                        );
+                    }
                 }
             }
-        }
-        for (tp, a) in self.availability.iter_mut() {
-            let now_available = led.contains(tp);
-            if now_available != a.available {
-                if !a.available {
-                    a.unavailable_ms += now.since(a.since);
-                }
-                a.available = now_available;
-                a.since = now;
-            }
-        }
-        let new: Vec<crate::ids::TopicPartition> = led
-            .into_iter()
-            .filter(|tp| !self.availability.contains_key(*tp))
-            .cloned()
-            .collect();
-        for tp in new {
-            // Tracking starts when a partition first has a leader.
-            self.availability.insert(
-                tp,
-                Availability {
-                    available: true,
-                    since: now,
-                    unavailable_ms: 0,
-                },
-            );
         }
     }
 
@@ -1755,6 +1829,73 @@ impl Sim {
                     ));
                 }
             }
+        }
+    }
+
+    /// `AdminZkClient.createTopic`: validate, then write the config and the
+    /// assignment znodes. The controller does the rest.
+    fn create_topic(
+        &mut self,
+        name: &str,
+        assignment: Option<Vec<Vec<BrokerId>>>,
+        partitions: Option<u32>,
+        replication_factor: Option<u32>,
+    ) {
+        if self.zk.node(&paths::topic(name)).is_some() {
+            return self.note(
+                "user",
+                "action_failed",
+                format!("TopicExistsException: topic '{name}' already exists"),
+            );
+        }
+        let registered: Vec<BrokerId> = self
+            .zk
+            .node(paths::BROKER_IDS)
+            .map(|n| {
+                n.children()
+                    .filter_map(|c| c.parse().ok())
+                    .map(BrokerId)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let assignment = match assignment {
+            Some(a) => a,
+            None => {
+                let (p, rf) = (partitions.unwrap_or(1), replication_factor.unwrap_or(1));
+                if rf as usize > registered.len() {
+                    return self.note(
+                        "user",
+                        "action_failed",
+                        format!("InvalidReplicationFactorException: replication factor: {rf} larger than available brokers: {}", registered.len()),
+                    );
+                }
+                crate::scenario::assign_replicas_rack_unaware(p, rf, &registered, &mut self.rng)
+            }
+        };
+        let data = crate::scenario::topic_znode_json(&assignment);
+        let config = crate::scenario::topic_config_json(&BTreeMap::new());
+        let _ = self.zk.create_recursive(
+            None,
+            &paths::topic_config(name),
+            &config,
+            crate::zk::CreateMode::Persistent,
+        );
+        match self.zk.create_recursive(
+            None,
+            &paths::topic(name),
+            &data,
+            crate::zk::CreateMode::Persistent,
+        ) {
+            Ok(_) => self.note(
+                "zk",
+                "topic_created",
+                format!("/brokers/topics/{name} = {data}"),
+            ),
+            Err(e) => self.note(
+                "zk",
+                "zk_error",
+                format!("create /brokers/topics/{name}: {e}"),
+            ),
         }
     }
 

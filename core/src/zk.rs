@@ -229,6 +229,9 @@ pub struct Zk {
     /// Watch triggers of the multi-op being applied; they fire only if it commits.
     #[serde(skip)]
     triggers: Vec<(String, Trigger)>,
+    /// Paths whose data or existence changed since the last `take_changed`.
+    #[serde(skip)]
+    changed: Vec<String>,
 }
 
 /// Which watches a change triggers.
@@ -300,6 +303,7 @@ impl Zk {
             child_watches: BTreeMap::new(),
             fired: Vec::new(),
             triggers: Vec::new(),
+            changed: Vec::new(),
         }
     }
 
@@ -503,6 +507,11 @@ impl Zk {
     /// The last transaction id.
     pub fn zxid(&self) -> i64 {
         self.zxid
+    }
+
+    /// Paths created, changed or deleted since the last call, in order.
+    pub fn take_changed(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.changed)
     }
 
     /// Notifications fired since the last call, in the order they fired.
@@ -840,6 +849,9 @@ impl Zk {
     /// fires once and is gone.
     fn flush_triggers(&mut self) {
         for (path, trigger) in std::mem::take(&mut self.triggers) {
+            if matches!(trigger, Trigger::Data(_)) {
+                self.changed.push(path.clone());
+            }
             let (map, kind) = match trigger {
                 Trigger::Data(kind) => (&mut self.data_watches, kind),
                 Trigger::ChildOfDeleted => (&mut self.child_watches, WatchKind::NodeDeleted),

@@ -117,3 +117,127 @@ fn usage_errors_and_missing_files_exit_2() {
     assert_eq!(kcsim(&["run", "/no/such/file.json"]).0, 2);
     assert_eq!(kcsim(&["run", "x.json", "--until-ms", "soon"]).0, 2);
 }
+
+#[test]
+fn elect_prints_kafkas_outcome_for_each_strategy() {
+    // Kafka: PartitionLeaderElectionAlgorithmsTest cases, through the CLI.
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--strategy",
+                "offline",
+                "--assignment",
+                "2,4",
+                "--isr",
+                "2,4",
+                "--live",
+                "4",
+            ],
+            r#"{"leader":4,"isr":[4],"recipients":[4]}"#,
+        ),
+        (
+            &[
+                "--strategy",
+                "offline",
+                "--assignment",
+                "2,4",
+                "--isr",
+                "2",
+                "--live",
+                "4",
+            ],
+            r#"{"leader":null,"isr":[2],"recipients":[4]}"#,
+        ),
+        (
+            &[
+                "--strategy",
+                "offline",
+                "--assignment",
+                "2,4",
+                "--isr",
+                "2",
+                "--live",
+                "4",
+                "--unclean",
+            ],
+            r#"{"leader":4,"isr":[4],"recipients":[4]}"#,
+        ),
+        (
+            &[
+                "--strategy",
+                "reassign",
+                "--assignment",
+                "2,4",
+                "--isr",
+                "2,4",
+                "--live",
+                "4",
+            ],
+            r#"{"leader":4,"isr":[2,4],"recipients":[2,4]}"#,
+        ),
+        (
+            &[
+                "--strategy",
+                "preferred",
+                "--assignment",
+                "2,4",
+                "--isr",
+                "4",
+                "--live",
+                "2,4",
+            ],
+            r#"{"leader":null,"isr":[4],"recipients":[2,4]}"#,
+        ),
+        (
+            &[
+                "--strategy",
+                "controlled-shutdown",
+                "--assignment",
+                "2,4",
+                "--isr",
+                "2,4",
+                "--live",
+                "2,4",
+                "--shutting-down",
+                "2",
+            ],
+            r#"{"leader":4,"isr":[4],"recipients":[2,4]}"#,
+        ),
+    ];
+    for (args, want) in cases {
+        let mut all = vec!["elect"];
+        all.extend_from_slice(args);
+        let (code, out, err) = kcsim(&all);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert_eq!(out.trim(), *want, "{args:?}");
+    }
+    assert_eq!(
+        kcsim(&["elect", "--strategy", "fastest", "--assignment", "1"]).0,
+        2
+    );
+    assert_eq!(
+        kcsim(&["elect", "--strategy", "offline", "--assignment", "1,x"]).0,
+        2
+    );
+}
+
+#[test]
+fn transitions_prints_the_valid_previous_states_in_kafkas_order() {
+    // Kafka: PartitionStateMachine / ReplicaStateMachine validPreviousStates (2.4.0).
+    let (code, out, _) = kcsim(&["transitions", "--machine", "partition"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with(r#"{"NewPartition":["NonExistentPartition"],"OnlinePartition":["NewPartition","OnlinePartition","OfflinePartition"]"#), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["NonExistentPartition"],
+        serde_json::json!(["OfflinePartition"])
+    );
+    let (_, out, _) = kcsim(&["transitions", "--machine", "replica"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v.as_object().unwrap().len(), 7);
+    assert_eq!(
+        v["ReplicaDeletionIneligible"],
+        serde_json::json!(["OfflineReplica", "ReplicaDeletionStarted"])
+    );
+    assert_eq!(kcsim(&["transitions", "--machine", "broker"]).0, 2);
+}

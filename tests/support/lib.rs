@@ -118,3 +118,56 @@ impl Story {
             .find(|r| r.kind == kind && r.time_ms >= ms)
     }
 }
+
+impl Story {
+    /// A partition as ZooKeeper and the active controller describe it.
+    pub fn partition(&self, topic: &str, p: u32) -> kcsim_core::sim::PartitionOverview {
+        self.sim
+            .partition_overview()
+            .into_iter()
+            .find(|x| x.tp.topic == topic && x.tp.partition == p)
+            .unwrap_or_else(|| panic!("partition {topic}-{p} exists"))
+    }
+
+    /// Create a topic with an explicit assignment at `ms`.
+    pub fn create_topic(&mut self, ms: u64, name: &str, assignment: &[&[u32]]) -> &mut Story {
+        let a = assignment
+            .iter()
+            .map(|r| r.iter().copied().map(BrokerId).collect())
+            .collect();
+        self.at(
+            ms,
+            Action::CreateTopic {
+                name: name.into(),
+                assignment: Some(a),
+                partitions: None,
+                replication_factor: None,
+            },
+        )
+    }
+
+    /// Overwrite a partition's ISR in its state znode (keeping leader and epochs), by hand.
+    pub fn force_isr(&mut self, ms: u64, topic: &str, p: u32, isr: &[u32]) -> &mut Story {
+        self.until(ms);
+        let tp = kcsim_core::TopicPartition::new(topic, p);
+        let path = format!("/brokers/topics/{topic}/partitions/{p}/state");
+        let node = self.sim.zk().node(&path).expect("state znode");
+        let mut l = kcsim_core::znodes::decode_partition_state(&node.data, node.stat.version)
+            .expect("state");
+        l.isr = isr.iter().copied().map(BrokerId).collect();
+        let data = kcsim_core::znodes::encode_partition_state(&l);
+        let _ = tp;
+        self.at(ms, Action::SetZnode { path, data })
+    }
+
+    /// Brokers other than the controller, in id order.
+    pub fn non_controllers(&self) -> Vec<BrokerId> {
+        let c = self.controller();
+        self.sim
+            .brokers()
+            .keys()
+            .copied()
+            .filter(|b| *b != c)
+            .collect()
+    }
+}

@@ -228,8 +228,8 @@ impl KafkaController {
             // Log directories are not modelled, so a LeaderAndIsr response
             // never reports KAFKA_STORAGE_ERROR and there is nothing to do.
             ControllerEvent::LeaderAndIsrResponseReceived { .. } => Ok(()),
+            ControllerEvent::TopicChange => self.process_topic_change(env),
             ControllerEvent::BrokerModifications(_)
-            | ControllerEvent::TopicChange
             | ControllerEvent::PartitionModifications(_)
             | ControllerEvent::TopicDeletion
             | ControllerEvent::IsrChangeNotification

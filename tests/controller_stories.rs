@@ -300,3 +300,97 @@ fn zombie_controller_wakes_and_its_stale_requests_are_rejected() {
     s.assert_everyone_agrees();
     s.assert_no_violations();
 }
+
+#[test]
+fn a_lost_watch_notification_leaves_a_broker_behind_and_the_checker_says_so() {
+    // Kafka relies on ZooKeeper delivering every watch notification within a session
+    // (ControllerChangeHandler); lose one and a broker never learns the new controller.
+    let mut s = Story::brokers(17, 3);
+    s.until(5_000);
+    s.at(
+        5_000,
+        Action::DeleteZnode {
+            path: "/controller".into(),
+        },
+    );
+    // Step until the deletion's notifications are on the wire.
+    while !s
+        .sim
+        .pending()
+        .any(|(_, e)| matches!(e, kcsim_core::sim::SimEvent::Notify { .. }))
+    {
+        assert!(s.sim.step());
+    }
+    let (id, victim) = s
+        .sim
+        .pending()
+        .find_map(|(_, e)| match e {
+            kcsim_core::sim::SimEvent::Notify { id, broker, .. } => Some((*id, *broker)),
+            _ => None,
+        })
+        .unwrap();
+    let now = s.sim.now().as_ms();
+    s.at(now, Action::DropMessage { id }).until(20_000);
+    assert_eq!(s.records("message_dropped").len(), 1);
+    let b = s.broker(victim);
+    assert_ne!(
+        b.controller.active_controller_id,
+        s.sim.controller_id(),
+        "broker {victim} never heard"
+    );
+    assert!(
+        s.sim
+            .violations()
+            .iter()
+            .any(|v| v.invariant == kcsim_core::invariants::CONTROLLER_AGREEMENT_WHEN_QUIET),
+        "{:#?}",
+        s.sim.violations()
+    );
+}
+
+#[test]
+fn a_delayed_request_arrives_later_and_a_dropped_one_is_resent() {
+    // Kafka: ControllerChannelManager's RequestSendThread resends after a 100 ms
+    // back-off when the connection fails.
+    let mut s = Story::brokers(18, 3);
+    s.until(1_000);
+    while s
+        .sim
+        .requests()
+        .values()
+        .all(|r| r.status != kcsim_core::controller::channel::RequestStatus::InFlight)
+    {
+        assert!(s.sim.step());
+    }
+    let r = s
+        .sim
+        .requests()
+        .values()
+        .find(|r| r.status == kcsim_core::controller::channel::RequestStatus::InFlight)
+        .unwrap()
+        .clone();
+    let was = r.arrives_at.unwrap().as_ms();
+    let now = s.sim.now().as_ms();
+    s.at(
+        now,
+        Action::DelayMessage {
+            id: r.id,
+            delay_ms: 3_000,
+        },
+    );
+    s.sim.step();
+    assert_eq!(
+        s.sim.requests()[&r.id].arrives_at,
+        Some(SimTime(was + 3_000))
+    );
+    s.at(now + 10, Action::DropMessage { id: r.id });
+    s.until(now + 10);
+    assert!(s.records("message_dropped")[0].details.contains("resends"));
+    s.until(now + 200);
+    assert!(
+        !s.sim.requests().contains_key(&r.id),
+        "resent, delivered and answered long before the delay"
+    );
+    s.until(20_000);
+    s.assert_everyone_agrees();
+}

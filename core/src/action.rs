@@ -42,6 +42,19 @@ pub enum Action {
         /// The znode.
         path: String,
     },
+    /// Hold a message on the wire (a request, a response or a watch
+    /// notification, by its id) this much longer.
+    DelayMessage {
+        /// The message id.
+        id: u64,
+        /// Extra delay.
+        delay_ms: u64,
+    },
+    /// Lose a message on the wire.
+    DropMessage {
+        /// The message id.
+        id: u64,
+    },
     /// `kafka-topics.sh --create`: written to ZooKeeper as Kafka 2.x's admin
     /// client does; the controller picks it up through its TopicChange watch.
     CreateTopic {
@@ -90,6 +103,8 @@ impl Action {
             Action::SetZnode { .. } => "set_znode",
             Action::SetConfig { .. } => "set_config",
             Action::CreateTopic { .. } => "create_topic",
+            Action::DelayMessage { .. } => "delay_message",
+            Action::DropMessage { .. } => "drop_message",
         }
     }
 
@@ -104,7 +119,9 @@ impl Action {
             Action::DeleteZnode { .. }
             | Action::SetZnode { .. }
             | Action::SetConfig { .. }
-            | Action::CreateTopic { .. } => None,
+            | Action::CreateTopic { .. }
+            | Action::DelayMessage { .. }
+            | Action::DropMessage { .. } => None,
         }
     }
 
@@ -125,6 +142,8 @@ impl Action {
             }
             Action::DeleteZnode { path } => format!("zookeeper-shell delete {path}"),
             Action::SetZnode { path, data } => format!("zookeeper-shell set {path} {data}"),
+            Action::DelayMessage { id, delay_ms } => format!("delay message {id} by {delay_ms} ms"),
+            Action::DropMessage { id } => format!("drop message {id}"),
             Action::CreateTopic {
                 name,
                 assignment: Some(a),

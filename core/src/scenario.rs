@@ -626,6 +626,19 @@ fn parse_actions(
                     &["path", "data"],
                 )
             }
+            "delay_message" | "drop_message" => {
+                let fi = format!("{f}.id");
+                let iv = obj.get("id").ok_or_else(|| missing(&fi))?;
+                let id = iv.as_u64().ok_or_else(|| bad(&fi, "a message id", iv))?;
+                if name == "drop_message" {
+                    (Action::DropMessage { id }, &["id"])
+                } else {
+                    let fd = format!("{f}.delay_ms");
+                    let dv = obj.get("delay_ms").ok_or_else(|| missing(&fd))?;
+                    let delay_ms = dv.as_u64().ok_or_else(|| bad(&fd, "a delay in ms", dv))?;
+                    (Action::DelayMessage { id, delay_ms }, &["id", "delay_ms"])
+                }
+            }
             "create_topic" => {
                 let name = text("name")?;
                 if !valid_topic_name(&name) {
@@ -721,6 +734,8 @@ pub const ACTION_NAMES: &[&str] = &[
     "set_znode",
     "set_config",
     "create_topic",
+    "delay_message",
+    "drop_message",
 ];
 
 fn check_path(path: &str, field: &str) -> Result<(), ScenarioError> {

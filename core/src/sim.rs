@@ -41,6 +41,10 @@ pub enum SimEvent {
     },
     /// A watch notification reaches a broker's client.
     Notify {
+        /// The message id (shared with requests).
+        id: u64,
+        /// When ZooKeeper sent it.
+        sent_at: SimTime,
         /// The broker.
         broker: BrokerId,
         /// Which start of it.
@@ -490,6 +494,7 @@ impl Sim {
                 broker,
                 incarnation,
                 watched,
+                ..
             } => self.notify(broker, incarnation, watched),
             SimEvent::ControllerDone {
                 broker,
@@ -578,9 +583,14 @@ impl Sim {
                 .map(|b| (b.id, b.incarnation));
             if let Some((broker, incarnation)) = owner {
                 let at = self.now.plus_ms(self.zk_delay());
+                let id = self.next_request;
+                self.next_request += 1;
+                let sent_at = self.now;
                 self.push(
                     at,
                     SimEvent::Notify {
+                        id,
+                        sent_at,
                         broker,
                         incarnation,
                         watched,
@@ -1217,6 +1227,8 @@ impl Sim {
                 }
                 self.begin_controlled_shutdown(broker);
             }
+            Action::DelayMessage { id, delay_ms } => self.delay_message(id, delay_ms),
+            Action::DropMessage { id } => self.drop_message(id),
             Action::CreateTopic {
                 name,
                 assignment,
@@ -2011,6 +2023,88 @@ impl Sim {
             }
             Err(e) => {
                 self.note(format!("broker-{leader}"), "isr_update_skipped", format!("{tp}: cached zkVersion {} not equal to that in ZooKeeper ({e}), skip updating ISR", local.zk_version));
+            }
+        }
+    }
+}
+
+impl Sim {
+    fn find_message(&self, id: u64) -> Option<(SimTime, u64)> {
+        self.queue.iter().find_map(|(k, e)| match e {
+            SimEvent::Notify { id: x, .. }
+            | SimEvent::RequestArrives { id: x }
+            | SimEvent::ResponseArrives { id: x }
+                if *x == id =>
+            {
+                Some(*k)
+            }
+            _ => None,
+        })
+    }
+
+    /// Hold a message on the wire `delay_ms` longer.
+    fn delay_message(&mut self, id: u64, delay_ms: u64) {
+        let Some(key) = self.find_message(id) else {
+            return self.note(
+                "user",
+                "action_ignored",
+                format!("no message {id} is on the wire"),
+            );
+        };
+        let Some(ev) = self.queue.remove(&key) else {
+            return;
+        };
+        let at = key.0.plus_ms(delay_ms);
+        if let Some(r) = self.requests.get_mut(&id) {
+            r.arrives_at = Some(at);
+        }
+        self.note(
+            "user",
+            "message_delayed",
+            format!("message {id} now arrives at {} ms", at.as_ms()),
+        );
+        self.push(at, ev);
+    }
+
+    /// Lose a message on the wire. A lost watch notification is gone (the
+    /// handler never hears of the change); a lost request or response breaks
+    /// the connection, and the controller's sender thread resends the request
+    /// after its 100 ms back-off.
+    fn drop_message(&mut self, id: u64) {
+        let Some(key) = self.find_message(id) else {
+            return self.note(
+                "user",
+                "action_ignored",
+                format!("no message {id} is on the wire"),
+            );
+        };
+        let Some(ev) = self.queue.remove(&key) else {
+            return;
+        };
+        match ev {
+            SimEvent::Notify {
+                watched, broker, ..
+            } => {
+                let d = format!(
+                    "watch notification {id} ({:?} on {} for broker {broker}) lost",
+                    watched.kind, watched.path
+                );
+                self.note("user", "message_dropped", d);
+            }
+            _ => {
+                let at = self.now.plus_ms(100 + self.net_delay());
+                if let Some(r) = self.requests.get_mut(&id) {
+                    r.status = RequestStatus::InFlight;
+                    r.sent_at = Some(self.now.plus_ms(100));
+                    r.arrives_at = Some(at);
+                    r.error = None;
+                }
+                self.note(
+                    "user",
+                    "message_dropped",
+                    format!("message {id} lost; the controller resends it after 100 ms"),
+                );
+                self.push(at, SimEvent::RequestArrives { id });
             }
         }
     }

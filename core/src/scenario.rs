@@ -124,7 +124,17 @@ impl Scenario {
             None => Vec::new(),
             Some(t) => parse_topics(t, &brokers)?,
         };
-        let topic_names: Vec<String> = topics.iter().map(|t| t.name.clone()).collect();
+        // Topics declared, and topics that create_topic actions will create.
+        let mut topic_names: Vec<String> = topics.iter().map(|t| t.name.clone()).collect();
+        if let Some(list) = root.get("actions").and_then(Value::as_array) {
+            for a in list {
+                if a.get("action").and_then(Value::as_str) == Some("create_topic") {
+                    if let Some(n) = a.get("name").and_then(Value::as_str) {
+                        topic_names.push(n.to_string());
+                    }
+                }
+            }
+        }
         let actions = match root.get("actions") {
             None => Vec::new(),
             Some(a) => parse_actions(a, &brokers, &topic_names)?,

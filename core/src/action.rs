@@ -55,6 +55,20 @@ pub enum Action {
         /// The message id.
         id: u64,
     },
+    /// `kafka-preferred-replica-election.sh --zookeeper`: writes
+    /// `/admin/preferred_replica_election` (all partitions when `None`).
+    PreferredElection {
+        /// The partitions.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partitions: Option<Vec<crate::ids::TopicPartition>>,
+    },
+    /// `kafka-leader-election.sh` (admin API, KIP-460).
+    ElectLeaders {
+        /// PREFERRED or UNCLEAN.
+        election_type: crate::controller::event::ElectionType,
+        /// The partitions.
+        partitions: Vec<crate::ids::TopicPartition>,
+    },
     /// `kafka-topics.sh --create`: written to ZooKeeper as Kafka 2.x's admin
     /// client does; the controller picks it up through its TopicChange watch.
     CreateTopic {
@@ -103,6 +117,8 @@ impl Action {
             Action::SetZnode { .. } => "set_znode",
             Action::SetConfig { .. } => "set_config",
             Action::CreateTopic { .. } => "create_topic",
+            Action::PreferredElection { .. } => "preferred_election",
+            Action::ElectLeaders { .. } => "elect_leaders",
             Action::DelayMessage { .. } => "delay_message",
             Action::DropMessage { .. } => "drop_message",
         }
@@ -120,6 +136,8 @@ impl Action {
             | Action::SetZnode { .. }
             | Action::SetConfig { .. }
             | Action::CreateTopic { .. }
+            | Action::PreferredElection { .. }
+            | Action::ElectLeaders { .. }
             | Action::DelayMessage { .. }
             | Action::DropMessage { .. } => None,
         }
@@ -143,6 +161,25 @@ impl Action {
             Action::DeleteZnode { path } => format!("zookeeper-shell delete {path}"),
             Action::SetZnode { path, data } => format!("zookeeper-shell set {path} {data}"),
             Action::DelayMessage { id, delay_ms } => format!("delay message {id} by {delay_ms} ms"),
+            Action::PreferredElection { partitions: None } => {
+                "kafka-preferred-replica-election.sh (all partitions)".to_string()
+            }
+            Action::PreferredElection {
+                partitions: Some(p),
+            } => {
+                format!("kafka-preferred-replica-election.sh for {}", tp_list(p))
+            }
+            Action::ElectLeaders {
+                election_type,
+                partitions,
+            } => format!(
+                "kafka-leader-election.sh --election-type {} for {}",
+                match election_type {
+                    crate::controller::event::ElectionType::Preferred => "preferred",
+                    crate::controller::event::ElectionType::Unclean => "unclean",
+                },
+                tp_list(partitions)
+            ),
             Action::DropMessage { id } => format!("drop message {id}"),
             Action::CreateTopic {
                 name,
@@ -196,4 +233,9 @@ fn plain(v: &serde_json::Value) -> String {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     }
+}
+
+fn tp_list(v: &[crate::ids::TopicPartition]) -> String {
+    let parts: Vec<String> = v.iter().map(|t| t.to_string()).collect();
+    parts.join(",")
 }

@@ -636,6 +636,32 @@ fn parse_actions(
                     &["path", "data"],
                 )
             }
+            "preferred_election" => {
+                let partitions = match obj.get("partitions") {
+                    None => None,
+                    Some(v) => Some(parse_tp_list(v, &format!("{f}.partitions"), topics)?),
+                };
+                (Action::PreferredElection { partitions }, &["partitions"])
+            }
+            "elect_leaders" => {
+                let ft = format!("{f}.election_type");
+                let tv = obj.get("election_type").ok_or_else(|| missing(&ft))?;
+                let election_type = match tv.as_str() {
+                    Some("PREFERRED") => crate::controller::event::ElectionType::Preferred,
+                    Some("UNCLEAN") => crate::controller::event::ElectionType::Unclean,
+                    _ => return Err(bad(&ft, "PREFERRED or UNCLEAN", tv)),
+                };
+                let fp = format!("{f}.partitions");
+                let pv = obj.get("partitions").ok_or_else(|| missing(&fp))?;
+                let partitions = parse_tp_list(pv, &fp, topics)?;
+                (
+                    Action::ElectLeaders {
+                        election_type,
+                        partitions,
+                    },
+                    &["election_type", "partitions"],
+                )
+            }
             "delay_message" | "drop_message" => {
                 let fi = format!("{f}.id");
                 let iv = obj.get("id").ok_or_else(|| missing(&fi))?;
@@ -746,7 +772,47 @@ pub const ACTION_NAMES: &[&str] = &[
     "create_topic",
     "delay_message",
     "drop_message",
+    "preferred_election",
+    "elect_leaders",
 ];
+
+/// A list of `{"topic": …, "partition": …}`; topics must be known to the scenario.
+fn parse_tp_list(
+    v: &Value,
+    field: &str,
+    topics: &[String],
+) -> Result<Vec<crate::ids::TopicPartition>, ScenarioError> {
+    let list = v
+        .as_array()
+        .ok_or_else(|| bad(field, "a list of {topic, partition}", v))?;
+    let mut out = Vec::new();
+    for (i, p) in list.iter().enumerate() {
+        let fi = format!("{field}[{i}]");
+        let obj = object(p, &fi)?;
+        known_keys(obj, &fi, &["topic", "partition"])?;
+        let tv = obj
+            .get("topic")
+            .ok_or_else(|| missing(&format!("{fi}.topic")))?;
+        let topic = tv
+            .as_str()
+            .ok_or_else(|| bad(&format!("{fi}.topic"), "a topic name", tv))?;
+        if !topics.iter().any(|t| t == topic) {
+            return err(
+                format!("{fi}.topic"),
+                format!("no topic {topic:?} in this scenario"),
+            );
+        }
+        let pv = obj
+            .get("partition")
+            .ok_or_else(|| missing(&format!("{fi}.partition")))?;
+        let partition = pv
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| bad(&format!("{fi}.partition"), "a partition number", pv))?;
+        out.push(crate::ids::TopicPartition::new(topic, partition));
+    }
+    Ok(out)
+}
 
 fn check_path(path: &str, field: &str) -> Result<(), ScenarioError> {
     if !path.starts_with('/') || (path.len() > 1 && path.ends_with('/')) || path.contains("//") {

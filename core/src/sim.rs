@@ -5,7 +5,7 @@ use crate::action::Action;
 use crate::broker::{register_broker, Broker, BrokerStatus};
 use crate::config::Config;
 use crate::controller::channel::{ControlRequest, RequestStatus};
-use crate::controller::event::{ControllerEvent, ControllerState};
+use crate::controller::event::{ControllerEvent, ControllerState, ElectionTrigger, ElectionType};
 use crate::controller::{parse_controller_id, Env, InProgress, Outbox, Timer};
 use crate::ids::{BrokerId, SessionId};
 use crate::invariants::{self, Violation};
@@ -625,7 +625,11 @@ impl Sim {
                 ControllerEvent::ZkPartitionReassignment
             }
             (paths::PREFERRED_REPLICA_ELECTION, WatchKind::NodeCreated) => {
-                ControllerEvent::ReplicaLeaderElection
+                ControllerEvent::ReplicaLeaderElection {
+                    partitions: None,
+                    election_type: ElectionType::Preferred,
+                    trigger: ElectionTrigger::Zk,
+                }
             }
             (p, WatchKind::NodeDataChanged) if p.starts_with("/brokers/ids/") => {
                 match p["/brokers/ids/".len()..].parse() {
@@ -1228,6 +1232,23 @@ impl Sim {
                 self.begin_controlled_shutdown(broker);
             }
             Action::DelayMessage { id, delay_ms } => self.delay_message(id, delay_ms),
+            Action::PreferredElection { partitions } => self.write_preferred_election(partitions),
+            Action::ElectLeaders {
+                election_type,
+                partitions,
+            } => {
+                if self.active_controller().is_none() {
+                    return self.note(
+                        "user",
+                        "action_failed",
+                        "NOT_CONTROLLER: no active controller to take the election".to_string(),
+                    );
+                }
+                self.enqueue_on_controller(crate::controller::rebalance::elect_leaders_event(
+                    partitions,
+                    election_type,
+                ));
+            }
             Action::DropMessage { id } => self.drop_message(id),
             Action::CreateTopic {
                 name,
@@ -1908,6 +1929,37 @@ impl Sim {
                 "zk_error",
                 format!("create /brokers/topics/{name}: {e}"),
             ),
+        }
+    }
+
+    /// `kafka-preferred-replica-election.sh --zookeeper`: write the znode
+    /// (all partitions when none are named); refuse if one is pending.
+    fn write_preferred_election(&mut self, partitions: Option<Vec<crate::ids::TopicPartition>>) {
+        if self.zk.node(paths::PREFERRED_REPLICA_ELECTION).is_some() {
+            return self.note(
+                "user",
+                "action_failed",
+                "there is an existing preferred replica election in progress".to_string(),
+            );
+        }
+        let all = partitions.unwrap_or_else(|| {
+            self.partition_overview()
+                .into_iter()
+                .map(|p| p.tp)
+                .collect()
+        });
+        let data = crate::controller::rebalance::preferred_election_json(&all);
+        if let Err(e) = self.zk.create_recursive(
+            None,
+            paths::PREFERRED_REPLICA_ELECTION,
+            &data,
+            crate::zk::CreateMode::Persistent,
+        ) {
+            self.note(
+                "zk",
+                "zk_error",
+                format!("create {}: {e}", paths::PREFERRED_REPLICA_ELECTION),
+            );
         }
     }
 

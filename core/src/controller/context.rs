@@ -44,6 +44,8 @@ pub struct ControllerContext {
     pub replica_states: BTreeMap<(TopicPartition, BrokerId), ReplicaState>,
     /// Topics queued for deletion (`topicsToBeDeleted`).
     pub topics_to_be_deleted: BTreeSet<String>,
+    /// Partitions with a reassignment in progress.
+    pub partitions_being_reassigned: BTreeSet<TopicPartition>,
 }
 
 impl ControllerContext {

@@ -33,8 +33,16 @@ pub enum ControllerEvent {
     IsrChangeNotification,
     /// `/admin/reassign_partitions` was created.
     ZkPartitionReassignment,
-    /// `/admin/preferred_replica_election` was created.
-    ReplicaLeaderElection,
+    /// A leader election asked for through `/admin/preferred_replica_election`
+    /// (partitions `None`: read the znode) or the admin API (KIP-460).
+    ReplicaLeaderElection {
+        /// The partitions, when the admin API names them.
+        partitions: Option<Vec<crate::ids::TopicPartition>>,
+        /// PREFERRED or UNCLEAN.
+        election_type: ElectionType,
+        /// Who asked.
+        trigger: ElectionTrigger,
+    },
     /// The scheduler's periodic imbalance check.
     AutoPreferredReplicaLeaderElection,
     /// A broker asked to shut down in a controlled way.
@@ -72,7 +80,7 @@ impl ControllerEvent {
             ControllerEvent::TopicDeletion => "TopicDeletion",
             ControllerEvent::IsrChangeNotification => "IsrChangeNotification",
             ControllerEvent::ZkPartitionReassignment => "ZkPartitionReassignment",
-            ControllerEvent::ReplicaLeaderElection => "ReplicaLeaderElection",
+            ControllerEvent::ReplicaLeaderElection { .. } => "ReplicaLeaderElection",
             ControllerEvent::AutoPreferredReplicaLeaderElection => {
                 "AutoPreferredReplicaLeaderElection"
             }
@@ -101,7 +109,7 @@ impl ControllerEvent {
             E::TopicDeletion => S::TopicDeletion,
             E::IsrChangeNotification => S::IsrChange,
             E::ZkPartitionReassignment => S::AlterPartitionReassignment,
-            E::ReplicaLeaderElection => S::ManualLeaderBalance,
+            E::ReplicaLeaderElection { .. } => S::ManualLeaderBalance,
             E::AutoPreferredReplicaLeaderElection => S::AutoLeaderBalance,
             E::ControlledShutdown { .. } => S::ControlledShutdown,
             E::LeaderAndIsrResponseReceived { .. } => S::LeaderAndIsrResponseReceived,
@@ -123,6 +131,26 @@ impl ControllerEvent {
                 | ControllerEvent::ShutdownEventThread
         )
     }
+}
+
+/// KIP-460's election types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ElectionType {
+    /// Move leadership to the preferred replica.
+    Preferred,
+    /// Elect a leader for partitions that have none, even outside the ISR.
+    Unclean,
+}
+
+/// Who asked for an election (Kafka's `ElectionTrigger`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ElectionTrigger {
+    /// `/admin/preferred_replica_election` (kafka-preferred-replica-election.sh).
+    Zk,
+    /// The admin API (`kafka-leader-election.sh`).
+    AdminClient,
+    /// The auto leader rebalance.
+    Auto,
 }
 
 /// Kafka's `ControllerState` (the value of the `ControllerState` gauge).

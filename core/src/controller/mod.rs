@@ -17,6 +17,7 @@ pub mod context;
 pub mod election;
 pub mod event;
 pub mod partitions;
+pub mod rebalance;
 pub mod states;
 
 use crate::config::Config;
@@ -183,6 +184,18 @@ impl KafkaController {
     pub fn process(&mut self, env: &mut Env<'_>, event: &ControllerEvent) {
         self.events_processed += 1;
         if !self.is_active(env.me) && !event.runs_when_not_active() {
+            if let ControllerEvent::ReplicaLeaderElection {
+                partitions: Some(ps),
+                ..
+            } = event
+            {
+                for tp in ps {
+                    env.out.note(
+                        "election_result",
+                        format!("election of {tp}: NOT_CONTROLLER"),
+                    );
+                }
+            }
             if let ControllerEvent::ControlledShutdown { broker, .. } = event {
                 env.out.shutdown_replies.push((
                     *broker,
@@ -229,13 +242,30 @@ impl KafkaController {
             // never reports KAFKA_STORAGE_ERROR and there is nothing to do.
             ControllerEvent::LeaderAndIsrResponseReceived { .. } => Ok(()),
             ControllerEvent::TopicChange => self.process_topic_change(env),
+            ControllerEvent::ReplicaLeaderElection {
+                partitions,
+                election_type,
+                trigger,
+            } => self.process_replica_leader_election(
+                env,
+                partitions.clone(),
+                *election_type,
+                *trigger,
+            ),
+            ControllerEvent::AutoPreferredReplicaLeaderElection => {
+                let r = self.check_and_trigger_auto_leader_rebalance(env);
+                // Rescheduled whatever happened (the `finally` of Kafka's handler).
+                env.out.timers.push((
+                    env.config.leader_imbalance_check_interval_seconds * 1000,
+                    Timer::AutoLeaderRebalance,
+                ));
+                r
+            }
             ControllerEvent::BrokerModifications(_)
             | ControllerEvent::PartitionModifications(_)
             | ControllerEvent::TopicDeletion
             | ControllerEvent::IsrChangeNotification
-            | ControllerEvent::ZkPartitionReassignment
-            | ControllerEvent::ReplicaLeaderElection
-            | ControllerEvent::AutoPreferredReplicaLeaderElection => {
+            | ControllerEvent::ZkPartitionReassignment => {
                 env.out.note(
                     "unmodelled",
                     format!("{} is not modelled yet", event.name()),
@@ -455,6 +485,13 @@ impl KafkaController {
         self.send_update_metadata(env, &live, Vec::new());
         self.replica_state_machine_startup(env)?;
         self.partition_state_machine_startup(env)?;
+        // A preferred election written while there was no controller.
+        self.process_replica_leader_election(
+            env,
+            None,
+            event::ElectionType::Preferred,
+            event::ElectionTrigger::Zk,
+        )?;
         env.out.note(
             "failover",
             format!(

@@ -1,0 +1,248 @@
+//! Preferred and unclean elections on request (ZooKeeper's
+//! `/admin/preferred_replica_election`, the admin API of KIP-460) and the
+//! auto leader rebalance (Kafka 2.4.0 `processReplicaLeaderElection`,
+//! `onReplicaElection`, `checkAndTriggerAutoLeaderRebalance`).
+
+use super::election::Strategy;
+use super::event::{ControllerEvent, ElectionTrigger, ElectionType};
+use super::states::PartitionState;
+use super::{fenced, ControllerError, Env, KafkaController};
+use crate::ids::{BrokerId, TopicPartition};
+use crate::zk::{Op, ZkError};
+use crate::zk_client::paths;
+use std::collections::BTreeMap;
+
+/// The `/admin/preferred_replica_election` data (version 1).
+pub fn preferred_election_json(partitions: &[TopicPartition]) -> String {
+    let list: Vec<serde_json::Value> = partitions
+        .iter()
+        .map(|tp| serde_json::json!({"topic": tp.topic, "partition": tp.partition}))
+        .collect();
+    format!(
+        r#"{{"version":1,"partitions":{}}}"#,
+        serde_json::Value::from(list)
+    )
+}
+
+/// Decode a `partitions` list of `{topic, partition}` objects.
+pub fn decode_partition_list(data: &str) -> Option<Vec<TopicPartition>> {
+    let v: serde_json::Value = serde_json::from_str(data).ok()?;
+    v.get("partitions")?
+        .as_array()?
+        .iter()
+        .map(|p| {
+            let topic = p.get("topic")?.as_str()?;
+            let partition = u32::try_from(p.get("partition")?.as_u64()?).ok()?;
+            Some(TopicPartition::new(topic, partition))
+        })
+        .collect()
+}
+
+impl KafkaController {
+    /// `processReplicaLeaderElection`.
+    pub(super) fn process_replica_leader_election(
+        &mut self,
+        env: &mut Env<'_>,
+        partitions: Option<Vec<TopicPartition>>,
+        election_type: ElectionType,
+        trigger: ElectionTrigger,
+    ) -> Result<(), ControllerError> {
+        let requested = match (partitions, trigger) {
+            (Some(p), _) => p,
+            (None, _) => {
+                env.client
+                    .register_data_handler(paths::PREFERRED_REPLICA_ELECTION);
+                if env
+                    .client
+                    .exists(env.zk, paths::PREFERRED_REPLICA_ELECTION)?
+                    .is_none()
+                {
+                    return Ok(());
+                }
+                match env
+                    .client
+                    .get_data(env.zk, paths::PREFERRED_REPLICA_ELECTION)
+                {
+                    Ok((data, _)) => decode_partition_list(&data).unwrap_or_default(),
+                    Err(ZkError::NoNode) => return Ok(()),
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        };
+        let results = self.on_replica_election(env, &requested, election_type, trigger);
+        let results = match results {
+            Ok(r) => r,
+            Err(e) => return Err(e),
+        };
+        let label = match election_type {
+            ElectionType::Preferred => "PREFERRED",
+            ElectionType::Unclean => "UNCLEAN",
+        };
+        for (tp, r) in &results {
+            env.out
+                .note("election_result", format!("{label} election of {tp}: {r}"));
+        }
+        if trigger == ElectionTrigger::Zk {
+            // Delete the znode (fenced) and re-arm the creation watch.
+            let epoch_zk_version = self.ctx.epoch_zk_version;
+            let del = Op::Delete {
+                path: paths::PREFERRED_REPLICA_ELECTION.into(),
+                version: None,
+            };
+            match fenced(env, epoch_zk_version, del) {
+                Ok(_) | Err(ControllerError::Zk(ZkError::NoNode)) => {}
+                Err(e) => return Err(e),
+            }
+            env.client
+                .exists(env.zk, paths::PREFERRED_REPLICA_ELECTION)?;
+        }
+        Ok(())
+    }
+
+    /// `onReplicaElection`: classify, elect, and map each partition's result
+    /// to Kafka's error name (or the new leader).
+    fn on_replica_election(
+        &mut self,
+        env: &mut Env<'_>,
+        requested: &[TopicPartition],
+        election_type: ElectionType,
+        trigger: ElectionTrigger,
+    ) -> Result<BTreeMap<TopicPartition, String>, ControllerError> {
+        let mut results = BTreeMap::new();
+        let mut to_elect = Vec::new();
+        for tp in requested {
+            let Some(ar) = self.ctx.assignments.get(tp) else {
+                results.insert(tp.clone(), "UNKNOWN_TOPIC_OR_PARTITION".to_string());
+                continue;
+            };
+            if self.ctx.topics_to_be_deleted.contains(&tp.topic) {
+                results.insert(
+                    tp.clone(),
+                    "INVALID_TOPIC_EXCEPTION: the topic is being deleted".to_string(),
+                );
+                continue;
+            }
+            let leader = self.ctx.leadership.get(tp).and_then(|l| l.leader);
+            let not_needed = match election_type {
+                ElectionType::Preferred => leader.is_some() && leader == ar.first().copied(),
+                ElectionType::Unclean => {
+                    leader.is_some_and(|l| self.ctx.is_replica_online(l, false))
+                }
+            };
+            if not_needed {
+                results.insert(tp.clone(), "ELECTION_NOT_NEEDED".to_string());
+            } else {
+                to_elect.push(tp.clone());
+            }
+        }
+        if to_elect.is_empty() {
+            return Ok(results);
+        }
+        let strategy = match election_type {
+            ElectionType::Preferred => Strategy::Preferred,
+            ElectionType::Unclean => Strategy::Offline {
+                allow_unclean: trigger == ElectionTrigger::AdminClient,
+            },
+        };
+        let outcome = self.handle_partition_state_changes(
+            env,
+            &to_elect,
+            PartitionState::OnlinePartition,
+            Some(strategy),
+        )?;
+        for tp in to_elect {
+            let r = match outcome.get(&tp) {
+                Some(Ok(())) => match self.ctx.leadership.get(&tp).and_then(|l| l.leader) {
+                    Some(l) => format!("NONE (leader {l})"),
+                    None => "NONE".to_string(),
+                },
+                Some(Err(why)) => {
+                    let code = match election_type {
+                        ElectionType::Preferred => "PREFERRED_LEADER_NOT_AVAILABLE",
+                        ElectionType::Unclean => "ELIGIBLE_LEADERS_NOT_AVAILABLE",
+                    };
+                    format!("{code}: {why}")
+                }
+                None => "UNKNOWN_SERVER_ERROR".to_string(),
+            };
+            results.insert(tp, r);
+        }
+        Ok(results)
+    }
+
+    /// The per-broker imbalance ratios: preferred replica → (partitions not
+    /// led by it that have leadership info, partitions it is preferred for).
+    pub fn imbalance(&self) -> BTreeMap<BrokerId, (Vec<TopicPartition>, usize)> {
+        let mut out: BTreeMap<BrokerId, (Vec<TopicPartition>, usize)> = BTreeMap::new();
+        for (tp, ar) in &self.ctx.assignments {
+            if self.ctx.topics_to_be_deleted.contains(&tp.topic) {
+                continue;
+            }
+            let Some(preferred) = ar.first().copied() else {
+                continue;
+            };
+            let e = out.entry(preferred).or_default();
+            e.1 += 1;
+            if let Some(l) = self.ctx.leadership.get(tp) {
+                if l.leader != Some(preferred) {
+                    e.0.push(tp.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// `checkAndTriggerAutoLeaderRebalance`.
+    pub(super) fn check_and_trigger_auto_leader_rebalance(
+        &mut self,
+        env: &mut Env<'_>,
+    ) -> Result<(), ControllerError> {
+        let threshold = env.config.leader_imbalance_per_broker_percentage as f64 / 100.0;
+        for (broker, (not_preferred, total)) in self.imbalance() {
+            let ratio = not_preferred.len() as f64 / total.max(1) as f64;
+            env.out.note(
+                "imbalance",
+                format!("leader imbalance ratio for broker {broker} is {ratio:.3} ({} of {total} partitions not led by their preferred replica {broker})", not_preferred.len()),
+            );
+            if ratio <= threshold {
+                continue;
+            }
+            let candidates: Vec<TopicPartition> = not_preferred
+                .into_iter()
+                .filter(|tp| {
+                    self.ctx.is_replica_online(broker, false)
+                        && self.ctx.partitions_being_reassigned.is_empty()
+                        && !self.ctx.topics_to_be_deleted.contains(&tp.topic)
+                        && self.ctx.all_topics.contains(&tp.topic)
+                })
+                .collect();
+            if !candidates.is_empty() {
+                let results = self.on_replica_election(
+                    env,
+                    &candidates,
+                    ElectionType::Preferred,
+                    ElectionTrigger::Auto,
+                )?;
+                for (tp, r) in results {
+                    env.out.note(
+                        "election_result",
+                        format!("auto rebalance PREFERRED election of {tp}: {r}"),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The event the admin API's ElectLeaders request becomes on the controller.
+pub fn elect_leaders_event(
+    partitions: Vec<TopicPartition>,
+    election_type: ElectionType,
+) -> ControllerEvent {
+    ControllerEvent::ReplicaLeaderElection {
+        partitions: Some(partitions),
+        election_type,
+        trigger: ElectionTrigger::AdminClient,
+    }
+}

@@ -69,11 +69,7 @@ impl KafkaController {
                 }
             }
         };
-        let results = self.on_replica_election(env, &requested, election_type, trigger);
-        let results = match results {
-            Ok(r) => r,
-            Err(e) => return Err(e),
-        };
+        let results = self.on_replica_election(env, &requested, election_type, trigger)?;
         let label = match election_type {
             ElectionType::Preferred => "PREFERRED",
             ElectionType::Unclean => "UNCLEAN",

@@ -17,6 +17,14 @@ fn action(n: u32) -> impl Strategy<Value = Action> {
         2 => (b.clone(), 100u64..15_000).prop_map(|(broker, duration_ms)| Action::PauseBroker { broker, duration_ms }),
         2 => b.prop_map(|broker| Action::ExpireSession { broker }),
         1 => Just(Action::DeleteZnode { path: "/controller".into() }),
+        4 => (0u32..4, 1u64..20).prop_map(|(partition, records)| Action::Produce {
+            topic: "t".into(), partition, records, acks: kcsim_core::log::Acks::All,
+        }),
+        2 => (0u32..4, 1u64..20).prop_map(|(partition, records)| Action::Produce {
+            topic: "t".into(), partition, records, acks: kcsim_core::log::Acks::Leader,
+        }),
+        1 => (0..n).prop_map(BrokerId).prop_map(|broker| Action::SlowBroker { broker, lag_ms: 30_000 }),
+        1 => (0..n).prop_map(BrokerId).prop_map(|broker| Action::HealBroker { broker }),
         1 => any::<bool>().prop_map(|on| Action::SetConfig {
             key: "unclean.leader.election.enable".into(),
             value: json!(on),
@@ -67,6 +75,9 @@ proptest! {
         let unclean_ever = actions.iter().any(|(_, a)| matches!(a, Action::SetConfig { value, .. } if value == &json!(true)));
         if !unclean_ever {
             prop_assert_eq!(sim.stats().unclean_elections, 0);
+            // Kafka's promise for acks=all with clean elections: nothing acknowledged is lost.
+            let lost_all = sim.produced().iter().filter(|r| r.acks == kcsim_core::log::Acks::All && r.lost.is_some()).count();
+            prop_assert_eq!(lost_all, 0, "seed {}, {:?}", seed, actions);
         }
     }
 

@@ -69,6 +69,29 @@ pub enum Action {
         /// The partitions.
         partitions: Vec<crate::ids::TopicPartition>,
     },
+    /// A producer writes `records` records to a partition's leader.
+    Produce {
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: u32,
+        /// How many records.
+        records: u64,
+        /// `acks`: 0, 1 or all.
+        acks: crate::log::Acks,
+    },
+    /// Slow a broker's replica fetching by `lag_ms` per fetch round.
+    SlowBroker {
+        /// The broker.
+        broker: BrokerId,
+        /// Extra delay per fetch.
+        lag_ms: u64,
+    },
+    /// Undo `slow_broker`.
+    HealBroker {
+        /// The broker.
+        broker: BrokerId,
+    },
     /// `kafka-topics.sh --create`: written to ZooKeeper as Kafka 2.x's admin
     /// client does; the controller picks it up through its TopicChange watch.
     CreateTopic {
@@ -117,6 +140,9 @@ impl Action {
             Action::SetZnode { .. } => "set_znode",
             Action::SetConfig { .. } => "set_config",
             Action::CreateTopic { .. } => "create_topic",
+            Action::Produce { .. } => "produce",
+            Action::SlowBroker { .. } => "slow_broker",
+            Action::HealBroker { .. } => "heal_broker",
             Action::PreferredElection { .. } => "preferred_election",
             Action::ElectLeaders { .. } => "elect_leaders",
             Action::DelayMessage { .. } => "delay_message",
@@ -131,11 +157,14 @@ impl Action {
             | Action::StartBroker { broker }
             | Action::ShutdownBroker { broker }
             | Action::PauseBroker { broker, .. }
-            | Action::ExpireSession { broker } => Some(*broker),
+            | Action::ExpireSession { broker }
+            | Action::SlowBroker { broker, .. }
+            | Action::HealBroker { broker } => Some(*broker),
             Action::DeleteZnode { .. }
             | Action::SetZnode { .. }
             | Action::SetConfig { .. }
             | Action::CreateTopic { .. }
+            | Action::Produce { .. }
             | Action::PreferredElection { .. }
             | Action::ElectLeaders { .. }
             | Action::DelayMessage { .. }
@@ -161,6 +190,21 @@ impl Action {
             Action::DeleteZnode { path } => format!("zookeeper-shell delete {path}"),
             Action::SetZnode { path, data } => format!("zookeeper-shell set {path} {data}"),
             Action::DelayMessage { id, delay_ms } => format!("delay message {id} by {delay_ms} ms"),
+            Action::Produce {
+                topic,
+                partition,
+                records,
+                acks,
+            } => {
+                format!(
+                    "produce {records} record(s) to {topic}-{partition} with acks={}",
+                    acks.as_str()
+                )
+            }
+            Action::SlowBroker { broker, lag_ms } => {
+                format!("slow broker {broker}'s fetching by {lag_ms} ms")
+            }
+            Action::HealBroker { broker } => format!("heal broker {broker}"),
             Action::PreferredElection { partitions: None } => {
                 "kafka-preferred-replica-election.sh (all partitions)".to_string()
             }

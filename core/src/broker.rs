@@ -56,6 +56,12 @@ pub struct LocalPartition {
     pub zk_version: i32,
     /// The controller epoch that wrote the leadership.
     pub controller_epoch: i32,
+    /// As leader: each follower's log end offset at its last fetch.
+    #[serde(default)]
+    pub follower_leo: BTreeMap<BrokerId, u64>,
+    /// As leader: when each follower last fetched up to the log end.
+    #[serde(default)]
+    pub last_caught_up: BTreeMap<BrokerId, SimTime>,
 }
 
 impl LocalPartition {
@@ -67,6 +73,8 @@ impl LocalPartition {
             replicas: p.replicas.clone(),
             zk_version: p.zk_version,
             controller_epoch: p.controller_epoch,
+            follower_leo: BTreeMap::new(),
+            last_caught_up: BTreeMap::new(),
         }
     }
 }
@@ -109,6 +117,12 @@ pub struct Broker {
     pub paused_until: Option<SimTime>,
     /// The controlled-shutdown attempt under way (0: none).
     pub shutdown_attempt: u64,
+    /// Partitions whose ISR this broker changed and has not yet propagated.
+    pub isr_change_set: std::collections::BTreeSet<TopicPartition>,
+    /// When it last changed an ISR.
+    pub last_isr_change: SimTime,
+    /// When it last wrote an ISR change notification.
+    pub last_isr_propagation: SimTime,
 }
 
 impl Broker {
@@ -127,6 +141,9 @@ impl Broker {
             metadata: MetadataCache::default(),
             paused_until: None,
             shutdown_attempt: 0,
+            isr_change_set: std::collections::BTreeSet::new(),
+            last_isr_change: SimTime::ZERO,
+            last_isr_propagation: SimTime::ZERO,
         }
     }
 

@@ -19,6 +19,11 @@ pub const ISR_SUBSET_OF_AR: &str = "isr_subset_of_ar";
 /// A partition's leader epoch never goes down.
 pub const LEADER_EPOCH_MONOTONIC: &str = "leader_epoch_monotonic";
 
+/// No acks=all record acknowledged to a producer is lost without an unclean election.
+pub const NO_ACKED_RECORD_LOST_CLEAN: &str = "no_acked_record_lost_clean";
+/// A partition's committed offset (high watermark) goes down only through an unclean election.
+pub const HIGH_WATERMARK_MONOTONIC_CLEAN: &str = "high_watermark_monotonic_clean";
+
 /// Every invariant, with a sentence that says what it means.
 pub const ALL: &[(&str, &str)] = &[
     (SINGLE_CONTROLLER_PER_EPOCH, "at most one broker acts as controller for any controller epoch"),
@@ -28,6 +33,8 @@ pub const ALL: &[(&str, &str)] = &[
     (LEADER_IN_ISR, "every partition's leader is in its ISR"),
     (ISR_SUBSET_OF_AR, "every partition's ISR is a subset of its assigned replicas"),
     (LEADER_EPOCH_MONOTONIC, "no partition's leader epoch ever goes down"),
+    (NO_ACKED_RECORD_LOST_CLEAN, "no acks=all record acknowledged to a producer is lost without an unclean election"),
+    (HIGH_WATERMARK_MONOTONIC_CLEAN, "a partition's high watermark goes down only through an unclean election"),
 ];
 
 /// A violation: which invariant, when it first failed, and how.

@@ -34,6 +34,8 @@ pub mod config;
 pub mod controller;
 pub mod ids;
 pub mod invariants;
+pub mod log;
+pub mod replication;
 pub mod report;
 pub mod rng;
 pub mod scenario;

@@ -52,6 +52,27 @@ pub struct PartitionReport {
     pub replica_states: BTreeMap<String, String>,
     /// How long the partition has been without a serving leader, in all.
     pub unavailable_ms: u64,
+    /// Each replica's log end offset (broker id → offset; replicas without a log are absent).
+    pub log_end_offset: BTreeMap<String, u64>,
+    /// The partition's high watermark (committed offset).
+    pub high_watermark: u64,
+}
+
+/// An acknowledged record that an election lost.
+#[derive(Debug, Clone, Serialize)]
+pub struct LostRecord {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: u32,
+    /// The offset the record had.
+    pub offset: u64,
+    /// The producer's acks.
+    pub acks: &'static str,
+    /// When it was lost.
+    pub lost_at_ms: u64,
+    /// Why.
+    pub reason: String,
 }
 
 /// Counters, with the partition unavailability sum.
@@ -65,6 +86,15 @@ pub struct StatsReport {
     pub unclean_elections: u64,
     /// Time without a serving leader, summed over all partitions.
     pub unavailable_partition_ms: u64,
+    /// Acknowledged records lost to leader changes.
+    pub acked_records_lost: u64,
+    /// ISR shrinks written by partition leaders.
+    pub isr_shrinks: u64,
+    /// ISR expansions written by partition leaders.
+    pub isr_expands: u64,
+    /// Partitions whose leader is not their preferred replica (Kafka's
+    /// PreferredReplicaImbalanceCount; partitions without a leader are not counted).
+    pub preferred_imbalance_count: u64,
 }
 
 /// The final-state document.
@@ -86,6 +116,8 @@ pub struct FinalState {
     pub stats: StatsReport,
     /// Invariant violations.
     pub violations: Vec<Violation>,
+    /// The ledger of acknowledged records lost, and why.
+    pub lost_records: Vec<LostRecord>,
 }
 
 impl FinalState {
@@ -109,8 +141,12 @@ impl FinalState {
             })
             .collect();
         let ctx = sim.active_controller().map(|b| &b.controller.ctx);
-        let partitions = sim
-            .partition_overview()
+        let overview = sim.partition_overview();
+        let imbalance = overview
+            .iter()
+            .filter(|p| p.leader.is_some() && p.leader != p.replicas.first().copied())
+            .count() as u64;
+        let partitions = overview
             .into_iter()
             .map(|p| PartitionReport {
                 replica_states: p
@@ -122,6 +158,12 @@ impl FinalState {
                     })
                     .collect(),
                 unavailable_ms: sim.unavailable_ms(&p.tp),
+                log_end_offset: p
+                    .replicas
+                    .iter()
+                    .filter_map(|r| Some((r.to_string(), sim.log(*r, &p.tp)?.log_end_offset())))
+                    .collect(),
+                high_watermark: sim.high_watermark(&p.tp),
                 topic: p.tp.topic.clone(),
                 partition: p.tp.partition,
                 state: p.state.to_string(),
@@ -147,7 +189,26 @@ impl FinalState {
                 stale_requests_rejected: sim.stats().stale_requests_rejected,
                 unclean_elections: sim.stats().unclean_elections,
                 unavailable_partition_ms: sim.total_unavailable_ms(),
+                acked_records_lost: sim.stats().acked_records_lost,
+                isr_shrinks: sim.stats().isr_shrinks,
+                isr_expands: sim.stats().isr_expands,
+                preferred_imbalance_count: imbalance,
             },
+            lost_records: sim
+                .produced()
+                .iter()
+                .filter_map(|r| {
+                    let (at, why) = r.lost.as_ref()?;
+                    Some(LostRecord {
+                        topic: r.tp.topic.clone(),
+                        partition: r.tp.partition,
+                        offset: r.offset,
+                        acks: r.acks.as_str(),
+                        lost_at_ms: at.as_ms(),
+                        reason: why.clone(),
+                    })
+                })
+                .collect(),
             violations: sim.violations().to_vec(),
         }
     }

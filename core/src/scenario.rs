@@ -636,6 +636,66 @@ fn parse_actions(
                     &["path", "data"],
                 )
             }
+            "produce" => {
+                let topic = text("topic")?;
+                if !topics.iter().any(|t| *t == topic) {
+                    return err(
+                        format!("{f}.topic"),
+                        format!("no topic {topic:?} in this scenario"),
+                    );
+                }
+                let fp = format!("{f}.partition");
+                let pv = obj.get("partition").ok_or_else(|| missing(&fp))?;
+                let partition = pv
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| bad(&fp, "a partition number", pv))?;
+                let fr = format!("{f}.records");
+                let rv = obj.get("records").ok_or_else(|| missing(&fr))?;
+                let records = rv
+                    .as_u64()
+                    .filter(|n| (1..=1_000_000).contains(n))
+                    .ok_or_else(|| bad(&fr, "a record count from 1 to 1000000", rv))?;
+                let acks = match obj.get("acks") {
+                    None => crate::log::Acks::All,
+                    Some(a) => match (a.as_str(), a.as_i64()) {
+                        (Some("all"), _) | (Some("-1"), _) | (_, Some(-1)) => crate::log::Acks::All,
+                        (Some("1"), _) | (_, Some(1)) => crate::log::Acks::Leader,
+                        (Some("0"), _) | (_, Some(0)) => crate::log::Acks::None,
+                        _ => return Err(bad(&format!("{f}.acks"), "0, 1 or \"all\"", a)),
+                    },
+                };
+                (
+                    Action::Produce {
+                        topic,
+                        partition,
+                        records,
+                        acks,
+                    },
+                    &["topic", "partition", "records", "acks"],
+                )
+            }
+            "slow_broker" => {
+                let fl = format!("{f}.lag_ms");
+                let lv = obj.get("lag_ms").ok_or_else(|| missing(&fl))?;
+                let lag_ms = lv
+                    .as_u64()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| bad(&fl, "a lag in ms greater than 0", lv))?;
+                (
+                    Action::SlowBroker {
+                        broker: broker("broker")?,
+                        lag_ms,
+                    },
+                    &["broker", "lag_ms"],
+                )
+            }
+            "heal_broker" => (
+                Action::HealBroker {
+                    broker: broker("broker")?,
+                },
+                &["broker"],
+            ),
             "preferred_election" => {
                 let partitions = match obj.get("partitions") {
                     None => None,
@@ -774,6 +834,9 @@ pub const ACTION_NAMES: &[&str] = &[
     "drop_message",
     "preferred_election",
     "elect_leaders",
+    "produce",
+    "slow_broker",
+    "heal_broker",
 ];
 
 /// A list of `{"topic": …, "partition": …}`; topics must be known to the scenario.

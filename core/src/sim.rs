@@ -105,16 +105,22 @@ pub enum SimEvent {
         /// 1, 2, … (past `controlled.shutdown.max.retries`: give up and exit).
         attempt: u64,
     },
-    /// A follower's fetch has caught it up: the leader may add it to the ISR.
-    IsrExpand {
-        /// The partition leader.
-        leader: BrokerId,
+    /// A follower's fetch session with a leader broker: one fetch round.
+    Fetch {
         /// The follower.
         follower: BrokerId,
-        /// The partition.
-        tp: crate::ids::TopicPartition,
-        /// The leader epoch the follower fetched in.
-        leader_epoch: i32,
+        /// The leader broker it fetches from.
+        leader: BrokerId,
+    },
+    /// A broker's periodic tasks: `isr-expiration` (every
+    /// `replica.lag.time.max.ms / 2`) or `isr-change-propagation` (2500 ms).
+    BrokerTask {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+        /// Which task.
+        task: BrokerTask,
     },
     /// A controller timer fires.
     Timer {
@@ -140,7 +146,8 @@ impl SimEvent {
             | SimEvent::ShutdownAttempt { broker, .. }
             | SimEvent::Timer { broker, .. } => Some(*broker),
             SimEvent::ShutdownRequestArrives { to, .. } => Some(*to),
-            SimEvent::IsrExpand { leader, .. } => Some(*leader),
+            SimEvent::Fetch { follower, .. } => Some(*follower),
+            SimEvent::BrokerTask { broker, .. } => Some(*broker),
             _ => None,
         }
     }
@@ -149,7 +156,11 @@ impl SimEvent {
     fn is_work(&self) -> bool {
         !matches!(
             self,
-            SimEvent::Heartbeat { .. } | SimEvent::SessionDeadline { .. } | SimEvent::Timer { .. }
+            SimEvent::Heartbeat { .. }
+                | SimEvent::SessionDeadline { .. }
+                | SimEvent::Timer { .. }
+                | SimEvent::BrokerTask { .. }
+                | SimEvent::Fetch { .. }
         )
     }
 }
@@ -163,6 +174,12 @@ pub struct Stats {
     pub stale_requests_rejected: u64,
     /// Unclean leader elections.
     pub unclean_elections: u64,
+    /// Acknowledged records lost to leader changes.
+    pub acked_records_lost: u64,
+    /// ISR shrinks written by partition leaders.
+    pub isr_shrinks: u64,
+    /// ISR expansions written by partition leaders.
+    pub isr_expands: u64,
 }
 
 /// The per-(controller, broker) request channel: a FIFO with one in flight.
@@ -191,6 +208,22 @@ pub struct Sim {
     leaders: BTreeMap<crate::ids::TopicPartition, Option<BrokerId>>,
     /// Each partition's last leader epoch seen in its state znode.
     leader_epochs: BTreeMap<crate::ids::TopicPartition, i32>,
+    /// Replica logs, by (broker, partition); they survive restarts.
+    pub(crate) logs: BTreeMap<(BrokerId, crate::ids::TopicPartition), crate::log::Log>,
+    /// Every produced record and its fate.
+    pub(crate) produced: Vec<crate::log::ProducedRecord>,
+    pub(crate) next_record_id: u64,
+    /// Fetch sessions: (follower, leader) → when the next round is due.
+    pub(crate) fetch_sessions: BTreeMap<(BrokerId, BrokerId), SimTime>,
+    /// Brokers slowed by `slow_broker`, with the extra lag per fetch.
+    pub(crate) slow_brokers: BTreeMap<BrokerId, u64>,
+    /// The committed offset (high watermark) per partition.
+    pub(crate) partition_hw: BTreeMap<crate::ids::TopicPartition, u64>,
+    /// Partitions whose latest election was unclean, until the leader takes over.
+    pub(crate) unclean_partitions: BTreeSet<crate::ids::TopicPartition>,
+    /// Violations found inside a handler, recorded after the step.
+    #[serde(skip)]
+    pub(crate) violations_to_record: Vec<(String, String)>,
     actions: BTreeMap<(SimTime, u64), Action>,
     action_seq: u64,
     rng: Rng,
@@ -237,6 +270,14 @@ impl Sim {
             availability_dirty: false,
             leaders: BTreeMap::new(),
             leader_epochs: BTreeMap::new(),
+            logs: BTreeMap::new(),
+            produced: Vec::new(),
+            next_record_id: 0,
+            fetch_sessions: BTreeMap::new(),
+            slow_brokers: BTreeMap::new(),
+            partition_hw: BTreeMap::new(),
+            unclean_partitions: BTreeSet::new(),
+            violations_to_record: Vec::new(),
             actions: BTreeMap::new(),
             action_seq: 0,
             rng: Rng::new(seed),
@@ -400,6 +441,9 @@ impl Sim {
             self.availability_dirty = true;
         }
         self.update_availability();
+        for (name, detail) in std::mem::take(&mut self.violations_to_record) {
+            self.record_violation(&name, detail);
+        }
         self.check_invariants();
         true
     }
@@ -510,12 +554,18 @@ impl Sim {
                 broker,
                 incarnation,
             } => self.resume(broker, incarnation),
-            SimEvent::IsrExpand {
-                leader,
-                follower,
-                tp,
-                leader_epoch,
-            } => self.isr_expand(leader, follower, &tp, leader_epoch),
+            SimEvent::Fetch { follower, leader } => self.fetch(follower, leader),
+            SimEvent::BrokerTask {
+                broker,
+                incarnation,
+                task,
+            } => {
+                if self.incarnation(broker) == incarnation
+                    && self.brokers.get(&broker).is_some_and(|b| b.is_up())
+                {
+                    self.broker_task(broker, task);
+                }
+            }
             SimEvent::ShutdownRequestArrives {
                 from,
                 to,
@@ -693,6 +743,8 @@ impl Sim {
             + b.zk_client.writes * self.config.sim_controller_zk_write_cost_ms
             + out.requests.len() as u64 * self.config.sim_controller_request_cost_ms;
         self.stats.unclean_elections += out.unclean_elections;
+        self.unclean_partitions
+            .extend(std::mem::take(&mut out.unclean_partitions));
         let done_at = now.plus_ms(cost);
         let epoch = b.controller.ctx.epoch;
         let active = b.controller.is_active(broker);
@@ -907,7 +959,7 @@ impl Sim {
             self.stats.stale_requests_rejected += 1;
         }
         if applied {
-            self.start_fetching(to, &req);
+            self.after_request_applied(to, &req);
         }
         let kind = if applied {
             "request_applied"
@@ -1018,6 +1070,7 @@ impl Sim {
                     },
                 );
                 self.push(now.plus_ms(timeout), SimEvent::SessionDeadline { session });
+                self.start_broker_tasks(broker);
                 self.kick(broker);
             }
             Err(e) => {
@@ -1232,6 +1285,18 @@ impl Sim {
                 self.begin_controlled_shutdown(broker);
             }
             Action::DelayMessage { id, delay_ms } => self.delay_message(id, delay_ms),
+            Action::Produce {
+                topic,
+                partition,
+                records,
+                acks,
+            } => self.produce(
+                &crate::ids::TopicPartition::new(topic, partition),
+                records,
+                acks,
+            ),
+            Action::SlowBroker { broker, lag_ms } => self.set_slow(broker, lag_ms),
+            Action::HealBroker { broker } => self.set_slow(broker, 0),
             Action::PreferredElection { partitions } => self.write_preferred_election(partitions),
             Action::ElectLeaders {
                 election_type,
@@ -1501,6 +1566,15 @@ impl Sim {
         }
         out
     }
+}
+
+/// A broker's periodic task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BrokerTask {
+    /// `isr-expiration`: the leader drops followers that lag too long.
+    IsrExpiration,
+    /// `isr-change-propagation`: write `/isr_change_notification/isr_change_<seq>`.
+    IsrChangePropagation,
 }
 
 /// Whether a partition has a serving leader, and for how long it has not.
@@ -1976,111 +2050,6 @@ impl Sim {
 }
 
 impl Sim {
-    /// A broker that just became a follower starts fetching from its leader;
-    /// one round trip later it has caught up (this simulator's replicas hold
-    /// no data of their own until producers write some).
-    fn start_fetching(&mut self, follower: BrokerId, req: &ControlRequest) {
-        let crate::controller::channel::RequestBody::LeaderAndIsr { partitions } = &req.body else {
-            return;
-        };
-        let Some(b) = self.brokers.get(&follower) else {
-            return;
-        };
-        let mut fetches = Vec::new();
-        for p in partitions {
-            let applied = b
-                .replicas
-                .get(&p.tp)
-                .is_some_and(|l| l.leader_epoch == p.leader_epoch);
-            if applied && p.leader >= 0 && p.leader != follower.0 as i32 {
-                fetches.push((BrokerId(p.leader as u32), p.tp.clone(), p.leader_epoch));
-            }
-        }
-        for (leader, tp, leader_epoch) in fetches {
-            let at = self.now.plus_ms(self.net_delay() + self.net_delay());
-            self.push(
-                at,
-                SimEvent::IsrExpand {
-                    leader,
-                    follower,
-                    tp,
-                    leader_epoch,
-                },
-            );
-        }
-    }
-
-    /// `Partition.maybeExpandIsr` on the leader: a caught-up follower joins
-    /// the ISR. The leader writes the state znode itself, with the same
-    /// leader epoch, conditionally on the version it knows; on a mismatch it
-    /// skips the update and does not retry (Kafka 2.x's updateIsr).
-    fn isr_expand(
-        &mut self,
-        leader: BrokerId,
-        follower: BrokerId,
-        tp: &crate::ids::TopicPartition,
-        leader_epoch: i32,
-    ) {
-        let follows = self.brokers.get(&follower).is_some_and(|f| {
-            f.is_up()
-                && f.replicas
-                    .get(tp)
-                    .is_some_and(|p| p.leader == leader.0 as i32)
-        });
-        let Some(l) = self.brokers.get(&leader) else {
-            return;
-        };
-        let Some(session) = l.zk_client.session else {
-            return;
-        };
-        let Some(local) = l.replicas.get(tp) else {
-            return;
-        };
-        if !l.is_up()
-            || !follows
-            || local.leader != leader.0 as i32
-            || local.leader_epoch != leader_epoch
-            || local.isr.contains(&follower)
-            || !local.replicas.contains(&follower)
-        {
-            return;
-        }
-        let mut isr = local.isr.clone();
-        isr.push(follower);
-        let new = crate::controller::context::LeaderIsr {
-            leader: Some(leader),
-            leader_epoch,
-            isr: isr.clone(),
-            zk_version: local.zk_version,
-            controller_epoch: local.controller_epoch,
-        };
-        let data = crate::znodes::encode_partition_state(&new);
-        match self.zk.set_data(
-            Some(session),
-            &paths::partition_state(tp),
-            &data,
-            Some(local.zk_version),
-        ) {
-            Ok(stat) => {
-                if let Some(p) = self
-                    .brokers
-                    .get_mut(&leader)
-                    .and_then(|b| b.replicas.get_mut(tp))
-                {
-                    p.isr = isr.clone();
-                    p.zk_version = stat.version;
-                }
-                let v: Vec<String> = isr.iter().map(|b| b.to_string()).collect();
-                self.note(format!("broker-{leader}"), "isr_expanded", format!("{tp}: follower {follower} caught up; leader {leader} expands the ISR to [{}] (zkVersion {})", v.join(","), stat.version));
-            }
-            Err(e) => {
-                self.note(format!("broker-{leader}"), "isr_update_skipped", format!("{tp}: cached zkVersion {} not equal to that in ZooKeeper ({e}), skip updating ISR", local.zk_version));
-            }
-        }
-    }
-}
-
-impl Sim {
     fn find_message(&self, id: u64) -> Option<(SimTime, u64)> {
         self.queue.iter().find_map(|(k, e)| match e {
             SimEvent::Notify { id: x, .. }
@@ -2159,5 +2128,47 @@ impl Sim {
                 self.push(at, SimEvent::RequestArrives { id });
             }
         }
+    }
+}
+
+impl Sim {
+    /// Which start of the broker this is.
+    pub(crate) fn incarnation_of(&self, b: BrokerId) -> u32 {
+        self.incarnation(b)
+    }
+
+    /// Put an event on the queue.
+    pub(crate) fn schedule(&mut self, at: SimTime, ev: SimEvent) {
+        self.push(at, ev);
+    }
+
+    /// A broker.
+    pub(crate) fn broker(&self, b: BrokerId) -> Option<&Broker> {
+        self.brokers.get(&b)
+    }
+
+    /// A broker, to change.
+    pub(crate) fn broker_mut(&mut self, b: BrokerId) -> Option<&mut Broker> {
+        self.brokers.get_mut(&b)
+    }
+
+    /// The counters, to change.
+    pub(crate) fn stats_mut(&mut self) -> &mut Stats {
+        &mut self.stats
+    }
+
+    /// Add a trace record now.
+    pub(crate) fn trace_note(
+        &mut self,
+        actor: impl Into<String>,
+        kind: &str,
+        details: impl Into<String>,
+    ) {
+        self.note(actor, kind, details);
+    }
+
+    /// The partition's leader per its state znode.
+    pub fn leader_of(&self, tp: &crate::ids::TopicPartition) -> Option<BrokerId> {
+        self.leaders.get(tp).copied().flatten()
     }
 }

@@ -76,6 +76,8 @@ pub struct Outbox {
     pub new_broker_epoch: Option<i64>,
     /// Unclean leader elections made.
     pub unclean_elections: u64,
+    /// The partitions those unclean elections were for.
+    pub unclean_partitions: Vec<crate::ids::TopicPartition>,
     /// Answers to ControlledShutdown requests: (broker, remaining partitions or error).
     pub shutdown_replies: Vec<(BrokerId, Result<Vec<crate::ids::TopicPartition>, String>)>,
 }
@@ -242,6 +244,7 @@ impl KafkaController {
             // never reports KAFKA_STORAGE_ERROR and there is nothing to do.
             ControllerEvent::LeaderAndIsrResponseReceived { .. } => Ok(()),
             ControllerEvent::TopicChange => self.process_topic_change(env),
+            ControllerEvent::IsrChangeNotification => self.process_isr_change_notification(env),
             ControllerEvent::ReplicaLeaderElection {
                 partitions,
                 election_type,
@@ -264,7 +267,6 @@ impl KafkaController {
             ControllerEvent::BrokerModifications(_)
             | ControllerEvent::PartitionModifications(_)
             | ControllerEvent::TopicDeletion
-            | ControllerEvent::IsrChangeNotification
             | ControllerEvent::ZkPartitionReassignment => {
                 env.out.note(
                     "unmodelled",
@@ -479,6 +481,8 @@ impl KafkaController {
             env.client.register_data_handler(p);
             env.client.exists(env.zk, p)?;
         }
+        // The new controller reads the full state: pending notifications go.
+        self.delete_isr_change_notifications(env)?;
         self.initialize_controller_context(env)?;
         // Brokers must learn the live brokers before any LeaderAndIsr.
         let live = self.ctx.live_or_shutting_down();

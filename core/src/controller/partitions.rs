@@ -408,6 +408,7 @@ impl KafkaController {
             Some(written) => {
                 if result.unclean {
                     env.out.unclean_elections += 1;
+                    env.out.unclean_partitions.push(tp.clone());
                 }
                 let kind = if result.unclean {
                     "unclean_leader_elected"
@@ -716,6 +717,84 @@ impl KafkaController {
             }),
         )?;
         self.handle_replica_state_changes(env, &replicas, ReplicaState::OnlineReplica)
+    }
+
+    // ----- ISR change notifications -------------------------------------------
+
+    /// `processIsrChangeNotification`: refresh the cache for the partitions
+    /// named, tell every broker, and delete the notifications (always).
+    pub(super) fn process_isr_change_notification(
+        &mut self,
+        env: &mut Env<'_>,
+    ) -> Result<(), ControllerError> {
+        let children = env
+            .client
+            .get_children(env.zk, paths::ISR_CHANGE_NOTIFICATION)?;
+        let mut tps = BTreeSet::new();
+        for c in &children {
+            let path = format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION);
+            if let Ok((data, _)) = env.client.get_data(env.zk, &path) {
+                tps.extend(super::rebalance::decode_partition_list(&data).unwrap_or_default());
+            }
+        }
+        let tps: Vec<TopicPartition> = tps
+            .into_iter()
+            .filter(|tp| self.ctx.assignments.contains_key(tp))
+            .collect();
+        let result = (|| {
+            for tp in &tps {
+                if let Some(l) = read_leader_isr(env, tp)? {
+                    self.ctx.leadership.insert(tp.clone(), l);
+                }
+            }
+            if !tps.is_empty() {
+                let mut batch = RequestBatch::default();
+                batch.add_update_metadata(&self.ctx.live_or_shutting_down(), &tps);
+                batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env.out);
+                env.out.note(
+                    "isr_change",
+                    format!(
+                        "ISR changes of {} propagated to every broker",
+                        tps_text(&tps)
+                    ),
+                );
+            }
+            Ok(())
+        })();
+        let epoch_zk_version = self.ctx.epoch_zk_version;
+        for c in children {
+            let del = Op::Delete {
+                path: format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION),
+                version: None,
+            };
+            match fenced(env, epoch_zk_version, del) {
+                Ok(_) | Err(ControllerError::Zk(ZkError::NoNode)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        result
+    }
+
+    /// Failover deletes every pending ISR change notification (fenced).
+    pub(super) fn delete_isr_change_notifications(
+        &mut self,
+        env: &mut Env<'_>,
+    ) -> Result<(), ControllerError> {
+        let children = env
+            .client
+            .get_children(env.zk, paths::ISR_CHANGE_NOTIFICATION)?;
+        let epoch_zk_version = self.ctx.epoch_zk_version;
+        for c in children {
+            let del = Op::Delete {
+                path: format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION),
+                version: None,
+            };
+            match fenced(env, epoch_zk_version, del) {
+                Ok(_) | Err(ControllerError::Zk(ZkError::NoNode)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     // ----- broker failure and start-up ------------------------------------------

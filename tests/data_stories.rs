@@ -1,0 +1,260 @@
+//! Stories of the data plane: ISR shrink and expansion by the leader, ISR change
+//! notifications, and Aphyr's unclean-election data loss. Each names the Kafka
+//! behaviour it mirrors.
+
+use kcsim::Story;
+use kcsim_core::log::Acks;
+use kcsim_core::{Action, BrokerId, TopicPartition};
+use serde_json::json;
+
+fn produce(s: &mut Story, ms: u64, topic: &str, records: u64, acks: Acks) {
+    s.at(
+        ms,
+        Action::Produce {
+            topic: topic.into(),
+            partition: 0,
+            records,
+            acks,
+        },
+    );
+}
+
+#[test]
+fn a_slow_follower_drops_out_of_the_isr_and_every_broker_hears_of_it() {
+    // Kafka: Partition.maybeShrinkIsr after replica.lag.time.max.ms (10 s in 2.4),
+    // ReplicaManager.maybePropagateIsrChanges → /isr_change_notification/isr_change_<seq>,
+    // KafkaController.processIsrChangeNotification → UpdateMetadata to all brokers.
+    let mut s = Story::brokers(40, 3);
+    s.until(5_000);
+    let c = s.controller();
+    let others = s.non_controllers();
+    let (l, f) = (others[0], others[1]);
+    s.create_topic(5_000, "t", &[&[l.0, f.0, c.0]]).until(7_000);
+    assert_eq!(s.partition("t", 0).isr.len(), 3);
+    s.at(
+        7_000,
+        Action::SlowBroker {
+            broker: f,
+            lag_ms: 1_000_000,
+        },
+    )
+    .until(26_000);
+    let p = s.partition("t", 0);
+    assert!(
+        !p.isr.contains(&f),
+        "the leader dropped the slow follower: {:?}",
+        p.isr
+    );
+    assert_eq!(
+        p.leader_epoch, 0,
+        "the leader keeps its leader epoch when it shrinks the ISR"
+    );
+    assert!(s.sim.stats().isr_shrinks >= 1);
+    let shrink = s.records("isr_shrunk_by_leader")[0].time_ms;
+    assert!(
+        (17_000..=22_600).contains(&shrink),
+        "after 10 s without catching up, checked every 5 s: {shrink}"
+    );
+    s.until(32_000);
+    let propagated = s.records("isr_change_propagated");
+    assert!(!propagated.is_empty(), "a notification was written");
+    let at = propagated[0].time_ms;
+    assert!(
+        at > shrink + 5_000 && at <= shrink + 7_600,
+        "once the last change is 5 s old, checked every 2.5 s: {at}"
+    );
+    let tp = TopicPartition::new("t", 0);
+    for b in [0, 1, 2] {
+        let meta = &s.broker(BrokerId(b)).metadata.partitions[&tp];
+        assert!(
+            !meta.isr.contains(&f),
+            "broker {b}'s metadata cache learned the new ISR"
+        );
+    }
+    assert!(
+        s.sim
+            .zk()
+            .node("/isr_change_notification")
+            .unwrap()
+            .children()
+            .next()
+            .is_none(),
+        "the controller deleted it"
+    );
+    s.at(32_000, Action::HealBroker { broker: f }).until(35_000);
+    assert!(
+        s.partition("t", 0).isr.contains(&f),
+        "healed, it caught up and rejoined"
+    );
+    assert!(s.sim.stats().isr_expands >= 1);
+    s.assert_no_violations();
+}
+
+/// Aphyr's case up to the leader's death: the follower y is cut off, the ISR
+/// shrinks to the leader x, x acknowledges more records alone, then x dies.
+fn aphyr(seed: u64, unclean: bool) -> (Story, BrokerId, BrokerId) {
+    let mut s = Story::brokers(seed, 3);
+    s.until(5_000);
+    let others = s.non_controllers();
+    let (x, y) = (others[0], others[1]);
+    s.create_topic(5_000, "t", &[&[x.0, y.0]]);
+    produce(&mut s, 6_000, "t", 5, Acks::All);
+    s.until(6_500);
+    assert_eq!(
+        s.sim.high_watermark(&TopicPartition::new("t", 0)),
+        5,
+        "both replicas have the first five"
+    );
+    s.at(
+        7_000,
+        Action::SlowBroker {
+            broker: y,
+            lag_ms: 1_000_000,
+        },
+    )
+    .until(25_000);
+    assert_eq!(s.partition("t", 0).isr, vec![x], "ISR shrank to the leader");
+    produce(&mut s, 25_000, "t", 5, Acks::All);
+    s.until(25_100);
+    let acked = s
+        .sim
+        .produced()
+        .iter()
+        .filter(|r| r.acked_at.is_some())
+        .count();
+    assert_eq!(
+        acked, 10,
+        "with ISR [x] and min.insync.replicas 1, x acknowledges alone"
+    );
+    if unclean {
+        s.at(
+            26_000,
+            Action::SetConfig {
+                key: "unclean.leader.election.enable".into(),
+                value: json!(true),
+                topic: Some("t".into()),
+            },
+        );
+    }
+    s.at(27_000, Action::KillBroker { broker: x }).until(45_000);
+    (s, x, y)
+}
+
+#[test]
+fn aphyr_unclean_election_on_loses_acknowledged_records() {
+    // Kafka: OfflinePartitionLeaderElectionStrategy with unclean election elects y, which
+    // lacks offsets 5..9; y's leadership makes those acknowledged records lost, and x
+    // truncates them when it returns as a follower.
+    let (mut s, x, y) = aphyr(41, true);
+    let p = s.partition("t", 0);
+    assert_eq!(p.leader, Some(y));
+    assert_eq!(s.sim.stats().unclean_elections, 1);
+    assert_eq!(s.sim.stats().acked_records_lost, 5);
+    let report = kcsim_core::report::FinalState::of(&s.sim);
+    let offsets: Vec<u64> = report.lost_records.iter().map(|r| r.offset).collect();
+    assert_eq!(offsets, vec![5, 6, 7, 8, 9]);
+    assert!(
+        report.lost_records[0].reason.contains("unclean"),
+        "{}",
+        report.lost_records[0].reason
+    );
+    assert_eq!(
+        s.sim.high_watermark(&TopicPartition::new("t", 0)),
+        5,
+        "the committed offset went back"
+    );
+    s.at(45_000, Action::StartBroker { broker: x })
+        .until(50_000);
+    assert!(
+        !s.records("log_truncated").is_empty(),
+        "x truncated the records y never had"
+    );
+    assert_eq!(
+        s.sim
+            .log(x, &TopicPartition::new("t", 0))
+            .unwrap()
+            .log_end_offset(),
+        5
+    );
+    s.assert_no_violations();
+}
+
+#[test]
+fn aphyr_unclean_election_off_stays_offline_and_loses_nothing() {
+    // Kafka: with unclean.leader.election.enable=false the partition stays offline with
+    // ISR [x] until x returns; no acknowledged record is lost.
+    let (mut s, x, _y) = aphyr(41, false);
+    let p = s.partition("t", 0);
+    assert_eq!(p.leader, None);
+    assert_eq!(p.isr, vec![x]);
+    assert_eq!(s.sim.stats().acked_records_lost, 0);
+    s.at(45_000, Action::StartBroker { broker: x })
+        .until(50_000);
+    assert_eq!(
+        s.partition("t", 0).leader,
+        Some(x),
+        "x, the last ISR member, leads again"
+    );
+    assert_eq!(s.sim.stats().acked_records_lost, 0);
+    assert_eq!(s.sim.high_watermark(&TopicPartition::new("t", 0)), 10);
+    s.assert_no_violations();
+}
+
+#[test]
+fn acks_all_is_refused_below_min_insync_replicas() {
+    // Kafka: Partition.appendRecordsToLeader — NOT_ENOUGH_REPLICAS when the ISR is
+    // smaller than min.insync.replicas for acks=all.
+    let mut s = Story::brokers(42, 3);
+    s.until(5_000);
+    let others = s.non_controllers();
+    let (x, y) = (others[0], others[1]);
+    s.create_topic(5_000, "t", &[&[x.0, y.0]]);
+    s.at(
+        5_500,
+        Action::SetConfig {
+            key: "min.insync.replicas".into(),
+            value: json!(2),
+            topic: Some("t".into()),
+        },
+    );
+    s.at(
+        6_000,
+        Action::SlowBroker {
+            broker: y,
+            lag_ms: 1_000_000,
+        },
+    )
+    .until(25_000);
+    produce(&mut s, 25_000, "t", 3, Acks::All);
+    produce(&mut s, 25_000, "t", 3, Acks::Leader);
+    s.until(25_100);
+    let failed = s.records("produce_failed");
+    assert_eq!(failed.len(), 1, "{failed:#?}");
+    assert!(failed[0].details.contains("NOT_ENOUGH_REPLICAS"));
+    assert_eq!(
+        s.sim.produced().len(),
+        3,
+        "only the acks=1 records were appended"
+    );
+}
+
+#[test]
+fn acks_1_records_can_be_lost_even_in_a_clean_election() {
+    // Kafka: acks=1 is acknowledged by the leader alone; a clean failover to an ISR
+    // member that had not fetched them yet loses them (no unclean election needed).
+    let mut s = Story::brokers(43, 3);
+    s.until(5_000);
+    let others = s.non_controllers();
+    let (x, y) = (others[0], others[1]);
+    s.create_topic(5_000, "t", &[&[x.0, y.0]]).until(7_000);
+    produce(&mut s, 7_000, "t", 4, Acks::Leader);
+    s.at(7_000, Action::KillBroker { broker: x }).until(20_000);
+    assert_eq!(s.partition("t", 0).leader, Some(y));
+    assert_eq!(s.sim.stats().unclean_elections, 0);
+    assert_eq!(
+        s.sim.stats().acked_records_lost,
+        4,
+        "acks=1 records the follower never fetched"
+    );
+    s.assert_no_violations();
+}

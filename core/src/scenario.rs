@@ -638,7 +638,7 @@ fn parse_actions(
             }
             "produce" => {
                 let topic = text("topic")?;
-                if !topics.iter().any(|t| *t == topic) {
+                if !topics.contains(&topic) {
                     return err(
                         format!("{f}.topic"),
                         format!("no topic {topic:?} in this scenario"),

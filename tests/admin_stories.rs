@@ -158,3 +158,237 @@ fn auto_rebalance_can_be_turned_off() {
     assert_eq!(s.partition("t", 0).leader, Some(a));
     assert!(s.records("imbalance").is_empty());
 }
+
+#[test]
+fn adding_partitions_rewrites_the_assignment_and_creates_them() {
+    // Kafka: AdminZkClient.addPartitions rewrites /brokers/topics/<t>;
+    // KafkaController.processPartitionModifications → onNewPartitionCreation.
+    let mut s = Story::brokers(34, 3);
+    s.until(5_000);
+    s.create_topic(5_000, "t", &[&[0, 1], &[1, 2]]);
+    s.at(
+        6_000,
+        Action::AddPartitions {
+            topic: "t".into(),
+            count: 4,
+        },
+    )
+    .until(7_000);
+    for p in 0..4 {
+        let part = s.partition("t", p);
+        assert_eq!(
+            part.state,
+            kcsim_core::controller::states::PartitionState::OnlinePartition,
+            "t-{p}"
+        );
+        assert_eq!(part.replicas.len(), 2);
+    }
+    assert_eq!(
+        s.partition("t", 0).replicas,
+        vec![BrokerId(0), BrokerId(1)],
+        "existing partitions keep their replicas"
+    );
+    s.at(
+        8_000,
+        Action::AddPartitions {
+            topic: "t".into(),
+            count: 3,
+        },
+    )
+    .until(8_100);
+    assert!(s
+        .records("action_failed")
+        .iter()
+        .any(|r| r.details.contains("would not be an increase")));
+    assert_eq!(s.sim.partition_overview().len(), 4, "nothing changed");
+    s.assert_no_violations();
+}
+
+#[test]
+fn deleting_a_topic_pauses_while_a_replica_is_down_and_completes_after_restart() {
+    // Kafka: TopicDeletionManager — replicas on dead brokers make the topic ineligible;
+    // onBrokerStartup → resumeDeletionForTopics; StopReplica(delete=true) responses
+    // complete it, and the znodes go.
+    let mut s = Story::brokers(35, 3);
+    s.until(5_000);
+    let others = s.non_controllers();
+    let (x, y) = (others[0], others[1]);
+    s.create_topic(5_000, "doomed", &[&[x.0, y.0]]);
+    s.at(6_000, Action::KillBroker { broker: y }).until(14_000);
+    s.at(
+        14_000,
+        Action::DeleteTopic {
+            topic: "doomed".into(),
+        },
+    )
+    .until(16_000);
+    assert!(
+        s.sim.zk().node("/brokers/topics/doomed").is_some(),
+        "paused: replica on a dead broker"
+    );
+    assert!(!s.records("topic_deletion_paused").is_empty());
+    assert!(s.sim.zk().node("/admin/delete_topics/doomed").is_some());
+    s.at(16_000, Action::StartBroker { broker: y })
+        .until(20_000);
+    assert!(
+        s.sim.zk().node("/brokers/topics/doomed").is_none(),
+        "completed after the restart"
+    );
+    assert!(s.sim.zk().node("/config/topics/doomed").is_none());
+    assert!(s.sim.zk().node("/admin/delete_topics/doomed").is_none());
+    assert_eq!(s.records("topic_deleted").len(), 1);
+    for b in [x, y] {
+        assert!(
+            s.sim.log(b, &tp("doomed", 0)).is_none(),
+            "broker {b} deleted its log"
+        );
+        assert!(
+            !s.broker(b)
+                .metadata
+                .partitions
+                .contains_key(&tp("doomed", 0)),
+            "broker {b} forgot the topic"
+        );
+    }
+    s.at(
+        21_000,
+        Action::DeleteTopic {
+            topic: "doomed".into(),
+        },
+    )
+    .until(21_100);
+    assert!(s
+        .records("action_failed")
+        .iter()
+        .any(|r| r.details.contains("does not exist")));
+    s.assert_no_violations();
+}
+
+#[test]
+fn reassigning_a_partition_away_from_its_leader_moves_the_leader() {
+    // Kafka 2.4 (KIP-455): onPartitionReassignment — RS = TRS + ORS, new replicas join the
+    // ISR, the leader not in TRS moves with ReassignPartitionLeaderElectionStrategy, the
+    // removed replicas are stopped and deleted, RS = TRS; /admin/reassign_partitions goes.
+    let mut s = Story::brokers(36, 4);
+    s.until(5_000);
+    s.create_topic(5_000, "t", &[&[0, 1]]).until(6_000);
+    let before = s.partition("t", 0);
+    assert_eq!(before.leader, Some(BrokerId(0)));
+    let target = vec![BrokerId(2), BrokerId(3)];
+    s.at(
+        6_000,
+        Action::ReassignPartitions {
+            partitions: vec![kcsim_core::action::PartitionTarget {
+                topic: "t".into(),
+                partition: 0,
+                replicas: target.clone(),
+            }],
+        },
+    )
+    .until(9_000);
+    let notes = s.records("reassignment");
+    assert!(
+        notes
+            .iter()
+            .any(|r| r.details == "t-0: replicas [2,3,0,1], adding [2,3], removing [0,1]"),
+        "RS = TRS ++ ORS while adding: {notes:#?}"
+    );
+    let after = s.partition("t", 0);
+    assert_eq!(after.replicas, target);
+    assert_eq!(
+        after.leader,
+        Some(BrokerId(2)),
+        "first target replica in the ISR"
+    );
+    let mut isr = after.isr.clone();
+    isr.sort();
+    assert_eq!(isr, target);
+    assert!(after.leader_epoch > before.leader_epoch);
+    assert!(s.sim.zk().node("/admin/reassign_partitions").is_none());
+    assert_eq!(s.records("reassignment_completed").len(), 1);
+    for b in [0, 1] {
+        assert!(
+            s.sim.log(BrokerId(b), &tp("t", 0)).is_none(),
+            "broker {b}'s replica was deleted"
+        );
+    }
+    s.assert_no_violations();
+}
+
+#[test]
+fn a_bad_reassignment_changes_nothing() {
+    let mut s = Story::brokers(37, 3);
+    s.until(5_000);
+    s.create_topic(5_000, "t", &[&[0, 1]]).until(6_000);
+    let before = kcsim_core::report::FinalState::of(&s.sim).zk;
+    s.at(
+        6_000,
+        Action::ReassignPartitions {
+            partitions: vec![kcsim_core::action::PartitionTarget {
+                topic: "t".into(),
+                partition: 7,
+                replicas: vec![BrokerId(1)],
+            }],
+        },
+    )
+    .until(6_001);
+    assert!(s
+        .records("action_failed")
+        .iter()
+        .any(|r| r.details.contains("t-7 does not exist")));
+    assert_eq!(kcsim_core::report::FinalState::of(&s.sim).zk, before);
+}
+
+#[test]
+fn auto_rebalance_waits_while_a_reassignment_runs() {
+    // Kafka: checkAndTriggerAutoLeaderRebalance skips every candidate while any
+    // partition of the cluster is being reassigned.
+    let mut s = Story::brokers(38, 4);
+    s.until(5_000);
+    let c = s.controller();
+    let others = s.non_controllers();
+    let (v, a, d) = (others[0], others[1], others[2]);
+    s.create_topic(5_000, "t", &[&[v.0, a.0]]);
+    s.create_topic(5_000, "u", &[&[a.0, c.0]]);
+    s.at(6_000, Action::KillBroker { broker: v })
+        .at(14_000, Action::StartBroker { broker: v });
+    // d goes down, and u-0 is reassigned onto it: the reassignment cannot finish.
+    s.at(20_000, Action::KillBroker { broker: d });
+    s.at(
+        30_000,
+        Action::ReassignPartitions {
+            partitions: vec![kcsim_core::action::PartitionTarget {
+                topic: "u".into(),
+                partition: 0,
+                replicas: vec![a, d],
+            }],
+        },
+    );
+    s.until(320_000);
+    assert!(
+        !s.broker(c)
+            .controller
+            .ctx
+            .partitions_being_reassigned
+            .is_empty(),
+        "u-0 is still being reassigned"
+    );
+    assert_eq!(
+        s.partition("t", 0).leader,
+        Some(a),
+        "no preferred election while reassigning"
+    );
+    assert!(!s.records("imbalance").is_empty(), "the check ran");
+    // Once d is back the reassignment completes, and the next check brings t-0 home.
+    s.at(320_000, Action::StartBroker { broker: d })
+        .until(330_000);
+    assert!(s
+        .broker(c)
+        .controller
+        .ctx
+        .partitions_being_reassigned
+        .is_empty());
+    s.until(620_000);
+    assert_eq!(s.partition("t", 0).leader, Some(v));
+    s.assert_no_violations();
+}

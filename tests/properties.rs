@@ -25,6 +25,16 @@ fn action(n: u32) -> impl Strategy<Value = Action> {
         }),
         1 => (0..n).prop_map(BrokerId).prop_map(|broker| Action::SlowBroker { broker, lag_ms: 30_000 }),
         1 => (0..n).prop_map(BrokerId).prop_map(|broker| Action::HealBroker { broker }),
+        1 => Just(Action::AddPartitions { topic: "t".into(), count: 6 }),
+        1 => Just(Action::PreferredElection { partitions: None }),
+        1 => Just(Action::DeleteTopic { topic: "late".into() }),
+        1 => (0u32..4, prop::collection::btree_set(0..n, 1..4)).prop_map(|(partition, r)| Action::ReassignPartitions {
+            partitions: vec![kcsim_core::action::PartitionTarget {
+                topic: "t".into(),
+                partition,
+                replicas: r.into_iter().map(BrokerId).collect(),
+            }],
+        }),
         1 => any::<bool>().prop_map(|on| Action::SetConfig {
             key: "unclean.leader.election.enable".into(),
             value: json!(on),

@@ -92,6 +92,23 @@ pub enum Action {
         /// The broker.
         broker: BrokerId,
     },
+    /// `kafka-topics.sh --alter --partitions N`: the whole assignment is rewritten.
+    AddPartitions {
+        /// The topic.
+        topic: String,
+        /// The new partition count (must be larger).
+        count: u32,
+    },
+    /// `kafka-topics.sh --delete`: writes `/admin/delete_topics/<topic>`.
+    DeleteTopic {
+        /// The topic.
+        topic: String,
+    },
+    /// `kafka-reassign-partitions.sh --execute`: writes `/admin/reassign_partitions`.
+    ReassignPartitions {
+        /// The targets.
+        partitions: Vec<PartitionTarget>,
+    },
     /// `kafka-topics.sh --create`: written to ZooKeeper as Kafka 2.x's admin
     /// client does; the controller picks it up through its TopicChange watch.
     CreateTopic {
@@ -140,6 +157,9 @@ impl Action {
             Action::SetZnode { .. } => "set_znode",
             Action::SetConfig { .. } => "set_config",
             Action::CreateTopic { .. } => "create_topic",
+            Action::AddPartitions { .. } => "add_partitions",
+            Action::DeleteTopic { .. } => "delete_topic",
+            Action::ReassignPartitions { .. } => "reassign_partitions",
             Action::Produce { .. } => "produce",
             Action::SlowBroker { .. } => "slow_broker",
             Action::HealBroker { .. } => "heal_broker",
@@ -164,6 +184,9 @@ impl Action {
             | Action::SetZnode { .. }
             | Action::SetConfig { .. }
             | Action::CreateTopic { .. }
+            | Action::AddPartitions { .. }
+            | Action::DeleteTopic { .. }
+            | Action::ReassignPartitions { .. }
             | Action::Produce { .. }
             | Action::PreferredElection { .. }
             | Action::ElectLeaders { .. }
@@ -190,6 +213,24 @@ impl Action {
             Action::DeleteZnode { path } => format!("zookeeper-shell delete {path}"),
             Action::SetZnode { path, data } => format!("zookeeper-shell set {path} {data}"),
             Action::DelayMessage { id, delay_ms } => format!("delay message {id} by {delay_ms} ms"),
+            Action::AddPartitions { topic, count } => {
+                format!("kafka-topics.sh --alter --topic {topic} --partitions {count}")
+            }
+            Action::DeleteTopic { topic } => format!("kafka-topics.sh --delete --topic {topic}"),
+            Action::ReassignPartitions { partitions } => {
+                let v: Vec<String> = partitions
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "{}-{} → {:?}",
+                            p.topic,
+                            p.partition,
+                            p.replicas.iter().map(|b| b.0).collect::<Vec<_>>()
+                        )
+                    })
+                    .collect();
+                format!("kafka-reassign-partitions.sh --execute: {}", v.join(", "))
+            }
             Action::Produce {
                 topic,
                 partition,
@@ -282,4 +323,15 @@ fn plain(v: &serde_json::Value) -> String {
 fn tp_list(v: &[crate::ids::TopicPartition]) -> String {
     let parts: Vec<String> = v.iter().map(|t| t.to_string()).collect();
     parts.join(",")
+}
+
+/// One partition's target replicas in a reassignment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionTarget {
+    /// The topic.
+    pub topic: String,
+    /// The partition.
+    pub partition: u32,
+    /// The target replicas, preferred first.
+    pub replicas: Vec<BrokerId>,
 }

@@ -259,7 +259,20 @@ pub fn assign_replicas_with(
     replication_factor: u32,
     brokers: &[BrokerId],
     start: u64,
+    shift: u64,
+) -> Vec<Vec<BrokerId>> {
+    assign_replicas_from(partitions, replication_factor, brokers, start, shift, 0)
+}
+
+/// The placement of `partitions` new partitions numbered from
+/// `first_partition` (Kafka's `startPartitionId`, used when adding partitions).
+pub fn assign_replicas_from(
+    partitions: u32,
+    replication_factor: u32,
+    brokers: &[BrokerId],
+    start: u64,
     mut shift: u64,
+    first_partition: u32,
 ) -> Vec<Vec<BrokerId>> {
     let mut ids: Vec<BrokerId> = brokers.to_vec();
     ids.sort();
@@ -268,7 +281,8 @@ pub fn assign_replicas_with(
         return Vec::new();
     }
     let mut out = Vec::new();
-    for p in 0..u64::from(partitions) {
+    let first = u64::from(first_partition);
+    for p in first..first + u64::from(partitions) {
         if p > 0 && p % n == 0 {
             shift += 1;
         }
@@ -675,6 +689,98 @@ fn parse_actions(
                     &["topic", "partition", "records", "acks"],
                 )
             }
+            "add_partitions" => {
+                let topic = text("topic")?;
+                if !topics.contains(&topic) {
+                    return err(
+                        format!("{f}.topic"),
+                        format!("no topic {topic:?} in this scenario"),
+                    );
+                }
+                let fc = format!("{f}.count");
+                let cv = obj.get("count").ok_or_else(|| missing(&fc))?;
+                let count = cv
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|n| (1..=100_000).contains(n))
+                    .ok_or_else(|| bad(&fc, "a partition count from 1 to 100000", cv))?;
+                (Action::AddPartitions { topic, count }, &["topic", "count"])
+            }
+            "delete_topic" => {
+                let topic = text("topic")?;
+                if !topics.contains(&topic) {
+                    return err(
+                        format!("{f}.topic"),
+                        format!("no topic {topic:?} in this scenario"),
+                    );
+                }
+                (Action::DeleteTopic { topic }, &["topic"])
+            }
+            "reassign_partitions" => {
+                let fp = format!("{f}.partitions");
+                let pv = obj.get("partitions").ok_or_else(|| missing(&fp))?;
+                let list = pv.as_array().filter(|l| !l.is_empty()).ok_or_else(|| {
+                    bad(&fp, "a non-empty list of {topic, partition, replicas}", pv)
+                })?;
+                let mut targets = Vec::new();
+                for (i, e) in list.iter().enumerate() {
+                    let fi = format!("{fp}[{i}]");
+                    let eo = object(e, &fi)?;
+                    known_keys(eo, &fi, &["topic", "partition", "replicas"])?;
+                    let tv = eo
+                        .get("topic")
+                        .ok_or_else(|| missing(&format!("{fi}.topic")))?;
+                    let topic = tv
+                        .as_str()
+                        .ok_or_else(|| bad(&format!("{fi}.topic"), "a topic name", tv))?;
+                    if !topics.iter().any(|t| t == topic) {
+                        return err(
+                            format!("{fi}.topic"),
+                            format!("no topic {topic:?} in this scenario"),
+                        );
+                    }
+                    let nv = eo
+                        .get("partition")
+                        .ok_or_else(|| missing(&format!("{fi}.partition")))?;
+                    let partition = nv
+                        .as_u64()
+                        .and_then(|n| u32::try_from(n).ok())
+                        .ok_or_else(|| bad(&format!("{fi}.partition"), "a partition number", nv))?;
+                    let rv = eo
+                        .get("replicas")
+                        .ok_or_else(|| missing(&format!("{fi}.replicas")))?;
+                    let ids = rv.as_array().filter(|r| !r.is_empty()).ok_or_else(|| {
+                        bad(
+                            &format!("{fi}.replicas"),
+                            "a non-empty list of broker ids",
+                            rv,
+                        )
+                    })?;
+                    let mut replicas = Vec::new();
+                    for (j, b) in ids.iter().enumerate() {
+                        let fb = format!("{fi}.replicas[{j}]");
+                        let id = broker_id(b, &fb)?;
+                        if !brokers.contains(&id) {
+                            return err(fb, format!("no broker {id} in this cluster"));
+                        }
+                        if replicas.contains(&id) {
+                            return err(fb, format!("duplicate replica {id}"));
+                        }
+                        replicas.push(id);
+                    }
+                    targets.push(crate::action::PartitionTarget {
+                        topic: topic.to_string(),
+                        partition,
+                        replicas,
+                    });
+                }
+                (
+                    Action::ReassignPartitions {
+                        partitions: targets,
+                    },
+                    &["partitions"],
+                )
+            }
             "slow_broker" => {
                 let fl = format!("{f}.lag_ms");
                 let lv = obj.get("lag_ms").ok_or_else(|| missing(&fl))?;
@@ -837,6 +943,9 @@ pub const ACTION_NAMES: &[&str] = &[
     "produce",
     "slow_broker",
     "heal_broker",
+    "add_partitions",
+    "delete_topic",
+    "reassign_partitions",
 ];
 
 /// A list of `{"topic": …, "partition": …}`; topics must be known to the scenario.

@@ -687,7 +687,24 @@ impl Sim {
                     Err(_) => return,
                 }
             }
-            (p, WatchKind::NodeDataChanged) if p.starts_with("/brokers/topics/") => {
+            (p, WatchKind::NodeDataChanged)
+                if p.starts_with("/brokers/topics/") && p.ends_with("/state") =>
+            {
+                let parts: Vec<&str> = p["/brokers/topics/".len()..].split('/').collect();
+                match parts.as_slice() {
+                    [t, "partitions", n, "state"] => match n.parse() {
+                        Ok(n) => ControllerEvent::PartitionReassignmentIsrChange(
+                            crate::ids::TopicPartition::new(*t, n),
+                        ),
+                        Err(_) => return,
+                    },
+                    _ => return,
+                }
+            }
+            (p, WatchKind::NodeDataChanged)
+                if p.starts_with("/brokers/topics/")
+                    && !p["/brokers/topics/".len()..].contains('/') =>
+            {
                 ControllerEvent::PartitionModifications(p["/brokers/topics/".len()..].to_string())
             }
             _ => return,
@@ -1004,6 +1021,24 @@ impl Sim {
             }
             return;
         }
+        if let crate::controller::channel::RequestBody::StopReplica {
+            partitions,
+            delete: true,
+        } = &req.body
+        {
+            if let Some(b) = self.brokers.get_mut(&from) {
+                if b.is_up() && b.controller.is_active(from) {
+                    let error = req.error.clone().filter(|e| e != "NONE");
+                    let event = ControllerEvent::TopicDeletionStopReplicaResponseReceived {
+                        broker: req.to,
+                        partitions: partitions.clone(),
+                        error,
+                    };
+                    b.controller.put(event, self.now);
+                    self.kick(from);
+                }
+            }
+        }
         if let Some(b) = self.brokers.get_mut(&from) {
             if b.is_up() && b.controller.is_active(from) && req.body.name() == "LeaderAndIsr" {
                 b.controller.put(
@@ -1285,6 +1320,9 @@ impl Sim {
                 self.begin_controlled_shutdown(broker);
             }
             Action::DelayMessage { id, delay_ms } => self.delay_message(id, delay_ms),
+            Action::AddPartitions { topic, count } => self.add_partitions(&topic, count),
+            Action::DeleteTopic { topic } => self.delete_topic(&topic),
+            Action::ReassignPartitions { partitions } => self.reassign_partitions(partitions),
             Action::Produce {
                 topic,
                 partition,
@@ -2170,5 +2208,152 @@ impl Sim {
     /// The partition's leader per its state znode.
     pub fn leader_of(&self, tp: &crate::ids::TopicPartition) -> Option<BrokerId> {
         self.leaders.get(tp).copied().flatten()
+    }
+}
+
+impl Sim {
+    fn topic_assignment(&self, topic: &str) -> Option<Vec<(u32, Vec<BrokerId>)>> {
+        let n = self.zk.node(&paths::topic(topic))?;
+        crate::znodes::decode_topic_assignment(&n.data)
+    }
+
+    fn registered_brokers(&self) -> Vec<BrokerId> {
+        self.zk
+            .node(paths::BROKER_IDS)
+            .map(|n| {
+                n.children()
+                    .filter_map(|c| c.parse().ok())
+                    .map(BrokerId)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// `AdminZkClient.addPartitions`: keep the existing assignment, place the
+    /// new partitions starting at partition 0's first replica, and rewrite
+    /// the whole topic znode.
+    fn add_partitions(&mut self, topic: &str, count: u32) {
+        let Some(existing) = self.topic_assignment(topic) else {
+            return self.note(
+                "user",
+                "action_failed",
+                format!("UnknownTopicOrPartitionException: topic {topic} does not exist"),
+            );
+        };
+        let current = existing.len() as u32;
+        if count <= current {
+            return self.note(
+                "user",
+                "action_failed",
+                format!("InvalidPartitionsException: topic {topic} currently has {current} partitions, {count} would not be an increase"),
+            );
+        }
+        let brokers = self.registered_brokers();
+        let rf = existing.first().map_or(1, |(_, r)| r.len()) as u32;
+        if rf as usize > brokers.len() {
+            return self.note("user", "action_failed", format!("InvalidReplicationFactorException: replication factor {rf} larger than available brokers {}", brokers.len()));
+        }
+        let first = existing
+            .first()
+            .and_then(|(_, r)| r.first().copied())
+            .unwrap_or(BrokerId(0));
+        let mut sorted = brokers.clone();
+        sorted.sort();
+        let start = sorted.iter().position(|b| *b >= first).unwrap_or(0) as u64;
+        let added = crate::scenario::assign_replicas_from(
+            count - current,
+            rf,
+            &brokers,
+            start,
+            start,
+            current,
+        );
+        let mut all: Vec<Vec<BrokerId>> = existing.into_iter().map(|(_, r)| r).collect();
+        all.extend(added);
+        let data = crate::scenario::topic_znode_json(&all);
+        match self.zk.set_data(None, &paths::topic(topic), &data, None) {
+            Ok(_) => self.note(
+                "zk",
+                "partitions_added",
+                format!("/brokers/topics/{topic} = {data}"),
+            ),
+            Err(e) => self.note(
+                "zk",
+                "zk_error",
+                format!("set /brokers/topics/{topic}: {e}"),
+            ),
+        }
+    }
+
+    /// `AdminZkClient.deleteTopic`: create `/admin/delete_topics/<topic>`.
+    fn delete_topic(&mut self, topic: &str) {
+        if self.zk.node(&paths::topic(topic)).is_none() {
+            return self.note(
+                "user",
+                "action_failed",
+                format!("UnknownTopicOrPartitionException: topic {topic} does not exist"),
+            );
+        }
+        let path = format!("{}/{topic}", paths::DELETE_TOPICS);
+        match self.zk.create_recursive(None, &path, "", crate::zk::CreateMode::Persistent) {
+            Ok(_) => {}
+            Err(crate::zk::ZkError::NodeExists) => {
+                self.note("user", "action_failed", format!("TopicAlreadyMarkedForDeletionException: topic {topic} is already marked for deletion"))
+            }
+            Err(e) => self.note("zk", "zk_error", format!("create {path}: {e}")),
+        }
+    }
+
+    /// `kafka-reassign-partitions.sh --execute`: check, then write
+    /// `/admin/reassign_partitions` (refused while one is running).
+    fn reassign_partitions(&mut self, targets: Vec<crate::action::PartitionTarget>) {
+        if self.zk.node(paths::REASSIGN_PARTITIONS).is_some() {
+            return self.note(
+                "user",
+                "action_failed",
+                "there is an existing assignment running".to_string(),
+            );
+        }
+        let mut entries = Vec::new();
+        for t in targets {
+            let tp = crate::ids::TopicPartition::new(&t.topic, t.partition);
+            let exists = self
+                .topic_assignment(&t.topic)
+                .is_some_and(|a| a.iter().any(|(p, _)| *p == t.partition));
+            if !exists {
+                return self.note(
+                    "user",
+                    "action_failed",
+                    format!(
+                        "UnknownTopicOrPartitionException: {tp} does not exist; nothing written"
+                    ),
+                );
+            }
+            let distinct: BTreeSet<BrokerId> = t.replicas.iter().copied().collect();
+            if t.replicas.is_empty() || distinct.len() != t.replicas.len() {
+                return self.note("user", "action_failed", format!("InvalidReplicaAssignmentException: {tp}: duplicate or no replicas in {:?}; nothing written", t.replicas.iter().map(|b| b.0).collect::<Vec<_>>()));
+            }
+            if let Some(b) = t.replicas.iter().find(|b| !self.brokers.contains_key(b)) {
+                return self.note(
+                    "user",
+                    "action_failed",
+                    format!("{tp}: broker {b} does not exist; nothing written"),
+                );
+            }
+            entries.push((tp, t.replicas));
+        }
+        let data = crate::controller::topics::reassignment_json(&entries);
+        if let Err(e) = self.zk.create_recursive(
+            None,
+            paths::REASSIGN_PARTITIONS,
+            &data,
+            crate::zk::CreateMode::Persistent,
+        ) {
+            self.note(
+                "zk",
+                "zk_error",
+                format!("create {}: {e}", paths::REASSIGN_PARTITIONS),
+            );
+        }
     }
 }

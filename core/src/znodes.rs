@@ -23,6 +23,44 @@ pub fn decode_topic_assignment(data: &str) -> Option<Vec<(u32, Vec<BrokerId>)>> 
     Some(out)
 }
 
+/// Decode the `adding_replicas` and `removing_replicas` of a version-2 topic znode.
+pub fn decode_reassigning(data: &str) -> Vec<(u32, crate::controller::topics::Reassignment)> {
+    let Ok(v) = serde_json::from_str::<Value>(data) else {
+        return Vec::new();
+    };
+    let list = |key: &str| -> std::collections::BTreeMap<u32, Vec<BrokerId>> {
+        v.get(key)
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(p, r)| {
+                        let ids = r
+                            .as_array()?
+                            .iter()
+                            .map(|b| b.as_u64().and_then(|n| u32::try_from(n).ok()).map(BrokerId))
+                            .collect::<Option<Vec<_>>>()?;
+                        Some((p.parse().ok()?, ids))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let adding = list("adding_replicas");
+    let removing = list("removing_replicas");
+    let parts: std::collections::BTreeSet<u32> =
+        adding.keys().chain(removing.keys()).copied().collect();
+    parts
+        .into_iter()
+        .map(|p| {
+            let r = crate::controller::topics::Reassignment {
+                adding: adding.get(&p).cloned().unwrap_or_default(),
+                removing: removing.get(&p).cloned().unwrap_or_default(),
+            };
+            (p, r)
+        })
+        .collect()
+}
+
 /// Encode a partition `state` znode (TopicPartitionStateZNode.encode).
 pub fn encode_partition_state(l: &LeaderIsr) -> String {
     let isr: Vec<String> = l.isr.iter().map(|b| b.to_string()).collect();

@@ -46,6 +46,14 @@ pub struct ControllerContext {
     pub topics_to_be_deleted: BTreeSet<String>,
     /// Partitions with a reassignment in progress.
     pub partitions_being_reassigned: BTreeSet<TopicPartition>,
+    /// Adding and removing replicas of partitions being reassigned (KIP-455).
+    pub reassigning: BTreeMap<TopicPartition, super::topics::Reassignment>,
+    /// Reassignments whose phase A (new replicas started) has run.
+    pub reassignment_started: BTreeSet<TopicPartition>,
+    /// Topics whose deletion has started (`topicsWithDeletionStarted`).
+    pub topics_with_deletion_started: BTreeSet<String>,
+    /// Topics whose deletion is paused (`topicsIneligibleForDeletion`).
+    pub topics_ineligible_for_deletion: BTreeSet<String>,
 }
 
 impl ControllerContext {

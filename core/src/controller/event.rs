@@ -57,6 +57,17 @@ pub enum ControllerEvent {
         /// The broker that answered.
         broker: BrokerId,
     },
+    /// The answer to a StopReplica(delete=true) for a topic being deleted.
+    TopicDeletionStopReplicaResponseReceived {
+        /// The broker that answered.
+        broker: BrokerId,
+        /// The partitions it was asked to delete.
+        partitions: Vec<crate::ids::TopicPartition>,
+        /// The error, if any.
+        error: Option<String>,
+    },
+    /// The state znode of a partition being reassigned changed (its leader changed the ISR).
+    PartitionReassignmentIsrChange(crate::ids::TopicPartition),
     /// `unclean.leader.election.enable` was turned on for the cluster.
     UncleanLeaderElectionEnable,
     /// `unclean.leader.election.enable` was turned on for one topic.
@@ -87,6 +98,10 @@ impl ControllerEvent {
             ControllerEvent::ControlledShutdown { .. } => "ControlledShutdown",
             ControllerEvent::LeaderAndIsrResponseReceived { .. } => "LeaderAndIsrResponseReceived",
             ControllerEvent::UncleanLeaderElectionEnable => "UncleanLeaderElectionEnable",
+            ControllerEvent::TopicDeletionStopReplicaResponseReceived { .. } => {
+                "TopicDeletionStopReplicaResponseReceived"
+            }
+            ControllerEvent::PartitionReassignmentIsrChange(_) => "PartitionReassignmentIsrChange",
             ControllerEvent::TopicUncleanLeaderElectionEnable(_) => {
                 "TopicUncleanLeaderElectionEnable"
             }
@@ -106,7 +121,10 @@ impl ControllerEvent {
             E::ShutdownEventThread => S::ControllerShutdown,
             E::BrokerChange | E::BrokerModifications(_) => S::BrokerChange,
             E::TopicChange | E::PartitionModifications(_) => S::TopicChange,
-            E::TopicDeletion => S::TopicDeletion,
+            E::TopicDeletion | E::TopicDeletionStopReplicaResponseReceived { .. } => {
+                S::TopicDeletion
+            }
+            E::PartitionReassignmentIsrChange(_) => S::AlterPartitionReassignment,
             E::IsrChangeNotification => S::IsrChange,
             E::ZkPartitionReassignment => S::AlterPartitionReassignment,
             E::ReplicaLeaderElection { .. } => S::ManualLeaderBalance,

@@ -19,6 +19,7 @@ pub mod event;
 pub mod partitions;
 pub mod rebalance;
 pub mod states;
+pub mod topics;
 
 use crate::config::Config;
 use crate::ids::BrokerId;
@@ -264,10 +265,30 @@ impl KafkaController {
                 ));
                 r
             }
-            ControllerEvent::BrokerModifications(_)
-            | ControllerEvent::PartitionModifications(_)
-            | ControllerEvent::TopicDeletion
-            | ControllerEvent::ZkPartitionReassignment => {
+            ControllerEvent::PartitionModifications(topic) => {
+                self.process_partition_modifications(env, topic)
+            }
+            ControllerEvent::TopicDeletion => self.process_topic_deletion(env),
+            ControllerEvent::TopicDeletionStopReplicaResponseReceived {
+                broker,
+                partitions,
+                error,
+            } => self.process_topic_deletion_stop_replica_response(
+                env,
+                *broker,
+                partitions,
+                error.as_deref(),
+            ),
+            ControllerEvent::ZkPartitionReassignment => self.process_zk_partition_reassignment(env),
+            ControllerEvent::PartitionReassignmentIsrChange(tp) => {
+                if self.ctx.partitions_being_reassigned.contains(tp) {
+                    self.continue_reassignment(env, tp)
+                } else {
+                    Ok(())
+                }
+            }
+            // Endpoints never change in this simulator, so there is nothing to do.
+            ControllerEvent::BrokerModifications(_) => {
                 env.out.note(
                     "unmodelled",
                     format!("{} is not modelled yet", event.name()),
@@ -484,11 +505,14 @@ impl KafkaController {
         // The new controller reads the full state: pending notifications go.
         self.delete_isr_change_notifications(env)?;
         self.initialize_controller_context(env)?;
+        self.initialize_topic_deletion(env)?;
         // Brokers must learn the live brokers before any LeaderAndIsr.
         let live = self.ctx.live_or_shutting_down();
         self.send_update_metadata(env, &live, Vec::new());
         self.replica_state_machine_startup(env)?;
         self.partition_state_machine_startup(env)?;
+        self.initialize_partition_reassignments(env)?;
+        self.resume_deletions(env)?;
         // A preferred election written while there was no controller.
         self.process_replica_leader_election(
             env,

@@ -61,6 +61,11 @@ impl KafkaController {
             self.ctx.assignments.insert(tp.clone(), replicas);
             out.push(tp);
         }
+        for (p, r) in crate::znodes::decode_reassigning(&data) {
+            self.ctx
+                .reassigning
+                .insert(TopicPartition::new(topic, p), r);
+        }
         Ok(out)
     }
 
@@ -846,11 +851,7 @@ impl KafkaController {
         self.trigger_online_partition_state_change(env, None)?;
         self.handle_replica_state_changes(env, &rest, ReplicaState::OfflineReplica)?;
         if !deleting.is_empty() {
-            self.handle_replica_state_changes(
-                env,
-                &deleting,
-                ReplicaState::ReplicaDeletionIneligible,
-            )?;
+            self.fail_replica_deletion(env, &deleting)?;
         }
         if without_leader.is_empty() {
             let live = self.ctx.live_or_shutting_down();
@@ -878,6 +879,22 @@ impl KafkaController {
         let replicas = self.replicas_on(new);
         self.handle_replica_state_changes(env, &replicas, ReplicaState::OnlineReplica)?;
         self.trigger_online_partition_state_change(env, None)?;
+        // Reassignments waiting for one of these brokers carry on.
+        let resume: Vec<TopicPartition> = self
+            .ctx
+            .reassigning
+            .iter()
+            .filter(|(_, r)| r.adding.iter().any(|b| new.contains(b)))
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        for tp in resume {
+            // Kafka runs onPartitionReassignment again: phase A re-sends
+            // LeaderAndIsr (with a new leader epoch) to every replica.
+            self.ctx.reassignment_started.remove(&tp);
+            self.continue_reassignment(env, &tp)?;
+        }
+        let topics: BTreeSet<String> = replicas.iter().map(|(tp, _)| tp.topic.clone()).collect();
+        self.resume_deletion_for_topics(env, &topics)?;
         for b in new {
             env.client.register_data_handler(&paths::broker(*b));
         }

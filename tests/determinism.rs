@@ -113,11 +113,12 @@ fn intervening_in_the_past_forks_the_future_like_a_fresh_run() {
             broker: BrokerId(0)
         }
     );
-    let mut without = s.clone();
-    without.actions.truncate(2);
-    let mut straight = without.build();
+    // Undo restores the future the intervention dropped.
+    assert_eq!(t.actions().len(), 5);
+    let mut straight = s.build();
     straight.run_until(SimTime(40_000));
     assert_eq!(FinalState::of(&straight).to_json(), snapshot(&t).1);
+    assert!(t.undo().is_none(), "nothing more to undo");
 }
 
 #[test]

@@ -594,3 +594,10 @@ fn ids(v: &[BrokerId]) -> String {
     let s: Vec<String> = v.iter().map(|b| b.to_string()).collect();
     format!("[{}]", s.join(","))
 }
+
+impl Sim {
+    /// The extra fetch lag of a broker slowed by `slow_broker` (0 if none).
+    pub fn slow_lag(&self, broker: BrokerId) -> u64 {
+        self.slow_brokers.get(&broker).copied().unwrap_or(0)
+    }
+}

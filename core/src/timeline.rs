@@ -36,6 +36,8 @@ pub struct Timeline {
     interval_ms: u64,
     sim: Sim,
     trace: Vec<TraceRecord>,
+    /// Each intervention: its time, and the later actions it dropped.
+    undo_stack: Vec<(SimTime, Vec<(SimTime, Action)>)>,
 }
 
 impl Timeline {
@@ -48,6 +50,7 @@ impl Timeline {
             interval_ms: DEFAULT_INTERVAL_MS,
             sim,
             trace: Vec::new(),
+            undo_stack: Vec::new(),
         };
         t.snapshot();
         t
@@ -66,6 +69,11 @@ impl Timeline {
     /// The actions, in order.
     pub fn actions(&self) -> &[(SimTime, Action)] {
         &self.actions
+    }
+
+    /// Whether there is an intervention to undo.
+    pub fn can_undo(&self) -> bool {
+        !self.undo_stack.is_empty()
     }
 
     /// The trace up to now.
@@ -163,8 +171,15 @@ impl Timeline {
                 return Err(ActionError::UnknownBroker(b));
             }
         }
+        let dropped: Vec<(SimTime, Action)> = self
+            .actions
+            .iter()
+            .filter(|(t, _)| *t > at)
+            .cloned()
+            .collect();
         self.actions.retain(|(t, _)| *t <= at);
         self.actions.push((at, action));
+        self.undo_stack.push((at, dropped));
         self.snapshots.retain(|s| s.sim.now() <= at);
         self.restore(at);
         self.reschedule();
@@ -172,10 +187,15 @@ impl Timeline {
         Ok(())
     }
 
-    /// Take back the last action: the run is recomputed without it, and the
-    /// time stays where it is.
+    /// Take back the last intervention: the run is recomputed without it and
+    /// with the actions it had dropped, and the time stays where it is.
+    /// `None` when there is nothing to undo.
     pub fn undo(&mut self) -> Option<(SimTime, Action)> {
-        let last = self.actions.pop()?;
+        let (at, dropped) = self.undo_stack.pop()?;
+        let idx = self.actions.iter().rposition(|(t, _)| *t == at)?;
+        let last = self.actions.remove(idx);
+        self.actions.extend(dropped);
+        self.actions.sort_by_key(|(t, _)| *t);
         let now = self.sim.now();
         self.snapshots.retain(|s| s.sim.now() <= last.0);
         self.restore(last.0);

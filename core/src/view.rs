@@ -1,8 +1,12 @@
-//! What the UI and the CLI show: a serializable picture of the cluster.
+//! What the UI and the CLI show: a serializable picture of the cluster at one
+//! moment, computed from the simulation and nothing else.
 
 use crate::broker::BrokerStatus;
-use crate::ids::BrokerId;
-use crate::sim::Sim;
+use crate::controller::channel::{RequestBody, RequestStatus};
+use crate::ids::{BrokerId, TopicPartition};
+use crate::invariants;
+use crate::sim::{Sim, SimEvent};
+use crate::zk_client::paths;
 use serde::{Deserialize, Serialize};
 
 /// One broker as drawn.
@@ -14,14 +18,25 @@ pub struct BrokerView {
     pub status: String,
     /// The broker's `activeControllerId`.
     pub active_controller_id: Option<BrokerId>,
-    /// Whether this broker believes it is the controller.
+    /// Whether this broker's process runs and believes it is the controller.
     pub is_active_controller: bool,
+    /// The controller epoch in its context, when it believes it is controller.
+    pub controller_context_epoch: i32,
     /// The highest controller epoch the broker has accepted.
     pub controller_epoch_seen: i32,
     /// The broker epoch (czxid of its registration), −1 if never registered.
     pub broker_epoch: i64,
-    /// When its ZooKeeper session expires if no heartbeat comes, if it has a live one.
+    /// Whether `/brokers/ids/<id>` exists.
+    pub registered: bool,
+    /// When its ZooKeeper session expires if no heartbeat comes (a live session
+    /// that a dead or paused broker still holds).
     pub session_expires_at_ms: Option<u64>,
+    /// Partitions it leads (by its own belief).
+    pub leader_of: usize,
+    /// Partitions it hosts.
+    pub replicas: usize,
+    /// Extra fetch lag from `slow_broker`.
+    pub slowed_ms: u64,
 }
 
 /// One znode as drawn.
@@ -35,6 +50,92 @@ pub struct ZnodeView {
     pub ephemeral: bool,
     /// Data version.
     pub version: i32,
+    /// Depth in the tree (0 for children of `/`).
+    pub depth: usize,
+    /// Sessions watching it (data, exists or child watches).
+    pub watchers: usize,
+}
+
+/// One partition as drawn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionView {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: u32,
+    /// The active controller's state for it.
+    pub state: String,
+    /// Assigned replicas, preferred first.
+    pub replicas: Vec<BrokerId>,
+    /// ISR.
+    pub isr: Vec<BrokerId>,
+    /// Leader, if any.
+    pub leader: Option<BrokerId>,
+    /// Leader epoch.
+    pub leader_epoch: i32,
+    /// Controller epoch that wrote the state.
+    pub controller_epoch: i32,
+    /// Each replica's log end offset (in `replicas` order; `None` without a log).
+    pub log_end_offsets: Vec<Option<u64>>,
+    /// The committed offset.
+    pub high_watermark: u64,
+    /// Whether a running broker leads it now.
+    pub available: bool,
+    /// Time without a serving leader so far.
+    pub unavailable_ms: u64,
+    /// Whether its topic is queued for deletion.
+    pub deleting: bool,
+    /// Whether it is being reassigned.
+    pub reassigning: bool,
+}
+
+/// An event in a controller's queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueView {
+    /// The broker whose event thread it is.
+    pub broker: BrokerId,
+    /// Kafka's ControllerState gauge.
+    pub state: String,
+    /// The event being processed, with when it finishes.
+    pub current: Option<(String, u64)>,
+    /// The events waiting, oldest first, with when they were enqueued.
+    pub waiting: Vec<(String, u64)>,
+}
+
+/// A message on the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageView {
+    /// Its id (for delay and drop).
+    pub id: u64,
+    /// `LeaderAndIsr`, `UpdateMetadata`, `StopReplica`, a response, or `watch`.
+    pub kind: String,
+    /// From (`zk` or `broker-<id>`).
+    pub from: String,
+    /// To.
+    pub to: String,
+    /// The controller epoch it carries (requests).
+    pub controller_epoch: Option<i32>,
+    /// When it left.
+    pub sent_at_ms: u64,
+    /// When it arrives.
+    pub arrives_at_ms: u64,
+    /// Whether it is queued (not yet on the wire).
+    pub queued: bool,
+    /// A one-line summary.
+    pub summary: String,
+}
+
+/// One named invariant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InvariantView {
+    /// Its name.
+    pub name: String,
+    /// What it says.
+    pub meaning: String,
+    /// When it was first violated, if ever.
+    pub first_violation_ms: Option<u64>,
+    /// How.
+    pub detail: Option<String>,
 }
 
 /// The whole picture at one moment.
@@ -50,38 +151,221 @@ pub struct ClusterView {
     pub brokers: Vec<BrokerView>,
     /// Every znode, in path order.
     pub znodes: Vec<ZnodeView>,
+    /// Every partition.
+    pub partitions: Vec<PartitionView>,
+    /// Every running broker's controller event queue.
+    pub queues: Vec<QueueView>,
+    /// Messages queued or on the wire.
+    pub messages: Vec<MessageView>,
+    /// Every invariant.
+    pub invariants: Vec<InvariantView>,
+    /// Unclean elections so far.
+    pub unclean_elections: u64,
+    /// Acknowledged records lost so far.
+    pub acked_records_lost: u64,
+    /// Stale-epoch rejections so far.
+    pub stale_requests_rejected: u64,
+    /// The cluster-wide `unclean.leader.election.enable`.
+    pub unclean_enabled: bool,
+    /// `auto.leader.rebalance.enable`.
+    pub auto_rebalance_enabled: bool,
+}
+
+fn ids(v: &[BrokerId]) -> String {
+    let s: Vec<String> = v.iter().map(|b| b.to_string()).collect();
+    s.join(",")
 }
 
 impl ClusterView {
     /// The view of `sim` now.
     pub fn of(sim: &Sim) -> ClusterView {
         let zk = sim.zk();
+        let watches = zk.watches();
         let brokers = sim
             .brokers()
             .values()
             .map(|b| BrokerView {
                 id: b.id,
                 status: b.status.as_str().to_string(),
-                active_controller_id: b.controller.active_controller_id,
+                active_controller_id: if b.status == BrokerStatus::Dead {
+                    None
+                } else {
+                    b.controller.active_controller_id
+                },
                 is_active_controller: b.status != BrokerStatus::Dead
                     && b.controller.is_active(b.id),
+                controller_context_epoch: b.controller.ctx.epoch,
                 controller_epoch_seen: b.controller_epoch_seen,
                 broker_epoch: b.broker_epoch,
+                registered: zk.node(&paths::broker(b.id)).is_some(),
                 session_expires_at_ms: b
                     .zk_client
                     .session
                     .and_then(|s| zk.session(s))
                     .filter(|s| s.state == crate::zk::SessionState::Alive)
                     .map(|s| s.expires_at().as_ms()),
+                leader_of: b
+                    .replicas
+                    .values()
+                    .filter(|p| p.leader == b.id.0 as i32)
+                    .count(),
+                replicas: b.replicas.len(),
+                slowed_ms: sim.slow_lag(b.id),
             })
             .collect();
         let znodes = zk
             .nodes()
+            .filter(|(p, _)| *p != "/")
             .map(|(p, n)| ZnodeView {
                 path: p.to_string(),
                 data: n.data.clone(),
                 ephemeral: n.stat.ephemeral_owner.is_some(),
                 version: n.stat.version,
+                depth: p.matches('/').count() - 1,
+                watchers: watches.iter().filter(|(wp, _, _)| wp == p).count(),
+            })
+            .collect();
+        let ctx = sim.active_controller().map(|b| &b.controller.ctx);
+        let partitions = sim
+            .partition_overview()
+            .into_iter()
+            .map(|p| PartitionView {
+                log_end_offsets: p
+                    .replicas
+                    .iter()
+                    .map(|r| sim.log(*r, &p.tp).map(|l| l.log_end_offset()))
+                    .collect(),
+                high_watermark: sim.high_watermark(&p.tp),
+                available: sim.is_available(&p.tp),
+                unavailable_ms: sim.unavailable_ms(&p.tp),
+                deleting: ctx.is_some_and(|c| c.topics_to_be_deleted.contains(&p.tp.topic)),
+                reassigning: ctx.is_some_and(|c| c.partitions_being_reassigned.contains(&p.tp)),
+                topic: p.tp.topic.clone(),
+                partition: p.tp.partition,
+                state: p.state.to_string(),
+                replicas: p.replicas,
+                isr: p.isr,
+                leader: p.leader,
+                leader_epoch: p.leader_epoch,
+                controller_epoch: p.controller_epoch,
+            })
+            .collect();
+        let queues = sim
+            .brokers()
+            .values()
+            .filter(|b| b.status != BrokerStatus::Dead)
+            .map(|b| QueueView {
+                broker: b.id,
+                state: format!("{:?}", b.controller.state),
+                current: b
+                    .controller
+                    .current
+                    .as_ref()
+                    .map(|c| (c.event.name().to_string(), c.done_at.as_ms())),
+                waiting: b
+                    .controller
+                    .queue
+                    .iter()
+                    .map(|q| (q.event.name().to_string(), q.enqueued_at.as_ms()))
+                    .collect(),
+            })
+            .collect();
+        let mut messages: Vec<MessageView> = sim
+            .requests()
+            .values()
+            .map(|r| {
+                let responding = r.status == RequestStatus::Responding;
+                let summary = match &r.body {
+                    RequestBody::LeaderAndIsr { partitions } => partitions
+                        .iter()
+                        .map(|p| {
+                            format!(
+                                "{} leader {} epoch {} ISR [{}]",
+                                p.tp,
+                                p.leader,
+                                p.leader_epoch,
+                                ids(&p.isr)
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    RequestBody::UpdateMetadata {
+                        partitions,
+                        live_brokers,
+                    } => {
+                        format!(
+                            "{} partition(s), live brokers [{}]",
+                            partitions.len(),
+                            ids(live_brokers)
+                        )
+                    }
+                    RequestBody::StopReplica { partitions, delete } => format!(
+                        "{} partition(s){}",
+                        partitions.len(),
+                        if *delete { ", delete" } else { "" }
+                    ),
+                };
+                MessageView {
+                    id: r.id,
+                    kind: if responding {
+                        format!("{} response", r.body.name())
+                    } else {
+                        r.body.name().to_string()
+                    },
+                    from: if responding {
+                        format!("broker-{}", r.to)
+                    } else {
+                        format!("broker-{}", r.from)
+                    },
+                    to: if responding {
+                        format!("broker-{}", r.from)
+                    } else {
+                        format!("broker-{}", r.to)
+                    },
+                    controller_epoch: Some(r.controller_epoch),
+                    sent_at_ms: r.sent_at.unwrap_or(r.queued_at).as_ms(),
+                    arrives_at_ms: r.arrives_at.map_or(0, |t| t.as_ms()),
+                    queued: r.status == RequestStatus::Queued,
+                    summary: match (&r.error, responding) {
+                        (Some(e), true) => e.clone(),
+                        _ => summary,
+                    },
+                }
+            })
+            .collect();
+        for (at, e) in sim.pending() {
+            if let SimEvent::Notify {
+                id,
+                sent_at,
+                broker,
+                watched,
+                ..
+            } = e
+            {
+                messages.push(MessageView {
+                    id: *id,
+                    kind: "watch".to_string(),
+                    from: "zk".to_string(),
+                    to: format!("broker-{broker}"),
+                    controller_epoch: None,
+                    sent_at_ms: sent_at.as_ms(),
+                    arrives_at_ms: at.as_ms(),
+                    queued: false,
+                    summary: format!("{:?} on {}", watched.kind, watched.path),
+                });
+            }
+        }
+        messages.sort_by_key(|m| m.id);
+        let invariants = invariants::ALL
+            .iter()
+            .map(|(name, meaning)| {
+                let first = sim.violations().iter().find(|v| v.invariant == *name);
+                InvariantView {
+                    name: name.to_string(),
+                    meaning: meaning.to_string(),
+                    first_violation_ms: first.map(|v| v.time_ms),
+                    detail: first.map(|v| v.detail.clone()),
+                }
             })
             .collect();
         ClusterView {
@@ -90,11 +374,105 @@ impl ClusterView {
             controller_epoch: sim.controller_epoch(),
             brokers,
             znodes,
+            partitions,
+            queues,
+            messages,
+            invariants,
+            unclean_elections: sim.stats().unclean_elections,
+            acked_records_lost: sim.stats().acked_records_lost,
+            stale_requests_rejected: sim.stats().stale_requests_rejected,
+            unclean_enabled: sim.config().unclean_leader_election_enable,
+            auto_rebalance_enabled: sim.config().auto_leader_rebalance_enable,
         }
     }
 
-    /// The data of the znode at `path`, if it exists.
+    /// The znode at `path`, if it exists.
     pub fn znode(&self, path: &str) -> Option<&ZnodeView> {
         self.znodes.iter().find(|z| z.path == path)
+    }
+
+    /// `kafka-topics.sh --describe` for every topic, in Kafka 2.4's format.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        let mut topics: Vec<&str> = self.partitions.iter().map(|p| p.topic.as_str()).collect();
+        topics.dedup();
+        for t in topics {
+            let parts: Vec<&PartitionView> =
+                self.partitions.iter().filter(|p| p.topic == t).collect();
+            let rf = parts.first().map_or(0, |p| p.replicas.len());
+            let config = self
+                .znode(&paths::topic_config(t))
+                .and_then(|z| serde_json::from_str::<serde_json::Value>(&z.data).ok())
+                .and_then(|v| v.get("config").and_then(|c| c.as_object().cloned()))
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "Topic: {t}\tPartitionCount: {}\tReplicationFactor: {rf}\tConfigs: {config}\n",
+                parts.len()
+            ));
+            for p in parts {
+                let leader = p.leader.map_or("none".to_string(), |l| l.to_string());
+                out.push_str(&format!(
+                    "\tTopic: {t}\tPartition: {}\tLeader: {leader}\tReplicas: {}\tIsr: {}\n",
+                    p.partition,
+                    ids(&p.replicas),
+                    ids(&p.isr)
+                ));
+            }
+        }
+        out
+    }
+
+    /// `zookeeper-shell.sh localhost:2181 get /controller`, as it prints.
+    pub fn zookeeper_shell_get_controller(&self) -> String {
+        match self.znode(paths::CONTROLLER) {
+            Some(z) => format!("{}\n", z.data),
+            None => "Node does not exist: /controller\n".to_string(),
+        }
+    }
+
+    /// A partition.
+    pub fn partition(&self, tp: &TopicPartition) -> Option<&PartitionView> {
+        self.partitions
+            .iter()
+            .find(|p| p.topic == tp.topic && p.partition == tp.partition)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+    use crate::time::SimTime;
+
+    #[test]
+    fn describe_uses_kafka_topics_sh_format() {
+        // Kafka: TopicCommand.describe (2.4): "Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,2".
+        let s = Scenario::parse(
+            r#"{"version":1,"seed":3,"brokers":[0,1,2],"config":{"sim.broker.startup.jitter.ms":0},
+                "actions":[{"at_ms":4000,"action":"create_topic","name":"t","assignment":[[1,2]]}]}"#,
+        )
+        .unwrap();
+        let mut sim = s.build();
+        sim.run_until(SimTime(6_000));
+        let v = ClusterView::of(&sim);
+        let d = v.describe();
+        assert!(
+            d.starts_with("Topic: t\tPartitionCount: 1\tReplicationFactor: 2\tConfigs: \n"),
+            "{d}"
+        );
+        assert!(
+            d.contains("\tTopic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,2\n"),
+            "{d}"
+        );
+        assert!(v
+            .zookeeper_shell_get_controller()
+            .starts_with(r#"{"version":1,"brokerid":0,"#));
+        assert_eq!(v.invariants.len(), crate::invariants::ALL.len());
     }
 }

@@ -1,27 +1,154 @@
-//! The page.
+//! The page: the cluster as a living picture.
 
 use crate::components::broker_card::BrokerCard;
-use crate::components::controller_znode::ControllerZnode;
-use crate::state::SimState;
+use crate::components::controls::Controls;
+use crate::components::event_queue::EventQueue;
+use crate::components::invariants::Invariants;
+use crate::components::kafka_text::KafkaText;
+use crate::components::messages::Messages;
+use crate::components::partition_table::PartitionTable;
+use crate::components::why::{Why, WHY_KINDS};
+use crate::components::znode_tree::ZnodeTree;
+use crate::hooks::use_interval;
+use crate::state::{Msg, SimState};
 use yew::prelude::*;
+
+/// How often the playback timer ticks (wall-clock ms).
+pub const TICK_MS: u32 = 50;
 
 /// The whole simulator page.
 #[component]
 pub fn App() -> Html {
     let state = use_reducer(SimState::default_cluster);
+    let dark = use_state(|| false);
+    let help = use_state(|| false);
+    let on_msg = {
+        let state = state.clone();
+        Callback::from(move |m: Msg| state.dispatch(m))
+    };
+    {
+        let on_msg = on_msg.clone();
+        use_interval(
+            state.playing,
+            TICK_MS,
+            Callback::from(move |_| on_msg.emit(Msg::Tick(u64::from(TICK_MS)))),
+        );
+    }
+    let onkeydown = {
+        let on_msg = on_msg.clone();
+        let help = help.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let tag = e
+                .target()
+                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+                .map(|el| el.tag_name())
+                .unwrap_or_default();
+            if tag == "SELECT" || tag == "INPUT" {
+                return;
+            }
+            let m = match e.key().as_str() {
+                " " => Some(Msg::TogglePlay),
+                "ArrowRight" => Some(Msg::Step),
+                "ArrowLeft" => Some(Msg::StepBack),
+                "n" => Some(Msg::NextInteresting),
+                "u" => Some(Msg::Undo),
+                "?" => {
+                    help.set(!*help);
+                    None
+                }
+                "Escape" => {
+                    help.set(false);
+                    None
+                }
+                _ => return,
+            };
+            e.prevent_default();
+            if let Some(m) = m {
+                on_msg.emit(m);
+            }
+        })
+    };
+    let root = use_node_ref();
+    {
+        let root = root.clone();
+        use_effect_with((), move |_| {
+            if let Some(el) = root.cast::<web_sys::HtmlElement>() {
+                let _ = el.focus();
+            }
+        });
+    }
     let view = state.view();
-    let controller_json = view.znode("/controller").map(|z| z.data.clone());
+    let now = state.now_ms();
+    let why: Vec<_> = state
+        .trace()
+        .iter()
+        .rev()
+        .filter(|r| WHY_KINDS.contains(&r.kind.as_str()))
+        .take(14)
+        .cloned()
+        .collect();
+    let toggle_dark = {
+        let dark = dark.clone();
+        Callback::from(move |_: MouseEvent| dark.set(!*dark))
+    };
+    let toggle_help = {
+        let help = help.clone();
+        Callback::from(move |_: MouseEvent| help.set(!*help))
+    };
+    let dismiss = {
+        let on_msg = on_msg.clone();
+        Callback::from(move |_: MouseEvent| on_msg.emit(Msg::DismissError))
+    };
+    let controller = view
+        .controller
+        .map_or("none".to_string(), |c| format!("broker {c}"));
     html! {
-        <main class="kcsim">
+        <main class={classes!("kcsim", dark.then_some("dark"))} tabindex="0" ref={root} {onkeydown}>
             <header>
                 <h1>{ "kcsim" }</h1>
                 <p class="subtitle">{ "Kafka 2.x's ZooKeeper-era controller, simulated" }</p>
-                <p class="clock">{ format!("t = {} ms", view.time_ms) }</p>
+                <p class="summary" aria-live="polite">
+                    { format!("controller: {controller} · epoch {}", view.controller_epoch) }
+                </p>
+                <button aria-label="Toggle dark theme" onclick={toggle_dark}>{ if *dark { "light" } else { "dark" } }</button>
+                <button aria-label="Keyboard shortcuts (?)" onclick={toggle_help}>{ "?" }</button>
             </header>
+            if let Some(e) = &state.error {
+                <div class="error" role="alert">{ e }<button aria-label="Dismiss the error" onclick={dismiss}>{ "×" }</button></div>
+            }
+            if let Some(t) = state.forked_at {
+                <div class="fork" role="status">{ format!("You acted at {:.3} s, in the past: the future after it was recomputed (a fork). Undo takes it back.", t as f64 / 1000.0) }</div>
+            }
+            if *help {
+                <div class="help" role="dialog" aria-label="Keyboard shortcuts">
+                    <p><kbd>{ "space" }</kbd>{ " play / pause · " }<kbd>{ "→" }</kbd>{ " one event · " }<kbd>{ "←" }</kbd>{ " back 100 ms · " }
+                       <kbd>{ "n" }</kbd>{ " next interesting event · " }<kbd>{ "u" }</kbd>{ " undo · " }<kbd>{ "?" }</kbd>{ " this help" }</p>
+                    <p>{ "Simplified on purpose: one ZooKeeper server; controller events apply their ZooKeeper writes when they start and cost virtual time; replication copies what a follower lacks in one fetch round. See the README." }</p>
+                </div>
+            }
+            <Controls now_ms={now} horizon_ms={state.horizon_ms} playing={state.playing} speed={state.speed}
+                scenario={state.scenario} can_undo={state.can_undo()} on_msg={on_msg.clone()} />
             <section class="brokers" aria-label="Brokers">
-                { for view.brokers.iter().map(|b| html! { <BrokerCard key={b.id.0} broker={b.clone()} /> }) }
+                { for view.brokers.iter().map(|b| html! {
+                    <BrokerCard key={b.id.0} broker={b.clone()} zk_controller={view.controller} now_ms={now} on_msg={on_msg.clone()} />
+                }) }
             </section>
-            <ControllerZnode data={controller_json} epoch={view.controller_epoch} />
+            <div class="grid">
+                <div class="col">
+                    <EventQueue queues={view.queues.clone()} now_ms={now} />
+                    <Messages messages={view.messages.clone()} now_ms={now} on_msg={on_msg.clone()} />
+                    <Why records={why} />
+                </div>
+                <div class="col wide">
+                    <PartitionTable view={view.clone()} on_msg={on_msg.clone()} />
+                    <KafkaText describe={view.describe()} controller={view.zookeeper_shell_get_controller()} />
+                </div>
+                <div class="col">
+                    <Invariants invariants={view.invariants.clone()} acked_records_lost={view.acked_records_lost} on_msg={on_msg.clone()} />
+                    <ZnodeTree znodes={view.znodes.clone()} brokers={view.brokers.iter().map(|b| b.id.0).collect::<Vec<_>>()}
+                        controller={view.controller.map(|c| c.0)} now_ms={now} on_msg={on_msg.clone()} />
+                </div>
+            </div>
         </main>
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod components;
+pub mod hooks;
 pub mod state;
 
 pub use app::App;

@@ -1,36 +1,229 @@
-//! The page's model: a simulation and how far it has run. Pure: every change
-//! goes through [`SimState::reduce`], which the tests call natively.
+//! The page's model: a timeline over the core, the playback settings, and
+//! what the user is looking at. Pure: every change goes through
+//! [`SimState::apply`], which the tests call natively. The front end computes
+//! no Kafka behaviour of its own: everything shown comes from the core's
+//! [`ClusterView`] and trace.
 
-use kcsim_core::{BrokerId, ClusterView, Config, Sim, SimTime};
+use kcsim_core::scenario::Scenario;
+use kcsim_core::timeline::Timeline;
+use kcsim_core::trace::TraceRecord;
+use kcsim_core::{Action, ClusterView, SimTime};
 use std::rc::Rc;
 use yew::Reducible;
 
-/// The default classroom cluster's brokers.
-pub const DEFAULT_BROKERS: [BrokerId; 3] = [BrokerId(0), BrokerId(1), BrokerId(2)];
-/// The default seed.
-pub const DEFAULT_SEED: u64 = 42;
+/// A built-in scenario: its name, a sentence, and the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuiltIn {
+    /// Short id.
+    pub id: &'static str,
+    /// Title shown in the picker.
+    pub title: &'static str,
+    /// What it shows.
+    pub about: &'static str,
+    /// The scenario JSON (`None`: the generated default cluster).
+    pub json: Option<&'static str>,
+}
+
+/// Every built-in scenario, the default cluster first.
+pub const SCENARIOS: &[BuiltIn] = &[
+    BuiltIn {
+        id: "default",
+        title: "Default cluster",
+        about: "Four brokers, two topics, light produce traffic. Break it.",
+        json: None,
+    },
+    BuiltIn {
+        id: "controller-failover",
+        title: "Controller failover",
+        about: "Two brokers die; the survivor wins /controller after the session timeout, epoch 2.",
+        json: Some(include_str!("../../core/scenarios/controller-failover.json")),
+    },
+    BuiltIn {
+        id: "zombie-controller",
+        title: "Zombie controller",
+        about: "The controller stalls mid-event past its session timeout; when it wakes, brokers reject its stale epoch.",
+        json: Some(include_str!("../../core/scenarios/zombie-controller.json")),
+    },
+    BuiltIn {
+        id: "unclean-election",
+        title: "Clean versus unclean election",
+        about: "The ISR shrinks to the leader, the leader dies; turning unclean election on brings the partition back and loses data.",
+        json: Some(include_str!("../../core/scenarios/unclean-election.json")),
+    },
+    BuiltIn {
+        id: "controlled-shutdown-vs-kill",
+        title: "Controlled shutdown versus kill -9",
+        about: "One broker stops gracefully, another is killed: compare each partition's unavailable time.",
+        json: Some(include_str!("../../core/scenarios/controlled-shutdown-vs-kill.json")),
+    },
+    BuiltIn {
+        id: "preferred-election",
+        title: "Preferred election and auto-rebalance",
+        about: "A restarted broker gets its leaderships back only through a preferred election: by hand, then by the 300 s check.",
+        json: Some(include_str!("../../core/scenarios/preferred-election.json")),
+    },
+    BuiltIn {
+        id: "reassignment",
+        title: "Reassignment",
+        about: "A partition moves to new brokers: replicas added, the leader moved, old replicas deleted.",
+        json: Some(include_str!("../../core/scenarios/reassignment.json")),
+    },
+];
+
+/// The default classroom cluster: four brokers, two topics, a record every
+/// two seconds for half an hour.
+pub fn default_scenario() -> Scenario {
+    let mut actions = String::new();
+    for i in 0..900u64 {
+        let (topic, partitions) = if i % 3 == 2 {
+            ("audit", 2)
+        } else {
+            ("orders", 4)
+        };
+        actions.push_str(&format!(
+            r#"{}{{"at_ms":{},"action":"produce","topic":"{topic}","partition":{},"records":1,"acks":"all"}}"#,
+            if i == 0 { "" } else { "," },
+            6_000 + i * 2_000,
+            i % partitions
+        ));
+    }
+    let text = format!(
+        r#"{{"version":1,"seed":42,"brokers":[0,1,2,3],
+            "topics":[{{"name":"orders","partitions":4,"replication_factor":3}},
+                      {{"name":"audit","partitions":2,"replication_factor":2}}],
+            "actions":[{actions}]}}"#
+    );
+    Scenario::parse(&text).unwrap_or_else(|_| Scenario {
+        seed: 42,
+        brokers: vec![],
+        config: kcsim_core::Config::default(),
+        topics: vec![],
+        actions: vec![],
+    })
+}
+
+/// Playback speeds: virtual ms per wall-clock ms.
+pub const SPEEDS: &[(f64, &str)] = &[
+    (0.05, "1/20×"),
+    (0.2, "1/5×"),
+    (1.0, "1×"),
+    (5.0, "5×"),
+    (20.0, "20×"),
+    (100.0, "100×"),
+];
+
+/// Trace kinds that "jump to the next interesting event" stops at.
+pub const INTERESTING: &[&str] = &[
+    "elected",
+    "resign",
+    "leader_elected",
+    "unclean_leader_elected",
+    "election_failed",
+    "request_rejected",
+    "session_expired",
+    "isr_shrunk",
+    "isr_shrunk_by_leader",
+    "records_lost",
+    "controlled_shutdown",
+    "shutdown_complete",
+    "topic_deleted",
+    "reassignment_completed",
+    "startup_failed",
+];
 
 /// What the page shows and drives.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct SimState {
-    sim: Sim,
-    view: ClusterView,
+    timeline: Rc<Timeline>,
+    view: Rc<ClusterView>,
+    /// Which built-in scenario is loaded.
+    pub scenario: &'static str,
+    /// Whether time runs.
+    pub playing: bool,
+    /// Index into [`SPEEDS`].
+    pub speed: usize,
+    /// The furthest time reached (the end of the scrub bar).
+    pub horizon_ms: u64,
+    /// The last error, shown until dismissed.
+    pub error: Option<String>,
+    /// Set when the user acted in the past: the future was recomputed.
+    pub forked_at: Option<u64>,
+    /// Virtual time owed by ticks shorter than a millisecond.
+    carry: f64,
+}
+
+impl PartialEq for SimState {
+    fn eq(&self, other: &SimState) -> bool {
+        // A timeline is only ever replaced, never changed in place.
+        Rc::ptr_eq(&self.timeline, &other.timeline)
+            && self.view == other.view
+            && self.scenario == other.scenario
+            && self.playing == other.playing
+            && self.speed == other.speed
+            && self.horizon_ms == other.horizon_ms
+            && self.error == other.error
+            && self.forked_at == other.forked_at
+    }
 }
 
 /// Everything that changes the model.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
-    /// Run virtual time forward by this many ms.
-    Advance(u64),
+    /// Wall-clock time passed (ms); advances virtual time when playing.
+    Tick(u64),
+    /// Play or pause.
+    TogglePlay,
+    /// Process exactly one more event.
+    Step,
+    /// Go back a little (100 ms of virtual time).
+    StepBack,
+    /// Pick a speed (index into [`SPEEDS`]).
+    SetSpeed(usize),
+    /// Move the time cursor.
+    Seek(u64),
+    /// Run to the next interesting trace record.
+    NextInteresting,
+    /// Do something to the cluster now.
+    Act(Action),
+    /// Take the last action back.
+    Undo,
+    /// Load a built-in scenario by id.
+    Load(String),
+    /// Forget the shown error.
+    DismissError,
 }
 
 impl SimState {
     /// The default cluster, run until its first controller is elected.
     pub fn default_cluster() -> SimState {
-        let mut sim = Sim::new(DEFAULT_SEED, Config::default(), &DEFAULT_BROKERS);
-        sim.run_until(SimTime(3_000));
-        let view = ClusterView::of(&sim);
-        SimState { sim, view }
+        SimState::load("default")
+            .unwrap_or_else(|e| panic!("the built-in default scenario is valid: {e}"))
+    }
+
+    /// A built-in scenario at 3 s (a controller elected, leaders in place).
+    pub fn load(id: &str) -> Result<SimState, String> {
+        let b = SCENARIOS
+            .iter()
+            .find(|s| s.id == id)
+            .ok_or_else(|| format!("no built-in scenario {id:?}"))?;
+        let scenario = match b.json {
+            None => default_scenario(),
+            Some(text) => Scenario::parse(text).map_err(|e| format!("{}: {e}", b.id))?,
+        };
+        let mut timeline = Timeline::new(&scenario);
+        timeline.seek(SimTime(3_000));
+        let view = ClusterView::of(timeline.sim());
+        Ok(SimState {
+            horizon_ms: timeline.now().as_ms(),
+            timeline: Rc::new(timeline),
+            view: Rc::new(view),
+            scenario: b.id,
+            playing: false,
+            speed: 2,
+            error: None,
+            forked_at: None,
+            carry: 0.0,
+        })
     }
 
     /// The current picture.
@@ -38,14 +231,129 @@ impl SimState {
         &self.view
     }
 
+    /// The trace up to now.
+    pub fn trace(&self) -> &[TraceRecord] {
+        self.timeline.trace()
+    }
+
+    /// The actions taken, in order.
+    pub fn actions(&self) -> &[(SimTime, Action)] {
+        self.timeline.actions()
+    }
+
+    /// Whether there is an intervention to undo.
+    pub fn can_undo(&self) -> bool {
+        self.timeline.can_undo()
+    }
+
+    /// Now.
+    pub fn now_ms(&self) -> u64 {
+        self.timeline.now().as_ms()
+    }
+
+    fn with_timeline(&self, f: impl FnOnce(&mut Timeline) -> Result<(), String>) -> SimState {
+        let mut next = self.clone();
+        let mut tl = (*self.timeline).clone();
+        match f(&mut tl) {
+            Ok(()) => {
+                next.view = Rc::new(ClusterView::of(tl.sim()));
+                next.horizon_ms = next.horizon_ms.max(tl.now().as_ms());
+                next.timeline = Rc::new(tl);
+            }
+            // The state is kept; the error is shown.
+            Err(e) => next.error = Some(e),
+        }
+        next
+    }
+
     /// Apply one message, returning the new state.
     pub fn apply(&self, msg: Msg) -> SimState {
-        let mut sim = self.sim.clone();
         match msg {
-            Msg::Advance(ms) => sim.run_until(sim.now().plus_ms(ms)),
+            Msg::Tick(wall_ms) => {
+                if !self.playing {
+                    return self.clone();
+                }
+                let owed = self.carry + wall_ms as f64 * SPEEDS[self.speed].0;
+                let whole = owed.floor() as u64;
+                let mut next = if whole == 0 {
+                    self.clone()
+                } else {
+                    let to = SimTime(self.now_ms() + whole);
+                    self.with_timeline(|t| {
+                        t.seek(to);
+                        Ok(())
+                    })
+                };
+                next.carry = owed - whole as f64;
+                next
+            }
+            Msg::TogglePlay => SimState {
+                playing: !self.playing,
+                ..self.clone()
+            },
+            Msg::Step => self.with_timeline(|t| {
+                t.step();
+                Ok(())
+            }),
+            Msg::StepBack => {
+                let to = SimTime(self.now_ms().saturating_sub(100));
+                self.with_timeline(|t| {
+                    t.seek(to);
+                    Ok(())
+                })
+            }
+            Msg::SetSpeed(i) => SimState {
+                speed: i.min(SPEEDS.len() - 1),
+                ..self.clone()
+            },
+            Msg::Seek(ms) => self.with_timeline(|t| {
+                t.seek(SimTime(ms));
+                Ok(())
+            }),
+            Msg::NextInteresting => self.with_timeline(|t| {
+                let from = t.trace().len();
+                let limit = t.now().plus_ms(600_000);
+                while t.now() < limit {
+                    if !t.step() {
+                        break;
+                    }
+                    if t.trace()[from..]
+                        .iter()
+                        .any(|r| INTERESTING.contains(&r.kind.as_str()))
+                    {
+                        break;
+                    }
+                }
+                Ok(())
+            }),
+            Msg::Act(action) => {
+                let at = self.timeline.now();
+                let in_past =
+                    self.actions().iter().any(|(t, _)| *t > at) || at.as_ms() < self.horizon_ms;
+                let mut next =
+                    self.with_timeline(|t| t.intervene(at, action).map_err(|e| e.to_string()));
+                if next.error.is_none() && in_past {
+                    next.forked_at = Some(at.as_ms());
+                    next.horizon_ms = at.as_ms();
+                }
+                next
+            }
+            Msg::Undo => self.with_timeline(|t| match t.undo() {
+                Some(_) => Ok(()),
+                None => Err("nothing to undo".to_string()),
+            }),
+            Msg::Load(id) => match SimState::load(&id) {
+                Ok(s) => s,
+                Err(e) => SimState {
+                    error: Some(e),
+                    ..self.clone()
+                },
+            },
+            Msg::DismissError => SimState {
+                error: None,
+                ..self.clone()
+            },
         }
-        let view = ClusterView::of(&sim);
-        SimState { sim, view }
     }
 }
 
@@ -60,24 +368,92 @@ impl Reducible for SimState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kcsim_core::BrokerId;
 
     #[test]
-    fn the_default_cluster_has_an_elected_controller() {
-        // Kafka: KafkaController.elect — the first broker to create /controller wins, epoch 1.
-        let s = SimState::default_cluster();
-        let v = s.view();
-        assert_eq!(v.brokers.len(), 3);
-        let c = v.controller.expect("a controller");
-        assert_eq!(v.controller_epoch, 1);
-        let json = &v.znode("/controller").expect("/controller exists").data;
-        assert!(json.contains(&format!("\"brokerid\":{c}")), "{json}");
-        assert!(v.brokers.iter().all(|b| b.active_controller_id == Some(c)));
+    fn every_built_in_scenario_loads() {
+        for s in SCENARIOS {
+            let st = SimState::load(s.id).unwrap_or_else(|e| panic!("{}: {e}", s.id));
+            assert!(
+                st.view().controller.is_some(),
+                "{} has a controller at 3 s",
+                s.id
+            );
+        }
+        assert!(SimState::load("nope").is_err());
     }
 
     #[test]
-    fn advancing_moves_virtual_time() {
+    fn the_default_cluster_has_an_elected_controller_and_its_topics() {
+        // Kafka: KafkaController.elect — one broker holds /controller, epoch 1.
         let s = SimState::default_cluster();
-        let t = s.view().time_ms;
-        assert_eq!(s.apply(Msg::Advance(250)).view().time_ms, t + 250);
+        let v = s.view();
+        assert_eq!(v.brokers.len(), 4);
+        let c = v.controller.expect("a controller");
+        assert_eq!(v.controller_epoch, 1);
+        assert!(v
+            .znode("/controller")
+            .unwrap()
+            .data
+            .contains(&format!("\"brokerid\":{c}")));
+        assert_eq!(v.partitions.len(), 6);
+    }
+
+    #[test]
+    fn ticks_advance_only_while_playing_and_at_the_chosen_speed() {
+        let s = SimState::default_cluster();
+        let t = s.now_ms();
+        assert_eq!(s.apply(Msg::Tick(100)).now_ms(), t, "paused");
+        let playing = s.apply(Msg::TogglePlay);
+        assert_eq!(playing.apply(Msg::Tick(100)).now_ms(), t + 100, "1×");
+        let fast = playing.apply(Msg::SetSpeed(4));
+        assert_eq!(fast.apply(Msg::Tick(100)).now_ms(), t + 2_000, "20×");
+        let slow = playing.apply(Msg::SetSpeed(0));
+        let a = slow.apply(Msg::Tick(10)).apply(Msg::Tick(10));
+        assert_eq!(a.now_ms(), t + 1, "slow motion carries fractions");
+    }
+
+    #[test]
+    fn acting_in_the_past_forks_and_undo_takes_it_back() {
+        let s = SimState::default_cluster().apply(Msg::Seek(20_000));
+        let before = s.view().clone();
+        let back = s.apply(Msg::Seek(10_000));
+        let killed = back.apply(Msg::Act(Action::KillBroker {
+            broker: BrokerId(0),
+        }));
+        assert_eq!(killed.forked_at, Some(10_000));
+        assert_eq!(killed.view().brokers[0].status, "dead");
+        let undone = killed.apply(Msg::Undo).apply(Msg::Seek(20_000));
+        assert_eq!(undone.view(), &before, "undo restores the original future");
+    }
+
+    #[test]
+    fn a_bad_action_shows_an_error_and_keeps_the_state() {
+        let s = SimState::default_cluster();
+        let bad = s.apply(Msg::Act(Action::KillBroker {
+            broker: BrokerId(9),
+        }));
+        assert!(bad
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("no broker 9"));
+        assert_eq!(bad.view(), s.view());
+        assert!(bad.apply(Msg::DismissError).error.is_none());
+    }
+
+    #[test]
+    fn next_interesting_stops_at_an_election() {
+        let s = SimState::load("controller-failover")
+            .unwrap()
+            .apply(Msg::Seek(10_000));
+        let n = s.apply(Msg::NextInteresting);
+        assert!(n.now_ms() > 10_000);
+        assert!(n
+            .trace()
+            .iter()
+            .rev()
+            .take(40)
+            .any(|r| INTERESTING.contains(&r.kind.as_str())));
     }
 }

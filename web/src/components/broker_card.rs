@@ -1,6 +1,9 @@
-//! A broker: id, status, what it believes about the controller.
+//! A broker: id, status, what it believes about the controller, and the
+//! things a person can do to it.
 
+use crate::state::Msg;
 use kcsim_core::view::BrokerView;
+use kcsim_core::{Action, BrokerId};
 use yew::prelude::*;
 
 /// Properties of [`BrokerCard`].
@@ -8,30 +11,65 @@ use yew::prelude::*;
 pub struct BrokerCardProps {
     /// The broker to draw.
     pub broker: BrokerView,
+    /// `/controller`'s brokerid.
+    pub zk_controller: Option<BrokerId>,
+    /// Now, for the session countdown.
+    pub now_ms: u64,
+    /// Where actions go.
+    pub on_msg: Callback<Msg>,
 }
 
 /// One broker card.
 #[component]
 pub fn BrokerCard(props: &BrokerCardProps) -> Html {
     let b = &props.broker;
+    let id = b.id;
     let mut class = classes!("broker", format!("status-{}", b.status));
     if b.is_active_controller {
         class.push("controller");
     }
+    let zombie = b.is_active_controller && props.zk_controller != Some(id);
+    if zombie {
+        class.push("zombie");
+    }
+    let act = |a: Action| {
+        let cb = props.on_msg.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(Msg::Act(a.clone())))
+    };
+    let up = b.status == "running" || b.status == "shutting_down";
+    let countdown = b.session_expires_at_ms.filter(|_| b.status == "dead" || b.status == "paused").map(|t| {
+        let left = t.saturating_sub(props.now_ms);
+        html! { <p class="session-countdown" role="status">{ format!("session expires in {:.1} s", left as f64 / 1000.0) }</p> }
+    });
     let active = b
         .active_controller_id
         .map_or("-1".to_string(), |c| c.to_string());
     html! {
-        <article class={class} data-broker={b.id.to_string()} aria-label={format!("Broker {}", b.id)}>
-            <h3>{ format!("Broker {}", b.id) }
-                if b.is_active_controller { <span class="badge controller-badge">{ "controller" }</span> }
+        <article class={class} data-broker={id.to_string()} aria-label={format!("Broker {id}")}>
+            <h3>{ format!("Broker {id}") }
+                if b.is_active_controller { <span class="badge controller-badge">{ if zombie { "zombie controller" } else { "controller" } }</span> }
             </h3>
             <dl>
-                <dt>{ "status" }</dt><dd class="broker-status">{ &b.status }</dd>
+                <dt>{ "status" }</dt><dd class="broker-status">{ b.status.replace('_', " ") }</dd>
                 <dt>{ "activeControllerId" }</dt><dd class="active-controller-id">{ active }</dd>
-                <dt>{ "controller epoch seen" }</dt><dd>{ b.controller_epoch_seen }</dd>
+                <dt>{ "controller epoch seen" }</dt><dd class="epoch-seen">{ b.controller_epoch_seen }</dd>
                 <dt>{ "broker epoch" }</dt><dd>{ b.broker_epoch }</dd>
+                <dt>{ "leads / hosts" }</dt><dd>{ format!("{} / {}", b.leader_of, b.replicas) }</dd>
+                if b.slowed_ms > 0 { <dt>{ "fetch lag" }</dt><dd>{ format!("+{} ms", b.slowed_ms) }</dd> }
             </dl>
+            { for countdown }
+            <div class="broker-actions">
+                <button disabled={!up} aria-label={format!("Kill broker {id} (kill -9)")} onclick={act(Action::KillBroker { broker: id })}>{ "kill -9" }</button>
+                <button disabled={b.status != "running"} aria-label={format!("Stop broker {id} (controlled shutdown)")} onclick={act(Action::ShutdownBroker { broker: id })}>{ "stop" }</button>
+                <button disabled={b.status != "dead"} aria-label={format!("Start broker {id}")} onclick={act(Action::StartBroker { broker: id })}>{ "start" }</button>
+                <button disabled={!up} aria-label={format!("Pause broker {id} for 10 s (GC stall)")} onclick={act(Action::PauseBroker { broker: id, duration_ms: 10_000 })}>{ "pause 10 s" }</button>
+                <button disabled={!up} aria-label={format!("Expire broker {id}'s ZooKeeper session")} onclick={act(Action::ExpireSession { broker: id })}>{ "expire session" }</button>
+                if b.slowed_ms == 0 {
+                    <button disabled={!up} aria-label={format!("Slow broker {id}'s replica fetching")} onclick={act(Action::SlowBroker { broker: id, lag_ms: 1_000_000 })}>{ "cut off fetching" }</button>
+                } else {
+                    <button aria-label={format!("Heal broker {id}")} onclick={act(Action::HealBroker { broker: id })}>{ "heal" }</button>
+                }
+            </div>
         </article>
     }
 }

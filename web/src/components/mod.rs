@@ -1,4 +1,12 @@
-//! One panel per file; each takes typed properties and draws them.
+//! One panel per file; each takes typed properties and draws them, and sends
+//! what the user does back as a [`crate::state::Msg`].
 
 pub mod broker_card;
-pub mod controller_znode;
+pub mod controls;
+pub mod event_queue;
+pub mod invariants;
+pub mod kafka_text;
+pub mod messages;
+pub mod partition_table;
+pub mod why;
+pub mod znode_tree;

@@ -1,0 +1,99 @@
+//! Time: play, pause, step, speed, the scrub bar, jump to the next
+//! interesting event, undo, and the scenario picker.
+
+use crate::state::{Msg, SCENARIOS, SPEEDS};
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+/// Properties of [`Controls`].
+#[derive(Properties, PartialEq, Debug)]
+pub struct ControlsProps {
+    /// Now.
+    pub now_ms: u64,
+    /// The end of the scrub bar.
+    pub horizon_ms: u64,
+    /// Whether time runs.
+    pub playing: bool,
+    /// Index into `SPEEDS`.
+    pub speed: usize,
+    /// The loaded scenario.
+    pub scenario: &'static str,
+    /// Whether there is an action to undo.
+    pub can_undo: bool,
+    /// Where input goes.
+    pub on_msg: Callback<Msg>,
+}
+
+/// The time bar.
+#[component]
+pub fn Controls(props: &ControlsProps) -> Html {
+    let send = |m: Msg| {
+        let cb = props.on_msg.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(m.clone()))
+    };
+    let on_seek = {
+        let cb = props.on_msg.clone();
+        Callback::from(move |e: InputEvent| {
+            let v = e.target_unchecked_into::<HtmlInputElement>().value();
+            if let Ok(ms) = v.parse::<u64>() {
+                cb.emit(Msg::Seek(ms));
+            }
+        })
+    };
+    let on_speed = {
+        let cb = props.on_msg.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            if let Ok(i) = v.parse::<usize>() {
+                cb.emit(Msg::SetSpeed(i));
+            }
+        })
+    };
+    let on_scenario = {
+        let cb = props.on_msg.clone();
+        Callback::from(move |e: Event| {
+            cb.emit(Msg::Load(
+                e.target_unchecked_into::<HtmlSelectElement>().value(),
+            ))
+        })
+    };
+    let max = props.horizon_ms.max(props.now_ms).max(1);
+    let about = SCENARIOS
+        .iter()
+        .find(|s| s.id == props.scenario)
+        .map(|s| s.about)
+        .unwrap_or_default();
+    html! {
+        <section class="controls" aria-label="Time controls">
+            <div class="control-row">
+                <button class="play" aria-label={if props.playing { "Pause (space)" } else { "Play (space)" }} onclick={send(Msg::TogglePlay)}>
+                    { if props.playing { "⏸ pause" } else { "▶ play" } }
+                </button>
+                <button aria-label="Step back 100 ms (left arrow)" onclick={send(Msg::StepBack)}>{ "◀ back" }</button>
+                <button aria-label="Step one event (right arrow)" onclick={send(Msg::Step)}>{ "step ▶" }</button>
+                <button aria-label="Jump to the next interesting event (n)" onclick={send(Msg::NextInteresting)}>{ "next event ▶▶" }</button>
+                <label>{ "speed " }
+                    <select aria-label="Playback speed" onchange={on_speed}>
+                        { for SPEEDS.iter().enumerate().map(|(i, (_, name))| html! {
+                            <option value={i.to_string()} selected={i == props.speed}>{ *name }</option>
+                        }) }
+                    </select>
+                </label>
+                <button aria-label="Undo the last action (u)" disabled={!props.can_undo} onclick={send(Msg::Undo)}>{ "undo" }</button>
+                <span class="clock" aria-live="off">{ format!("t = {:.3} s", props.now_ms as f64 / 1000.0) }</span>
+            </div>
+            <input class="scrub" type="range" min="0" max={max.to_string()} step="1" value={props.now_ms.to_string()}
+                aria-label="Timeline: scrub back and forth" oninput={on_seek} />
+            <div class="control-row">
+                <label>{ "scenario " }
+                    <select aria-label="Scenario" onchange={on_scenario}>
+                        { for SCENARIOS.iter().map(|s| html! {
+                            <option value={s.id} selected={s.id == props.scenario}>{ s.title }</option>
+                        }) }
+                    </select>
+                </label>
+                <span class="about">{ about }</span>
+            </div>
+        </section>
+    }
+}

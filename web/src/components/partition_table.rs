@@ -1,0 +1,168 @@
+//! Partitions: state, AR with the preferred replica marked, ISR, leader,
+//! epochs, logs and the high watermark; per-topic unclean election toggles
+//! and produce buttons.
+
+use crate::state::Msg;
+use kcsim_core::log::Acks;
+use kcsim_core::view::PartitionView;
+use kcsim_core::{Action, ClusterView};
+use serde_json::json;
+use yew::prelude::*;
+
+/// Properties of [`PartitionTable`].
+#[derive(Properties, PartialEq, Debug)]
+pub struct PartitionTableProps {
+    /// The whole view (partitions, topic configs, cluster settings).
+    pub view: ClusterView,
+    /// Where actions go.
+    pub on_msg: Callback<Msg>,
+}
+
+fn topic_unclean(view: &ClusterView, topic: &str) -> Option<bool> {
+    let z = view.znode(&format!("/config/topics/{topic}"))?;
+    let v: serde_json::Value = serde_json::from_str(&z.data).ok()?;
+    kcsim_core::config::parse_bool(v.get("config")?.get("unclean.leader.election.enable")?)
+}
+
+fn row(p: &PartitionView, on_msg: &Callback<Msg>) -> Html {
+    let produce = {
+        let cb = on_msg.clone();
+        let (topic, partition) = (p.topic.clone(), p.partition);
+        Callback::from(move |_: MouseEvent| {
+            cb.emit(Msg::Act(Action::Produce {
+                topic: topic.clone(),
+                partition,
+                records: 5,
+                acks: Acks::All,
+            }))
+        })
+    };
+    let produce1 = {
+        let cb = on_msg.clone();
+        let (topic, partition) = (p.topic.clone(), p.partition);
+        Callback::from(move |_: MouseEvent| {
+            cb.emit(Msg::Act(Action::Produce {
+                topic: topic.clone(),
+                partition,
+                records: 5,
+                acks: Acks::Leader,
+            }))
+        })
+    };
+    let missing: Vec<String> = p
+        .replicas
+        .iter()
+        .filter(|r| !p.isr.contains(r))
+        .map(|r| r.to_string())
+        .collect();
+    let state_class = p.state.to_lowercase();
+    html! {
+        <tr class={classes!("partition", state_class, (!p.available).then_some("unavailable"))} data-partition={format!("{}-{}", p.topic, p.partition)}>
+            <td>{ format!("{}-{}", p.topic, p.partition) }</td>
+            <td class="pstate">{ &p.state }{ if p.deleting { " (deleting)" } else if p.reassigning { " (reassigning)" } else { "" } }</td>
+            <td class="replicas">
+                { for p.replicas.iter().enumerate().map(|(i, r)| {
+                    let leo = p.log_end_offsets.get(i).copied().flatten();
+                    let class = classes!(
+                        "replica",
+                        (i == 0).then_some("preferred"),
+                        (p.leader == Some(*r)).then_some("leader"),
+                        (!p.isr.contains(r)).then_some("out-of-isr"),
+                    );
+                    html! { <span class={class} title={format!("broker {r}{}; log end offset {}", if i == 0 { " (preferred)" } else { "" }, leo.map_or("-".into(), |l| l.to_string()))}>
+                        { r.to_string() }{ if i == 0 { "*" } else { "" } }<sub>{ leo.map_or("-".into(), |l| l.to_string()) }</sub>
+                    </span> }
+                }) }
+            </td>
+            <td class="isr">{ format!("[{}]", p.isr.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")) }</td>
+            <td class="missing">{ if missing.is_empty() { "-".to_string() } else { missing.join(",") } }</td>
+            <td class="leader">{ p.leader.map_or("none".to_string(), |l| l.to_string()) }</td>
+            <td>{ p.leader_epoch }</td>
+            <td>{ p.controller_epoch }</td>
+            <td>{ p.high_watermark }</td>
+            <td>{ format!("{:.1} s", p.unavailable_ms as f64 / 1000.0) }</td>
+            <td class="row-actions">
+                <button aria-label={format!("Produce 5 records to {}-{} with acks=all", p.topic, p.partition)} onclick={produce}>{ "+5 acks=all" }</button>
+                <button aria-label={format!("Produce 5 records to {}-{} with acks=1", p.topic, p.partition)} onclick={produce1}>{ "+5 acks=1" }</button>
+            </td>
+        </tr>
+    }
+}
+
+/// The partition table.
+#[component]
+pub fn PartitionTable(props: &PartitionTableProps) -> Html {
+    let v = &props.view;
+    let mut topics: Vec<&str> = v.partitions.iter().map(|p| p.topic.as_str()).collect();
+    topics.dedup();
+    let cluster_unclean = {
+        let cb = props.on_msg.clone();
+        let on = !v.unclean_enabled;
+        Callback::from(move |_: MouseEvent| {
+            cb.emit(Msg::Act(Action::SetConfig {
+                key: "unclean.leader.election.enable".into(),
+                value: json!(on),
+                topic: None,
+            }))
+        })
+    };
+    let rebalance = {
+        let cb = props.on_msg.clone();
+        let on = !v.auto_rebalance_enabled;
+        Callback::from(move |_: MouseEvent| {
+            cb.emit(Msg::Act(Action::SetConfig {
+                key: "auto.leader.rebalance.enable".into(),
+                value: json!(on),
+                topic: None,
+            }))
+        })
+    };
+    let preferred = {
+        let cb = props.on_msg.clone();
+        Callback::from(move |_: MouseEvent| {
+            cb.emit(Msg::Act(Action::PreferredElection { partitions: None }))
+        })
+    };
+    html! {
+        <section class="panel partitions" aria-label="Partitions">
+            <h2>{ "Partitions" }</h2>
+            <div class="toggles">
+                <button aria-pressed={v.unclean_enabled.to_string()} aria-label="Toggle unclean.leader.election.enable for the cluster" onclick={cluster_unclean}>
+                    { format!("cluster unclean election: {}", if v.unclean_enabled { "on" } else { "off" }) }
+                </button>
+                <button aria-pressed={v.auto_rebalance_enabled.to_string()} aria-label="Toggle auto.leader.rebalance.enable" onclick={rebalance}>
+                    { format!("auto-rebalance: {}", if v.auto_rebalance_enabled { "on" } else { "off" }) }
+                </button>
+                <button aria-label="Run a preferred replica election for every partition" onclick={preferred}>{ "preferred election" }</button>
+            </div>
+            { for topics.iter().map(|t| {
+                let topic = t.to_string();
+                let on = topic_unclean(v, t).unwrap_or(false);
+                let toggle = {
+                    let cb = props.on_msg.clone();
+                    let topic = topic.clone();
+                    Callback::from(move |_: MouseEvent| cb.emit(Msg::Act(Action::SetConfig {
+                        key: "unclean.leader.election.enable".into(), value: json!(!on), topic: Some(topic.clone()),
+                    })))
+                };
+                html! {
+                    <div class="topic">
+                        <h3>{ format!("topic {t}") }
+                            <button aria-pressed={on.to_string()} aria-label={format!("Toggle unclean.leader.election.enable for topic {t}")} onclick={toggle}>
+                                { format!("unclean election: {}", if on { "on" } else { "off" }) }
+                            </button>
+                        </h3>
+                        <table>
+                            <thead><tr>
+                                <th>{ "partition" }</th><th>{ "state" }</th><th>{ "AR (* preferred, LEO below)" }</th><th>{ "ISR" }</th>
+                                <th>{ "not in ISR" }</th><th>{ "leader" }</th><th>{ "leader epoch" }</th><th>{ "ctrl epoch" }</th>
+                                <th>{ "HW" }</th><th>{ "unavailable" }</th><th>{ "produce" }</th>
+                            </tr></thead>
+                            <tbody>{ for v.partitions.iter().filter(|p| p.topic == *t).map(|p| row(p, &props.on_msg)) }</tbody>
+                        </table>
+                    </div>
+                }
+            }) }
+        </section>
+    }
+}

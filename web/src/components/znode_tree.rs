@@ -1,0 +1,79 @@
+//! The ZooKeeper tree: every znode, ephemeral ones marked, watches counted,
+//! data exactly as stored.
+
+use crate::state::Msg;
+use kcsim_core::view::ZnodeView;
+use kcsim_core::Action;
+use yew::prelude::*;
+
+/// Properties of [`ZnodeTree`].
+#[derive(Properties, PartialEq, Debug)]
+pub struct ZnodeTreeProps {
+    /// Every znode.
+    pub znodes: Vec<ZnodeView>,
+    /// Broker ids, for "write another brokerid into /controller".
+    pub brokers: Vec<u32>,
+    /// `/controller`'s brokerid.
+    pub controller: Option<u32>,
+    /// Now.
+    pub now_ms: u64,
+    /// Where actions go.
+    pub on_msg: Callback<Msg>,
+}
+
+/// The znode tree.
+#[component]
+pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
+    let delete = {
+        let cb = props.on_msg.clone();
+        Callback::from(move |_: MouseEvent| {
+            cb.emit(Msg::Act(Action::DeleteZnode {
+                path: "/controller".into(),
+            }))
+        })
+    };
+    let other = props
+        .brokers
+        .iter()
+        .copied()
+        .find(|b| Some(*b) != props.controller);
+    let write = other.map(|b| {
+        let cb = props.on_msg.clone();
+        let now = props.now_ms;
+        let data = format!(r#"{{"version":1,"brokerid":{b},"timestamp":"{now}"}}"#);
+        (
+            b,
+            Callback::from(move |_: MouseEvent| {
+                cb.emit(Msg::Act(Action::SetZnode {
+                    path: "/controller".into(),
+                    data: data.clone(),
+                }))
+            }),
+        )
+    });
+    html! {
+        <section class="panel znodes" aria-label="ZooKeeper">
+            <h2>{ "ZooKeeper" }</h2>
+            <div class="toggles">
+                <button aria-label="Delete /controller in ZooKeeper" disabled={props.controller.is_none()} onclick={delete}>{ "delete /controller" }</button>
+                { for write.map(|(b, cb)| html! {
+                    <button aria-label={format!("Write brokerid {b} into /controller")} onclick={cb}>{ format!("set /controller to broker {b}") }</button>
+                }) }
+            </div>
+            <ul class="tree">
+                { for props.znodes.iter().map(|z| {
+                    let name = z.path.rsplit('/').next().unwrap_or_default();
+                    let class = classes!("znode", z.ephemeral.then_some("ephemeral"), (z.path == "/controller").then_some("controller-node"));
+                    html! {
+                        <li class={class} style={format!("padding-left: {}em", z.depth as f32 * 1.1)} data-path={z.path.clone()}>
+                            <span class="zname">{ name }</span>
+                            if z.ephemeral { <span class="tag" title="ephemeral: deleted with its session">{ "E" }</span> }
+                            if z.watchers > 0 { <span class="tag watch" title="sessions watching it">{ format!("watched ×{}", z.watchers) }</span> }
+                            if !z.data.is_empty() { <code class="zdata">{ &z.data }</code> }
+                        </li>
+                    }
+                }) }
+            </ul>
+        </section>
+    }
+}

@@ -49,6 +49,11 @@ fn unclean_election_elects_outside_the_isr() {
     let p = &f.partitions[0];
     assert_eq!(p.leader.map(|b| b.0), Some(2));
     assert_eq!(p.isr.iter().map(|b| b.0).collect::<Vec<_>>(), vec![2]);
+    assert_eq!(
+        f.stats.acked_records_lost, 5,
+        "the five records broker 1 acknowledged alone"
+    );
+    assert_eq!(f.lost_records.len(), 5);
 }
 
 #[test]

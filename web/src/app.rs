@@ -126,7 +126,7 @@ pub fn App() -> Html {
                     <p>{ "Simplified on purpose: one ZooKeeper server; controller events apply their ZooKeeper writes when they start and cost virtual time; replication copies what a follower lacks in one fetch round. See the README." }</p>
                 </div>
             }
-            <Controls now_ms={now} horizon_ms={state.horizon_ms} playing={state.playing} speed={state.speed}
+            <Controls now_ms={now} horizon_ms={state.scrub_end_ms()} playing={state.playing} speed={state.speed}
                 scenario={state.scenario} can_undo={state.can_undo()} on_msg={on_msg.clone()} />
             <section class="brokers" aria-label="Brokers">
                 { for view.brokers.iter().map(|b| html! {

@@ -241,6 +241,18 @@ impl SimState {
         self.timeline.actions()
     }
 
+    /// The end of the scrub bar: a minute past the last action, or the
+    /// furthest time reached.
+    pub fn scrub_end_ms(&self) -> u64 {
+        let last = self
+            .actions()
+            .iter()
+            .map(|(t, _)| t.as_ms())
+            .max()
+            .unwrap_or(0);
+        self.horizon_ms.max(last + 60_000)
+    }
+
     /// Whether there is an intervention to undo.
     pub fn can_undo(&self) -> bool {
         self.timeline.can_undo()

@@ -24,7 +24,8 @@ pub const RUN_AFTER_LAST_ACTION_MS: u64 = 60_000;
 
 const USAGE: &str = "usage: kcsim run FILE.json [--until-ms T] [--trace OUT.jsonl]
        kcsim elect --strategy offline|reassign|preferred|controlled-shutdown --assignment IDS --isr IDS --live IDS [--shutting-down IDS] [--unclean]
-       kcsim transitions --machine partition|replica";
+       kcsim transitions --machine partition|replica
+       kcsim bench [--brokers B] [--partitions P]";
 
 /// A failure: the exit code and the one-line message.
 #[derive(Debug)]
@@ -53,6 +54,7 @@ fn dispatch(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
         Some("run") => run(&args[1..], out),
         Some("elect") => elect(&args[1..], out),
         Some("transitions") => transitions(&args[1..], out),
+        Some("bench") => bench(&args[1..], out),
         Some("--help" | "-h" | "help") => {
             let _ = writeln!(out, "{USAGE}");
             Ok(())
@@ -233,5 +235,72 @@ fn transitions(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
         })
         .collect();
     let _ = writeln!(out, "{{{}}}", body.join(","));
+    Ok(())
+}
+
+/// `kcsim bench [--brokers B] [--partitions P]`: a large cluster's start-up
+/// and a controller failover, with figures printed (wall time is read here,
+/// outside the simulation, only to report speed).
+#[allow(clippy::disallowed_methods)]
+fn bench(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
+    let f = flags(args, &["--brokers", "--partitions"], &[])?;
+    let num = |k: &str, d: u64| -> Result<u64, Failure> {
+        f.get(k).map_or(Ok(d), |v| {
+            v.parse()
+                .map_err(|_| usage(&format!("{k}: {v:?} is not a number")))
+        })
+    };
+    let brokers = num("--brokers", 6)?.clamp(3, 100);
+    let partitions = num("--partitions", 2_000)?.clamp(1, 200_000);
+    let text = format!(
+        r#"{{"version":1,"seed":1,"brokers":[{}],"topics":[{{"name":"big","partitions":{partitions},"replication_factor":3}}]}}"#,
+        (0..brokers)
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let scenario = Scenario::parse(&text).map_err(|e| Failure(2, e.to_string()))?;
+    let started = std::time::Instant::now();
+    let mut sim = scenario.build();
+    sim.run_until(SimTime(10_000));
+    let startup = started.elapsed();
+    let events_startup = sim.stats().events_processed;
+    let controller = sim
+        .controller_id()
+        .ok_or_else(|| Failure(1, "no controller elected".into()))?;
+    sim.schedule_action(
+        SimTime(10_000),
+        crate::Action::KillBroker { broker: controller },
+    )
+    .map_err(|e| Failure(1, e.to_string()))?;
+    let t = std::time::Instant::now();
+    let mut online_at = None;
+    while sim.now() < SimTime(120_000) && sim.step() {
+        if online_at.is_none() && sim.controller_epoch() == 2 && sim.is_quiet() {
+            online_at = Some(sim.now());
+        }
+    }
+    let failover = t.elapsed();
+    let trace_len = sim.trace().len();
+    let _ = writeln!(
+        out,
+        "kcsim bench: {brokers} brokers, {partitions} partitions (RF 3)"
+    );
+    let _ = writeln!(
+        out,
+        "  start-up to 10 s virtual: {:.3} s wall, {events_startup} controller events",
+        startup.as_secs_f64()
+    );
+    let _ = writeln!(
+        out,
+        "  failover of controller {controller} to 120 s virtual: {:.3} s wall; quiet again at {} ms virtual",
+        failover.as_secs_f64(),
+        online_at.map_or("never".to_string(), |t| t.as_ms().to_string())
+    );
+    let _ = writeln!(
+        out,
+        "  trace records: {trace_len}; violations: {}",
+        sim.violations().len()
+    );
     Ok(())
 }

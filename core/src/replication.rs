@@ -278,13 +278,14 @@ impl Sim {
     /// The leader's high watermark: the smallest log end offset in the ISR.
     fn advance_hw(&mut self, leader: BrokerId, tp: &TopicPartition) {
         let Some(local) = self
-            .broker(leader)
+            .brokers_ref()
+            .get(&leader)
             .and_then(|b| b.replicas.get(tp))
-            .cloned()
         else {
             return;
         };
-        let Some(log) = self.logs.get(&(leader, tp.clone())) else {
+        let key = (leader, tp.clone());
+        let Some(log) = self.logs.get(&key) else {
             return;
         };
         let mut hw = log.log_end_offset();
@@ -296,21 +297,20 @@ impl Sim {
         if hw <= log.high_watermark {
             return;
         }
-        if let Some(l) = self.logs.get_mut(&(leader, tp.clone())) {
+        if let Some(l) = self.logs.get_mut(&key) {
             l.high_watermark = hw;
         }
         let committed = self.partition_hw.entry(tp.clone()).or_insert(0);
         *committed = (*committed).max(hw);
+        if self.produced.is_empty() {
+            return;
+        }
         let now = self.now();
+        let log = self.logs.get(&key);
         for r in self.produced.iter_mut().filter(|r| {
             &r.tp == tp && r.acks == Acks::All && r.acked_at.is_none() && r.lost.is_none()
         }) {
-            if r.offset < hw
-                && self
-                    .logs
-                    .get(&(leader, tp.clone()))
-                    .is_some_and(|l| l.has(r.offset, r.id))
-            {
+            if r.offset < hw && log.is_some_and(|l| l.has(r.offset, r.id)) {
                 r.acked_at = Some(now);
             }
         }

@@ -204,6 +204,10 @@ pub struct Sim {
     /// Per-partition availability as a client feels it.
     availability: BTreeMap<crate::ids::TopicPartition, Availability>,
     availability_dirty: bool,
+    /// Partitions whose leader changed since the last availability update.
+    availability_changed: BTreeSet<crate::ids::TopicPartition>,
+    /// Each topic's assignment per its znode: topic → partition → replicas.
+    assignments: BTreeMap<String, BTreeMap<u32, Vec<BrokerId>>>,
     /// Each partition's leader per its state znode.
     leaders: BTreeMap<crate::ids::TopicPartition, Option<BrokerId>>,
     /// Each partition's last leader epoch seen in its state znode.
@@ -268,6 +272,8 @@ impl Sim {
             pending_replies: Vec::new(),
             availability: BTreeMap::new(),
             availability_dirty: false,
+            availability_changed: BTreeSet::new(),
+            assignments: BTreeMap::new(),
             leaders: BTreeMap::new(),
             leader_epochs: BTreeMap::new(),
             logs: BTreeMap::new(),
@@ -1634,6 +1640,19 @@ impl Sim {
                 continue;
             };
             let parts: Vec<&str> = rest.split('/').collect();
+            if let [topic] = parts.as_slice() {
+                // The topic's assignment changed (created, rewritten or deleted).
+                let decoded = self
+                    .zk
+                    .node(&path)
+                    .and_then(|n| crate::znodes::decode_topic_assignment(&n.data))
+                    .map(|a| a.into_iter().collect());
+                match decoded {
+                    Some(a) => self.assignments.insert(topic.to_string(), a),
+                    None => self.assignments.remove(*topic),
+                };
+                continue;
+            }
             let [topic, "partitions", p, "state"] = parts.as_slice() else {
                 continue;
             };
@@ -1646,8 +1665,9 @@ impl Sim {
             if let Some(l) = &state {
                 self.check_partition_invariants(&tp, l);
             }
-            self.leaders.insert(tp, state.and_then(|l| l.leader));
-            self.availability_dirty = true;
+            self.leaders
+                .insert(tp.clone(), state.and_then(|l| l.leader));
+            self.availability_changed.insert(tp);
         }
     }
 
@@ -1666,14 +1686,10 @@ impl Sim {
             }
         }
         let ar = self
-            .zk
-            .node(&paths::topic(&tp.topic))
-            .and_then(|n| crate::znodes::decode_topic_assignment(&n.data))
-            .and_then(|a| {
-                a.into_iter()
-                    .find(|(p, _)| *p == tp.partition)
-                    .map(|(_, r)| r)
-            });
+            .assignments
+            .get(&tp.topic)
+            .and_then(|a| a.get(&tp.partition))
+            .cloned();
         if let Some(ar) = ar {
             if let Some(stray) = l.isr.iter().find(|r| !ar.contains(r)) {
                 let d = format!("{tp}: ISR member {stray} is not an assigned replica");
@@ -1696,14 +1712,21 @@ impl Sim {
     /// dead). Unavailable means no leader, or a leader that died, stalled or
     /// exited, which is what a client feels.
     fn update_availability(&mut self) {
-        if !self.availability_dirty {
-            return;
-        }
+        let changed: Vec<crate::ids::TopicPartition> = if self.availability_dirty {
+            // A broker's status changed: every partition may have.
+            self.availability_changed.clear();
+            self.leaders.keys().cloned().collect()
+        } else {
+            std::mem::take(&mut self.availability_changed)
+                .into_iter()
+                .collect()
+        };
         self.availability_dirty = false;
         let now = self.now;
-        for (tp, leader) in &self.leaders {
+        for tp in changed {
+            let leader = self.leaders.get(&tp).copied().flatten();
             let available = leader.is_some_and(|b| self.brokers.get(&b).is_some_and(|x| x.is_up()));
-            match self.availability.get_mut(tp) {
+            match self.availability.get_mut(&tp) {
                 Some(a) if a.available != available => {
                     if !a.available {
                         a.unavailable_ms += now.since(a.since);
@@ -1716,7 +1739,7 @@ impl Sim {
                     // Tracking starts when a partition first has a leader.
                     if available {
                         self.availability.insert(
-                            tp.clone(),
+                            tp,
                             Availability {
                                 available,
                                 since: now,
@@ -2183,6 +2206,11 @@ impl Sim {
     /// A broker.
     pub(crate) fn broker(&self, b: BrokerId) -> Option<&Broker> {
         self.brokers.get(&b)
+    }
+
+    /// All brokers, borrowed apart from the other fields.
+    pub(crate) fn brokers_ref(&self) -> &BTreeMap<BrokerId, Broker> {
+        &self.brokers
     }
 
     /// A broker, to change.

@@ -219,3 +219,46 @@ async fn controls_step_play_pause_and_the_event_queue() {
         "every invariant holds"
     );
 }
+
+#[wasm_bindgen_test]
+async fn admin_form_creates_a_topic_and_a_bad_one_shows_an_error() {
+    // Kafka: kafka-topics.sh --create writes /brokers/topics/<t>; the controller's
+    // TopicChange creates the partitions.
+    let root = mount();
+    wait_for("admin panel", 5000, || {
+        root.query_selector("form[aria-label=\"Create a topic\"]")
+            .ok()
+            .flatten()
+    })
+    .await;
+    let submit = |label: &str| {
+        let b = root
+            .query_selector(&format!(
+                "form[aria-label=\"{label}\"] button[type=\"submit\"]"
+            ))
+            .unwrap()
+            .unwrap();
+        b.dyn_into::<HtmlElement>().unwrap().click();
+    };
+    submit("Create a topic");
+    for _ in 0..40 {
+        click(&root, "Step one event (right arrow)");
+        gloo_timers::future::TimeoutFuture::new(5).await;
+    }
+    wait_for("events-2 row", 3000, || {
+        (count(&root, "tr.partition[data-partition=\"events-2\"]") == 1).then_some(())
+    })
+    .await;
+    // Creating it again is refused by the core: an error, and nothing changes.
+    submit("Create a topic");
+    let e = wait_for("error shown", 3000, || text(&root, ".error")).await;
+    assert!(
+        e.contains("TopicExistsException: topic 'events' already exists"),
+        "{e}"
+    );
+    assert_eq!(
+        count(&root, "tr.partition"),
+        9,
+        "6 partitions of orders and audit, 3 of events"
+    );
+}

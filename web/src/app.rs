@@ -1,5 +1,6 @@
 //! The page: the cluster as a living picture.
 
+use crate::components::admin::Admin;
 use crate::components::broker_card::BrokerCard;
 use crate::components::controls::Controls;
 use crate::components::event_queue::EventQueue;
@@ -102,6 +103,8 @@ pub fn App() -> Html {
     let controller = view
         .controller
         .map_or("none".to_string(), |c| format!("broker {c}"));
+    let mut topics: Vec<String> = view.partitions.iter().map(|p| p.topic.clone()).collect();
+    topics.dedup();
     html! {
         <main class={classes!("kcsim", dark.then_some("dark"))} tabindex="0" ref={root} {onkeydown}>
             <header>
@@ -142,6 +145,7 @@ pub fn App() -> Html {
                 <div class="col wide">
                     <PartitionTable view={view.clone()} on_msg={on_msg.clone()} />
                     <KafkaText describe={view.describe()} controller={view.zookeeper_shell_get_controller()} />
+                    <Admin topics={topics} on_msg={on_msg.clone()} />
                 </div>
                 <div class="col">
                     <Invariants invariants={view.invariants.clone()} acked_records_lost={view.acked_records_lost} on_msg={on_msg.clone()} />

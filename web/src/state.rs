@@ -191,6 +191,8 @@ pub enum Msg {
     Load(String),
     /// Forget the shown error.
     DismissError,
+    /// Show an error found before reaching the core (a malformed form field).
+    Error(String),
 }
 
 impl SimState {
@@ -342,8 +344,12 @@ impl SimState {
                 let at = self.timeline.now();
                 let in_past =
                     self.actions().iter().any(|(t, _)| *t > at) || at.as_ms() < self.horizon_ms;
+                let name = action.name();
                 let mut next =
                     self.with_timeline(|t| t.intervene(at, action).map_err(|e| e.to_string()));
+                if next.error.is_none() {
+                    next.error = refusal(next.trace(), at.as_ms(), name);
+                }
                 if next.error.is_none() && in_past {
                     next.forked_at = Some(at.as_ms());
                     next.horizon_ms = at.as_ms();
@@ -365,8 +371,30 @@ impl SimState {
                 error: None,
                 ..self.clone()
             },
+            Msg::Error(e) => SimState {
+                error: Some(e),
+                ..self.clone()
+            },
         }
     }
+}
+
+/// What the core said when it refused an action at run time (a broker not
+/// running, a topic that exists, …), from the trace right after the action.
+fn refusal(trace: &[TraceRecord], at_ms: u64, name: &str) -> Option<String> {
+    let i = trace
+        .iter()
+        .rposition(|r| r.time_ms == at_ms && r.actor == "user" && r.kind == name)?;
+    trace[i + 1..]
+        .iter()
+        .take_while(|r| r.time_ms == at_ms)
+        .find(|r| {
+            matches!(
+                r.kind.as_str(),
+                "action_failed" | "action_ignored" | "zk_error"
+            )
+        })
+        .map(|r| r.details.clone())
 }
 
 impl Reducible for SimState {
@@ -452,6 +480,15 @@ mod tests {
             .contains("no broker 9"));
         assert_eq!(bad.view(), s.view());
         assert!(bad.apply(Msg::DismissError).error.is_none());
+    }
+
+    #[test]
+    fn a_refused_action_is_reported_from_the_trace() {
+        let s = SimState::default_cluster();
+        let again = s.apply(Msg::Act(Action::StartBroker {
+            broker: BrokerId(0),
+        }));
+        assert_eq!(again.error.as_deref(), Some("broker 0 is already running"));
     }
 
     #[test]

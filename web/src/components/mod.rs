@@ -1,6 +1,7 @@
 //! One panel per file; each takes typed properties and draws them, and sends
 //! what the user does back as a [`crate::state::Msg`].
 
+pub mod admin;
 pub mod broker_card;
 pub mod controls;
 pub mod event_queue;

@@ -958,6 +958,10 @@ impl Sim {
                     .is_some_and(|c| c.in_flight == Some(id))
                 {
                     let at = self.now.plus_ms(100 + self.net_delay());
+                    if let Some(r) = self.requests.get_mut(&id) {
+                        r.sent_at = Some(self.now.plus_ms(100));
+                        r.arrives_at = Some(at);
+                    }
                     self.push(at, SimEvent::RequestArrives { id });
                 } else {
                     self.requests.remove(&id);

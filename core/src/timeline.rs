@@ -165,20 +165,41 @@ impl Timeline {
     /// Act at time `at` (now or in the past): every action after `at` is
     /// dropped, the new one is added, and the run is recomputed to `at`.
     pub fn intervene(&mut self, at: SimTime, action: Action) -> Result<(), ActionError> {
+        self.act(at, action, true)
+    }
+
+    /// Act at time `at` and keep the scripted actions after it (acting at
+    /// the live edge of a scenario that still has steps to come).
+    pub fn insert(&mut self, at: SimTime, action: Action) -> Result<(), ActionError> {
+        self.act(at, action, false)
+    }
+
+    fn act(&mut self, at: SimTime, action: Action, drop_later: bool) -> Result<(), ActionError> {
         // Validate against the current cluster before changing anything.
         if let Some(b) = action.broker() {
             if !self.sim.brokers().contains_key(&b) {
                 return Err(ActionError::UnknownBroker(b));
             }
         }
-        let dropped: Vec<(SimTime, Action)> = self
+        let dropped: Vec<(SimTime, Action)> = if drop_later {
+            let d = self
+                .actions
+                .iter()
+                .filter(|(t, _)| *t > at)
+                .cloned()
+                .collect();
+            self.actions.retain(|(t, _)| *t <= at);
+            d
+        } else {
+            Vec::new()
+        };
+        // After every action already at `at`, before any later one.
+        let pos = self
             .actions
             .iter()
-            .filter(|(t, _)| *t > at)
-            .cloned()
-            .collect();
-        self.actions.retain(|(t, _)| *t <= at);
-        self.actions.push((at, action));
+            .position(|(t, _)| *t > at)
+            .unwrap_or(self.actions.len());
+        self.actions.insert(pos, (at, action));
         self.undo_stack.push((at, dropped));
         self.snapshots.retain(|s| s.sim.now() <= at);
         self.restore(at);

@@ -50,6 +50,19 @@ test('kill the controller: a new one wins with epoch 2 and every broker follows'
   await page.getByLabel('Playback speed').selectOption({ label: '5×' });
   await page.locator('header .summary', { hasText: 'epoch 2' }).waitFor({ timeout: 15000 });
   await btn(page, 'Pause (space)').click();
+  // Back to just before the new election, then one event at a time until a
+  // request or watch notification is on the wire; click it to inspect it.
+  for (let i = 0; i < 4; i++) await btn(page, 'Step back 100 ms (left arrow)').click();
+  for (let i = 0; i < 400 && (await page.locator('g.msg').count()) === 0; i++) {
+    await btn(page, 'Step one event (right arrow)').click();
+  }
+  await page.locator('g.msg circle').last().click();
+  await page.locator('.network .inspect').waitFor();
+  await screenshot(page, 'story-failover-wire');
+  await btn(page, 'Play (space)').click();
+  await page.locator('header .summary', { hasText: 'epoch 2' }).waitFor({ timeout: 15000 });
+  await page.waitForTimeout(300);
+  await btn(page, 'Pause (space)').click();
   const now = await controllerOf(page);
   assert.notEqual(now, old);
   for (const id of [0, 1, 2, 3].filter((b) => b !== old)) {
@@ -71,7 +84,8 @@ test('unclean election: the partition goes offline, turning it on elects a leade
   assert.equal(await row.locator('td.leader').textContent(), 'none');
   await screenshot(page, 'story-unclean-offline');
   await btn(page, 'Toggle unclean.leader.election.enable for topic payments').click();
-  await page.locator('.fork').waitFor();
+  await btn(page, 'Toggle unclean.leader.election.enable for topic payments', ).waitFor();
+  assert.equal(await page.locator('.fork').count(), 0, 'acting at the live edge is not a fork');
   await btn(page, 'Step one event (right arrow)').click();
   for (let i = 0; i < 30; i++) await btn(page, 'Step one event (right arrow)').click();
   await row.locator('.pstate', { hasText: 'OnlinePartition' }).waitFor();

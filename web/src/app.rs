@@ -7,6 +7,7 @@ use crate::components::event_queue::EventQueue;
 use crate::components::invariants::Invariants;
 use crate::components::kafka_text::KafkaText;
 use crate::components::messages::Messages;
+use crate::components::network::Network;
 use crate::components::partition_table::PartitionTable;
 use crate::components::why::{Why, WHY_KINDS};
 use crate::components::znode_tree::ZnodeTree;
@@ -143,6 +144,7 @@ pub fn App() -> Html {
                     <Why records={why} />
                 </div>
                 <div class="col wide">
+                    <Network brokers={view.brokers.clone()} messages={view.messages.clone()} controller={view.controller} now_ms={now} />
                     <PartitionTable view={view.clone()} on_msg={on_msg.clone()} />
                     <KafkaText describe={view.describe()} controller={view.zookeeper_shell_get_controller()} />
                     <Admin topics={topics} on_msg={on_msg.clone()} />

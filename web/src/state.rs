@@ -342,11 +342,18 @@ impl SimState {
             }),
             Msg::Act(action) => {
                 let at = self.timeline.now();
-                let in_past =
-                    self.actions().iter().any(|(t, _)| *t > at) || at.as_ms() < self.horizon_ms;
+                // Acting before the furthest moment reached forks the future;
+                // acting at the live edge keeps the scenario's later steps.
+                let in_past = at.as_ms() < self.horizon_ms;
                 let name = action.name();
-                let mut next =
-                    self.with_timeline(|t| t.intervene(at, action).map_err(|e| e.to_string()));
+                let mut next = self.with_timeline(|t| {
+                    let r = if in_past {
+                        t.intervene(at, action)
+                    } else {
+                        t.insert(at, action)
+                    };
+                    r.map_err(|e| e.to_string())
+                });
                 if next.error.is_none() {
                     next.error = refusal(next.trace(), at.as_ms(), name);
                 }
@@ -465,6 +472,23 @@ mod tests {
         assert_eq!(killed.view().brokers[0].status, "dead");
         let undone = killed.apply(Msg::Undo).apply(Msg::Seek(20_000));
         assert_eq!(undone.view(), &before, "undo restores the original future");
+    }
+
+    #[test]
+    fn acting_at_the_live_edge_keeps_the_scripted_future() {
+        let s = SimState::default_cluster();
+        let scripted = s.actions().len();
+        let killed = s.apply(Msg::Act(Action::KillBroker {
+            broker: BrokerId(3),
+        }));
+        assert_eq!(killed.forked_at, None, "not a fork");
+        assert_eq!(
+            killed.actions().len(),
+            scripted + 1,
+            "the produce traffic goes on"
+        );
+        assert!(killed.can_undo());
+        assert_eq!(killed.apply(Msg::Undo).actions().len(), scripted);
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod event_queue;
 pub mod invariants;
 pub mod kafka_text;
 pub mod messages;
+pub mod network;
 pub mod partition_table;
 pub mod why;
 pub mod znode_tree;

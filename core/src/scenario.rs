@@ -727,25 +727,7 @@ fn parse_actions(
                     let fi = format!("{fp}[{i}]");
                     let eo = object(e, &fi)?;
                     known_keys(eo, &fi, &["topic", "partition", "replicas"])?;
-                    let tv = eo
-                        .get("topic")
-                        .ok_or_else(|| missing(&format!("{fi}.topic")))?;
-                    let topic = tv
-                        .as_str()
-                        .ok_or_else(|| bad(&format!("{fi}.topic"), "a topic name", tv))?;
-                    if !topics.iter().any(|t| t == topic) {
-                        return err(
-                            format!("{fi}.topic"),
-                            format!("no topic {topic:?} in this scenario"),
-                        );
-                    }
-                    let nv = eo
-                        .get("partition")
-                        .ok_or_else(|| missing(&format!("{fi}.partition")))?;
-                    let partition = nv
-                        .as_u64()
-                        .and_then(|n| u32::try_from(n).ok())
-                        .ok_or_else(|| bad(&format!("{fi}.partition"), "a partition number", nv))?;
+                    let tp = parse_tp(eo, &fi, topics)?;
                     let rv = eo
                         .get("replicas")
                         .ok_or_else(|| missing(&format!("{fi}.replicas")))?;
@@ -769,8 +751,8 @@ fn parse_actions(
                         replicas.push(id);
                     }
                     targets.push(crate::action::PartitionTarget {
-                        topic: topic.to_string(),
-                        partition,
+                        topic: tp.topic,
+                        partition: tp.partition,
                         replicas,
                     });
                 }
@@ -962,28 +944,37 @@ fn parse_tp_list(
         let fi = format!("{field}[{i}]");
         let obj = object(p, &fi)?;
         known_keys(obj, &fi, &["topic", "partition"])?;
-        let tv = obj
-            .get("topic")
-            .ok_or_else(|| missing(&format!("{fi}.topic")))?;
-        let topic = tv
-            .as_str()
-            .ok_or_else(|| bad(&format!("{fi}.topic"), "a topic name", tv))?;
-        if !topics.iter().any(|t| t == topic) {
-            return err(
-                format!("{fi}.topic"),
-                format!("no topic {topic:?} in this scenario"),
-            );
-        }
-        let pv = obj
-            .get("partition")
-            .ok_or_else(|| missing(&format!("{fi}.partition")))?;
-        let partition = pv
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| bad(&format!("{fi}.partition"), "a partition number", pv))?;
-        out.push(crate::ids::TopicPartition::new(topic, partition));
+        out.push(parse_tp(obj, &fi, topics)?);
     }
     Ok(out)
+}
+
+/// The `topic` and `partition` fields of an object; the topic must be known.
+fn parse_tp(
+    obj: &Map<String, Value>,
+    field: &str,
+    topics: &[String],
+) -> Result<crate::ids::TopicPartition, ScenarioError> {
+    let tv = obj
+        .get("topic")
+        .ok_or_else(|| missing(&format!("{field}.topic")))?;
+    let topic = tv
+        .as_str()
+        .ok_or_else(|| bad(&format!("{field}.topic"), "a topic name", tv))?;
+    if !topics.iter().any(|t| t == topic) {
+        return err(
+            format!("{field}.topic"),
+            format!("no topic {topic:?} in this scenario"),
+        );
+    }
+    let pv = obj
+        .get("partition")
+        .ok_or_else(|| missing(&format!("{field}.partition")))?;
+    let partition = pv
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| bad(&format!("{field}.partition"), "a partition number", pv))?;
+    Ok(crate::ids::TopicPartition::new(topic, partition))
 }
 
 fn check_path(path: &str, field: &str) -> Result<(), ScenarioError> {

@@ -505,6 +505,11 @@ impl Sim {
         self.brokers.get(&b).map_or(0, |x| x.incarnation)
     }
 
+    /// Whether this start of the broker is still in controlled shutdown.
+    fn is_shutting_down(&self, b: BrokerId, incarnation: u32) -> bool {
+        self.incarnation(b) == incarnation && self.status(b) == BrokerStatus::ShuttingDown
+    }
+
     fn status(&self, b: BrokerId) -> BrokerStatus {
         self.brokers
             .get(&b)
@@ -583,9 +588,7 @@ impl Sim {
                 incarnation,
                 result,
             } => {
-                if self.incarnation(broker) == incarnation
-                    && self.status(broker) == BrokerStatus::ShuttingDown
-                {
+                if self.is_shutting_down(broker, incarnation) {
                     self.shutdown_reply(broker, result);
                 }
             }
@@ -594,9 +597,7 @@ impl Sim {
                 incarnation,
                 attempt,
             } => {
-                if self.incarnation(broker) == incarnation
-                    && self.status(broker) == BrokerStatus::ShuttingDown
-                {
+                if self.is_shutting_down(broker, incarnation) {
                     self.shutdown_attempt(broker, attempt);
                 }
             }

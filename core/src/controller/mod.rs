@@ -679,6 +679,26 @@ pub fn fenced(
     }
 }
 
+/// A fenced delete that treats a node already gone as done (the controller's
+/// clean-up of notifications, admin requests and its own znodes).
+pub fn fenced_delete(
+    env: &mut Env<'_>,
+    epoch_zk_version: i32,
+    path: String,
+) -> Result<(), ControllerError> {
+    match fenced(
+        env,
+        epoch_zk_version,
+        Op::Delete {
+            path,
+            version: None,
+        },
+    ) {
+        Ok(_) | Err(ControllerError::Zk(ZkError::NoNode)) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// `getAllBrokerAndEpochsInCluster`: every registered broker with its czxid.
 fn read_brokers_with_epochs(
     env: &mut Env<'_>,

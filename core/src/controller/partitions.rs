@@ -6,7 +6,7 @@ use super::batch::RequestBatch;
 use super::context::LeaderIsr;
 use super::election::{self, ElectionResult, Strategy};
 use super::states::{PartitionState, ReplicaState};
-use super::{fenced, ids_text, ControllerError, Env, KafkaController};
+use super::{fenced, fenced_delete, ids_text, ControllerError, Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
 use crate::zk::{CreateMode, Op, OpResult, ZkError};
 use crate::zk_client::paths;
@@ -768,14 +768,11 @@ impl KafkaController {
         })();
         let epoch_zk_version = self.ctx.epoch_zk_version;
         for c in children {
-            let del = Op::Delete {
-                path: format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION),
-                version: None,
-            };
-            match fenced(env, epoch_zk_version, del) {
-                Ok(_) | Err(ControllerError::Zk(ZkError::NoNode)) => {}
-                Err(e) => return Err(e),
-            }
+            fenced_delete(
+                env,
+                epoch_zk_version,
+                format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION),
+            )?;
         }
         result
     }
@@ -790,14 +787,11 @@ impl KafkaController {
             .get_children(env.zk, paths::ISR_CHANGE_NOTIFICATION)?;
         let epoch_zk_version = self.ctx.epoch_zk_version;
         for c in children {
-            let del = Op::Delete {
-                path: format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION),
-                version: None,
-            };
-            match fenced(env, epoch_zk_version, del) {
-                Ok(_) | Err(ControllerError::Zk(ZkError::NoNode)) => {}
-                Err(e) => return Err(e),
-            }
+            fenced_delete(
+                env,
+                epoch_zk_version,
+                format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION),
+            )?;
         }
         Ok(())
     }

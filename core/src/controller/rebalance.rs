@@ -6,9 +6,9 @@
 use super::election::Strategy;
 use super::event::{ControllerEvent, ElectionTrigger, ElectionType};
 use super::states::PartitionState;
-use super::{fenced, ControllerError, Env, KafkaController};
+use super::{fenced_delete, ControllerError, Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
-use crate::zk::{Op, ZkError};
+use crate::zk::ZkError;
 use crate::zk_client::paths;
 use std::collections::BTreeMap;
 
@@ -81,14 +81,11 @@ impl KafkaController {
         if trigger == ElectionTrigger::Zk {
             // Delete the znode (fenced) and re-arm the creation watch.
             let epoch_zk_version = self.ctx.epoch_zk_version;
-            let del = Op::Delete {
-                path: paths::PREFERRED_REPLICA_ELECTION.into(),
-                version: None,
-            };
-            match fenced(env, epoch_zk_version, del) {
-                Ok(_) | Err(ControllerError::Zk(ZkError::NoNode)) => {}
-                Err(e) => return Err(e),
-            }
+            fenced_delete(
+                env,
+                epoch_zk_version,
+                paths::PREFERRED_REPLICA_ELECTION.to_string(),
+            )?;
             env.client
                 .exists(env.zk, paths::PREFERRED_REPLICA_ELECTION)?;
         }

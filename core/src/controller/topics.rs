@@ -7,7 +7,7 @@
 use super::batch::RequestBatch;
 use super::election::Strategy;
 use super::states::{PartitionState, ReplicaState};
-use super::{fenced, ids_text, ControllerError, Env, KafkaController};
+use super::{fenced, fenced_delete, ids_text, ControllerError, Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
 use crate::zk::{Op, ZkError};
 use crate::zk_client::paths;
@@ -174,25 +174,19 @@ impl KafkaController {
             .into_iter()
             .partition(|t| self.ctx.all_topics.contains(t));
         for t in &unknown {
-            let op = Op::Delete {
-                path: format!("{}/{t}", paths::DELETE_TOPICS),
-                version: None,
-            };
-            match fenced(env, epoch_zk_version, op) {
-                Ok(_) | Err(ControllerError::Zk(ZkError::NoNode)) => {}
-                Err(e) => return Err(e),
-            }
+            fenced_delete(
+                env,
+                epoch_zk_version,
+                format!("{}/{t}", paths::DELETE_TOPICS),
+            )?;
         }
         if !env.config.delete_topic_enable {
             for t in &known {
-                let op = Op::Delete {
-                    path: format!("{}/{t}", paths::DELETE_TOPICS),
-                    version: None,
-                };
-                match fenced(env, epoch_zk_version, op) {
-                    Ok(_) | Err(ControllerError::Zk(ZkError::NoNode)) => {}
-                    Err(e) => return Err(e),
-                }
+                fenced_delete(
+                    env,
+                    epoch_zk_version,
+                    format!("{}/{t}", paths::DELETE_TOPICS),
+                )?;
             }
             env.out.note(
                 "topic_deletion",
@@ -808,14 +802,11 @@ impl KafkaController {
             .collect();
         let epoch_zk_version = self.ctx.epoch_zk_version;
         if keep.is_empty() {
-            let op = Op::Delete {
-                path: paths::REASSIGN_PARTITIONS.into(),
-                version: None,
-            };
-            match fenced(env, epoch_zk_version, op) {
-                Ok(_) | Err(ControllerError::Zk(ZkError::NoNode)) => {}
-                Err(e) => return Err(e),
-            }
+            fenced_delete(
+                env,
+                epoch_zk_version,
+                paths::REASSIGN_PARTITIONS.to_string(),
+            )?;
             env.client.exists(env.zk, paths::REASSIGN_PARTITIONS)?;
         } else {
             let op = Op::SetData {

@@ -25,7 +25,7 @@ fn topic_unclean(view: &ClusterView, topic: &str) -> Option<bool> {
 }
 
 fn row(p: &PartitionView, on_msg: &Callback<Msg>) -> Html {
-    let produce = {
+    let produce_with = |acks: Acks| {
         let cb = on_msg.clone();
         let (topic, partition) = (p.topic.clone(), p.partition);
         Callback::from(move |_: MouseEvent| {
@@ -33,22 +33,11 @@ fn row(p: &PartitionView, on_msg: &Callback<Msg>) -> Html {
                 topic: topic.clone(),
                 partition,
                 records: 5,
-                acks: Acks::All,
+                acks,
             }))
         })
     };
-    let produce1 = {
-        let cb = on_msg.clone();
-        let (topic, partition) = (p.topic.clone(), p.partition);
-        Callback::from(move |_: MouseEvent| {
-            cb.emit(Msg::Act(Action::Produce {
-                topic: topic.clone(),
-                partition,
-                records: 5,
-                acks: Acks::Leader,
-            }))
-        })
-    };
+    let (produce, produce1) = (produce_with(Acks::All), produce_with(Acks::Leader));
     let missing: Vec<String> = p
         .replicas
         .iter()

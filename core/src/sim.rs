@@ -206,6 +206,8 @@ pub struct Sim {
     availability_dirty: bool,
     /// Partitions whose leader changed since the last availability update.
     availability_changed: BTreeSet<crate::ids::TopicPartition>,
+    /// When each partition's state znode last changed.
+    state_changed_at: BTreeMap<crate::ids::TopicPartition, SimTime>,
     /// Each topic's assignment per its znode: topic → partition → replicas.
     assignments: BTreeMap<String, BTreeMap<u32, Vec<BrokerId>>>,
     /// Each partition's leader per its state znode.
@@ -273,6 +275,7 @@ impl Sim {
             availability: BTreeMap::new(),
             availability_dirty: false,
             availability_changed: BTreeSet::new(),
+            state_changed_at: BTreeMap::new(),
             assignments: BTreeMap::new(),
             leaders: BTreeMap::new(),
             leader_epochs: BTreeMap::new(),
@@ -1672,6 +1675,7 @@ impl Sim {
             }
             self.leaders
                 .insert(tp.clone(), state.and_then(|l| l.leader));
+            self.state_changed_at.insert(tp.clone(), self.now);
             self.availability_changed.insert(tp);
         }
     }
@@ -2236,6 +2240,11 @@ impl Sim {
         details: impl Into<String>,
     ) {
         self.note(actor, kind, details);
+    }
+
+    /// When the partition's state znode (leader, ISR, epochs) last changed.
+    pub fn state_changed_at(&self, tp: &crate::ids::TopicPartition) -> Option<SimTime> {
+        self.state_changed_at.get(tp).copied()
     }
 
     /// The partition's leader per its state znode.

@@ -87,6 +87,8 @@ pub struct PartitionView {
     pub deleting: bool,
     /// Whether it is being reassigned.
     pub reassigning: bool,
+    /// When its leader, ISR or epochs last changed.
+    pub changed_at_ms: Option<u64>,
 }
 
 /// An event in a controller's queue.
@@ -240,6 +242,7 @@ impl ClusterView {
                 unavailable_ms: sim.unavailable_ms(&p.tp),
                 deleting: ctx.is_some_and(|c| c.topics_to_be_deleted.contains(&p.tp.topic)),
                 reassigning: ctx.is_some_and(|c| c.partitions_being_reassigned.contains(&p.tp)),
+                changed_at_ms: sim.state_changed_at(&p.tp).map(|t| t.as_ms()),
                 topic: p.tp.topic.clone(),
                 partition: p.tp.partition,
                 state: p.state.to_string(),

@@ -113,6 +113,9 @@ pub fn App() -> Html {
                 <p class="subtitle">{ "Kafka 2.x's ZooKeeper-era controller, simulated" }</p>
                 <p class="summary" aria-live="polite">
                     { format!("controller: {controller} · epoch {}", view.controller_epoch) }
+                    if view.stale_requests_rejected > 0 {
+                        <span class="stale">{ format!(" · {} stale-epoch request(s) rejected", view.stale_requests_rejected) }</span>
+                    }
                 </p>
                 <button aria-label="Toggle dark theme" onclick={toggle_dark}>{ if *dark { "light" } else { "dark" } }</button>
                 <button aria-label="Keyboard shortcuts (?)" onclick={toggle_help}>{ "?" }</button>

@@ -24,7 +24,7 @@ fn topic_unclean(view: &ClusterView, topic: &str) -> Option<bool> {
     kcsim_core::config::parse_bool(v.get("config")?.get("unclean.leader.election.enable")?)
 }
 
-fn row(p: &PartitionView, on_msg: &Callback<Msg>) -> Html {
+fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>) -> Html {
     let produce_with = |acks: Acks| {
         let cb = on_msg.clone();
         let (topic, partition) = (p.topic.clone(), p.partition);
@@ -46,7 +46,13 @@ fn row(p: &PartitionView, on_msg: &Callback<Msg>) -> Html {
         .collect();
     let state_class = p.state.to_lowercase();
     html! {
-        <tr class={classes!("partition", state_class, (!p.available).then_some("unavailable"))} data-partition={format!("{}-{}", p.topic, p.partition)}>
+        <tr class={classes!(
+            "partition",
+            state_class,
+            (!p.available).then_some("unavailable"),
+            // Leader, ISR or epochs changed in the last second of virtual time.
+            p.changed_at_ms.is_some_and(|t| now_ms.saturating_sub(t) < 1_000).then_some("changed")
+        )} data-partition={format!("{}-{}", p.topic, p.partition)}>
             <td>{ format!("{}-{}", p.topic, p.partition) }</td>
             <td class="pstate">{ &p.state }{ if p.deleting { " (deleting)" } else if p.reassigning { " (reassigning)" } else { "" } }</td>
             <td class="replicas">
@@ -147,7 +153,7 @@ pub fn PartitionTable(props: &PartitionTableProps) -> Html {
                                 <th>{ "not in ISR" }</th><th>{ "leader" }</th><th>{ "leader epoch" }</th><th>{ "ctrl epoch" }</th>
                                 <th>{ "HW" }</th><th>{ "unavailable" }</th><th>{ "produce" }</th>
                             </tr></thead>
-                            <tbody>{ for v.partitions.iter().filter(|p| p.topic == *t).map(|p| row(p, &props.on_msg)) }</tbody>
+                            <tbody>{ for v.partitions.iter().filter(|p| p.topic == *t).map(|p| row(p, v.time_ms, &props.on_msg)) }</tbody>
                         </table>
                     </div>
                 }

@@ -262,3 +262,11 @@ async fn admin_form_creates_a_topic_and_a_bad_one_shows_an_error() {
         "6 partitions of orders and audit, 3 of events"
     );
 }
+
+#[wasm_bindgen_test]
+fn the_trace_in_webassembly_matches_the_native_golden_fingerprint() {
+    // Determinism: one seed and one list of actions give one trace, byte for
+    // byte, natively (tests/golden_trace.rs) and here in the browser.
+    let want = include_str!("golden/zombie-controller.trace").trim();
+    assert_eq!(kcsim::golden_fingerprint(), want);
+}

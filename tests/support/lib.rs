@@ -171,3 +171,28 @@ impl Story {
             .collect()
     }
 }
+
+/// FNV-1a (64-bit) of a run's trace as JSON lines: a fingerprint that must be
+/// the same natively and in WebAssembly.
+pub fn trace_fingerprint(records: &[kcsim_core::trace::TraceRecord]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for r in records {
+        for b in r.to_json_line().bytes().chain(std::iter::once(b'\n')) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{h:016x} {}", records.len())
+}
+
+/// The scenario whose fingerprint is pinned in `tests/golden/zombie-controller.trace`.
+pub const GOLDEN_SCENARIO: &str = include_str!("../../core/scenarios/zombie-controller.json");
+
+/// Run the golden scenario to 40 s and fingerprint its trace.
+pub fn golden_fingerprint() -> String {
+    let s =
+        kcsim_core::scenario::Scenario::parse(GOLDEN_SCENARIO).expect("the golden scenario parses");
+    let mut sim = s.build();
+    sim.run_until(SimTime(40_000));
+    trace_fingerprint(sim.trace())
+}

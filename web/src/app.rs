@@ -81,14 +81,7 @@ pub fn App() -> Html {
     }
     let view = state.view();
     let now = state.now_ms();
-    let why: Vec<_> = state
-        .trace()
-        .iter()
-        .rev()
-        .filter(|r| WHY_KINDS.contains(&r.kind.as_str()))
-        .take(14)
-        .cloned()
-        .collect();
+    let why = state.recent(WHY_KINDS, 14);
     let toggle_dark = {
         let dark = dark.clone();
         Callback::from(move |_: MouseEvent| dark.set(!*dark))

@@ -8,6 +8,7 @@ use kcsim_core::scenario::Scenario;
 use kcsim_core::timeline::Timeline;
 use kcsim_core::trace::TraceRecord;
 use kcsim_core::{Action, ClusterView, SimTime};
+use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -134,7 +135,10 @@ pub const INTERESTING: &[&str] = &[
 /// What the page shows and drives.
 #[derive(Debug, Clone)]
 pub struct SimState {
-    timeline: Rc<Timeline>,
+    /// The timeline, changed in place (cloning it, snapshots and all, on every
+    /// tick would cost more than the simulation); `version` tells states apart.
+    timeline: Rc<RefCell<Timeline>>,
+    version: u64,
     view: Rc<ClusterView>,
     /// Which built-in scenario is loaded.
     pub scenario: &'static str,
@@ -154,8 +158,8 @@ pub struct SimState {
 
 impl PartialEq for SimState {
     fn eq(&self, other: &SimState) -> bool {
-        // A timeline is only ever replaced, never changed in place.
         Rc::ptr_eq(&self.timeline, &other.timeline)
+            && self.version == other.version
             && self.view == other.view
             && self.scenario == other.scenario
             && self.playing == other.playing
@@ -217,7 +221,8 @@ impl SimState {
         let view = ClusterView::of(timeline.sim());
         Ok(SimState {
             horizon_ms: timeline.now().as_ms(),
-            timeline: Rc::new(timeline),
+            timeline: Rc::new(RefCell::new(timeline)),
+            version: 0,
             view: Rc::new(view),
             scenario: b.id,
             playing: false,
@@ -233,14 +238,26 @@ impl SimState {
         &self.view
     }
 
-    /// The trace up to now.
-    pub fn trace(&self) -> &[TraceRecord] {
-        self.timeline.trace()
+    /// Run `f` over the trace up to now.
+    pub fn with_trace<R>(&self, f: impl FnOnce(&[TraceRecord]) -> R) -> R {
+        f(self.timeline.borrow().trace())
     }
 
-    /// The actions taken, in order.
-    pub fn actions(&self) -> &[(SimTime, Action)] {
-        self.timeline.actions()
+    /// The last `n` trace records of the given kinds, newest first.
+    pub fn recent(&self, kinds: &[&str], n: usize) -> Vec<TraceRecord> {
+        self.with_trace(|t| {
+            t.iter()
+                .rev()
+                .filter(|r| kinds.contains(&r.kind.as_str()))
+                .take(n)
+                .cloned()
+                .collect()
+        })
+    }
+
+    /// The actions, in order.
+    pub fn actions(&self) -> Vec<(SimTime, Action)> {
+        self.timeline.borrow().actions().to_vec()
     }
 
     /// The end of the scrub bar: a minute past the last action, or the
@@ -257,24 +274,25 @@ impl SimState {
 
     /// Whether there is an intervention to undo.
     pub fn can_undo(&self) -> bool {
-        self.timeline.can_undo()
+        self.timeline.borrow().can_undo()
     }
 
     /// Now.
     pub fn now_ms(&self) -> u64 {
-        self.timeline.now().as_ms()
+        self.view.time_ms
     }
 
     fn with_timeline(&self, f: impl FnOnce(&mut Timeline) -> Result<(), String>) -> SimState {
         let mut next = self.clone();
-        let mut tl = (*self.timeline).clone();
+        let mut tl = self.timeline.borrow_mut();
         match f(&mut tl) {
             Ok(()) => {
                 next.view = Rc::new(ClusterView::of(tl.sim()));
                 next.horizon_ms = next.horizon_ms.max(tl.now().as_ms());
-                next.timeline = Rc::new(tl);
+                next.version += 1;
             }
-            // The state is kept; the error is shown.
+            // Failing operations check before they change anything: the
+            // state is kept and the error is shown.
             Err(e) => next.error = Some(e),
         }
         next
@@ -341,7 +359,7 @@ impl SimState {
                 Ok(())
             }),
             Msg::Act(action) => {
-                let at = self.timeline.now();
+                let at = self.timeline.borrow().now();
                 // Acting before the furthest moment reached forks the future;
                 // acting at the live edge keeps the scenario's later steps.
                 let in_past = at.as_ms() < self.horizon_ms;
@@ -355,7 +373,7 @@ impl SimState {
                     r.map_err(|e| e.to_string())
                 });
                 if next.error.is_none() {
-                    next.error = refusal(next.trace(), at.as_ms(), name);
+                    next.error = next.with_trace(|t| refusal(t, at.as_ms(), name));
                 }
                 if next.error.is_none() && in_past {
                     next.forked_at = Some(at.as_ms());
@@ -448,16 +466,20 @@ mod tests {
 
     #[test]
     fn ticks_advance_only_while_playing_and_at_the_chosen_speed() {
+        // The timeline is shared and changed in place, so each step builds on the last.
         let s = SimState::default_cluster();
         let t = s.now_ms();
-        assert_eq!(s.apply(Msg::Tick(100)).now_ms(), t, "paused");
-        let playing = s.apply(Msg::TogglePlay);
-        assert_eq!(playing.apply(Msg::Tick(100)).now_ms(), t + 100, "1×");
-        let fast = playing.apply(Msg::SetSpeed(4));
-        assert_eq!(fast.apply(Msg::Tick(100)).now_ms(), t + 2_000, "20×");
-        let slow = playing.apply(Msg::SetSpeed(0));
-        let a = slow.apply(Msg::Tick(10)).apply(Msg::Tick(10));
-        assert_eq!(a.now_ms(), t + 1, "slow motion carries fractions");
+        let s = s.apply(Msg::Tick(100));
+        assert_eq!(s.now_ms(), t, "paused");
+        let s = s.apply(Msg::TogglePlay).apply(Msg::Tick(100));
+        assert_eq!(s.now_ms(), t + 100, "1×");
+        let s = s.apply(Msg::SetSpeed(4)).apply(Msg::Tick(100));
+        assert_eq!(s.now_ms(), t + 2_100, "20×");
+        let s = s
+            .apply(Msg::SetSpeed(0))
+            .apply(Msg::Tick(10))
+            .apply(Msg::Tick(10));
+        assert_eq!(s.now_ms(), t + 2_101, "slow motion carries fractions");
     }
 
     #[test]
@@ -522,11 +544,10 @@ mod tests {
             .apply(Msg::Seek(10_000));
         let n = s.apply(Msg::NextInteresting);
         assert!(n.now_ms() > 10_000);
-        assert!(n
-            .trace()
-            .iter()
-            .rev()
-            .take(40)
-            .any(|r| INTERESTING.contains(&r.kind.as_str())));
+        assert!(!n.recent(INTERESTING, 1).is_empty());
+        assert!(
+            n.recent(INTERESTING, 1)[0].time_ms > 10_000,
+            "it stopped at one after 10 s"
+        );
     }
 }

@@ -768,6 +768,7 @@ impl Sim {
         }
         let cost = self.config.sim_controller_event_cost_ms
             + b.zk_client.writes * self.config.sim_controller_zk_write_cost_ms
+            + (b.zk_client.writes * self.config.sim_controller_zk_write_cost_us).div_ceil(1000)
             + out.requests.len() as u64 * self.config.sim_controller_request_cost_ms;
         self.stats.unclean_elections += out.unclean_elections;
         self.unclean_partitions

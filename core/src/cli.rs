@@ -94,7 +94,11 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
     let text = std::fs::read_to_string(&file)
         .map_err(|e| Failure(2, format!("{file}: cannot read: {e}")))?;
     let scenario = Scenario::parse(&text).map_err(|e| Failure(2, format!("{file}: {e}")))?;
-    let until = until.unwrap_or(scenario.last_action_ms() + RUN_AFTER_LAST_ACTION_MS);
+    let until = until.unwrap_or(
+        scenario
+            .last_action_ms()
+            .saturating_add(RUN_AFTER_LAST_ACTION_MS),
+    );
     let mut sim = scenario.build();
     sim.run_until(SimTime(until));
     if let Some(path) = trace {

@@ -221,7 +221,7 @@ impl Sim {
             }
         }
         let lag = self.slow_brokers.get(&follower).copied().unwrap_or(0);
-        let next = now.plus_ms(FETCH_WAIT_MAX_MS + lag);
+        let next = now.plus_ms(FETCH_WAIT_MAX_MS.saturating_add(lag));
         self.fetch_sessions.insert((follower, leader), next);
         self.schedule(next, SimEvent::Fetch { follower, leader });
     }

@@ -108,7 +108,7 @@ impl Timeline {
                 i += 1;
                 i % 2 == 1
             });
-            self.interval_ms *= 2;
+            self.interval_ms = self.interval_ms.saturating_mul(2);
         }
     }
 
@@ -116,7 +116,7 @@ impl Timeline {
     fn advance(&mut self, until: SimTime) {
         loop {
             let last = self.snapshots.last().map_or(0, |s| s.sim.now().as_ms());
-            let boundary = SimTime(last + self.interval_ms);
+            let boundary = SimTime(last.saturating_add(self.interval_ms));
             if boundary > until {
                 break;
             }

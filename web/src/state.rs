@@ -269,7 +269,7 @@ impl SimState {
             .map(|(t, _)| t.as_ms())
             .max()
             .unwrap_or(0);
-        self.horizon_ms.max(last + 60_000)
+        self.horizon_ms.max(last.saturating_add(60_000))
     }
 
     /// Whether there is an intervention to undo.

@@ -75,7 +75,13 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
                 let v = it.next().ok_or_else(|| usage("--until-ms needs a value"))?;
                 until = Some(
                     v.parse::<u64>()
-                        .map_err(|_| usage(&format!("--until-ms: {v:?} is not a time in ms")))?,
+                        .ok()
+                        .filter(|t| *t <= crate::scenario::MAX_TIME_MS + RUN_AFTER_LAST_ACTION_MS)
+                        .ok_or_else(|| {
+                            usage(&format!(
+                                "--until-ms: {v:?} is not a time in ms up to one day"
+                            ))
+                        })?,
                 );
             }
             "--trace" => {

@@ -19,6 +19,10 @@ use std::fmt;
 /// The scenario format version this build reads.
 pub const VERSION: u64 = 1;
 
+/// The latest virtual time a scenario may name: one day. Further than that a
+/// run would take hours of wall time (heartbeats and fetches never stop).
+pub const MAX_TIME_MS: u64 = 86_400_000;
+
 /// A scenario error: the field (as a JSON path) and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScenarioError {
@@ -566,10 +570,10 @@ fn parse_actions(
         let at_v = obj
             .get("at_ms")
             .ok_or_else(|| missing(&format!("{f}.at_ms")))?;
-        let at = at_v.as_u64().ok_or_else(|| {
+        let at = at_v.as_u64().filter(|t| *t <= MAX_TIME_MS).ok_or_else(|| {
             bad(
                 &format!("{f}.at_ms"),
-                "a time in ms (a whole number from 0)",
+                "a time in ms from 0 to 86400000 (one day)",
                 at_v,
             )
         })?;

@@ -117,7 +117,7 @@ impl Timeline {
         loop {
             let last = self.snapshots.last().map_or(0, |s| s.sim.now().as_ms());
             let boundary = SimTime(last.saturating_add(self.interval_ms));
-            if boundary > until {
+            if boundary > until || boundary.as_ms() <= last {
                 break;
             }
             self.sim.run_before(boundary);
@@ -144,6 +144,7 @@ impl Timeline {
     /// Go to time `t`: forward by running, backward by restoring a snapshot
     /// and replaying. Going back and forth gives identical states.
     pub fn seek(&mut self, t: SimTime) {
+        let t = SimTime(t.as_ms().min(crate::scenario::MAX_TIME_MS + 60_000));
         if t < self.sim.now() {
             self.restore(t);
         }

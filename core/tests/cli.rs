@@ -80,6 +80,7 @@ fn bad_input_gives_exit_2_and_names_the_field() {
         ("unknown-action", r#"{"version":1,"brokers":[0],"actions":[{"at_ms":1,"action":"explode","broker":0}]}"#, "actions[0].action: unknown action \"explode\""),
         ("unknown-broker", r#"{"version":1,"brokers":[0,1],"actions":[{"at_ms":1,"action":"kill_broker","broker":7}]}"#, "actions[0].broker: no broker 7 in this cluster"),
         ("negative-time", r#"{"version":1,"brokers":[0],"actions":[{"at_ms":-5,"action":"kill_broker","broker":0}]}"#, "actions[0].at_ms: expected a time in ms"),
+        ("too-late", r#"{"version":1,"brokers":[0],"actions":[{"at_ms":18446744073709551615,"action":"kill_broker","broker":0}]}"#, "actions[0].at_ms: expected a time in ms from 0 to 86400000"),
         ("duplicate-broker", r#"{"version":1,"brokers":[0,1,1]}"#, "brokers[2]: duplicate broker id 1"),
         ("unknown-config", r#"{"version":1,"brokers":[0],"config":{"no.such":1}}"#, "config.no.such: unknown config key"),
         ("unknown-field", r#"{"version":1,"brokers":[0],"colour":"red"}"#, "colour: unknown field"),

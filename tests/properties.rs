@@ -121,3 +121,58 @@ proptest! {
         }
     }
 }
+
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::from),
+        any::<i64>().prop_map(serde_json::Value::from),
+        any::<u64>().prop_map(serde_json::Value::from),
+        "[a-z_./0-9]{0,12}".prop_map(serde_json::Value::from),
+    ];
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::from),
+            prop::collection::btree_map(
+                prop_oneof![
+                    Just("version".to_string()),
+                    Just("seed".to_string()),
+                    Just("brokers".to_string()),
+                    Just("topics".to_string()),
+                    Just("actions".to_string()),
+                    Just("config".to_string()),
+                    Just("at_ms".to_string()),
+                    Just("action".to_string()),
+                    Just("broker".to_string()),
+                    Just("name".to_string()),
+                    Just("partitions".to_string()),
+                    Just("assignment".to_string()),
+                    Just("replication_factor".to_string()),
+                    "[a-z_.]{1,8}",
+                ],
+                inner,
+                0..6,
+            )
+            .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn scenario_parsing_never_panics_and_names_a_field(v in json_value(), junk in ".{0,40}") {
+        // The core never panics on input: any document is either a scenario or an
+        // error that names the field.
+        for text in [v.to_string(), junk] {
+            match Scenario::parse(&text) {
+                Ok(s) => {
+                    let mut sim = s.build();
+                    sim.run_until(SimTime(s.last_action_ms().min(20_000) + 5_000));
+                }
+                Err(e) => prop_assert!(!e.field.is_empty() && !e.message.is_empty()),
+            }
+        }
+    }
+}

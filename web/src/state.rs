@@ -551,3 +551,57 @@ mod tests {
         );
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod properties {
+    use super::*;
+    use kcsim_core::BrokerId;
+    use proptest::prelude::*;
+
+    fn msg() -> impl Strategy<Value = Msg> {
+        let b = (0u32..6).prop_map(BrokerId);
+        prop_oneof![
+            (1u64..400).prop_map(Msg::Tick),
+            Just(Msg::TogglePlay),
+            Just(Msg::Step),
+            Just(Msg::StepBack),
+            (0usize..8).prop_map(Msg::SetSpeed),
+            (0u64..200_000).prop_map(Msg::Seek),
+            Just(Msg::NextInteresting),
+            Just(Msg::Undo),
+            b.clone()
+                .prop_map(|broker| Msg::Act(Action::KillBroker { broker })),
+            b.clone()
+                .prop_map(|broker| Msg::Act(Action::StartBroker { broker })),
+            b.clone()
+                .prop_map(|broker| Msg::Act(Action::ShutdownBroker { broker })),
+            b.prop_map(|broker| Msg::Act(Action::PauseBroker {
+                broker,
+                duration_ms: 9_000
+            })),
+            (0u64..400).prop_map(|id| Msg::Act(Action::DropMessage { id })),
+            prop::sample::select(
+                SCENARIOS
+                    .iter()
+                    .map(|s| s.id.to_string())
+                    .collect::<Vec<_>>()
+            )
+            .prop_map(Msg::Load),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_sequence_of_clicks_keeps_a_consistent_page(msgs in prop::collection::vec(msg(), 1..25)) {
+            // No panic reaches the page: every message gives a state, errors are messages.
+            let mut s = SimState::default_cluster();
+            for m in msgs {
+                s = s.apply(m);
+                prop_assert_eq!(s.view().brokers.is_empty(), false);
+                prop_assert!(s.now_ms() <= kcsim_core::scenario::MAX_TIME_MS + 60_000);
+            }
+        }
+    }
+}

@@ -235,31 +235,42 @@ impl Sim {
         if !leads {
             return;
         }
-        let leader_log = self
-            .logs
-            .get(&(leader, tp.clone()))
-            .cloned()
-            .unwrap_or_default();
-        let flog = self.logs.entry((follower, tp.clone())).or_default();
-        let keep = flog.common_prefix(&leader_log);
-        let dropped = flog.truncate_to(keep);
-        flog.records
-            .extend_from_slice(&leader_log.records[keep as usize..]);
-        let leo = flog.log_end_offset();
-        flog.high_watermark = flog.high_watermark.max(leader_log.high_watermark.min(leo));
-        if !dropped.is_empty() {
-            self.trace_note(
-                format!("broker-{follower}"),
-                "log_truncated",
-                format!("{tp}: follower {follower} truncates {} record(s) from offset {keep} to match leader {leader}'s log", dropped.len()),
-            );
+        let lkey = (leader, tp.clone());
+        let fkey = (follower, tp.clone());
+        let (leader_leo, hw, leader_last) = match self.logs.get(&lkey) {
+            Some(l) => (
+                l.log_end_offset(),
+                l.high_watermark,
+                l.records.last().copied(),
+            ),
+            None => (0, 0, None),
+        };
+        let in_sync = self.logs.get(&fkey).is_some_and(|f| {
+            f.log_end_offset() == leader_leo && f.records.last().copied() == leader_last
+        });
+        if !in_sync {
+            // Truncate to where the logs agree, then copy what the leader has beyond.
+            let leader_log = self.logs.get(&lkey).cloned().unwrap_or_default();
+            let flog = self.logs.entry(fkey.clone()).or_default();
+            let keep = flog.common_prefix(&leader_log);
+            let dropped = flog.truncate_to(keep);
+            flog.records
+                .extend_from_slice(&leader_log.records[keep as usize..]);
+            if !dropped.is_empty() {
+                self.trace_note(
+                    format!("broker-{follower}"),
+                    "log_truncated",
+                    format!("{tp}: follower {follower} truncates {} record(s) from offset {keep} to match leader {leader}'s log", dropped.len()),
+                );
+            }
         }
-        let leader_leo = leader_log.log_end_offset();
-        let hw = leader_log.high_watermark;
+        let flog = self.logs.entry(fkey).or_default();
+        let leo = flog.log_end_offset();
+        flog.high_watermark = flog.high_watermark.max(hw.min(leo));
         let Some(local) = self.broker_mut(leader).and_then(|b| b.replicas.get_mut(tp)) else {
             return;
         };
-        local.follower_leo.insert(follower, leo);
+        let moved = local.follower_leo.insert(follower, leo) != Some(leo);
         if leo >= leader_leo {
             local.last_caught_up.insert(follower, now);
         }
@@ -272,7 +283,9 @@ impl Sim {
                 self.stats_mut().isr_expands += 1;
             }
         }
-        self.advance_hw(leader, tp);
+        if moved || expand {
+            self.advance_hw(leader, tp);
+        }
     }
 
     /// The leader's high watermark: the smallest log end offset in the ISR.

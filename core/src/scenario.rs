@@ -885,7 +885,10 @@ fn parse_actions(
                 };
                 let mut probe = Config::default();
                 probe.set(&key, &value).map_err(|e| ScenarioError {
-                    field: format!("{f}.value"),
+                    field: match e {
+                        crate::config::ConfigError::UnknownKey(_) => format!("{f}.key"),
+                        crate::config::ConfigError::BadValue { .. } => format!("{f}.value"),
+                    },
                     message: e.to_string(),
                 })?;
                 (

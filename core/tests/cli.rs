@@ -90,6 +90,14 @@ fn bad_input_gives_exit_2_and_names_the_field() {
         ("rf-too-big", r#"{"version":1,"brokers":[0,1],"topics":[{"name":"t","partitions":1,"replication_factor":3}]}"#, "topics[0].replication_factor: replication factor 3 is larger than the 2 available brokers"),
         ("dup-replica", r#"{"version":1,"brokers":[0,1],"topics":[{"name":"t","assignment":[[0,0]]}]}"#, "topics[0].assignment[0][1]: duplicate replica 0"),
         ("bad-topic-name", r#"{"version":1,"brokers":[0],"topics":[{"name":"a b","partitions":1,"replication_factor":1}]}"#, "topics[0].name: \"a b\" is not a legal topic name"),
+        ("create-dup-replica", r#"{"version":1,"brokers":[0,1],"actions":[{"at_ms":1,"action":"create_topic","name":"t","assignment":[[0,0]]}]}"#, "actions[0].assignment[0][1]: duplicate replica 0 in partition 0"),
+        ("create-unknown-broker", r#"{"version":1,"brokers":[0,1],"actions":[{"at_ms":1,"action":"create_topic","name":"t","assignment":[[0,5]]}]}"#, "actions[0].assignment[0][1]: no broker 5 in this cluster"),
+        ("add-partitions-unknown-topic", r#"{"version":1,"brokers":[0],"actions":[{"at_ms":1,"action":"add_partitions","topic":"nope","count":3}]}"#, "actions[0].topic: no topic \"nope\" in this scenario"),
+        ("reassign-dup-replica", r#"{"version":1,"brokers":[0,1],"topics":[{"name":"t","partitions":1,"replication_factor":1}],"actions":[{"at_ms":1,"action":"reassign_partitions","partitions":[{"topic":"t","partition":0,"replicas":[1,1]}]}]}"#, "actions[0].partitions[0].replicas[1]: duplicate replica 1"),
+        ("reassign-unknown-topic", r#"{"version":1,"brokers":[0,1],"actions":[{"at_ms":1,"action":"reassign_partitions","partitions":[{"topic":"x","partition":0,"replicas":[1]}]}]}"#, "actions[0].partitions[0].topic: no topic \"x\" in this scenario"),
+        ("elect-bad-type", r#"{"version":1,"brokers":[0],"topics":[{"name":"t","partitions":1,"replication_factor":1}],"actions":[{"at_ms":1,"action":"elect_leaders","election_type":"FASTEST","partitions":[{"topic":"t","partition":0}]}]}"#, "actions[0].election_type: expected PREFERRED or UNCLEAN"),
+        ("produce-bad-acks", r#"{"version":1,"brokers":[0],"topics":[{"name":"t","partitions":1,"replication_factor":1}],"actions":[{"at_ms":1,"action":"produce","topic":"t","partition":0,"records":1,"acks":"2"}]}"#, "actions[0].acks: expected 0, 1 or"),
+        ("set-config-unknown-key", r#"{"version":1,"brokers":[0],"actions":[{"at_ms":1,"action":"set_config","key":"no.such","value":1}]}"#, "actions[0].key: unknown config key"),
         ("zero-pause", r#"{"version":1,"brokers":[0],"actions":[{"at_ms":1,"action":"pause_broker","broker":0,"duration_ms":0}]}"#, "actions[0].duration_ms: expected a duration"),
     ];
     for (name, text, want) in cases {

@@ -160,3 +160,28 @@ test('keyboard only: space plays and pauses, arrows step, ? shows help', async (
   await screenshot(page, 'story-keyboard-help');
   assert.deepEqual(errors, []);
 });
+
+test('a share link carries the moment; a broken one says what is wrong', async () => {
+  const { page, errors } = await openPage(browser, server.url, { width: 1280, height: 720 });
+  await page.locator('article.broker').first().waitFor();
+  await load(page, 'controller-failover');
+  await seek(page, 20000);
+  await seek(page, 9000);
+  await btn(page, 'Kill broker 2 (kill -9)').click();
+  await page.locator('.fork').waitFor();
+  await seek(page, 12345);
+  const link = await page.getByLabel('Share link to this moment').inputValue();
+  assert.match(link, /^#s=controller-failover&t=12345&a=/);
+  assert.equal(new URL(page.url()).hash, link, 'the address bar is the share link');
+  const brokers = await page.locator('section.brokers').innerText();
+  const other = await openPage(browser, server.url + link, { width: 1280, height: 720 });
+  await other.page.locator('article.broker').first().waitFor();
+  assert.equal(await clock(other.page), 12345);
+  assert.equal(await other.page.locator('section.brokers').innerText(), brokers, 'the same brokers');
+  await other.page.locator('.fork').waitFor();
+  await screenshot(other.page, 'story-share-link');
+  const broken = await openPage(browser, server.url + '#s=controller-failover&t=soon', { width: 1280, height: 720 });
+  await broken.page.locator('.error', { hasText: 'broken share link: t="soon" is not a time in ms' }).waitFor();
+  assert.equal(await broken.page.locator('article.broker').count(), 4, 'the default cluster instead');
+  assert.deepEqual([...errors, ...other.errors, ...broken.errors], []);
+});

@@ -18,10 +18,56 @@ use yew::prelude::*;
 /// How often the playback timer ticks (wall-clock ms).
 pub const TICK_MS: u32 = 50;
 
+/// Properties of [`App`].
+#[derive(Properties, PartialEq, Debug, Default)]
+pub struct AppProps {
+    /// Read the moment from the URL fragment at start, and keep the fragment
+    /// up to date as a share link (the page does; mounted tests do not).
+    #[prop_or_default]
+    pub url_state: bool,
+}
+
+/// The state a page starts in: the moment its share link names, or the
+/// default cluster (with the reason shown when the link is broken).
+fn initial_state(url_state: bool) -> SimState {
+    let hash = if url_state {
+        web_sys::window()
+            .and_then(|w| w.location().hash().ok())
+            .unwrap_or_default()
+    } else {
+        String::new()
+    };
+    if hash.len() <= 1 {
+        return SimState::default_cluster();
+    }
+    SimState::from_fragment(&hash).unwrap_or_else(|e| {
+        let mut s = SimState::default_cluster();
+        s.error = Some(e);
+        s
+    })
+}
+
 /// The whole simulator page.
 #[component]
-pub fn App() -> Html {
-    let state = use_reducer(SimState::default_cluster);
+pub fn App(props: &AppProps) -> Html {
+    let url_state = props.url_state;
+    let state = use_reducer(move || initial_state(url_state));
+    let fragment = state.share_fragment();
+    {
+        // Keep the address bar a share link, but not on every tick while playing.
+        let playing = state.playing;
+        use_effect_with((fragment.clone(), playing), move |(fragment, playing)| {
+            if url_state && !*playing {
+                if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+                    let _ = h.replace_state_with_url(
+                        &wasm_bindgen::JsValue::NULL,
+                        "",
+                        Some(&format!("#{fragment}")),
+                    );
+                }
+            }
+        });
+    }
     let dark = use_state(|| false);
     let help = use_state(|| false);
     let on_msg = {
@@ -110,6 +156,11 @@ pub fn App() -> Html {
                         <span class="stale">{ format!(" · {} stale-epoch request(s) rejected", view.stale_requests_rejected) }</span>
                     }
                 </p>
+                if url_state {
+                    <label class="share">{ "share link " }
+                        <input readonly=true aria-label="Share link to this moment" value={format!("#{fragment}")} size="24" />
+                    </label>
+                }
                 <button aria-label="Toggle dark theme" onclick={toggle_dark}>{ if *dark { "light" } else { "dark" } }</button>
                 <button aria-label="Keyboard shortcuts (?)" onclick={toggle_help}>{ "?" }</button>
             </header>

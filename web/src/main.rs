@@ -1,5 +1,6 @@
-//! The page's entry point: mount the app on `<body>`.
+//! The page's entry point: mount the app on `<body>`, with share links.
 
 fn main() {
-    yew::Renderer::<kcsim_web::App>::new().render();
+    yew::Renderer::<kcsim_web::App>::with_props(kcsim_web::app::AppProps { url_state: true })
+        .render();
 }

@@ -4,6 +4,7 @@
 //! no Kafka behaviour of its own: everything shown comes from the core's
 //! [`ClusterView`] and trace.
 
+use crate::share::{self, Moment, UserAct};
 use kcsim_core::scenario::Scenario;
 use kcsim_core::timeline::Timeline;
 use kcsim_core::trace::TraceRecord;
@@ -154,6 +155,8 @@ pub struct SimState {
     pub forked_at: Option<u64>,
     /// Virtual time owed by ticks shorter than a millisecond.
     carry: f64,
+    /// The user's actions, for the share link.
+    acts: Rc<Vec<UserAct>>,
 }
 
 impl PartialEq for SimState {
@@ -230,7 +233,51 @@ impl SimState {
             error: None,
             forked_at: None,
             carry: 0.0,
+            acts: Rc::new(Vec::new()),
         })
+    }
+
+    /// The share-link fragment for this moment.
+    pub fn share_fragment(&self) -> String {
+        share::encode(&Moment {
+            scenario: self.scenario.to_string(),
+            t_ms: self.now_ms(),
+            acts: self.acts.to_vec(),
+        })
+    }
+
+    /// The moment a share link names: its scenario, its actions replayed as
+    /// they were taken, and its time. A broken link is an error naming what
+    /// is wrong.
+    pub fn from_fragment(fragment: &str) -> Result<SimState, String> {
+        let m = share::decode(fragment).map_err(|e| format!("broken share link: {e}"))?;
+        let mut s = SimState::load(&m.scenario).map_err(|e| format!("broken share link: {e}"))?;
+        for (i, a) in m.acts.iter().enumerate() {
+            let at = SimTime(a.at_ms);
+            let action = a.action.clone();
+            let fork = a.fork;
+            s = s.with_timeline(|t| {
+                t.seek(at);
+                let r = if fork {
+                    t.intervene(at, action)
+                } else {
+                    t.insert(at, action)
+                };
+                r.map_err(|e| format!("broken share link: action {i}: {e}"))
+            });
+            if let Some(e) = s.error.take() {
+                return Err(e);
+            }
+            if fork {
+                s.forked_at = Some(a.at_ms);
+                s.horizon_ms = a.at_ms;
+            }
+        }
+        s.acts = Rc::new(m.acts);
+        Ok(s.with_timeline(|t| {
+            t.seek(SimTime(m.t_ms));
+            Ok(())
+        }))
     }
 
     /// The current picture.
@@ -364,6 +411,7 @@ impl SimState {
                 // acting at the live edge keeps the scenario's later steps.
                 let in_past = at.as_ms() < self.horizon_ms;
                 let name = action.name();
+                let last_action = action.clone();
                 let mut next = self.with_timeline(|t| {
                     let r = if in_past {
                         t.intervene(at, action)
@@ -375,16 +423,33 @@ impl SimState {
                 if next.error.is_none() {
                     next.error = next.with_trace(|t| refusal(t, at.as_ms(), name));
                 }
+                if next.error.is_none() {
+                    let mut acts = (*self.acts).clone();
+                    acts.push(UserAct {
+                        at_ms: at.as_ms(),
+                        fork: in_past,
+                        action: last_action,
+                    });
+                    next.acts = Rc::new(acts);
+                }
                 if next.error.is_none() && in_past {
                     next.forked_at = Some(at.as_ms());
                     next.horizon_ms = at.as_ms();
                 }
                 next
             }
-            Msg::Undo => self.with_timeline(|t| match t.undo() {
-                Some(_) => Ok(()),
-                None => Err("nothing to undo".to_string()),
-            }),
+            Msg::Undo => {
+                let mut next = self.with_timeline(|t| match t.undo() {
+                    Some(_) => Ok(()),
+                    None => Err("nothing to undo".to_string()),
+                });
+                if next.error.is_none() {
+                    let mut acts = (*self.acts).clone();
+                    acts.pop();
+                    next.acts = Rc::new(acts);
+                }
+                next
+            }
             Msg::Load(id) => match SimState::load(&id) {
                 Ok(s) => s,
                 Err(e) => SimState {
@@ -535,6 +600,56 @@ mod tests {
             broker: BrokerId(0),
         }));
         assert_eq!(again.error.as_deref(), Some("broker 0 is already running"));
+    }
+
+    #[test]
+    fn a_share_link_replays_the_same_moment() {
+        let s = SimState::load("controller-failover")
+            .unwrap()
+            .apply(Msg::Seek(20_000))
+            .apply(Msg::Seek(9_000))
+            .apply(Msg::Act(Action::KillBroker {
+                broker: BrokerId(2),
+            }))
+            .apply(Msg::Seek(12_000))
+            .apply(Msg::Act(Action::DeleteZnode {
+                path: "/controller".into(),
+            }))
+            .apply(Msg::Seek(15_000));
+        let link = s.share_fragment();
+        let again = SimState::from_fragment(&link).unwrap();
+        assert_eq!(again.view(), s.view(), "{link}");
+        assert_eq!(again.actions(), s.actions());
+        assert_eq!(again.forked_at, Some(9_000));
+        assert_eq!(again.share_fragment(), link);
+        let undone = again.apply(Msg::Undo);
+        assert!(
+            !undone.share_fragment().contains("DeleteZnode")
+                && !undone.share_fragment().contains("delete_znode")
+        );
+    }
+
+    #[test]
+    fn a_broken_share_link_is_an_error() {
+        let e = SimState::from_fragment("s=nope&t=1").unwrap_err();
+        assert_eq!(e, "broken share link: no built-in scenario \"nope\"");
+        let e = SimState::from_fragment("s=default&t=x").unwrap_err();
+        assert!(e.starts_with("broken share link: t="), "{e}");
+        let bad = share::encode(&Moment {
+            scenario: "default".into(),
+            t_ms: 5_000,
+            acts: vec![UserAct {
+                at_ms: 4_000,
+                fork: false,
+                action: Action::KillBroker {
+                    broker: BrokerId(9),
+                },
+            }],
+        });
+        assert_eq!(
+            SimState::from_fragment(&bad).unwrap_err(),
+            "broken share link: action 0: no broker 9 in this cluster"
+        );
     }
 
     #[test]

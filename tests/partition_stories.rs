@@ -322,3 +322,42 @@ fn a_new_controller_reads_partitions_from_zookeeper_on_failover() {
     );
     s.assert_no_violations();
 }
+
+#[test]
+fn brokers_metadata_caches_lag_the_state_znode_until_update_metadata_arrives() {
+    // Kafka: every LeaderAndIsr is followed by UpdateMetadata to every broker
+    // (ControllerBrokerRequestBatch); until it arrives a broker's cache is stale.
+    let mut s = Story::brokers(16, 3);
+    s.until(5_000);
+    let others = s.non_controllers();
+    let (x, y) = (others[0], others[1]);
+    s.create_topic(5_000, "t", &[&[x.0, y.0]]).until(6_000);
+    s.at(6_000, Action::ShutdownBroker { broker: x });
+    // Step until the state znode names y, then look at the caches at once.
+    while s.partition("t", 0).leader != Some(y) {
+        assert!(s.sim.step());
+    }
+    let v = kcsim_core::ClusterView::of(&s.sim);
+    let p = v.partition(&TopicPartition::new("t", 0)).unwrap();
+    let ctrl = p
+        .controller_cache
+        .as_ref()
+        .expect("the controller caches it");
+    assert_eq!(
+        ctrl.leader, y.0 as i32,
+        "the controller wrote it, so its cache is current"
+    );
+    assert!(
+        p.broker_caches.iter().any(|(_, c)| c.leader != y.0 as i32),
+        "right after the write, some broker still has the old leader: {:?}",
+        p.broker_caches
+    );
+    s.until(7_000);
+    let v = kcsim_core::ClusterView::of(&s.sim);
+    let p = v.partition(&TopicPartition::new("t", 0)).unwrap();
+    assert!(
+        p.broker_caches.iter().all(|(_, c)| c.leader == y.0 as i32),
+        "{:?}",
+        p.broker_caches
+    );
+}

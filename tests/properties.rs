@@ -5,6 +5,21 @@ use kcsim_core::controller::election;
 use kcsim_core::scenario::Scenario;
 use kcsim_core::{Action, BrokerId, SimTime};
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
+
+/// A fixed RNG seed, so CI runs the same cases every time; set
+/// `PROPTEST_RNG_SEED` (and `PROPTEST_CASES`) to explore other ones.
+fn config(cases: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(cases);
+    let mut c = ProptestConfig::with_cases(cases);
+    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        c.rng_seed = RngSeed::Fixed(0x6b63_7369_6d00_0001);
+    }
+    c
+}
 use serde_json::json;
 use std::collections::BTreeSet;
 
@@ -54,7 +69,7 @@ fn schedule() -> impl Strategy<Value = (u64, u32, Vec<(u64, Action)>)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+    #![proptest_config(config(160))]
 
     #[test]
     fn invariants_hold_under_random_faults((seed, n, actions) in schedule()) {
@@ -159,7 +174,7 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(config(400))]
 
     #[test]
     fn scenario_parsing_never_panics_and_names_a_field(v in json_value(), junk in ".{0,40}") {

@@ -124,6 +124,15 @@ impl Sim {
         };
         local.follower_leo.clear();
         local.last_caught_up = local.isr.iter().map(|r| (*r, now)).collect();
+        // A LeaderAndIsr that arrives late (its broker was paused, say) makes
+        // the broker believe it leads, but leadership has already moved on:
+        // only the current leader epoch decides what is lost.
+        if self
+            .current_leader_epoch(tp)
+            .is_some_and(|e| leader_epoch < e)
+        {
+            return;
+        }
         let log = self.logs.entry((broker, tp.clone())).or_default().clone();
         let committed = self.partition_hw.get(tp).copied().unwrap_or(0);
         let unclean = self.unclean_partitions.contains(tp);

@@ -2243,6 +2243,11 @@ impl Sim {
         self.note(actor, kind, details);
     }
 
+    /// The partition's leader epoch in its state znode, as last seen.
+    pub(crate) fn current_leader_epoch(&self, tp: &crate::ids::TopicPartition) -> Option<i32> {
+        self.leader_epochs.get(tp).copied()
+    }
+
     /// When the partition's state znode (leader, ISR, epochs) last changed.
     pub fn state_changed_at(&self, tp: &crate::ids::TopicPartition) -> Option<SimTime> {
         self.state_changed_at.get(tp).copied()

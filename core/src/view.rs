@@ -89,6 +89,21 @@ pub struct PartitionView {
     pub reassigning: bool,
     /// When its leader, ISR or epochs last changed.
     pub changed_at_ms: Option<u64>,
+    /// The leader and ISR the active controller has cached.
+    pub controller_cache: Option<CachedLeadership>,
+    /// The leader and ISR each running broker's metadata cache holds.
+    pub broker_caches: Vec<(BrokerId, CachedLeadership)>,
+}
+
+/// A cached copy of a partition's leadership.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CachedLeadership {
+    /// The leader, −1 for none.
+    pub leader: i32,
+    /// The leader epoch.
+    pub leader_epoch: i32,
+    /// The ISR.
+    pub isr: Vec<BrokerId>,
 }
 
 /// An event in a controller's queue.
@@ -243,6 +258,29 @@ impl ClusterView {
                 deleting: ctx.is_some_and(|c| c.topics_to_be_deleted.contains(&p.tp.topic)),
                 reassigning: ctx.is_some_and(|c| c.partitions_being_reassigned.contains(&p.tp)),
                 changed_at_ms: sim.state_changed_at(&p.tp).map(|t| t.as_ms()),
+                controller_cache: ctx.and_then(|c| c.leadership.get(&p.tp)).map(|l| {
+                    CachedLeadership {
+                        leader: l.leader.map_or(-1, |b| b.0 as i32),
+                        leader_epoch: l.leader_epoch,
+                        isr: l.isr.clone(),
+                    }
+                }),
+                broker_caches: sim
+                    .brokers()
+                    .values()
+                    .filter(|b| b.is_up())
+                    .filter_map(|b| {
+                        let m = b.metadata.partitions.get(&p.tp)?;
+                        Some((
+                            b.id,
+                            CachedLeadership {
+                                leader: m.leader,
+                                leader_epoch: m.leader_epoch,
+                                isr: m.isr.clone(),
+                            },
+                        ))
+                    })
+                    .collect(),
                 topic: p.tp.topic.clone(),
                 partition: p.tp.partition,
                 state: p.state.to_string(),

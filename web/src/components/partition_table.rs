@@ -76,11 +76,42 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>) -> Html {
             <td>{ p.controller_epoch }</td>
             <td>{ p.high_watermark }</td>
             <td>{ format!("{:.1} s", p.unavailable_ms as f64 / 1000.0) }</td>
+            <td class="caches">{ caches(p) }</td>
             <td class="row-actions">
                 <button aria-label={format!("Produce 5 records to {}-{} with acks=all", p.topic, p.partition)} onclick={produce}>{ "+5 acks=all" }</button>
                 <button aria-label={format!("Produce 5 records to {}-{} with acks=1", p.topic, p.partition)} onclick={produce1}>{ "+5 acks=1" }</button>
             </td>
         </tr>
+    }
+}
+
+/// Who holds which copy of the leadership: the controller's cache and each
+/// running broker's metadata cache; copies behind ZooKeeper's are marked stale.
+fn caches(p: &PartitionView) -> Html {
+    let truth = (
+        p.leader.map_or(-1, |b| b.0 as i32),
+        p.leader_epoch,
+        p.isr.clone(),
+    );
+    let show = |who: String, c: &kcsim_core::view::CachedLeadership| {
+        let stale = (c.leader, c.leader_epoch, c.isr.clone()) != truth;
+        let isr = c
+            .isr
+            .iter()
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        html! {
+            <span class={classes!("cache", stale.then_some("stale"))} title={if stale { "behind the state znode" } else { "up to date" }}>
+                { format!("{who}: {} [{isr}] ", c.leader) }
+            </span>
+        }
+    };
+    html! {
+        <>
+            { for p.controller_cache.iter().map(|c| show("ctrl".to_string(), c)) }
+            { for p.broker_caches.iter().map(|(b, c)| show(format!("b{b}"), c)) }
+        </>
     }
 }
 
@@ -151,7 +182,7 @@ pub fn PartitionTable(props: &PartitionTableProps) -> Html {
                             <thead><tr>
                                 <th>{ "partition" }</th><th>{ "state" }</th><th>{ "AR (* preferred, LEO below)" }</th><th>{ "ISR" }</th>
                                 <th>{ "not in ISR" }</th><th>{ "leader" }</th><th>{ "leader epoch" }</th><th>{ "ctrl epoch" }</th>
-                                <th>{ "HW" }</th><th>{ "unavailable" }</th><th>{ "produce" }</th>
+                                <th>{ "HW" }</th><th>{ "unavailable" }</th><th>{ "cached by controller / brokers" }</th><th>{ "produce" }</th>
                             </tr></thead>
                             <tbody>{ for v.partitions.iter().filter(|p| p.topic == *t).map(|p| row(p, v.time_ms, &props.on_msg)) }</tbody>
                         </table>

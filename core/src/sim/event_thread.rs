@@ -1,0 +1,257 @@
+//! The controller's event thread as the simulator drives it: watch
+//! notifications become controller events, the thread takes one event at a
+//! time (ControllerEventManager), charges its cost, and hands what it sent
+//! to the channel manager when the event ends.
+
+use super::*;
+use crate::controller::channel::{ControlRequest, RequestStatus};
+use crate::controller::event::{ControllerEvent, ControllerState, ElectionTrigger, ElectionType};
+use crate::controller::{Env, InProgress, Outbox};
+use crate::ids::BrokerId;
+use crate::zk::{WatchKind, WatchedEvent};
+use crate::zk_client::paths;
+
+impl Sim {
+    pub(super) fn notify(&mut self, broker: BrokerId, incarnation: u32, watched: WatchedEvent) {
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        if b.incarnation != incarnation
+            || !b.is_up()
+            || b.zk_client.session != Some(watched.session)
+        {
+            return;
+        }
+        let child = watched.kind == WatchKind::NodeChildrenChanged;
+        if !b.zk_client.handles(&watched.path, child) {
+            return;
+        }
+        let event = match (watched.path.as_str(), watched.kind) {
+            (paths::CONTROLLER, WatchKind::NodeDeleted) => ControllerEvent::Reelect,
+            (paths::CONTROLLER, _) => ControllerEvent::ControllerChange,
+            (paths::BROKER_IDS, _) => ControllerEvent::BrokerChange,
+            (paths::TOPICS, _) => ControllerEvent::TopicChange,
+            (paths::DELETE_TOPICS, _) => ControllerEvent::TopicDeletion,
+            (paths::ISR_CHANGE_NOTIFICATION, _) => ControllerEvent::IsrChangeNotification,
+            (paths::REASSIGN_PARTITIONS, WatchKind::NodeCreated) => {
+                ControllerEvent::ZkPartitionReassignment
+            }
+            (paths::PREFERRED_REPLICA_ELECTION, WatchKind::NodeCreated) => {
+                ControllerEvent::ReplicaLeaderElection {
+                    partitions: None,
+                    election_type: ElectionType::Preferred,
+                    trigger: ElectionTrigger::Zk,
+                }
+            }
+            (p, WatchKind::NodeDataChanged) if p.starts_with("/brokers/ids/") => {
+                match p["/brokers/ids/".len()..].parse() {
+                    Ok(id) => ControllerEvent::BrokerModifications(BrokerId(id)),
+                    Err(_) => return,
+                }
+            }
+            (p, WatchKind::NodeDataChanged)
+                if p.starts_with("/brokers/topics/") && p.ends_with("/state") =>
+            {
+                let parts: Vec<&str> = p["/brokers/topics/".len()..].split('/').collect();
+                match parts.as_slice() {
+                    [t, "partitions", n, "state"] => match n.parse() {
+                        Ok(n) => ControllerEvent::PartitionReassignmentIsrChange(
+                            crate::ids::TopicPartition::new(*t, n),
+                        ),
+                        Err(_) => return,
+                    },
+                    _ => return,
+                }
+            }
+            (p, WatchKind::NodeDataChanged)
+                if p.starts_with("/brokers/topics/")
+                    && !p["/brokers/topics/".len()..].contains('/') =>
+            {
+                ControllerEvent::PartitionModifications(p["/brokers/topics/".len()..].to_string())
+            }
+            _ => return,
+        };
+        let now = self.now;
+        b.controller.put(event.clone(), now);
+        self.note(
+            format!("broker-{broker}"),
+            "watch_fired",
+            format!(
+                "{:?} on {} → enqueue {}",
+                watched.kind,
+                watched.path,
+                event.name()
+            ),
+        );
+        self.kick(broker);
+    }
+
+    /// If the event thread is idle and has work, take the next event.
+    pub(super) fn kick(&mut self, broker: BrokerId) {
+        let now = self.now;
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        if !b.is_up() || b.controller.current.is_some() {
+            return;
+        }
+        let Some(queued) = b.controller.queue.pop_front() else {
+            return;
+        };
+        let event = queued.event;
+        b.controller.state = event.state();
+        b.zk_client.writes = 0;
+        let mut out = Outbox::default();
+        {
+            let mut env = Env {
+                now,
+                me: broker,
+                client: &mut b.zk_client,
+                zk: &mut self.zk,
+                config: &self.config,
+                out: &mut out,
+            };
+            b.controller.process(&mut env, &event);
+        }
+        if let Some(epoch) = out.new_broker_epoch {
+            b.broker_epoch = epoch;
+        }
+        let cost = self.config.sim_controller_event_cost_ms
+            + b.zk_client.writes * self.config.sim_controller_zk_write_cost_ms
+            + (b.zk_client.writes * self.config.sim_controller_zk_write_cost_us).div_ceil(1000)
+            + out.requests.len() as u64 * self.config.sim_controller_request_cost_ms;
+        self.stats.unclean_elections += out.unclean_elections;
+        self.unclean_partitions
+            .extend(std::mem::take(&mut out.unclean_partitions));
+        let done_at = now.plus_ms(cost);
+        let epoch = b.controller.ctx.epoch;
+        let active = b.controller.is_active(broker);
+        let incarnation = b.incarnation;
+        b.controller.current = Some(InProgress {
+            event: event.clone(),
+            started_at: now,
+            done_at,
+            requests: out.requests,
+            shutdown_replies: out.shutdown_replies,
+        });
+        self.stats.events_processed += 1;
+        let actor = format!("controller-{broker}");
+        self.note(
+            actor.clone(),
+            "event",
+            format!(
+                "processing {} (queued {} ms)",
+                event.name(),
+                now.since(queued.enqueued_at)
+            ),
+        );
+        for (kind, details) in out.notes {
+            self.note(actor.clone(), &kind, details);
+        }
+        for (delay, timer) in out.timers {
+            self.push(
+                now.plus_ms(delay),
+                SimEvent::Timer {
+                    broker,
+                    incarnation,
+                    epoch,
+                    timer,
+                },
+            );
+        }
+        if !active {
+            self.drop_channels_from(broker);
+        }
+        self.push(
+            done_at,
+            SimEvent::ControllerDone {
+                broker,
+                incarnation,
+            },
+        );
+    }
+
+    pub(super) fn controller_done(&mut self, broker: BrokerId) {
+        let now = self.now;
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        let Some(done) = b.controller.current.take() else {
+            return;
+        };
+        b.controller.state = ControllerState::Idle;
+        let active = b.controller.is_active(broker);
+        let live = b.controller.ctx.live_brokers.clone();
+        for (to, result) in done.shutdown_replies {
+            self.reply_to_shutdown(to, result);
+        }
+        if active {
+            for draft in done.requests {
+                let Some(epoch) = live.get(&draft.to).copied() else {
+                    continue;
+                };
+                let id = self.next_request;
+                self.next_request += 1;
+                self.requests.insert(
+                    id,
+                    ControlRequest {
+                        id,
+                        from: broker,
+                        to: draft.to,
+                        controller_epoch: draft.controller_epoch,
+                        broker_epoch: draft.broker_epoch,
+                        body: draft.body,
+                        status: RequestStatus::Queued,
+                        queued_at: now,
+                        sent_at: None,
+                        arrives_at: None,
+                        error: None,
+                    },
+                );
+                let ch = self.channels.entry((broker, draft.to)).or_default();
+                if ch.broker_epoch != epoch {
+                    // A bounced broker gets a fresh channel: queued requests are lost.
+                    let stale: Vec<u64> = ch.queue.drain(..).collect();
+                    ch.broker_epoch = epoch;
+                    for r in stale {
+                        self.requests.remove(&r);
+                    }
+                }
+                if let Some(ch) = self.channels.get_mut(&(broker, draft.to)) {
+                    ch.queue.push_back(id);
+                }
+            }
+            // Channels to brokers no longer live are removed with their queues.
+            let gone: Vec<(BrokerId, BrokerId)> = self
+                .channels
+                .keys()
+                .filter(|(from, to)| *from == broker && !live.contains_key(to))
+                .copied()
+                .collect();
+            for key in gone {
+                self.drop_channel(key);
+            }
+            let targets: Vec<BrokerId> = self
+                .channels
+                .keys()
+                .filter(|(f, _)| *f == broker)
+                .map(|(_, t)| *t)
+                .collect();
+            for to in targets {
+                self.pump(broker, to);
+            }
+        }
+        self.kick(broker);
+    }
+
+    pub(super) fn enqueue_on_controller(&mut self, event: ControllerEvent) {
+        let now = self.now;
+        let Some(id) = self.active_controller().map(|b| b.id) else {
+            return;
+        };
+        if let Some(b) = self.brokers.get_mut(&id) {
+            b.controller.put(event, now);
+        }
+        self.kick(id);
+    }
+}

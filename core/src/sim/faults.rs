@@ -1,0 +1,141 @@
+//! The user's verbs (Action): kill, start, stop, pause, expire a session,
+//! delay or drop a message, edit a znode, and the admin tools; each is
+//! checked here and routed to the part of the cluster it acts on.
+
+use super::*;
+use crate::broker::BrokerStatus;
+
+impl Sim {
+    pub(super) fn apply_action(&mut self, action: Action) {
+        let now = self.now;
+        self.note("user", action.name(), action.describe());
+        match action {
+            Action::KillBroker { broker } => {
+                if !self.is_process_alive(broker) {
+                    return self.note(
+                        "user",
+                        "action_ignored",
+                        format!("broker {broker} has no process to kill"),
+                    );
+                }
+                if let Some(b) = self.brokers.get_mut(&broker) {
+                    // The process and all it held in memory are gone; its
+                    // ZooKeeper session lives on until it times out.
+                    b.status = BrokerStatus::Dead;
+                    b.controller = crate::controller::KafkaController::default();
+                }
+                self.held.remove(&broker);
+                self.drop_channels_from(broker);
+            }
+            Action::StartBroker { broker } => {
+                if self.status(broker) != BrokerStatus::Dead {
+                    return self.note(
+                        "user",
+                        "action_ignored",
+                        format!("broker {broker} is already running"),
+                    );
+                }
+                self.start_broker(broker);
+            }
+            Action::ShutdownBroker { broker } => {
+                if !matches!(self.status(broker), BrokerStatus::Running) {
+                    return self.note(
+                        "user",
+                        "action_ignored",
+                        format!("broker {broker} is not running"),
+                    );
+                }
+                self.begin_controlled_shutdown(broker);
+            }
+            Action::DelayMessage { id, delay_ms } => self.delay_message(id, delay_ms),
+            Action::AddPartitions { topic, count } => self.add_partitions(&topic, count),
+            Action::DeleteTopic { topic } => self.delete_topic(&topic),
+            Action::ReassignPartitions { partitions } => self.reassign_partitions(partitions),
+            Action::Produce {
+                topic,
+                partition,
+                records,
+                acks,
+            } => self.produce(
+                &crate::ids::TopicPartition::new(topic, partition),
+                records,
+                acks,
+            ),
+            Action::SlowBroker { broker, lag_ms } => self.set_slow(broker, lag_ms),
+            Action::HealBroker { broker } => self.set_slow(broker, 0),
+            Action::PreferredElection { partitions } => self.write_preferred_election(partitions),
+            Action::ElectLeaders {
+                election_type,
+                partitions,
+            } => {
+                if self.active_controller().is_none() {
+                    return self.note(
+                        "user",
+                        "action_failed",
+                        "NOT_CONTROLLER: no active controller to take the election".to_string(),
+                    );
+                }
+                self.enqueue_on_controller(crate::controller::rebalance::elect_leaders_event(
+                    partitions,
+                    election_type,
+                ));
+            }
+            Action::DropMessage { id } => self.drop_message(id),
+            Action::CreateTopic {
+                name,
+                assignment,
+                partitions,
+                replication_factor,
+            } => self.create_topic(&name, assignment, partitions, replication_factor),
+            Action::SetConfig { key, value, topic } => {
+                self.set_config(&key, &value, topic.as_deref())
+            }
+            Action::PauseBroker {
+                broker,
+                duration_ms,
+            } => {
+                if !matches!(
+                    self.status(broker),
+                    BrokerStatus::Running | BrokerStatus::ShuttingDown
+                ) {
+                    return self.note(
+                        "user",
+                        "action_ignored",
+                        format!("broker {broker} is not running"),
+                    );
+                }
+                if let Some(b) = self.brokers.get_mut(&broker) {
+                    b.status_before_pause = b.status;
+                    b.status = BrokerStatus::Paused;
+                    b.paused_until = Some(now.plus_ms(duration_ms));
+                    let incarnation = b.incarnation;
+                    self.held.insert(broker, (now, Vec::new()));
+                    self.push(
+                        now.plus_ms(duration_ms),
+                        SimEvent::Resume {
+                            broker,
+                            incarnation,
+                        },
+                    );
+                }
+            }
+            Action::ExpireSession { broker } => {
+                let session = self.brokers.get(&broker).and_then(|b| b.zk_client.session);
+                match session.map(|s| self.zk.expire_session(s)) {
+                    Some(Ok(())) => self.note("zk", "session_expired", format!("broker {broker}'s session expired by request; its ephemeral znodes are deleted")),
+                    _ => self.note("user", "action_ignored", format!("broker {broker} has no live session")),
+                }
+            }
+            Action::DeleteZnode { path } => {
+                if let Err(e) = self.zk.delete(None, &path, None) {
+                    self.note("zk", "zk_error", format!("delete {path}: {e}"));
+                }
+            }
+            Action::SetZnode { path, data } => {
+                if let Err(e) = self.zk.set_data(None, &path, &data, None) {
+                    self.note("zk", "zk_error", format!("set {path}: {e}"));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! Broker processes and their ZooKeeper sessions: start, register,
+//! heartbeat, session expiry (and the client noticing it), pause and resume,
+//! and the end of a clean shutdown.
+
+use super::*;
+use crate::broker::{register_broker, BrokerStatus};
+use crate::controller::event::ControllerEvent;
+use crate::controller::{Env, Outbox};
+use crate::ids::{BrokerId, SessionId};
+
+impl Sim {
+    pub(super) fn start_broker(&mut self, broker: BrokerId) {
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        b.restart_process();
+        let incarnation = b.incarnation;
+        let delay = self.config.sim_broker_startup_ms
+            + self.rng.below(self.config.sim_broker_startup_jitter_ms + 1);
+        self.push(
+            self.now.plus_ms(delay),
+            SimEvent::Register {
+                broker,
+                incarnation,
+            },
+        );
+    }
+
+    pub(super) fn register(&mut self, broker: BrokerId) {
+        let now = self.now;
+        let timeout = self.config.zookeeper_session_timeout_ms;
+        let session = self.zk.open_session(now, timeout);
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        b.zk_client.session = Some(session);
+        let mut out = Outbox::default();
+        let result = {
+            let mut env = Env {
+                now,
+                me: broker,
+                client: &mut b.zk_client,
+                zk: &mut self.zk,
+                config: &self.config,
+                out: &mut out,
+            };
+            register_broker(&mut env)
+        };
+        match result {
+            Ok(epoch) => {
+                b.broker_epoch = epoch;
+                b.status = BrokerStatus::Running;
+                b.controller.put(ControllerEvent::Startup, now);
+                let incarnation = b.incarnation;
+                self.note(format!("broker-{broker}"), "registered", format!("registered at /brokers/ids/{broker}, broker epoch (czxid) {epoch}, session {session}"));
+                self.push(
+                    now.plus_ms(timeout / 3),
+                    SimEvent::Heartbeat {
+                        broker,
+                        incarnation,
+                    },
+                );
+                self.push(now.plus_ms(timeout), SimEvent::SessionDeadline { session });
+                self.start_broker_tasks(broker);
+                self.kick(broker);
+            }
+            Err(e) => {
+                b.status = BrokerStatus::Dead;
+                b.zk_client.session = None;
+                let _ = self.zk.close_session(session);
+                self.note(
+                    format!("broker-{broker}"),
+                    "startup_failed",
+                    format!("{e}: /brokers/ids/{broker} is still held by the previous session; the broker exits (wait for the old session to expire, then start it again)"),
+                );
+            }
+        }
+    }
+
+    pub(super) fn heartbeat(&mut self, broker: BrokerId, incarnation: u32) {
+        let now = self.now;
+        let Some(b) = self.brokers.get(&broker) else {
+            return;
+        };
+        if b.incarnation != incarnation || !b.is_up() {
+            return;
+        }
+        let Some(session) = b.zk_client.session else {
+            return;
+        };
+        match self.zk.heartbeat(session, now) {
+            Ok(()) => {
+                let at = now.plus_ms(self.config.zookeeper_session_timeout_ms / 3);
+                self.push(
+                    at,
+                    SimEvent::Heartbeat {
+                        broker,
+                        incarnation,
+                    },
+                );
+            }
+            Err(_) => self.session_expired_noticed(broker),
+        }
+    }
+
+    pub(super) fn session_deadline(&mut self, session: SessionId) {
+        let Some(s) = self.zk.session(session) else {
+            return;
+        };
+        if s.state != crate::zk::SessionState::Alive {
+            return;
+        }
+        let due = s.expires_at();
+        if due > self.now {
+            self.push(due, SimEvent::SessionDeadline { session });
+            return;
+        }
+        let owner = self.owner_of(session);
+        let _ = self.zk.expire_session(session);
+        self.note("zk", "session_expired", format!("session {session}{} expired after {} ms without a heartbeat; its ephemeral znodes are deleted", owner.map_or(String::new(), |b| format!(" of broker {b}")), self.config.zookeeper_session_timeout_ms));
+    }
+
+    pub(super) fn owner_of(&self, session: SessionId) -> Option<BrokerId> {
+        self.brokers
+            .values()
+            .find(|b| b.zk_client.session == Some(session))
+            .map(|b| b.id)
+    }
+
+    /// The client learns its session expired: Kafka's ZooKeeperClient
+    /// re-initialises: `clearAndPut(Expire)`, a new session, then
+    /// `RegisterBrokerAndReelect`.
+    pub(super) fn session_expired_noticed(&mut self, broker: BrokerId) {
+        let now = self.now;
+        let timeout = self.config.zookeeper_session_timeout_ms;
+        let new_session = self.zk.open_session(now, timeout);
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        let preempted = b.controller.clear_and_put(ControllerEvent::Expire, now);
+        b.zk_client.session = Some(new_session);
+        for q in &preempted {
+            if let ControllerEvent::ControlledShutdown { broker: from, .. } = q.event {
+                self.pending_replies.push((
+                    from,
+                    "ControllerMovedException: the controller's event was preempted".to_string(),
+                ));
+            }
+        }
+        b.controller
+            .put(ControllerEvent::RegisterBrokerAndReelect, now);
+        let incarnation = b.incarnation;
+        let names: Vec<&str> = preempted.iter().map(|q| q.event.name()).collect();
+        self.note(
+            format!("broker-{broker}"),
+            "session_reinitialized",
+            format!("ZooKeeper session expired; queued events preempted: {names:?}; new session {new_session}"),
+        );
+        for (to, err) in std::mem::take(&mut self.pending_replies) {
+            self.reply_to_shutdown(to, Err(err));
+        }
+        self.push(
+            now.plus_ms(timeout / 3),
+            SimEvent::Heartbeat {
+                broker,
+                incarnation,
+            },
+        );
+        self.push(
+            now.plus_ms(timeout),
+            SimEvent::SessionDeadline {
+                session: new_session,
+            },
+        );
+        self.kick(broker);
+    }
+
+    pub(super) fn resume(&mut self, broker: BrokerId, incarnation: u32) {
+        let now = self.now;
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        if b.incarnation != incarnation || b.status != BrokerStatus::Paused {
+            return;
+        }
+        b.status = b.status_before_pause;
+        b.paused_until = None;
+        let Some((paused_at, held)) = self.held.remove(&broker) else {
+            return;
+        };
+        self.note(
+            format!("broker-{broker}"),
+            "resumed",
+            format!("broker {broker} resumes after {} ms", now.since(paused_at)),
+        );
+        for (_, ev) in held {
+            match ev {
+                SimEvent::ControllerDone { .. } => {
+                    let remaining = self
+                        .brokers
+                        .get(&broker)
+                        .and_then(|b| b.controller.current.as_ref())
+                        .map_or(0, |c| c.done_at.since(paused_at));
+                    if let Some(c) = self
+                        .brokers
+                        .get_mut(&broker)
+                        .and_then(|b| b.controller.current.as_mut())
+                    {
+                        c.done_at = now.plus_ms(remaining);
+                    }
+                    self.push(now.plus_ms(remaining), ev);
+                }
+                other => self.push(now, other),
+            }
+        }
+        // The ZooKeeper client pings at once and may learn its session is gone.
+        self.push(
+            now,
+            SimEvent::Heartbeat {
+                broker,
+                incarnation,
+            },
+        );
+        let targets: Vec<BrokerId> = self
+            .channels
+            .keys()
+            .filter(|(f, _)| *f == broker)
+            .map(|(_, t)| *t)
+            .collect();
+        for to in targets {
+            self.pump(broker, to);
+        }
+    }
+
+    pub(super) fn is_process_alive(&self, broker: BrokerId) -> bool {
+        !matches!(self.status(broker), BrokerStatus::Dead)
+    }
+
+    /// A clean shutdown (KafkaServer.shutdown): the controller resigns, then
+    /// the ZooKeeper session closes, deleting the broker's ephemeral znodes.
+    pub(super) fn finish_shutdown(&mut self, broker: BrokerId) {
+        let now = self.now;
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        let was_active = b.controller.is_active(broker);
+        b.controller
+            .clear_and_put(ControllerEvent::ShutdownEventThread, now);
+        b.controller.queue.clear();
+        b.controller.current = None;
+        if was_active {
+            let mut out = Outbox::default();
+            let mut env = Env {
+                now,
+                me: broker,
+                client: &mut b.zk_client,
+                zk: &mut self.zk,
+                config: &self.config,
+                out: &mut out,
+            };
+            b.controller.active_controller_id = None;
+            b.controller.resign_for_shutdown(&mut env);
+        }
+        if let Some(s) = b.zk_client.session.take() {
+            let _ = self.zk.close_session(s);
+        }
+        b.status = BrokerStatus::Dead;
+        self.drop_channels_from(broker);
+        self.note(format!("broker-{broker}"), "shutdown_complete", format!("broker {broker} shut down; its session is closed, so /brokers/ids/{broker}{} went at once", if was_active { " and /controller" } else { "" }));
+    }
+}

@@ -1,0 +1,738 @@
+//! The simulator: one event queue ordered by (time, insertion sequence), and
+//! the routing of every event to ZooKeeper, a broker, or a controller.
+
+use crate::action::Action;
+use crate::broker::{Broker, BrokerStatus};
+use crate::config::Config;
+use crate::controller::channel::ControlRequest;
+use crate::controller::event::ControllerEvent;
+use crate::controller::{parse_controller_id, Timer};
+use crate::ids::{BrokerId, SessionId};
+use crate::invariants::Violation;
+use crate::rng::Rng;
+use crate::time::SimTime;
+use crate::trace::TraceRecord;
+use crate::zk::{CreateMode, WatchedEvent, Zk};
+use crate::zk_client::paths;
+use serde::{Deserialize, Serialize};
+
+mod admin;
+mod event_thread;
+mod faults;
+mod lifecycle;
+mod observe;
+mod shutdown;
+mod wire;
+
+pub use observe::{Availability, PartitionOverview};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Everything that can happen at a moment of virtual time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SimEvent {
+    /// A started broker registers in ZooKeeper.
+    Register {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+    },
+    /// A broker's ZooKeeper client sends a heartbeat.
+    Heartbeat {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+    },
+    /// The ensemble checks whether a session has timed out.
+    SessionDeadline {
+        /// The session.
+        session: SessionId,
+    },
+    /// A watch notification reaches a broker's client.
+    Notify {
+        /// The message id (shared with requests).
+        id: u64,
+        /// When ZooKeeper sent it.
+        sent_at: SimTime,
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+        /// The notification.
+        watched: WatchedEvent,
+    },
+    /// The controller event thread finishes its current event.
+    ControllerDone {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+    },
+    /// A controller request reaches its broker.
+    RequestArrives {
+        /// The request id.
+        id: u64,
+    },
+    /// A response reaches the controller.
+    ResponseArrives {
+        /// The request id.
+        id: u64,
+    },
+    /// A paused broker wakes up.
+    Resume {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+    },
+    /// A ControlledShutdownRequest reaches the controller it was sent to.
+    ShutdownRequestArrives {
+        /// The broker shutting down.
+        from: BrokerId,
+        /// The controller it was sent to.
+        to: BrokerId,
+        /// The sender's broker epoch.
+        broker_epoch: i64,
+        /// When it was sent.
+        sent_at: SimTime,
+    },
+    /// The answer to a ControlledShutdownRequest reaches the broker.
+    ShutdownReply {
+        /// The broker shutting down.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+        /// Partitions it still leads, or the error.
+        result: Result<Vec<crate::ids::TopicPartition>, String>,
+    },
+    /// A broker in controlled shutdown makes attempt number `attempt`.
+    ShutdownAttempt {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+        /// 1, 2, … (past `controlled.shutdown.max.retries`: give up and exit).
+        attempt: u64,
+    },
+    /// A follower's fetch session with a leader broker: one fetch round.
+    Fetch {
+        /// The follower.
+        follower: BrokerId,
+        /// The leader broker it fetches from.
+        leader: BrokerId,
+    },
+    /// A broker's periodic tasks: `isr-expiration` (every
+    /// `replica.lag.time.max.ms / 2`) or `isr-change-propagation` (2500 ms).
+    BrokerTask {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+        /// Which task.
+        task: BrokerTask,
+    },
+    /// A controller timer fires.
+    Timer {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+        /// The controller epoch that set it.
+        epoch: i32,
+        /// Which timer.
+        timer: Timer,
+    },
+}
+
+impl SimEvent {
+    /// The broker whose process handles this event, if one does.
+    fn held_by(&self) -> Option<BrokerId> {
+        match self {
+            SimEvent::Heartbeat { broker, .. }
+            | SimEvent::Notify { broker, .. }
+            | SimEvent::ControllerDone { broker, .. }
+            | SimEvent::ShutdownReply { broker, .. }
+            | SimEvent::ShutdownAttempt { broker, .. }
+            | SimEvent::Timer { broker, .. } => Some(*broker),
+            SimEvent::ShutdownRequestArrives { to, .. } => Some(*to),
+            SimEvent::Fetch { follower, .. } => Some(*follower),
+            SimEvent::BrokerTask { broker, .. } => Some(*broker),
+            _ => None,
+        }
+    }
+
+    /// Events that count as work in progress (not a periodic timer).
+    fn is_work(&self) -> bool {
+        !matches!(
+            self,
+            SimEvent::Heartbeat { .. }
+                | SimEvent::SessionDeadline { .. }
+                | SimEvent::Timer { .. }
+                | SimEvent::BrokerTask { .. }
+                | SimEvent::Fetch { .. }
+        )
+    }
+}
+
+/// Counters reported in the final state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Controller events processed, on all brokers.
+    pub events_processed: u64,
+    /// Requests rejected for a stale controller epoch.
+    pub stale_requests_rejected: u64,
+    /// Unclean leader elections.
+    pub unclean_elections: u64,
+    /// Acknowledged records lost to leader changes.
+    pub acked_records_lost: u64,
+    /// ISR shrinks written by partition leaders.
+    pub isr_shrinks: u64,
+    /// ISR expansions written by partition leaders.
+    pub isr_expands: u64,
+}
+
+/// The per-(controller, broker) request channel: a FIFO with one in flight.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Channel {
+    /// The target's broker epoch when the channel was made.
+    pub broker_epoch: i64,
+    /// Requests waiting.
+    pub queue: VecDeque<u64>,
+    /// The request on the wire, if any.
+    pub in_flight: Option<u64>,
+}
+
+/// The whole simulated cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sim {
+    now: SimTime,
+    seq: u64,
+    queue: BTreeMap<(SimTime, u64), SimEvent>,
+    /// ControlledShutdown answers to send from the current handler.
+    pending_replies: Vec<(BrokerId, String)>,
+    /// Per-partition availability as a client feels it.
+    availability: BTreeMap<crate::ids::TopicPartition, Availability>,
+    availability_dirty: bool,
+    /// Partitions whose leader changed since the last availability update.
+    availability_changed: BTreeSet<crate::ids::TopicPartition>,
+    /// When each partition's state znode last changed.
+    state_changed_at: BTreeMap<crate::ids::TopicPartition, SimTime>,
+    /// Each topic's assignment per its znode: topic → partition → replicas.
+    assignments: BTreeMap<String, BTreeMap<u32, Vec<BrokerId>>>,
+    /// Each partition's leader per its state znode.
+    leaders: BTreeMap<crate::ids::TopicPartition, Option<BrokerId>>,
+    /// Each partition's last leader epoch seen in its state znode.
+    leader_epochs: BTreeMap<crate::ids::TopicPartition, i32>,
+    /// Replica logs, by (broker, partition); they survive restarts.
+    pub(crate) logs: BTreeMap<(BrokerId, crate::ids::TopicPartition), crate::log::Log>,
+    /// Every produced record and its fate.
+    pub(crate) produced: Vec<crate::log::ProducedRecord>,
+    pub(crate) next_record_id: u64,
+    /// Fetch sessions: (follower, leader) → when the next round is due.
+    pub(crate) fetch_sessions: BTreeMap<(BrokerId, BrokerId), SimTime>,
+    /// Brokers slowed by `slow_broker`, with the extra lag per fetch.
+    pub(crate) slow_brokers: BTreeMap<BrokerId, u64>,
+    /// The committed offset (high watermark) per partition.
+    pub(crate) partition_hw: BTreeMap<crate::ids::TopicPartition, u64>,
+    /// Partitions whose latest election was unclean, until the leader takes over.
+    pub(crate) unclean_partitions: BTreeSet<crate::ids::TopicPartition>,
+    /// Violations found inside a handler, recorded after the step.
+    #[serde(skip)]
+    pub(crate) violations_to_record: Vec<(String, String)>,
+    actions: BTreeMap<(SimTime, u64), Action>,
+    action_seq: u64,
+    rng: Rng,
+    config: Config,
+    zk: Zk,
+    brokers: BTreeMap<BrokerId, Broker>,
+    requests: BTreeMap<u64, ControlRequest>,
+    next_request: u64,
+    channels: BTreeMap<(BrokerId, BrokerId), Channel>,
+    /// Events held while their broker is paused, with the pause start.
+    held: BTreeMap<BrokerId, (SimTime, Vec<(SimTime, SimEvent)>)>,
+    trace: Vec<TraceRecord>,
+    stats: Stats,
+    violations: Vec<Violation>,
+    violated_now: BTreeSet<String>,
+    last_controller_epoch: i64,
+}
+
+/// Why an action was refused before it changed anything.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ActionError {
+    /// No such broker.
+    #[error("no broker {0} in this cluster")]
+    UnknownBroker(BrokerId),
+    /// The action is for a time already past.
+    #[error("time {at} ms is before the simulation's current time {now} ms")]
+    InThePast {
+        /// Requested time.
+        at: u64,
+        /// Current time.
+        now: u64,
+    },
+}
+
+impl Sim {
+    /// A cluster of `brokers` (all started at time 0) with `config`, seeded.
+    pub fn new(seed: u64, config: Config, brokers: &[BrokerId]) -> Sim {
+        let mut sim = Sim {
+            now: SimTime::ZERO,
+            seq: 0,
+            queue: BTreeMap::new(),
+            pending_replies: Vec::new(),
+            availability: BTreeMap::new(),
+            availability_dirty: false,
+            availability_changed: BTreeSet::new(),
+            state_changed_at: BTreeMap::new(),
+            assignments: BTreeMap::new(),
+            leaders: BTreeMap::new(),
+            leader_epochs: BTreeMap::new(),
+            logs: BTreeMap::new(),
+            produced: Vec::new(),
+            next_record_id: 0,
+            fetch_sessions: BTreeMap::new(),
+            slow_brokers: BTreeMap::new(),
+            partition_hw: BTreeMap::new(),
+            unclean_partitions: BTreeSet::new(),
+            violations_to_record: Vec::new(),
+            actions: BTreeMap::new(),
+            action_seq: 0,
+            rng: Rng::new(seed),
+            config,
+            zk: Zk::new(),
+            brokers: brokers.iter().map(|b| (*b, Broker::new(*b))).collect(),
+            requests: BTreeMap::new(),
+            next_request: 1,
+            channels: BTreeMap::new(),
+            held: BTreeMap::new(),
+            trace: Vec::new(),
+            stats: Stats::default(),
+            violations: Vec::new(),
+            violated_now: BTreeSet::new(),
+            last_controller_epoch: 0,
+        };
+        for p in paths::TOP_LEVEL {
+            let _ = sim.zk.create_recursive(None, p, "", CreateMode::Persistent);
+        }
+        for b in brokers {
+            sim.start_broker(*b);
+        }
+        sim
+    }
+
+    // ----- reading ----------------------------------------------------------
+
+    /// Now.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The ensemble.
+    pub fn zk(&self) -> &Zk {
+        &self.zk
+    }
+
+    /// Mutable access to the ensemble, for setting up a cluster's initial znodes.
+    pub fn zk_mut(&mut self) -> &mut Zk {
+        &mut self.zk
+    }
+
+    /// Brokers by id.
+    pub fn brokers(&self) -> &BTreeMap<BrokerId, Broker> {
+        &self.brokers
+    }
+
+    /// Requests not yet answered, by id.
+    pub fn requests(&self) -> &BTreeMap<u64, ControlRequest> {
+        &self.requests
+    }
+
+    /// The trace so far.
+    pub fn trace(&self) -> &[TraceRecord] {
+        &self.trace
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Invariant violations so far.
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    /// When the next action or event happens, if any.
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        let a = self.actions.keys().next().map(|(t, _)| *t);
+        let e = self.queue.keys().next().map(|(t, _)| *t);
+        match (a, e) {
+            (Some(a), Some(e)) => Some(a.min(e)),
+            (a, e) => a.or(e),
+        }
+    }
+
+    /// Pending events in order (time, event).
+    pub fn pending(&self) -> impl Iterator<Item = (SimTime, &SimEvent)> {
+        self.queue.iter().map(|((t, _), e)| (*t, e))
+    }
+
+    /// `/controller`'s brokerid, if the node exists.
+    pub fn controller_id(&self) -> Option<BrokerId> {
+        self.zk
+            .node(paths::CONTROLLER)
+            .and_then(|n| parse_controller_id(&n.data))
+    }
+
+    /// `/controller_epoch`'s value (0 if absent).
+    pub fn controller_epoch(&self) -> i32 {
+        self.zk
+            .node(paths::CONTROLLER_EPOCH)
+            .and_then(|n| n.data.trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    // ----- driving ----------------------------------------------------------
+
+    /// Schedule a user action at `at` (not before now).
+    pub fn schedule_action(&mut self, at: SimTime, action: Action) -> Result<(), ActionError> {
+        if at < self.now {
+            return Err(ActionError::InThePast {
+                at: at.as_ms(),
+                now: self.now.as_ms(),
+            });
+        }
+        if let Some(b) = action.broker() {
+            if !self.brokers.contains_key(&b) {
+                return Err(ActionError::UnknownBroker(b));
+            }
+        }
+        self.action_seq += 1;
+        self.actions.insert((at, self.action_seq), action);
+        Ok(())
+    }
+
+    /// User actions not yet applied, in order.
+    pub fn pending_actions(&self) -> impl Iterator<Item = (SimTime, &Action)> {
+        self.actions.iter().map(|((t, _), a)| (*t, a))
+    }
+
+    /// Forget every pending action (the timeline replaces them when the
+    /// future is recomputed).
+    pub fn clear_pending_actions(&mut self) {
+        self.actions.clear();
+    }
+
+    /// Process the next action or event. An action at time T comes before
+    /// every event at T, so a replay from any snapshot taken before T gives
+    /// the same order. Returns false when nothing is left.
+    pub fn step(&mut self) -> bool {
+        let statuses: Vec<BrokerStatus> = self.brokers.values().map(|b| b.status).collect();
+        let next_action = self.actions.keys().next().map(|(t, _)| *t);
+        let next_event = self.queue.keys().next().map(|(t, _)| *t);
+        match (next_action, next_event) {
+            (Some(a), e) if e.is_none_or(|e| a <= e) => {
+                let Some(((t, _), action)) = self.actions.pop_first() else {
+                    return false;
+                };
+                self.now = t;
+                self.apply_action(action);
+            }
+            (_, Some(_)) => {
+                let Some(((t, _), ev)) = self.queue.pop_first() else {
+                    return false;
+                };
+                self.now = t;
+                self.handle(ev);
+            }
+            (_, None) => return false,
+        }
+        self.route_watches();
+        self.note_zk_changes();
+        if self.brokers.values().map(|b| b.status).ne(statuses) {
+            self.availability_dirty = true;
+        }
+        self.update_availability();
+        for (name, detail) in std::mem::take(&mut self.violations_to_record) {
+            self.record_violation(&name, detail);
+        }
+        self.check_invariants();
+        true
+    }
+
+    /// Process everything at or before `until`, then set the clock to it.
+    pub fn run_until(&mut self, until: SimTime) {
+        while self.next_event_time().is_some_and(|t| t <= until) {
+            self.step();
+        }
+        if until > self.now {
+            self.now = until;
+        }
+    }
+
+    /// Process everything strictly before `until`, then set the clock to it.
+    pub fn run_before(&mut self, until: SimTime) {
+        while self.next_event_time().is_some_and(|t| t < until) {
+            self.step();
+        }
+        if until > self.now {
+            self.now = until;
+        }
+    }
+
+    /// Take the trace records written so far (the timeline keeps them).
+    pub fn take_trace(&mut self) -> Vec<TraceRecord> {
+        std::mem::take(&mut self.trace)
+    }
+
+    fn push(&mut self, at: SimTime, ev: SimEvent) {
+        self.seq += 1;
+        self.queue.insert((at, self.seq), ev);
+    }
+
+    fn note(&mut self, actor: impl Into<String>, kind: &str, details: impl Into<String>) {
+        self.trace
+            .push(TraceRecord::new(self.now, actor, kind, details));
+    }
+
+    fn jitter(&mut self) -> u64 {
+        self.rng.below(self.config.sim_network_jitter_ms + 1)
+    }
+
+    fn zk_delay(&mut self) -> u64 {
+        self.config.sim_zk_latency_ms + self.jitter()
+    }
+
+    fn net_delay(&mut self) -> u64 {
+        self.config.sim_network_latency_ms + self.jitter()
+    }
+
+    fn incarnation(&self, b: BrokerId) -> u32 {
+        self.brokers.get(&b).map_or(0, |x| x.incarnation)
+    }
+
+    /// Whether this start of the broker is still in controlled shutdown.
+    fn is_shutting_down(&self, b: BrokerId, incarnation: u32) -> bool {
+        self.incarnation(b) == incarnation && self.status(b) == BrokerStatus::ShuttingDown
+    }
+
+    fn status(&self, b: BrokerId) -> BrokerStatus {
+        self.brokers
+            .get(&b)
+            .map_or(BrokerStatus::Dead, |x| x.status)
+    }
+
+    // ----- routing ----------------------------------------------------------
+
+    fn handle(&mut self, ev: SimEvent) {
+        // A paused process handles nothing: hold its events until it wakes.
+        if let Some(b) = ev.held_by() {
+            if self.status(b) == BrokerStatus::Paused {
+                let now = self.now;
+                if let Some((_, held)) = self.held.get_mut(&b) {
+                    held.push((now, ev));
+                }
+                return;
+            }
+        }
+        match ev {
+            SimEvent::Register {
+                broker,
+                incarnation,
+            } => {
+                if self.incarnation(broker) == incarnation
+                    && self.status(broker) == BrokerStatus::Starting
+                {
+                    self.register(broker);
+                }
+            }
+            SimEvent::Heartbeat {
+                broker,
+                incarnation,
+            } => self.heartbeat(broker, incarnation),
+            SimEvent::SessionDeadline { session } => self.session_deadline(session),
+            SimEvent::Notify {
+                broker,
+                incarnation,
+                watched,
+                ..
+            } => self.notify(broker, incarnation, watched),
+            SimEvent::ControllerDone {
+                broker,
+                incarnation,
+            } => {
+                if self.incarnation(broker) == incarnation {
+                    self.controller_done(broker);
+                }
+            }
+            SimEvent::RequestArrives { id } => self.request_arrives(id),
+            SimEvent::ResponseArrives { id } => self.response_arrives(id),
+            SimEvent::Resume {
+                broker,
+                incarnation,
+            } => self.resume(broker, incarnation),
+            SimEvent::Fetch { follower, leader } => self.fetch(follower, leader),
+            SimEvent::BrokerTask {
+                broker,
+                incarnation,
+                task,
+            } => {
+                if self.incarnation(broker) == incarnation
+                    && self.brokers.get(&broker).is_some_and(|b| b.is_up())
+                {
+                    self.broker_task(broker, task);
+                }
+            }
+            SimEvent::ShutdownRequestArrives {
+                from,
+                to,
+                broker_epoch,
+                sent_at,
+            } => self.shutdown_request_arrives(from, to, broker_epoch, sent_at),
+            SimEvent::ShutdownReply {
+                broker,
+                incarnation,
+                result,
+            } => {
+                if self.is_shutting_down(broker, incarnation) {
+                    self.shutdown_reply(broker, result);
+                }
+            }
+            SimEvent::ShutdownAttempt {
+                broker,
+                incarnation,
+                attempt,
+            } => {
+                if self.is_shutting_down(broker, incarnation) {
+                    self.shutdown_attempt(broker, attempt);
+                }
+            }
+            SimEvent::Timer {
+                broker,
+                incarnation,
+                epoch,
+                timer,
+            } => {
+                let Some(b) = self.brokers.get_mut(&broker) else {
+                    return;
+                };
+                if b.incarnation != incarnation
+                    || !b.is_up()
+                    || !b.controller.is_active(broker)
+                    || b.controller.ctx.epoch != epoch
+                {
+                    return;
+                }
+                match timer {
+                    Timer::AutoLeaderRebalance => {
+                        b.controller.put(
+                            ControllerEvent::AutoPreferredReplicaLeaderElection,
+                            self.now,
+                        );
+                    }
+                }
+                self.kick(broker);
+            }
+        }
+    }
+
+    /// Send every watch notification ZooKeeper fired to its session's broker.
+    fn route_watches(&mut self) {
+        for watched in self.zk.take_fired() {
+            let owner = self
+                .brokers
+                .values()
+                .find(|b| b.zk_client.session == Some(watched.session))
+                .map(|b| (b.id, b.incarnation));
+            if let Some((broker, incarnation)) = owner {
+                let at = self.now.plus_ms(self.zk_delay());
+                let id = self.next_request;
+                self.next_request += 1;
+                let sent_at = self.now;
+                self.push(
+                    at,
+                    SimEvent::Notify {
+                        id,
+                        sent_at,
+                        broker,
+                        incarnation,
+                        watched,
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// A broker's periodic task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BrokerTask {
+    /// `isr-expiration`: the leader drops followers that lag too long.
+    IsrExpiration,
+    /// `isr-change-propagation`: write `/isr_change_notification/isr_change_<seq>`.
+    IsrChangePropagation,
+}
+
+impl Sim {
+    /// Which start of the broker this is.
+    pub(crate) fn incarnation_of(&self, b: BrokerId) -> u32 {
+        self.incarnation(b)
+    }
+
+    /// Put an event on the queue.
+    pub(crate) fn schedule(&mut self, at: SimTime, ev: SimEvent) {
+        self.push(at, ev);
+    }
+
+    /// A broker.
+    pub(crate) fn broker(&self, b: BrokerId) -> Option<&Broker> {
+        self.brokers.get(&b)
+    }
+
+    /// All brokers, borrowed apart from the other fields.
+    pub(crate) fn brokers_ref(&self) -> &BTreeMap<BrokerId, Broker> {
+        &self.brokers
+    }
+
+    /// A broker, to change.
+    pub(crate) fn broker_mut(&mut self, b: BrokerId) -> Option<&mut Broker> {
+        self.brokers.get_mut(&b)
+    }
+
+    /// The counters, to change.
+    pub(crate) fn stats_mut(&mut self) -> &mut Stats {
+        &mut self.stats
+    }
+
+    /// Add a trace record now.
+    pub(crate) fn trace_note(
+        &mut self,
+        actor: impl Into<String>,
+        kind: &str,
+        details: impl Into<String>,
+    ) {
+        self.note(actor, kind, details);
+    }
+
+    /// The partition's leader epoch in its state znode, as last seen.
+    pub(crate) fn current_leader_epoch(&self, tp: &crate::ids::TopicPartition) -> Option<i32> {
+        self.leader_epochs.get(tp).copied()
+    }
+
+    /// When the partition's state znode (leader, ISR, epochs) last changed.
+    pub fn state_changed_at(&self, tp: &crate::ids::TopicPartition) -> Option<SimTime> {
+        self.state_changed_at.get(tp).copied()
+    }
+
+    /// The partition's leader per its state znode.
+    pub fn leader_of(&self, tp: &crate::ids::TopicPartition) -> Option<BrokerId> {
+        self.leaders.get(tp).copied().flatten()
+    }
+}

@@ -1,0 +1,322 @@
+//! What an operator can read off the cluster, and the invariants checked
+//! against it after every step: the state znodes followed per partition,
+//! availability as a client feels it, and the checker's records.
+
+use super::*;
+use crate::broker::{Broker, BrokerStatus};
+use crate::ids::BrokerId;
+use crate::invariants;
+use crate::time::SimTime;
+use crate::zk_client::paths;
+use std::collections::BTreeMap;
+
+/// A partition as ZooKeeper and the active controller describe it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionOverview {
+    /// The partition.
+    pub tp: crate::ids::TopicPartition,
+    /// The active controller's state for it (`NonExistentPartition` if no
+    /// running controller knows it).
+    pub state: crate::controller::states::PartitionState,
+    /// Assigned replicas from `/brokers/topics/<t>`.
+    pub replicas: Vec<BrokerId>,
+    /// ISR from the state znode (empty without one).
+    pub isr: Vec<BrokerId>,
+    /// Leader from the state znode.
+    pub leader: Option<BrokerId>,
+    /// Leader epoch from the state znode (−1 without one).
+    pub leader_epoch: i32,
+    /// Controller epoch that wrote the state znode (−1 without one).
+    pub controller_epoch: i32,
+}
+
+/// Whether a partition has a serving leader, and for how long it has not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Availability {
+    /// Some running (or shutting-down) broker serves as its leader.
+    pub available: bool,
+    /// When `available` last changed.
+    pub since: SimTime,
+    /// Unavailable time before `since`.
+    pub unavailable_ms: u64,
+}
+
+impl Sim {
+    pub(super) fn record_violation(&mut self, invariant: &str, detail: String) {
+        if self.violated_now.insert(invariant.to_string()) {
+            self.violations.push(Violation {
+                invariant: invariant.to_string(),
+                time_ms: self.now.as_ms(),
+                detail,
+            });
+        }
+    }
+
+    pub(super) fn clear_violation(&mut self, invariant: &str) {
+        self.violated_now.remove(invariant);
+    }
+
+    /// Whether nothing is in progress: no work event pending, no controller
+    /// busy or with queued events, no request queued or on the wire, and no
+    /// running broker yet to learn that its session expired.
+    pub fn is_quiet(&self) -> bool {
+        let sessions_known = self
+            .brokers
+            .values()
+            .filter(|b| b.is_up())
+            .all(|b| b.zk_client.session.is_some_and(|s| self.zk.is_alive(s)));
+        sessions_known
+            && self.queue.values().all(|e| !e.is_work())
+            && self.requests.is_empty()
+            && self.held.values().all(|(_, h)| h.is_empty())
+            && self
+                .brokers
+                .values()
+                .all(|b| b.controller.current.is_none() && b.controller.queue.is_empty())
+    }
+
+    pub(super) fn check_invariants(&mut self) {
+        // single_controller_per_epoch
+        let mut acting: BTreeMap<i32, Vec<BrokerId>> = BTreeMap::new();
+        for b in self.brokers.values() {
+            if b.is_up() && b.controller.is_active(b.id) && b.controller.ctx.epoch > 0 {
+                acting.entry(b.controller.ctx.epoch).or_default().push(b.id);
+            }
+        }
+        match acting.iter().find(|(_, v)| v.len() > 1) {
+            Some((epoch, v)) => {
+                let d = format!("brokers {v:?} all act as controller with epoch {epoch}");
+                self.record_violation(invariants::SINGLE_CONTROLLER_PER_EPOCH, d);
+            }
+            None => self.clear_violation(invariants::SINGLE_CONTROLLER_PER_EPOCH),
+        }
+        // controller_epoch_monotonic
+        let epoch = i64::from(self.controller_epoch());
+        if epoch < self.last_controller_epoch {
+            let d = format!(
+                "/controller_epoch went from {} to {epoch}",
+                self.last_controller_epoch
+            );
+            self.record_violation(invariants::CONTROLLER_EPOCH_MONOTONIC, d);
+        } else {
+            self.clear_violation(invariants::CONTROLLER_EPOCH_MONOTONIC);
+        }
+        self.last_controller_epoch = self.last_controller_epoch.max(epoch);
+        // controller_agreement_when_quiet
+        if self.is_quiet() {
+            let zk_id = self.controller_id();
+            let disagree: Vec<String> = self
+                .brokers
+                .values()
+                .filter(|b| {
+                    b.status == BrokerStatus::Running && b.controller.active_controller_id != zk_id
+                })
+                .map(|b| {
+                    format!(
+                        "broker {} believes {:?}",
+                        b.id,
+                        b.controller.active_controller_id.map(|x| x.0)
+                    )
+                })
+                .collect();
+            if disagree.is_empty() {
+                self.clear_violation(invariants::CONTROLLER_AGREEMENT_WHEN_QUIET);
+            } else {
+                let d = format!(
+                    "/controller names {:?} but {}",
+                    zk_id.map(|x| x.0),
+                    disagree.join(", ")
+                );
+                self.record_violation(invariants::CONTROLLER_AGREEMENT_WHEN_QUIET, d);
+            }
+        }
+    }
+
+    /// Follow the state znodes: which broker each partition's leader is.
+    pub(super) fn note_zk_changes(&mut self) {
+        for path in self.zk.take_changed() {
+            let Some(rest) = path.strip_prefix("/brokers/topics/") else {
+                continue;
+            };
+            let parts: Vec<&str> = rest.split('/').collect();
+            if let [topic] = parts.as_slice() {
+                // The topic's assignment changed (created, rewritten or deleted).
+                let decoded = self
+                    .zk
+                    .node(&path)
+                    .and_then(|n| crate::znodes::decode_topic_assignment(&n.data))
+                    .map(|a| a.into_iter().collect());
+                match decoded {
+                    Some(a) => self.assignments.insert(topic.to_string(), a),
+                    None => self.assignments.remove(*topic),
+                };
+                continue;
+            }
+            let [topic, "partitions", p, "state"] = parts.as_slice() else {
+                continue;
+            };
+            let Ok(p) = p.parse::<u32>() else { continue };
+            let tp = crate::ids::TopicPartition::new(*topic, p);
+            let state = self
+                .zk
+                .node(&path)
+                .and_then(|n| crate::znodes::decode_partition_state(&n.data, n.stat.version));
+            if let Some(l) = &state {
+                self.check_partition_invariants(&tp, l);
+            }
+            self.leaders
+                .insert(tp.clone(), state.and_then(|l| l.leader));
+            self.state_changed_at.insert(tp.clone(), self.now);
+            self.availability_changed.insert(tp);
+        }
+    }
+
+    pub(super) fn check_partition_invariants(
+        &mut self,
+        tp: &crate::ids::TopicPartition,
+        l: &crate::controller::context::LeaderIsr,
+    ) {
+        if let Some(leader) = l.leader {
+            if !l.isr.contains(&leader) {
+                let d = format!(
+                    "{tp}: leader {leader} is not in ISR {:?}",
+                    l.isr.iter().map(|b| b.0).collect::<Vec<_>>()
+                );
+                self.record_violation(invariants::LEADER_IN_ISR, d);
+            }
+        }
+        let ar = self
+            .assignments
+            .get(&tp.topic)
+            .and_then(|a| a.get(&tp.partition))
+            .cloned();
+        if let Some(ar) = ar {
+            if let Some(stray) = l.isr.iter().find(|r| !ar.contains(r)) {
+                let d = format!("{tp}: ISR member {stray} is not an assigned replica");
+                self.record_violation(invariants::ISR_SUBSET_OF_AR, d);
+            }
+        }
+        let last = self.leader_epochs.insert(tp.clone(), l.leader_epoch);
+        if last.is_some_and(|e| l.leader_epoch < e) {
+            let d = format!(
+                "{tp}: leader epoch went from {} to {}",
+                last.unwrap_or(0),
+                l.leader_epoch
+            );
+            self.record_violation(invariants::LEADER_EPOCH_MONOTONIC, d);
+        }
+    }
+
+    /// Recompute which partitions are available: the leader in ZooKeeper is
+    /// a broker whose process runs (running or shutting down, not paused or
+    /// dead). Unavailable means no leader, or a leader that died, stalled or
+    /// exited, which is what a client feels.
+    pub(super) fn update_availability(&mut self) {
+        let changed: Vec<crate::ids::TopicPartition> = if self.availability_dirty {
+            // A broker's status changed: every partition may have.
+            self.availability_changed.clear();
+            self.leaders.keys().cloned().collect()
+        } else {
+            std::mem::take(&mut self.availability_changed)
+                .into_iter()
+                .collect()
+        };
+        self.availability_dirty = false;
+        let now = self.now;
+        for tp in changed {
+            let leader = self.leaders.get(&tp).copied().flatten();
+            let available = leader.is_some_and(|b| self.brokers.get(&b).is_some_and(|x| x.is_up()));
+            match self.availability.get_mut(&tp) {
+                Some(a) if a.available != available => {
+                    if !a.available {
+                        a.unavailable_ms += now.since(a.since);
+                    }
+                    a.available = available;
+                    a.since = now;
+                }
+                Some(_) => {}
+                None => {
+                    // Tracking starts when a partition first has a leader.
+                    if available {
+                        self.availability.insert(
+                            tp,
+                            Availability {
+                                available,
+                                since: now,
+                                unavailable_ms: 0,
+                            },
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// How long a partition has been without a serving leader, in all.
+    pub fn unavailable_ms(&self, tp: &crate::ids::TopicPartition) -> u64 {
+        self.availability.get(tp).map_or(0, |a| {
+            a.unavailable_ms
+                + if a.available {
+                    0
+                } else {
+                    self.now.since(a.since)
+                }
+        })
+    }
+
+    /// Unavailable time summed over all partitions.
+    pub fn total_unavailable_ms(&self) -> u64 {
+        self.availability
+            .keys()
+            .map(|tp| self.unavailable_ms(tp))
+            .sum()
+    }
+
+    /// Whether the partition has a serving leader now.
+    pub fn is_available(&self, tp: &crate::ids::TopicPartition) -> bool {
+        self.availability.get(tp).is_some_and(|a| a.available)
+    }
+
+    /// The broker that is up and believes it is the controller, if any (the
+    /// newest epoch wins when a zombie is still up).
+    pub fn active_controller(&self) -> Option<&Broker> {
+        self.brokers
+            .values()
+            .filter(|b| b.is_up() && b.controller.is_active(b.id))
+            .max_by_key(|b| b.controller.ctx.epoch)
+    }
+
+    /// Every partition, from ZooKeeper's topic and state znodes.
+    pub fn partition_overview(&self) -> Vec<PartitionOverview> {
+        use crate::controller::states::PartitionState;
+        use crate::znodes::{decode_partition_state, decode_topic_assignment};
+        let ctx = self.active_controller().map(|b| &b.controller.ctx);
+        let mut out = Vec::new();
+        let Some(topics) = self.zk.node(paths::TOPICS) else {
+            return out;
+        };
+        for topic in topics.children() {
+            let Some(node) = self.zk.node(&paths::topic(topic)) else {
+                continue;
+            };
+            for (p, replicas) in decode_topic_assignment(&node.data).unwrap_or_default() {
+                let tp = crate::ids::TopicPartition::new(topic, p);
+                let state_node = self.zk.node(&paths::partition_state(&tp));
+                let l = state_node.and_then(|n| decode_partition_state(&n.data, n.stat.version));
+                let state = ctx
+                    .and_then(|c| c.partition_states.get(&tp).copied())
+                    .unwrap_or(PartitionState::NonExistentPartition);
+                out.push(PartitionOverview {
+                    state,
+                    replicas,
+                    isr: l.as_ref().map(|l| l.isr.clone()).unwrap_or_default(),
+                    leader: l.as_ref().and_then(|l| l.leader),
+                    leader_epoch: l.as_ref().map_or(-1, |l| l.leader_epoch),
+                    controller_epoch: l.as_ref().map_or(-1, |l| l.controller_epoch),
+                    tp,
+                });
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,265 @@
+//! Messages on the wire: controller requests through their per-broker
+//! channels (ControllerChannelManager's one-in-flight FIFO with 100 ms
+//! resend), their responses, and the verbs that delay or drop a message.
+
+use super::*;
+use crate::broker::BrokerStatus;
+use crate::controller::channel::RequestStatus;
+use crate::controller::event::ControllerEvent;
+use crate::ids::BrokerId;
+use crate::invariants;
+use crate::time::SimTime;
+
+impl Sim {
+    pub(super) fn drop_channel(&mut self, key: (BrokerId, BrokerId)) {
+        if let Some(ch) = self.channels.remove(&key) {
+            for id in ch.queue {
+                self.requests.remove(&id);
+            }
+        }
+    }
+
+    pub(super) fn drop_channels_from(&mut self, broker: BrokerId) {
+        let keys: Vec<_> = self
+            .channels
+            .keys()
+            .filter(|(f, _)| *f == broker)
+            .copied()
+            .collect();
+        for k in keys {
+            self.drop_channel(k);
+        }
+    }
+
+    /// Put the next queued request of a channel on the wire, if none is there.
+    pub(super) fn pump(&mut self, from: BrokerId, to: BrokerId) {
+        if !matches!(
+            self.status(from),
+            BrokerStatus::Running | BrokerStatus::ShuttingDown
+        ) {
+            return;
+        }
+        let Some(ch) = self.channels.get_mut(&(from, to)) else {
+            return;
+        };
+        if ch.in_flight.is_some() {
+            return;
+        }
+        let Some(id) = ch.queue.pop_front() else {
+            return;
+        };
+        ch.in_flight = Some(id);
+        let at = self.now.plus_ms(self.net_delay());
+        if let Some(r) = self.requests.get_mut(&id) {
+            r.status = RequestStatus::InFlight;
+            r.sent_at = Some(self.now);
+            r.arrives_at = Some(at);
+        }
+        self.push(at, SimEvent::RequestArrives { id });
+    }
+
+    pub(super) fn request_arrives(&mut self, id: u64) {
+        let Some(req) = self.requests.get(&id).cloned() else {
+            return;
+        };
+        let to = req.to;
+        match self.status(to) {
+            BrokerStatus::Paused => {
+                let now = self.now;
+                if let Some((_, held)) = self.held.get_mut(&to) {
+                    held.push((now, SimEvent::RequestArrives { id }));
+                }
+                return;
+            }
+            BrokerStatus::Dead | BrokerStatus::Starting => {
+                // The sender thread retries forever (after a 100 ms back-off)
+                // until the broker is removed from the channel manager.
+                if self
+                    .channels
+                    .get(&(req.from, to))
+                    .is_some_and(|c| c.in_flight == Some(id))
+                {
+                    let at = self.now.plus_ms(100 + self.net_delay());
+                    if let Some(r) = self.requests.get_mut(&id) {
+                        r.sent_at = Some(self.now.plus_ms(100));
+                        r.arrives_at = Some(at);
+                    }
+                    self.push(at, SimEvent::RequestArrives { id });
+                } else {
+                    self.requests.remove(&id);
+                }
+                return;
+            }
+            BrokerStatus::Running | BrokerStatus::ShuttingDown => {}
+        }
+        let Some(b) = self.brokers.get_mut(&to) else {
+            return;
+        };
+        let seen_before = b.controller_epoch_seen;
+        let error = b.handle_request(&req);
+        let applied = error == "NONE";
+        if applied && req.controller_epoch < seen_before {
+            self.record_violation(invariants::NO_STALE_REQUEST_APPLIED, format!(
+                "broker {to} applied {} with controller epoch {} after applying epoch {seen_before}",
+                req.body.name(), req.controller_epoch
+            ));
+        }
+        if error == "STALE_CONTROLLER_EPOCH" {
+            self.stats.stale_requests_rejected += 1;
+        }
+        if applied {
+            self.after_request_applied(to, &req);
+        }
+        let kind = if applied {
+            "request_applied"
+        } else {
+            "request_rejected"
+        };
+        self.note(
+            format!("broker-{to}"),
+            kind,
+            format!(
+                "{} from controller {} (epoch {}): {error}",
+                req.body.name(),
+                req.from,
+                req.controller_epoch
+            ),
+        );
+        let at = self.now.plus_ms(self.net_delay());
+        if let Some(r) = self.requests.get_mut(&id) {
+            r.status = RequestStatus::Responding;
+            r.error = Some(error.to_string());
+            r.arrives_at = Some(at);
+        }
+        self.push(at, SimEvent::ResponseArrives { id });
+    }
+
+    pub(super) fn response_arrives(&mut self, id: u64) {
+        let Some(req) = self.requests.remove(&id) else {
+            return;
+        };
+        let from = req.from;
+        if let Some(ch) = self.channels.get_mut(&(from, req.to)) {
+            if ch.in_flight == Some(id) {
+                ch.in_flight = None;
+            }
+        }
+        if self.status(from) == BrokerStatus::Paused {
+            // The response waits in the socket until the sender wakes.
+            let now = self.now;
+            self.requests.insert(id, req);
+            if let Some((_, held)) = self.held.get_mut(&from) {
+                held.push((now, SimEvent::ResponseArrives { id }));
+            }
+            return;
+        }
+        if let crate::controller::channel::RequestBody::StopReplica {
+            partitions,
+            delete: true,
+        } = &req.body
+        {
+            if let Some(b) = self.brokers.get_mut(&from) {
+                if b.is_up() && b.controller.is_active(from) {
+                    let error = req.error.clone().filter(|e| e != "NONE");
+                    let event = ControllerEvent::TopicDeletionStopReplicaResponseReceived {
+                        broker: req.to,
+                        partitions: partitions.clone(),
+                        error,
+                    };
+                    b.controller.put(event, self.now);
+                    self.kick(from);
+                }
+            }
+        }
+        if let Some(b) = self.brokers.get_mut(&from) {
+            if b.is_up() && b.controller.is_active(from) && req.body.name() == "LeaderAndIsr" {
+                b.controller.put(
+                    ControllerEvent::LeaderAndIsrResponseReceived { broker: req.to },
+                    self.now,
+                );
+                self.kick(from);
+            }
+        }
+        self.pump(from, req.to);
+    }
+
+    pub(super) fn find_message(&self, id: u64) -> Option<(SimTime, u64)> {
+        self.queue.iter().find_map(|(k, e)| match e {
+            SimEvent::Notify { id: x, .. }
+            | SimEvent::RequestArrives { id: x }
+            | SimEvent::ResponseArrives { id: x }
+                if *x == id =>
+            {
+                Some(*k)
+            }
+            _ => None,
+        })
+    }
+
+    /// Hold a message on the wire `delay_ms` longer.
+    pub(super) fn delay_message(&mut self, id: u64, delay_ms: u64) {
+        let Some(key) = self.find_message(id) else {
+            return self.note(
+                "user",
+                "action_ignored",
+                format!("no message {id} is on the wire"),
+            );
+        };
+        let Some(ev) = self.queue.remove(&key) else {
+            return;
+        };
+        let at = key.0.plus_ms(delay_ms);
+        if let Some(r) = self.requests.get_mut(&id) {
+            r.arrives_at = Some(at);
+        }
+        self.note(
+            "user",
+            "message_delayed",
+            format!("message {id} now arrives at {} ms", at.as_ms()),
+        );
+        self.push(at, ev);
+    }
+
+    /// Lose a message on the wire. A lost watch notification is gone (the
+    /// handler never hears of the change); a lost request or response breaks
+    /// the connection, and the controller's sender thread resends the request
+    /// after its 100 ms back-off.
+    pub(super) fn drop_message(&mut self, id: u64) {
+        let Some(key) = self.find_message(id) else {
+            return self.note(
+                "user",
+                "action_ignored",
+                format!("no message {id} is on the wire"),
+            );
+        };
+        let Some(ev) = self.queue.remove(&key) else {
+            return;
+        };
+        match ev {
+            SimEvent::Notify {
+                watched, broker, ..
+            } => {
+                let d = format!(
+                    "watch notification {id} ({:?} on {} for broker {broker}) lost",
+                    watched.kind, watched.path
+                );
+                self.note("user", "message_dropped", d);
+            }
+            _ => {
+                let at = self.now.plus_ms(100 + self.net_delay());
+                if let Some(r) = self.requests.get_mut(&id) {
+                    r.status = RequestStatus::InFlight;
+                    r.sent_at = Some(self.now.plus_ms(100));
+                    r.arrives_at = Some(at);
+                    r.error = None;
+                }
+                self.note(
+                    "user",
+                    "message_dropped",
+                    format!("message {id} lost; the controller resends it after 100 ms"),
+                );
+                self.push(at, SimEvent::RequestArrives { id });
+            }
+        }
+    }
+}

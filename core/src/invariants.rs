@@ -1,6 +1,11 @@
 //! Named invariants, checked after every step of the simulation.
 
+use crate::broker::{Broker, BrokerStatus};
+use crate::controller::context::LeaderIsr;
+use crate::ids::{BrokerId, TopicPartition};
+use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// At most one broker acts as controller for any controller epoch.
 pub const SINGLE_CONTROLLER_PER_EPOCH: &str = "single_controller_per_epoch";
@@ -46,4 +51,169 @@ pub struct Violation {
     pub time_ms: u64,
     /// What was wrong.
     pub detail: String,
+}
+
+/// The state checker (TigerBeetle's StateChecker, stateright's `always`): it
+/// reads what an operator could read after every step and records the first
+/// moment each invariant breaks. An invariant that holds again may be
+/// recorded again when it next breaks.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checker {
+    /// Every violation recorded, in order.
+    violations: Vec<Violation>,
+    /// The invariants broken right now (recorded once until they hold again).
+    violated_now: BTreeSet<String>,
+    /// The highest `/controller_epoch` seen.
+    last_controller_epoch: i64,
+    /// Each partition's last leader epoch seen in its state znode.
+    leader_epochs: BTreeMap<TopicPartition, i32>,
+    /// Violations found inside a handler, recorded after the step.
+    #[serde(skip)]
+    found: Vec<(&'static str, String)>,
+}
+
+impl Checker {
+    /// Violations so far.
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    /// Record `invariant` as broken at `now`, unless it already is.
+    pub fn record(&mut self, now: SimTime, invariant: &str, detail: String) {
+        debug_assert!(
+            ALL.iter().any(|(name, _)| *name == invariant),
+            "{invariant} is a named invariant"
+        );
+        if self.violated_now.insert(invariant.to_string()) {
+            self.violations.push(Violation {
+                invariant: invariant.to_string(),
+                time_ms: now.as_ms(),
+                detail,
+            });
+        }
+    }
+
+    /// `invariant` holds again.
+    pub fn clear(&mut self, invariant: &str) {
+        self.violated_now.remove(invariant);
+    }
+
+    /// Note a violation found in the middle of a handler; it is recorded
+    /// when the step ends ([`Checker::record_found`]).
+    pub fn found(&mut self, invariant: &'static str, detail: String) {
+        self.found.push((invariant, detail));
+    }
+
+    /// Record what handlers found during this step.
+    pub fn record_found(&mut self, now: SimTime) {
+        for (name, detail) in std::mem::take(&mut self.found) {
+            self.record(now, name, detail);
+        }
+    }
+
+    /// The partition's leader epoch in its state znode, as last seen.
+    pub fn leader_epoch(&self, tp: &TopicPartition) -> Option<i32> {
+        self.leader_epochs.get(tp).copied()
+    }
+
+    /// Forget a partition (its topic was deleted): a re-created partition
+    /// starts its leader epochs afresh.
+    pub fn forget_partition(&mut self, tp: &TopicPartition) {
+        self.leader_epochs.remove(tp);
+    }
+
+    /// The controller invariants: one controller per epoch, the epoch only
+    /// grows, and (when `quiet`) every running broker agrees with
+    /// `/controller`.
+    pub fn check_controllers(
+        &mut self,
+        now: SimTime,
+        brokers: &BTreeMap<BrokerId, Broker>,
+        zk_epoch: i32,
+        zk_controller: Option<BrokerId>,
+        quiet: bool,
+    ) {
+        let mut acting: BTreeMap<i32, Vec<BrokerId>> = BTreeMap::new();
+        for b in brokers.values() {
+            if b.is_up() && b.controller.is_active(b.id) && b.controller.ctx.epoch > 0 {
+                acting.entry(b.controller.ctx.epoch).or_default().push(b.id);
+            }
+        }
+        match acting.iter().find(|(_, v)| v.len() > 1) {
+            Some((epoch, v)) => {
+                let d = format!("brokers {v:?} all act as controller with epoch {epoch}");
+                self.record(now, SINGLE_CONTROLLER_PER_EPOCH, d);
+            }
+            None => self.clear(SINGLE_CONTROLLER_PER_EPOCH),
+        }
+        let epoch = i64::from(zk_epoch);
+        if epoch < self.last_controller_epoch {
+            let d = format!(
+                "/controller_epoch went from {} to {epoch}",
+                self.last_controller_epoch
+            );
+            self.record(now, CONTROLLER_EPOCH_MONOTONIC, d);
+        } else {
+            self.clear(CONTROLLER_EPOCH_MONOTONIC);
+        }
+        self.last_controller_epoch = self.last_controller_epoch.max(epoch);
+        if !quiet {
+            return;
+        }
+        let disagree: Vec<String> = brokers
+            .values()
+            .filter(|b| {
+                b.status == BrokerStatus::Running
+                    && b.controller.active_controller_id != zk_controller
+            })
+            .map(|b| {
+                format!(
+                    "broker {} believes {:?}",
+                    b.id,
+                    b.controller.active_controller_id.map(|x| x.0)
+                )
+            })
+            .collect();
+        if disagree.is_empty() {
+            self.clear(CONTROLLER_AGREEMENT_WHEN_QUIET);
+        } else {
+            let d = format!(
+                "/controller names {:?} but {}",
+                zk_controller.map(|x| x.0),
+                disagree.join(", ")
+            );
+            self.record(now, CONTROLLER_AGREEMENT_WHEN_QUIET, d);
+        }
+    }
+
+    /// The partition invariants on a state znode just written: leader in ISR,
+    /// ISR ⊆ AR (when the assignment `ar` is known), leader epoch only grows.
+    pub fn check_partition(
+        &mut self,
+        now: SimTime,
+        tp: &TopicPartition,
+        l: &LeaderIsr,
+        ar: Option<&[BrokerId]>,
+    ) {
+        if let Some(leader) = l.leader {
+            if !l.isr.contains(&leader) {
+                let d = format!(
+                    "{tp}: leader {leader} is not in ISR {:?}",
+                    l.isr.iter().map(|b| b.0).collect::<Vec<_>>()
+                );
+                self.record(now, LEADER_IN_ISR, d);
+            }
+        }
+        if let Some(ar) = ar {
+            if let Some(stray) = l.isr.iter().find(|r| !ar.contains(r)) {
+                let d = format!("{tp}: ISR member {stray} is not an assigned replica");
+                self.record(now, ISR_SUBSET_OF_AR, d);
+            }
+        }
+        let last = self.leader_epochs.insert(tp.clone(), l.leader_epoch);
+        if let Some(last) = last.filter(|e| l.leader_epoch < *e) {
+            let d = format!("{tp}: leader epoch went from {last} to {}", l.leader_epoch);
+            self.record(now, LEADER_EPOCH_MONOTONIC, d);
+        }
+    }
 }

@@ -155,8 +155,8 @@ impl Sim {
                 lost += 1;
                 if r.acks == Acks::All && !unclean {
                     let d = format!("{tp}: acknowledged acks=all record at offset {} lost without an unclean election", r.offset);
-                    self.violations_to_record
-                        .push((invariants::NO_ACKED_RECORD_LOST_CLEAN.to_string(), d));
+                    self.checker
+                        .found(invariants::NO_ACKED_RECORD_LOST_CLEAN, d);
                 }
             }
         }
@@ -178,8 +178,8 @@ impl Sim {
             let d = format!(
                 "{tp}: high watermark would go from {committed} to {hw} at a clean leader change"
             );
-            self.violations_to_record
-                .push((invariants::HIGH_WATERMARK_MONOTONIC_CLEAN.to_string(), d));
+            self.checker
+                .found(invariants::HIGH_WATERMARK_MONOTONIC_CLEAN, d);
         }
         if unclean {
             self.partition_hw.insert(tp.clone(), hw);

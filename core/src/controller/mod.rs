@@ -13,6 +13,7 @@
 
 pub mod batch;
 pub mod channel;
+pub mod channel_manager;
 pub mod context;
 pub mod election;
 pub mod event;

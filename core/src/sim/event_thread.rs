@@ -4,7 +4,6 @@
 //! to the channel manager when the event ends.
 
 use super::*;
-use crate::controller::channel::{ControlRequest, RequestStatus};
 use crate::controller::event::{ControllerEvent, ControllerState, ElectionTrigger, ElectionType};
 use crate::controller::{Env, InProgress, Outbox};
 use crate::ids::BrokerId;
@@ -160,7 +159,7 @@ impl Sim {
             );
         }
         if !active {
-            self.drop_channels_from(broker);
+            self.channels.remove_all_from(broker);
         }
         self.push(
             done_at,
@@ -190,54 +189,12 @@ impl Sim {
                 let Some(epoch) = live.get(&draft.to).copied() else {
                     continue;
                 };
-                let id = self.next_request;
-                self.next_request += 1;
-                self.requests.insert(
-                    id,
-                    ControlRequest {
-                        id,
-                        from: broker,
-                        to: draft.to,
-                        controller_epoch: draft.controller_epoch,
-                        broker_epoch: draft.broker_epoch,
-                        body: draft.body,
-                        status: RequestStatus::Queued,
-                        queued_at: now,
-                        sent_at: None,
-                        arrives_at: None,
-                        error: None,
-                    },
-                );
-                let ch = self.channels.entry((broker, draft.to)).or_default();
-                if ch.broker_epoch != epoch {
-                    // A bounced broker gets a fresh channel: queued requests are lost.
-                    let stale: Vec<u64> = ch.queue.drain(..).collect();
-                    ch.broker_epoch = epoch;
-                    for r in stale {
-                        self.requests.remove(&r);
-                    }
-                }
-                if let Some(ch) = self.channels.get_mut(&(broker, draft.to)) {
-                    ch.queue.push_back(id);
-                }
+                let id = self.message_id();
+                self.channels.enqueue(id, broker, draft, epoch, now);
             }
             // Channels to brokers no longer live are removed with their queues.
-            let gone: Vec<(BrokerId, BrokerId)> = self
-                .channels
-                .keys()
-                .filter(|(from, to)| *from == broker && !live.contains_key(to))
-                .copied()
-                .collect();
-            for key in gone {
-                self.drop_channel(key);
-            }
-            let targets: Vec<BrokerId> = self
-                .channels
-                .keys()
-                .filter(|(f, _)| *f == broker)
-                .map(|(_, t)| *t)
-                .collect();
-            for to in targets {
+            self.channels.retain_live(broker, &live);
+            for to in self.channels.targets(broker) {
                 self.pump(broker, to);
             }
         }

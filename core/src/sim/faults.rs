@@ -25,7 +25,7 @@ impl Sim {
                     b.controller = crate::controller::KafkaController::default();
                 }
                 self.held.remove(&broker);
-                self.drop_channels_from(broker);
+                self.channels.remove_all_from(broker);
             }
             Action::StartBroker { broker } => {
                 if self.status(broker) != BrokerStatus::Dead {

@@ -221,13 +221,7 @@ impl Sim {
                 incarnation,
             },
         );
-        let targets: Vec<BrokerId> = self
-            .channels
-            .keys()
-            .filter(|(f, _)| *f == broker)
-            .map(|(_, t)| *t)
-            .collect();
-        for to in targets {
+        for to in self.channels.targets(broker) {
             self.pump(broker, to);
         }
     }
@@ -265,7 +259,7 @@ impl Sim {
             let _ = self.zk.close_session(s);
         }
         b.status = BrokerStatus::Dead;
-        self.drop_channels_from(broker);
+        self.channels.remove_all_from(broker);
         self.note(format!("broker-{broker}"), "shutdown_complete", format!("broker {broker} shut down; its session is closed, so /brokers/ids/{broker}{} went at once", if was_active { " and /controller" } else { "" }));
     }
 }

@@ -5,10 +5,11 @@ use crate::action::Action;
 use crate::broker::{Broker, BrokerStatus};
 use crate::config::Config;
 use crate::controller::channel::ControlRequest;
+use crate::controller::channel_manager::ControllerChannelManager;
 use crate::controller::event::ControllerEvent;
 use crate::controller::{parse_controller_id, Timer};
 use crate::ids::{BrokerId, SessionId};
-use crate::invariants::Violation;
+use crate::invariants::{Checker, Violation};
 use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::trace::TraceRecord;
@@ -25,7 +26,7 @@ mod shutdown;
 mod wire;
 
 pub use observe::{Availability, PartitionOverview};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Everything that can happen at a moment of virtual time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -192,17 +193,6 @@ pub struct Stats {
     pub isr_expands: u64,
 }
 
-/// The per-(controller, broker) request channel: a FIFO with one in flight.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Channel {
-    /// The target's broker epoch when the channel was made.
-    pub broker_epoch: i64,
-    /// Requests waiting.
-    pub queue: VecDeque<u64>,
-    /// The request on the wire, if any.
-    pub in_flight: Option<u64>,
-}
-
 /// The whole simulated cluster.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sim {
@@ -222,8 +212,6 @@ pub struct Sim {
     assignments: BTreeMap<String, BTreeMap<u32, Vec<BrokerId>>>,
     /// Each partition's leader per its state znode.
     leaders: BTreeMap<crate::ids::TopicPartition, Option<BrokerId>>,
-    /// Each partition's last leader epoch seen in its state znode.
-    leader_epochs: BTreeMap<crate::ids::TopicPartition, i32>,
     /// Replica logs, by (broker, partition); they survive restarts.
     pub(crate) logs: BTreeMap<(BrokerId, crate::ids::TopicPartition), crate::log::Log>,
     /// Every produced record and its fate.
@@ -237,25 +225,22 @@ pub struct Sim {
     pub(crate) partition_hw: BTreeMap<crate::ids::TopicPartition, u64>,
     /// Partitions whose latest election was unclean, until the leader takes over.
     pub(crate) unclean_partitions: BTreeSet<crate::ids::TopicPartition>,
-    /// Violations found inside a handler, recorded after the step.
-    #[serde(skip)]
-    pub(crate) violations_to_record: Vec<(String, String)>,
     actions: BTreeMap<(SimTime, u64), Action>,
     action_seq: u64,
     rng: Rng,
     config: Config,
     zk: Zk,
     brokers: BTreeMap<BrokerId, Broker>,
-    requests: BTreeMap<u64, ControlRequest>,
-    next_request: u64,
-    channels: BTreeMap<(BrokerId, BrokerId), Channel>,
+    /// Every controller's request channels and the requests on the wire.
+    channels: ControllerChannelManager,
+    /// The next message id (requests and watch notifications share them).
+    next_message_id: u64,
     /// Events held while their broker is paused, with the pause start.
     held: BTreeMap<BrokerId, (SimTime, Vec<(SimTime, SimEvent)>)>,
     trace: Vec<TraceRecord>,
     stats: Stats,
-    violations: Vec<Violation>,
-    violated_now: BTreeSet<String>,
-    last_controller_epoch: i64,
+    /// The invariant checker.
+    pub(crate) checker: Checker,
 }
 
 /// Why an action was refused before it changed anything.
@@ -288,7 +273,6 @@ impl Sim {
             state_changed_at: BTreeMap::new(),
             assignments: BTreeMap::new(),
             leaders: BTreeMap::new(),
-            leader_epochs: BTreeMap::new(),
             logs: BTreeMap::new(),
             produced: Vec::new(),
             next_record_id: 0,
@@ -296,22 +280,18 @@ impl Sim {
             slow_brokers: BTreeMap::new(),
             partition_hw: BTreeMap::new(),
             unclean_partitions: BTreeSet::new(),
-            violations_to_record: Vec::new(),
             actions: BTreeMap::new(),
             action_seq: 0,
             rng: Rng::new(seed),
             config,
             zk: Zk::new(),
             brokers: brokers.iter().map(|b| (*b, Broker::new(*b))).collect(),
-            requests: BTreeMap::new(),
-            next_request: 1,
-            channels: BTreeMap::new(),
+            channels: ControllerChannelManager::default(),
+            next_message_id: 1,
             held: BTreeMap::new(),
             trace: Vec::new(),
             stats: Stats::default(),
-            violations: Vec::new(),
-            violated_now: BTreeSet::new(),
-            last_controller_epoch: 0,
+            checker: Checker::default(),
         };
         for p in paths::TOP_LEVEL {
             let _ = sim.zk.create_recursive(None, p, "", CreateMode::Persistent);
@@ -351,7 +331,7 @@ impl Sim {
 
     /// Requests not yet answered, by id.
     pub fn requests(&self) -> &BTreeMap<u64, ControlRequest> {
-        &self.requests
+        self.channels.requests()
     }
 
     /// The trace so far.
@@ -366,7 +346,7 @@ impl Sim {
 
     /// Invariant violations so far.
     pub fn violations(&self) -> &[Violation] {
-        &self.violations
+        self.checker.violations()
     }
 
     /// When the next action or event happens, if any.
@@ -460,9 +440,7 @@ impl Sim {
             self.availability_dirty = true;
         }
         self.update_availability();
-        for (name, detail) in std::mem::take(&mut self.violations_to_record) {
-            self.record_violation(&name, detail);
-        }
+        self.checker.record_found(self.now);
         self.check_invariants();
         true
     }
@@ -490,6 +468,13 @@ impl Sim {
     /// Take the trace records written so far (the timeline keeps them).
     pub fn take_trace(&mut self) -> Vec<TraceRecord> {
         std::mem::take(&mut self.trace)
+    }
+
+    /// A fresh id for a message on the wire.
+    fn message_id(&mut self) -> u64 {
+        let id = self.next_message_id;
+        self.next_message_id += 1;
+        id
     }
 
     fn push(&mut self, at: SimTime, ev: SimEvent) {
@@ -653,8 +638,7 @@ impl Sim {
                 .map(|b| (b.id, b.incarnation));
             if let Some((broker, incarnation)) = owner {
                 let at = self.now.plus_ms(self.zk_delay());
-                let id = self.next_request;
-                self.next_request += 1;
+                let id = self.message_id();
                 let sent_at = self.now;
                 self.push(
                     at,
@@ -723,7 +707,7 @@ impl Sim {
 
     /// The partition's leader epoch in its state znode, as last seen.
     pub(crate) fn current_leader_epoch(&self, tp: &crate::ids::TopicPartition) -> Option<i32> {
-        self.leader_epochs.get(tp).copied()
+        self.checker.leader_epoch(tp)
     }
 
     /// When the partition's state znode (leader, ISR, epochs) last changed.

@@ -3,12 +3,10 @@
 //! availability as a client feels it, and the checker's records.
 
 use super::*;
-use crate::broker::{Broker, BrokerStatus};
+use crate::broker::Broker;
 use crate::ids::BrokerId;
-use crate::invariants;
 use crate::time::SimTime;
 use crate::zk_client::paths;
-use std::collections::BTreeMap;
 
 /// A partition as ZooKeeper and the active controller describe it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,20 +40,6 @@ pub struct Availability {
 }
 
 impl Sim {
-    pub(super) fn record_violation(&mut self, invariant: &str, detail: String) {
-        if self.violated_now.insert(invariant.to_string()) {
-            self.violations.push(Violation {
-                invariant: invariant.to_string(),
-                time_ms: self.now.as_ms(),
-                detail,
-            });
-        }
-    }
-
-    pub(super) fn clear_violation(&mut self, invariant: &str) {
-        self.violated_now.remove(invariant);
-    }
-
     /// Whether nothing is in progress: no work event pending, no controller
     /// busy or with queued events, no request queued or on the wire, and no
     /// running broker yet to learn that its session expired.
@@ -67,7 +51,7 @@ impl Sim {
             .all(|b| b.zk_client.session.is_some_and(|s| self.zk.is_alive(s)));
         sessions_known
             && self.queue.values().all(|e| !e.is_work())
-            && self.requests.is_empty()
+            && self.channels.is_empty()
             && self.held.values().all(|(_, h)| h.is_empty())
             && self
                 .brokers
@@ -76,60 +60,10 @@ impl Sim {
     }
 
     pub(super) fn check_invariants(&mut self) {
-        // single_controller_per_epoch
-        let mut acting: BTreeMap<i32, Vec<BrokerId>> = BTreeMap::new();
-        for b in self.brokers.values() {
-            if b.is_up() && b.controller.is_active(b.id) && b.controller.ctx.epoch > 0 {
-                acting.entry(b.controller.ctx.epoch).or_default().push(b.id);
-            }
-        }
-        match acting.iter().find(|(_, v)| v.len() > 1) {
-            Some((epoch, v)) => {
-                let d = format!("brokers {v:?} all act as controller with epoch {epoch}");
-                self.record_violation(invariants::SINGLE_CONTROLLER_PER_EPOCH, d);
-            }
-            None => self.clear_violation(invariants::SINGLE_CONTROLLER_PER_EPOCH),
-        }
-        // controller_epoch_monotonic
-        let epoch = i64::from(self.controller_epoch());
-        if epoch < self.last_controller_epoch {
-            let d = format!(
-                "/controller_epoch went from {} to {epoch}",
-                self.last_controller_epoch
-            );
-            self.record_violation(invariants::CONTROLLER_EPOCH_MONOTONIC, d);
-        } else {
-            self.clear_violation(invariants::CONTROLLER_EPOCH_MONOTONIC);
-        }
-        self.last_controller_epoch = self.last_controller_epoch.max(epoch);
-        // controller_agreement_when_quiet
-        if self.is_quiet() {
-            let zk_id = self.controller_id();
-            let disagree: Vec<String> = self
-                .brokers
-                .values()
-                .filter(|b| {
-                    b.status == BrokerStatus::Running && b.controller.active_controller_id != zk_id
-                })
-                .map(|b| {
-                    format!(
-                        "broker {} believes {:?}",
-                        b.id,
-                        b.controller.active_controller_id.map(|x| x.0)
-                    )
-                })
-                .collect();
-            if disagree.is_empty() {
-                self.clear_violation(invariants::CONTROLLER_AGREEMENT_WHEN_QUIET);
-            } else {
-                let d = format!(
-                    "/controller names {:?} but {}",
-                    zk_id.map(|x| x.0),
-                    disagree.join(", ")
-                );
-                self.record_violation(invariants::CONTROLLER_AGREEMENT_WHEN_QUIET, d);
-            }
-        }
+        let quiet = self.is_quiet();
+        let (epoch, controller) = (self.controller_epoch(), self.controller_id());
+        self.checker
+            .check_controllers(self.now, &self.brokers, epoch, controller, quiet);
     }
 
     /// Follow the state znodes: which broker each partition's leader is.
@@ -162,48 +96,17 @@ impl Sim {
                 .node(&path)
                 .and_then(|n| crate::znodes::decode_partition_state(&n.data, n.stat.version));
             if let Some(l) = &state {
-                self.check_partition_invariants(&tp, l);
+                let ar = self
+                    .assignments
+                    .get(&tp.topic)
+                    .and_then(|a| a.get(&tp.partition));
+                self.checker
+                    .check_partition(self.now, &tp, l, ar.map(Vec::as_slice));
             }
             self.leaders
                 .insert(tp.clone(), state.and_then(|l| l.leader));
             self.state_changed_at.insert(tp.clone(), self.now);
             self.availability_changed.insert(tp);
-        }
-    }
-
-    pub(super) fn check_partition_invariants(
-        &mut self,
-        tp: &crate::ids::TopicPartition,
-        l: &crate::controller::context::LeaderIsr,
-    ) {
-        if let Some(leader) = l.leader {
-            if !l.isr.contains(&leader) {
-                let d = format!(
-                    "{tp}: leader {leader} is not in ISR {:?}",
-                    l.isr.iter().map(|b| b.0).collect::<Vec<_>>()
-                );
-                self.record_violation(invariants::LEADER_IN_ISR, d);
-            }
-        }
-        let ar = self
-            .assignments
-            .get(&tp.topic)
-            .and_then(|a| a.get(&tp.partition))
-            .cloned();
-        if let Some(ar) = ar {
-            if let Some(stray) = l.isr.iter().find(|r| !ar.contains(r)) {
-                let d = format!("{tp}: ISR member {stray} is not an assigned replica");
-                self.record_violation(invariants::ISR_SUBSET_OF_AR, d);
-            }
-        }
-        let last = self.leader_epochs.insert(tp.clone(), l.leader_epoch);
-        if last.is_some_and(|e| l.leader_epoch < e) {
-            let d = format!(
-                "{tp}: leader epoch went from {} to {}",
-                last.unwrap_or(0),
-                l.leader_epoch
-            );
-            self.record_violation(invariants::LEADER_EPOCH_MONOTONIC, d);
         }
     }
 

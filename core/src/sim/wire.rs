@@ -11,26 +11,6 @@ use crate::invariants;
 use crate::time::SimTime;
 
 impl Sim {
-    pub(super) fn drop_channel(&mut self, key: (BrokerId, BrokerId)) {
-        if let Some(ch) = self.channels.remove(&key) {
-            for id in ch.queue {
-                self.requests.remove(&id);
-            }
-        }
-    }
-
-    pub(super) fn drop_channels_from(&mut self, broker: BrokerId) {
-        let keys: Vec<_> = self
-            .channels
-            .keys()
-            .filter(|(f, _)| *f == broker)
-            .copied()
-            .collect();
-        for k in keys {
-            self.drop_channel(k);
-        }
-    }
-
     /// Put the next queued request of a channel on the wire, if none is there.
     pub(super) fn pump(&mut self, from: BrokerId, to: BrokerId) {
         if !matches!(
@@ -39,18 +19,11 @@ impl Sim {
         ) {
             return;
         }
-        let Some(ch) = self.channels.get_mut(&(from, to)) else {
+        let Some(id) = self.channels.take_next(from, to) else {
             return;
         };
-        if ch.in_flight.is_some() {
-            return;
-        }
-        let Some(id) = ch.queue.pop_front() else {
-            return;
-        };
-        ch.in_flight = Some(id);
         let at = self.now.plus_ms(self.net_delay());
-        if let Some(r) = self.requests.get_mut(&id) {
+        if let Some(r) = self.channels.get_mut(id) {
             r.status = RequestStatus::InFlight;
             r.sent_at = Some(self.now);
             r.arrives_at = Some(at);
@@ -59,7 +32,7 @@ impl Sim {
     }
 
     pub(super) fn request_arrives(&mut self, id: u64) {
-        let Some(req) = self.requests.get(&id).cloned() else {
+        let Some(req) = self.channels.get(id).cloned() else {
             return;
         };
         let to = req.to;
@@ -74,19 +47,15 @@ impl Sim {
             BrokerStatus::Dead | BrokerStatus::Starting => {
                 // The sender thread retries forever (after a 100 ms back-off)
                 // until the broker is removed from the channel manager.
-                if self
-                    .channels
-                    .get(&(req.from, to))
-                    .is_some_and(|c| c.in_flight == Some(id))
-                {
+                if self.channels.is_in_flight(id) {
                     let at = self.now.plus_ms(100 + self.net_delay());
-                    if let Some(r) = self.requests.get_mut(&id) {
+                    if let Some(r) = self.channels.get_mut(id) {
                         r.sent_at = Some(self.now.plus_ms(100));
                         r.arrives_at = Some(at);
                     }
                     self.push(at, SimEvent::RequestArrives { id });
                 } else {
-                    self.requests.remove(&id);
+                    self.channels.remove(id);
                 }
                 return;
             }
@@ -99,7 +68,7 @@ impl Sim {
         let error = b.handle_request(&req);
         let applied = error == "NONE";
         if applied && req.controller_epoch < seen_before {
-            self.record_violation(invariants::NO_STALE_REQUEST_APPLIED, format!(
+            self.checker.record(self.now, invariants::NO_STALE_REQUEST_APPLIED, format!(
                 "broker {to} applied {} with controller epoch {} after applying epoch {seen_before}",
                 req.body.name(), req.controller_epoch
             ));
@@ -126,7 +95,7 @@ impl Sim {
             ),
         );
         let at = self.now.plus_ms(self.net_delay());
-        if let Some(r) = self.requests.get_mut(&id) {
+        if let Some(r) = self.channels.get_mut(id) {
             r.status = RequestStatus::Responding;
             r.error = Some(error.to_string());
             r.arrives_at = Some(at);
@@ -135,19 +104,15 @@ impl Sim {
     }
 
     pub(super) fn response_arrives(&mut self, id: u64) {
-        let Some(req) = self.requests.remove(&id) else {
+        let Some(req) = self.channels.remove(id) else {
             return;
         };
         let from = req.from;
-        if let Some(ch) = self.channels.get_mut(&(from, req.to)) {
-            if ch.in_flight == Some(id) {
-                ch.in_flight = None;
-            }
-        }
+        self.channels.complete(from, req.to, id);
         if self.status(from) == BrokerStatus::Paused {
             // The response waits in the socket until the sender wakes.
             let now = self.now;
-            self.requests.insert(id, req);
+            self.channels.insert(req);
             if let Some((_, held)) = self.held.get_mut(&from) {
                 held.push((now, SimEvent::ResponseArrives { id }));
             }
@@ -209,7 +174,7 @@ impl Sim {
             return;
         };
         let at = key.0.plus_ms(delay_ms);
-        if let Some(r) = self.requests.get_mut(&id) {
+        if let Some(r) = self.channels.get_mut(id) {
             r.arrives_at = Some(at);
         }
         self.note(
@@ -247,7 +212,7 @@ impl Sim {
             }
             _ => {
                 let at = self.now.plus_ms(100 + self.net_delay());
-                if let Some(r) = self.requests.get_mut(&id) {
+                if let Some(r) = self.channels.get_mut(id) {
                     r.status = RequestStatus::InFlight;
                     r.sent_at = Some(self.now.plus_ms(100));
                     r.arrives_at = Some(at);

@@ -117,6 +117,9 @@ pub struct Broker {
     pub paused_until: Option<SimTime>,
     /// The controlled-shutdown attempt under way (0: none).
     pub shutdown_attempt: u64,
+    /// Its ControlledShutdownRequest on the wire or at the controller, if any.
+    #[serde(default)]
+    pub shutdown_request: Option<u64>,
     /// Partitions whose ISR this broker changed and has not yet propagated.
     pub isr_change_set: std::collections::BTreeSet<TopicPartition>,
     /// When it last changed an ISR.
@@ -141,6 +144,7 @@ impl Broker {
             metadata: MetadataCache::default(),
             paused_until: None,
             shutdown_attempt: 0,
+            shutdown_request: None,
             isr_change_set: std::collections::BTreeSet::new(),
             last_isr_change: SimTime::ZERO,
             last_isr_propagation: SimTime::ZERO,
@@ -208,6 +212,8 @@ impl Broker {
                     self.replicas.remove(tp);
                 }
             }
+            // Addressed to the controller's event queue, never handled here.
+            RequestBody::ControlledShutdown { .. } => {}
         }
         "NONE"
     }

@@ -111,7 +111,9 @@ impl Sim {
                     self.logs.remove(&(broker, tp.clone()));
                 }
             }
-            RequestBody::StopReplica { .. } | RequestBody::UpdateMetadata { .. } => {}
+            RequestBody::StopReplica { .. }
+            | RequestBody::UpdateMetadata { .. }
+            | RequestBody::ControlledShutdown { .. } => {}
         }
     }
 

@@ -345,6 +345,16 @@ impl ClusterView {
                         partitions.len(),
                         if *delete { ", delete" } else { "" }
                     ),
+                    RequestBody::ControlledShutdown { broker, remaining } if responding => {
+                        let v: Vec<String> = remaining.iter().map(|t| t.to_string()).collect();
+                        format!("broker {broker}: remaining partitions [{}]", v.join(","))
+                    }
+                    RequestBody::ControlledShutdown { broker, .. } => {
+                        format!(
+                            "broker {broker} asks to shut down (broker epoch {})",
+                            r.broker_epoch
+                        )
+                    }
                 };
                 MessageView {
                     id: r.id,

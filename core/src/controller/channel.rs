@@ -53,6 +53,15 @@ pub enum RequestBody {
         /// Whether to delete the logs.
         delete: bool,
     },
+    /// ControlledShutdownRequest, from a broker to the controller (not on a
+    /// controller channel: the broker's own connection). The answer carries
+    /// the partitions the broker still leads.
+    ControlledShutdown {
+        /// The broker shutting down.
+        broker: BrokerId,
+        /// In the answer: partitions it still leads (empty: go ahead).
+        remaining: Vec<TopicPartition>,
+    },
 }
 
 impl RequestBody {
@@ -62,6 +71,7 @@ impl RequestBody {
             RequestBody::LeaderAndIsr { .. } => "LeaderAndIsr",
             RequestBody::UpdateMetadata { .. } => "UpdateMetadata",
             RequestBody::StopReplica { .. } => "StopReplica",
+            RequestBody::ControlledShutdown { .. } => "ControlledShutdown",
         }
     }
 }

@@ -182,7 +182,7 @@ impl Sim {
         let active = b.controller.is_active(broker);
         let live = b.controller.ctx.live_brokers.clone();
         for (to, result) in done.shutdown_replies {
-            self.reply_to_shutdown(to, result);
+            self.reply_to_shutdown(broker, to, result);
         }
         if active {
             for draft in done.requests {

@@ -26,6 +26,10 @@ impl Sim {
                 }
                 self.held.remove(&broker);
                 self.channels.remove_all_from(broker);
+                self.fail_shutdown_requests_to(
+                    broker,
+                    &format!("connection to controller {broker} reset: its process died"),
+                );
             }
             Action::StartBroker { broker } => {
                 if self.status(broker) != BrokerStatus::Dead {

@@ -139,14 +139,13 @@ impl Sim {
         };
         let preempted = b.controller.clear_and_put(ControllerEvent::Expire, now);
         b.zk_client.session = Some(new_session);
-        for q in &preempted {
-            if let ControllerEvent::ControlledShutdown { broker: from, .. } = q.event {
-                self.pending_replies.push((
-                    from,
-                    "ControllerMovedException: the controller's event was preempted".to_string(),
-                ));
-            }
-        }
+        let preempted_shutdowns: Vec<BrokerId> = preempted
+            .iter()
+            .filter_map(|q| match q.event {
+                ControllerEvent::ControlledShutdown { broker: from, .. } => Some(from),
+                _ => None,
+            })
+            .collect();
         b.controller
             .put(ControllerEvent::RegisterBrokerAndReelect, now);
         let incarnation = b.incarnation;
@@ -156,8 +155,9 @@ impl Sim {
             "session_reinitialized",
             format!("ZooKeeper session expired; queued events preempted: {names:?}; new session {new_session}"),
         );
-        for (to, err) in std::mem::take(&mut self.pending_replies) {
-            self.reply_to_shutdown(to, Err(err));
+        for from in preempted_shutdowns {
+            let err = "ControllerMovedException: the controller's event was preempted";
+            self.reply_to_shutdown(broker, from, Err(err.to_string()));
         }
         self.push(
             now.plus_ms(timeout / 3),
@@ -260,6 +260,10 @@ impl Sim {
         }
         b.status = BrokerStatus::Dead;
         self.channels.remove_all_from(broker);
+        self.fail_shutdown_requests_to(
+            broker,
+            &format!("controller {broker} shut down and closed its connections"),
+        );
         self.note(format!("broker-{broker}"), "shutdown_complete", format!("broker {broker} shut down; its session is closed, so /brokers/ids/{broker}{} went at once", if was_active { " and /controller" } else { "" }));
     }
 }

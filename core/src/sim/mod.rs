@@ -87,25 +87,15 @@ pub enum SimEvent {
         /// Which start of it.
         incarnation: u32,
     },
-    /// A ControlledShutdownRequest reaches the controller it was sent to.
-    ShutdownRequestArrives {
-        /// The broker shutting down.
-        from: BrokerId,
-        /// The controller it was sent to.
-        to: BrokerId,
-        /// The sender's broker epoch.
-        broker_epoch: i64,
-        /// When it was sent.
-        sent_at: SimTime,
-    },
-    /// The answer to a ControlledShutdownRequest reaches the broker.
-    ShutdownReply {
+    /// A broker's ControlledShutdownRequest times out
+    /// (`controller.socket.timeout.ms`) unless answered by then.
+    ShutdownTimeout {
         /// The broker shutting down.
         broker: BrokerId,
         /// Which start of it.
         incarnation: u32,
-        /// Partitions it still leads, or the error.
-        result: Result<Vec<crate::ids::TopicPartition>, String>,
+        /// The request.
+        id: u64,
     },
     /// A broker in controlled shutdown makes attempt number `attempt`.
     ShutdownAttempt {
@@ -153,10 +143,9 @@ impl SimEvent {
             SimEvent::Heartbeat { broker, .. }
             | SimEvent::Notify { broker, .. }
             | SimEvent::ControllerDone { broker, .. }
-            | SimEvent::ShutdownReply { broker, .. }
+            | SimEvent::ShutdownTimeout { broker, .. }
             | SimEvent::ShutdownAttempt { broker, .. }
             | SimEvent::Timer { broker, .. } => Some(*broker),
-            SimEvent::ShutdownRequestArrives { to, .. } => Some(*to),
             SimEvent::Fetch { follower, .. } => Some(*follower),
             SimEvent::BrokerTask { broker, .. } => Some(*broker),
             _ => None,
@@ -199,8 +188,6 @@ pub struct Sim {
     now: SimTime,
     seq: u64,
     queue: BTreeMap<(SimTime, u64), SimEvent>,
-    /// ControlledShutdown answers to send from the current handler.
-    pending_replies: Vec<(BrokerId, String)>,
     /// Per-partition availability as a client feels it.
     availability: BTreeMap<crate::ids::TopicPartition, Availability>,
     availability_dirty: bool,
@@ -266,7 +253,6 @@ impl Sim {
             now: SimTime::ZERO,
             seq: 0,
             queue: BTreeMap::new(),
-            pending_replies: Vec::new(),
             availability: BTreeMap::new(),
             availability_dirty: false,
             availability_changed: BTreeSet::new(),
@@ -575,19 +561,13 @@ impl Sim {
                     self.broker_task(broker, task);
                 }
             }
-            SimEvent::ShutdownRequestArrives {
-                from,
-                to,
-                broker_epoch,
-                sent_at,
-            } => self.shutdown_request_arrives(from, to, broker_epoch, sent_at),
-            SimEvent::ShutdownReply {
+            SimEvent::ShutdownTimeout {
                 broker,
                 incarnation,
-                result,
+                id,
             } => {
                 if self.is_shutting_down(broker, incarnation) {
-                    self.shutdown_reply(broker, result);
+                    self.shutdown_timeout(broker, id);
                 }
             }
             SimEvent::ShutdownAttempt {

@@ -4,9 +4,10 @@
 
 use super::*;
 use crate::broker::BrokerStatus;
+use crate::controller::channel::{ControlRequest, RequestBody, RequestStatus};
 use crate::controller::event::ControllerEvent;
 use crate::ids::BrokerId;
-use crate::time::SimTime;
+use crate::ids::TopicPartition;
 use crate::zk_client::paths;
 
 impl Sim {
@@ -57,77 +58,180 @@ impl Sim {
             }
             Some(c) => {
                 self.note(format!("broker-{broker}"), "controlled_shutdown", format!("attempt {attempt}: ControlledShutdownRequest to controller {c} (broker epoch {epoch})"));
+                let id = self.message_id();
                 let at = now.plus_ms(self.net_delay());
+                self.channels.insert(ControlRequest {
+                    id,
+                    from: broker,
+                    to: c,
+                    controller_epoch: -1,
+                    broker_epoch: epoch,
+                    body: RequestBody::ControlledShutdown {
+                        broker,
+                        remaining: Vec::new(),
+                    },
+                    status: RequestStatus::InFlight,
+                    queued_at: now,
+                    sent_at: Some(now),
+                    arrives_at: Some(at),
+                    error: None,
+                });
+                if let Some(b) = self.brokers.get_mut(&broker) {
+                    b.shutdown_request = Some(id);
+                }
+                self.push(at, SimEvent::RequestArrives { id });
+                // The broker's NetworkClient gives up on an unanswered request.
                 self.push(
-                    at,
-                    SimEvent::ShutdownRequestArrives {
-                        from: broker,
-                        to: c,
-                        broker_epoch: epoch,
-                        sent_at: now,
+                    now.plus_ms(self.config.controller_socket_timeout_ms),
+                    SimEvent::ShutdownTimeout {
+                        broker,
+                        incarnation,
+                        id,
                     },
                 );
             }
         }
     }
 
-    pub(super) fn shutdown_request_arrives(
+    /// A ControlledShutdownRequest reaches the controller's broker. A dead or
+    /// starting process refuses the connection at once; a running one queues
+    /// the ControlledShutdown event (a stalled one holds the request, and the
+    /// sender's timeout decides).
+    pub(super) fn shutdown_request_arrives(&mut self, req: &ControlRequest) {
+        let to = req.to;
+        match self.status(to) {
+            BrokerStatus::Dead | BrokerStatus::Starting => {
+                self.fail_shutdown_request(
+                    req.id,
+                    format!("IOException: connection to controller {to} refused"),
+                );
+            }
+            BrokerStatus::Paused => {
+                let now = self.now;
+                if let Some((_, held)) = self.held.get_mut(&to) {
+                    held.push((now, SimEvent::RequestArrives { id: req.id }));
+                }
+            }
+            BrokerStatus::Running | BrokerStatus::ShuttingDown => {
+                if let Some(b) = self.brokers.get_mut(&to) {
+                    b.controller.put(
+                        ControllerEvent::ControlledShutdown {
+                            broker: req.from,
+                            broker_epoch: req.broker_epoch,
+                        },
+                        self.now,
+                    );
+                }
+                self.kick(to);
+            }
+        }
+    }
+
+    /// The controller `from` answers `to`'s ControlledShutdownRequest.
+    pub(super) fn reply_to_shutdown(
         &mut self,
         from: BrokerId,
         to: BrokerId,
-        broker_epoch: i64,
-        sent_at: SimTime,
+        result: Result<Vec<TopicPartition>, String>,
     ) {
-        if self.brokers.get(&to).is_some_and(|b| b.is_up()) {
-            if let Some(b) = self.brokers.get_mut(&to) {
-                b.controller.put(
-                    ControllerEvent::ControlledShutdown {
-                        broker: from,
-                        broker_epoch,
-                    },
-                    self.now,
-                );
+        let Some(id) = self.brokers.get(&to).and_then(|b| b.shutdown_request) else {
+            return;
+        };
+        let at = self.now.plus_ms(self.net_delay());
+        let Some(r) = self.channels.get_mut(id).filter(|r| r.to == from) else {
+            return;
+        };
+        r.status = RequestStatus::Responding;
+        r.arrives_at = Some(at);
+        match result {
+            Ok(remaining) => {
+                r.error = Some("NONE".to_string());
+                r.body = RequestBody::ControlledShutdown {
+                    broker: to,
+                    remaining,
+                };
             }
-            self.kick(to);
-        } else {
-            // Nobody answers: the broker's request times out.
-            let incarnation = self.incarnation(from);
-            let at = sent_at.plus_ms(self.config.controller_socket_timeout_ms);
-            let result = Err(format!(
-                "IOException: no answer from controller {to} within controller.socket.timeout.ms"
-            ));
-            self.push(
-                at,
-                SimEvent::ShutdownReply {
-                    broker: from,
-                    incarnation,
-                    result,
-                },
-            );
+            Err(e) => r.error = Some(e),
+        }
+        self.push(at, SimEvent::ResponseArrives { id });
+    }
+
+    /// The connection to the controller failed: the broker learns at once
+    /// (an IOException in KafkaServer.controlledShutdown).
+    pub(super) fn fail_shutdown_request(&mut self, id: u64, why: String) {
+        let Some(r) = self.channels.remove(id) else {
+            return;
+        };
+        let broker = r.from;
+        if self.brokers.get(&broker).and_then(|b| b.shutdown_request) != Some(id) {
+            return;
+        }
+        if let Some(b) = self.brokers.get_mut(&broker) {
+            b.shutdown_request = None;
+        }
+        if self.status(broker) == BrokerStatus::ShuttingDown {
+            self.shutdown_reply(broker, Err(why));
         }
     }
 
-    pub(super) fn reply_to_shutdown(
-        &mut self,
-        to: BrokerId,
-        result: Result<Vec<crate::ids::TopicPartition>, String>,
-    ) {
-        let incarnation = self.incarnation(to);
-        let at = self.now.plus_ms(self.net_delay());
-        self.push(
-            at,
-            SimEvent::ShutdownReply {
-                broker: to,
-                incarnation,
-                result,
-            },
-        );
+    /// Every ControlledShutdownRequest still waiting on `controller` fails: its
+    /// process died or closed its sockets.
+    pub(super) fn fail_shutdown_requests_to(&mut self, controller: BrokerId, why: &str) {
+        let waiting: Vec<u64> = self
+            .channels
+            .requests()
+            .values()
+            .filter(|r| {
+                r.to == controller
+                    && r.status != RequestStatus::Responding
+                    && matches!(r.body, RequestBody::ControlledShutdown { .. })
+            })
+            .map(|r| r.id)
+            .collect();
+        for id in waiting {
+            self.fail_shutdown_request(id, format!("IOException: {why}"));
+        }
     }
 
+    /// The answer to a ControlledShutdownRequest reaches the broker.
+    pub(super) fn shutdown_response_arrives(&mut self, req: ControlRequest) {
+        let broker = req.from;
+        if self.brokers.get(&broker).and_then(|b| b.shutdown_request) != Some(req.id) {
+            return;
+        }
+        if let Some(b) = self.brokers.get_mut(&broker) {
+            b.shutdown_request = None;
+        }
+        let result = match (req.error, req.body) {
+            (Some(e), RequestBody::ControlledShutdown { remaining, .. }) if e == "NONE" => {
+                Ok(remaining)
+            }
+            (Some(e), _) => Err(e),
+            (None, _) => Err("IOException: no response".to_string()),
+        };
+        self.shutdown_reply(broker, result);
+    }
+
+    /// `controller.socket.timeout.ms` passed without an answer.
+    pub(super) fn shutdown_timeout(&mut self, broker: BrokerId, id: u64) {
+        if self.brokers.get(&broker).and_then(|b| b.shutdown_request) != Some(id) {
+            return;
+        }
+        // A request or response still on its way is lost with the closed
+        // connection: without its entry, its arrival is ignored.
+        let to = self.channels.get(id).map(|r| r.to);
+        self.fail_shutdown_request(
+            id,
+            format!(
+                "IOException: no answer from controller {} within controller.socket.timeout.ms",
+                to.map_or("?".to_string(), |t| t.to_string())
+            ),
+        );
+    }
     pub(super) fn shutdown_reply(
         &mut self,
         broker: BrokerId,
-        result: Result<Vec<crate::ids::TopicPartition>, String>,
+        result: Result<Vec<TopicPartition>, String>,
     ) {
         let attempt = self.brokers.get(&broker).map_or(0, |b| b.shutdown_attempt);
         match result {

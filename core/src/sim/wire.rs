@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::broker::BrokerStatus;
-use crate::controller::channel::RequestStatus;
+use crate::controller::channel::{RequestBody, RequestStatus};
 use crate::controller::event::ControllerEvent;
 use crate::ids::BrokerId;
 use crate::invariants;
@@ -35,6 +35,9 @@ impl Sim {
         let Some(req) = self.channels.get(id).cloned() else {
             return;
         };
+        if matches!(req.body, RequestBody::ControlledShutdown { .. }) {
+            return self.shutdown_request_arrives(&req);
+        }
         let to = req.to;
         match self.status(to) {
             BrokerStatus::Paused => {
@@ -118,7 +121,10 @@ impl Sim {
             }
             return;
         }
-        if let crate::controller::channel::RequestBody::StopReplica {
+        if matches!(req.body, RequestBody::ControlledShutdown { .. }) {
+            return self.shutdown_response_arrives(req);
+        }
+        if let RequestBody::StopReplica {
             partitions,
             delete: true,
         } = &req.body
@@ -209,6 +215,21 @@ impl Sim {
                     watched.kind, watched.path
                 );
                 self.note("user", "message_dropped", d);
+            }
+            _ if self
+                .channels
+                .get(id)
+                .is_some_and(|r| matches!(r.body, RequestBody::ControlledShutdown { .. })) =>
+            {
+                self.note(
+                    "user",
+                    "message_dropped",
+                    format!("message {id} lost; the broker's connection to the controller breaks"),
+                );
+                self.fail_shutdown_request(
+                    id,
+                    "IOException: the connection to the controller broke".to_string(),
+                );
             }
             _ => {
                 let at = self.now.plus_ms(100 + self.net_delay());

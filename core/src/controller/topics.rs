@@ -691,7 +691,9 @@ impl KafkaController {
         let leader = self.ctx.leadership.get(tp).and_then(|l| l.leader);
         match leader {
             Some(l) if target.contains(&l) && self.ctx.is_replica_online(l, false) => {
-                self.update_leader_epoch_and_send(env, tp, &replicas)?;
+                // Kafka: updateLeaderEpochAndSendRequest(tp, ReplicaAssignment(TRS)):
+                // the LeaderAndIsr goes to the target replicas only.
+                self.update_leader_epoch_and_send(env, tp, &target)?;
             }
             _ => {
                 let out = self.handle_partition_state_changes(

@@ -1,0 +1,86 @@
+//! Scenario stories of partition reassignment as Kafka 2.4 runs it (KIP-455 on
+//! the controller, entered through `/admin/reassign_partitions`). Each names
+//! the Kafka behaviour it mirrors.
+
+use kcsim::Story;
+use kcsim_core::action::PartitionTarget;
+use kcsim_core::controller::channel::RequestBody;
+use kcsim_core::{Action, BrokerId, SimTime, TopicPartition};
+use std::collections::{BTreeMap, BTreeSet};
+
+fn tp(t: &str, p: u32) -> TopicPartition {
+    TopicPartition::new(t, p)
+}
+
+fn reassign(topic: &str, partition: u32, replicas: &[BrokerId]) -> Action {
+    Action::ReassignPartitions {
+        partitions: vec![PartitionTarget {
+            topic: topic.into(),
+            partition,
+            replicas: replicas.to_vec(),
+        }],
+    }
+}
+
+/// Run to `ms` one step at a time and return every controller request queued
+/// on the way, by id: (recipient, body).
+fn requests_until(s: &mut Story, ms: u64) -> BTreeMap<u64, (BrokerId, RequestBody)> {
+    let mut seen = BTreeMap::new();
+    while s.sim.next_event_time().is_some_and(|t| t <= SimTime(ms)) {
+        if !s.sim.step() {
+            break;
+        }
+        for (id, r) in s.sim.requests() {
+            seen.entry(*id).or_insert_with(|| (r.to, r.body.clone()));
+        }
+    }
+    s.until(ms);
+    seen
+}
+
+/// The brokers sent a LeaderAndIsr for `tp` whose replica list is `replicas`.
+fn leader_and_isr_recipients(
+    seen: &BTreeMap<u64, (BrokerId, RequestBody)>,
+    tp: &TopicPartition,
+    replicas: &[BrokerId],
+) -> BTreeSet<BrokerId> {
+    seen.values()
+        .filter(|(_, body)| match body {
+            RequestBody::LeaderAndIsr { partitions } => partitions
+                .iter()
+                .any(|p| &p.tp == tp && p.replicas == replicas),
+            _ => false,
+        })
+        .map(|(to, _)| *to)
+        .collect()
+}
+
+#[test]
+fn move_reassigned_partition_leader_if_required_sends_the_epoch_bump_to_the_target_replicas() {
+    // Kafka: KafkaController.moveReassignedPartitionLeaderIfRequired — when the leader is in
+    // TRS and alive, updateLeaderEpochAndSendRequest(tp, ReplicaAssignment(TRS)) sends the
+    // LeaderAndIsr to TRS only; a removed replica hears only StopReplica.
+    let mut s = Story::brokers(40, 4);
+    s.until(5_000);
+    let others = s.non_controllers();
+    let (x, y, z) = (others[0], others[1], others[2]);
+    s.create_topic(5_000, "t", &[&[x.0, y.0]]).until(6_000);
+    assert_eq!(s.partition("t", 0).leader, Some(x));
+    s.at(6_000, reassign("t", 0, &[x, z]));
+    let seen = requests_until(&mut s, 9_000);
+    let after = s.partition("t", 0);
+    assert_eq!(after.replicas, vec![x, z], "completed");
+    assert_eq!(after.leader, Some(x), "the leader stayed");
+    let recipients = leader_and_isr_recipients(&seen, &tp("t", 0), &[x, z]);
+    assert_eq!(
+        recipients,
+        [x, z].into_iter().collect::<BTreeSet<_>>(),
+        "LeaderAndIsr with RS = TRS goes to TRS, not to the removed replica {y}"
+    );
+    assert!(
+        seen.values().any(|(to, body)| *to == y
+            && matches!(body, RequestBody::StopReplica { delete: true, partitions } if partitions.contains(&tp("t", 0)))),
+        "the removed replica is stopped and deleted"
+    );
+    s.assert_no_violations();
+}

@@ -84,3 +84,50 @@ fn move_reassigned_partition_leader_if_required_sends_the_epoch_bump_to_the_targ
     );
     s.assert_no_violations();
 }
+
+#[test]
+fn on_broker_startup_resumes_a_reassignment_when_any_target_replica_restarts() {
+    // Kafka 2.4: KafkaController.onBrokerStartup → maybeResumeReassignments with
+    // `assignment.targetReplicas.exists(newBrokersSet.contains)`: a restarted broker that
+    // stays in the target (not only one being added) runs onPartitionReassignment again,
+    // whose phase A bumps the leader epoch and re-sends LeaderAndIsr to every replica.
+    let mut s = Story::brokers(41, 4);
+    s.until(5_000);
+    let others = s.non_controllers();
+    let (a, b, d) = (others[0], others[1], others[2]);
+    s.create_topic(5_000, "t", &[&[a.0, b.0]]);
+    // d dies, then t-0 is reassigned from [a,b] to [b,d]: adding [d], removing [a].
+    s.at(6_000, Action::KillBroker { broker: d })
+        .at(14_000, reassign("t", 0, &[b, d]))
+        .at(16_000, Action::KillBroker { broker: b })
+        .until(24_000);
+    let waiting = |s: &Story| {
+        s.records("reassignment")
+            .iter()
+            .filter(|r| {
+                r.details
+                    .starts_with(&format!("t-0: waiting for [{d}] to join ISR"))
+            })
+            .count()
+    };
+    assert_eq!(waiting(&s), 1, "phase A ran once; d is down");
+    let epoch = s.partition("t", 0).leader_epoch;
+    // b (a target replica, not an adding one) comes back.
+    s.at(24_000, Action::StartBroker { broker: b })
+        .until(30_000);
+    assert_eq!(
+        waiting(&s),
+        2,
+        "b's start-up resumed the reassignment: phase A again"
+    );
+    assert_eq!(
+        s.partition("t", 0).leader_epoch,
+        epoch + 1,
+        "phase A bumped the leader epoch"
+    );
+    // d's return lets it finish.
+    s.at(30_000, Action::StartBroker { broker: d })
+        .until(40_000);
+    assert_eq!(s.partition("t", 0).replicas, vec![b, d]);
+    s.assert_no_violations();
+}

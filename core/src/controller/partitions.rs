@@ -896,12 +896,19 @@ impl KafkaController {
         let replicas = self.replicas_on(new);
         self.handle_replica_state_changes(env, &replicas, ReplicaState::OnlineReplica)?;
         self.trigger_online_partition_state_change(env, None)?;
-        // Reassignments waiting for one of these brokers carry on.
+        // maybeResumeReassignments: Kafka 2.4 resumes every reassignment whose
+        // target replicas (RS minus the removing ones, not only the adding
+        // ones) include a new broker.
         let resume: Vec<TopicPartition> = self
             .ctx
             .reassigning
             .iter()
-            .filter(|(_, r)| r.adding.iter().any(|b| new.contains(b)))
+            .filter(|(tp, r)| {
+                self.ctx.assignments.get(*tp).is_some_and(|rs| {
+                    rs.iter()
+                        .any(|b| !r.removing.contains(b) && new.contains(b))
+                })
+            })
             .map(|(tp, _)| tp.clone())
             .collect();
         for tp in resume {

@@ -131,3 +131,67 @@ fn on_broker_startup_resumes_a_reassignment_when_any_target_replica_restarts() {
     assert_eq!(s.partition("t", 0).replicas, vec![b, d]);
     s.assert_no_violations();
 }
+
+#[test]
+fn on_partition_reassignment_to_the_current_replicas_still_runs_phase_b() {
+    // Kafka 2.4: reassignTo(current replicas) has no adding or removing replicas, so
+    // isReassignmentComplete is true and onPartitionReassignment runs phase B:
+    // moveReassignedPartitionLeaderIfRequired bumps the leader epoch (leader stays),
+    // the assignment is written to /brokers/topics/<t>, the entry leaves
+    // /admin/reassign_partitions, UpdateMetadata goes out and deletion is resumed.
+    let mut s = Story::brokers(42, 3);
+    s.until(5_000);
+    let others = s.non_controllers();
+    let (x, y) = (others[0], others[1]);
+    s.create_topic(5_000, "t", &[&[x.0, y.0]]).until(6_000);
+    let before = s.partition("t", 0);
+    let topic_version = s
+        .sim
+        .zk()
+        .node("/brokers/topics/t")
+        .expect("topic znode")
+        .stat
+        .version;
+    s.at(6_000, reassign("t", 0, &[x, y]));
+    let seen = requests_until(&mut s, 8_000);
+    let after = s.partition("t", 0);
+    assert_eq!(after.replicas, vec![x, y]);
+    assert_eq!(after.leader, Some(x));
+    assert_eq!(
+        after.leader_epoch,
+        before.leader_epoch + 1,
+        "updateLeaderEpochAndSendRequest"
+    );
+    assert_eq!(
+        s.sim
+            .zk()
+            .node("/brokers/topics/t")
+            .expect("topic znode")
+            .stat
+            .version,
+        topic_version + 1,
+        "B6 rewrote the assignment"
+    );
+    assert!(s.sim.zk().node("/admin/reassign_partitions").is_none());
+    assert_eq!(s.records("reassignment_completed").len(), 1);
+    assert_eq!(
+        leader_and_isr_recipients(&seen, &tp("t", 0), &[x, y]),
+        [x, y].into_iter().collect::<BTreeSet<_>>()
+    );
+    let c = s.controller();
+    assert!(s
+        .broker(c)
+        .controller
+        .ctx
+        .partitions_being_reassigned
+        .is_empty());
+    // Nothing is left behind: the topic can still be deleted.
+    s.at(8_000, Action::DeleteTopic { topic: "t".into() })
+        .until(12_000);
+    assert!(
+        s.sim.zk().node("/brokers/topics/t").is_none(),
+        "deleted: {:#?}",
+        s.records("topic_deletion_paused")
+    );
+    s.assert_no_violations();
+}

@@ -898,25 +898,8 @@ impl KafkaController {
         self.trigger_online_partition_state_change(env, None)?;
         // maybeResumeReassignments: Kafka 2.4 resumes every reassignment whose
         // target replicas (RS minus the removing ones, not only the adding
-        // ones) include a new broker.
-        let resume: Vec<TopicPartition> = self
-            .ctx
-            .reassigning
-            .iter()
-            .filter(|(tp, r)| {
-                self.ctx.assignments.get(*tp).is_some_and(|rs| {
-                    rs.iter()
-                        .any(|b| !r.removing.contains(b) && new.contains(b))
-                })
-            })
-            .map(|(tp, _)| tp.clone())
-            .collect();
-        for tp in resume {
-            // Kafka runs onPartitionReassignment again: phase A re-sends
-            // LeaderAndIsr (with a new leader epoch) to every replica.
-            self.ctx.reassignment_started.remove(&tp);
-            self.continue_reassignment(env, &tp)?;
-        }
+        // ones) include a new broker; onPartitionReassignment runs again.
+        self.maybe_resume_reassignments(env, |_, target| target.iter().any(|b| new.contains(b)))?;
         let topics: BTreeSet<String> = replicas.iter().map(|(tp, _)| tp.topic.clone()).collect();
         self.resume_deletion_for_topics(env, &topics)?;
         for b in new {

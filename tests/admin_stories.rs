@@ -454,3 +454,67 @@ fn create_topic_partition_states_raw_creates_partitions_once_then_each_partition
     }
     s.assert_no_violations();
 }
+
+#[test]
+fn start_replica_deletion_treats_replicas_on_shutting_down_brokers_as_dead() {
+    // Kafka: TopicDeletionManager.startReplicaDeletion takes the live replicas from
+    // ControllerContext.allLiveReplicas(), i.e. replicasOnBrokers(liveBrokerIds), and
+    // liveBrokerIds leaves out shuttingDownBrokerIds: a replica on a broker in controlled
+    // shutdown goes to ReplicaDeletionIneligible and the topic is marked ineligible
+    // ("offline replicas"); deletion resumes when that broker starts again.
+    use kcsim_core::controller::states::ReplicaState;
+    let mut s = Story::brokers(43, 3);
+    s.until(5_000);
+    let c = s.controller();
+    let others = s.non_controllers();
+    let (x, y) = (others[0], others[1]);
+    // pin-0 can only be led by x once y is gone, so x's controlled shutdown retries
+    // and x stays in shuttingDownBrokerIds for a while.
+    s.create_topic(5_000, "pin", &[&[x.0, y.0]]);
+    s.create_topic(5_000, "doomed", &[&[c.0, x.0]]);
+    s.at(6_000, Action::KillBroker { broker: y }).until(14_000);
+    s.at(14_000, Action::ShutdownBroker { broker: x });
+    s.until(14_500);
+    assert!(
+        s.broker(c).controller.ctx.shutting_down.contains(&x),
+        "x is in controlled shutdown"
+    );
+    s.at(
+        14_500,
+        Action::DeleteTopic {
+            topic: "doomed".into(),
+        },
+    )
+    .until(16_000);
+    assert!(
+        s.broker(c).controller.ctx.shutting_down.contains(&x),
+        "x is still shutting down"
+    );
+    assert!(
+        s.sim.zk().node("/brokers/topics/doomed").is_some(),
+        "paused: x's replica is not live while x shuts down"
+    );
+    let ctx = &s.broker(c).controller.ctx;
+    // c's replica was deleted; x's went Ineligible, and the retry after c's response
+    // (retryDeletionForIneligibleReplicas) moved it back to OfflineReplica.
+    assert_eq!(
+        ctx.replica_states.get(&(tp("doomed", 0), c)),
+        Some(&ReplicaState::ReplicaDeletionSuccessful)
+    );
+    assert_eq!(
+        ctx.replica_states.get(&(tp("doomed", 0), x)),
+        Some(&ReplicaState::OfflineReplica)
+    );
+    assert!(ctx.topics_ineligible_for_deletion.contains("doomed"));
+    assert!(
+        s.sim.log(x, &tp("doomed", 0)).is_some(),
+        "no StopReplica(delete=true) went to x"
+    );
+    // Once x is back, deletion resumes and completes.
+    s.until(40_000);
+    s.at(40_000, Action::StartBroker { broker: x })
+        .until(50_000);
+    assert!(s.sim.zk().node("/brokers/topics/doomed").is_none());
+    assert!(s.sim.log(x, &tp("doomed", 0)).is_none());
+    s.assert_no_violations();
+}

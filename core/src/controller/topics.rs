@@ -294,11 +294,12 @@ impl KafkaController {
         let mut batch = RequestBatch::default();
         batch.add_update_metadata(&self.ctx.live_or_shutting_down(), &parts);
         batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env.out);
-        // startReplicaDeletion
+        // startReplicaDeletion: the live replicas are `allLiveReplicas()`, on
+        // `liveBrokerIds`, which leaves out brokers in controlled shutdown.
         let replicas = self.replicas_of_topic(topic);
         let (live, dead): (Vec<_>, Vec<_>) = replicas
             .into_iter()
-            .partition(|(_, r)| self.ctx.is_replica_online(*r, true));
+            .partition(|(_, r)| self.ctx.is_replica_online(*r, false));
         let live: Vec<_> = live
             .into_iter()
             .filter(|r| {
@@ -315,7 +316,7 @@ impl KafkaController {
             env.out.note(
                 "topic_deletion_paused",
                 format!(
-                    "deletion of topic {topic} paused: replicas on dead brokers {}",
+                    "deletion of topic {topic} paused: replicas on dead or shutting-down brokers {}",
                     ids_text(dead.iter().map(|(_, r)| r))
                 ),
             );

@@ -195,3 +195,63 @@ fn on_partition_reassignment_to_the_current_replicas_still_runs_phase_b() {
     );
     s.assert_no_violations();
 }
+
+#[test]
+fn mark_topic_ineligible_for_deletion_is_a_no_op_for_a_topic_not_yet_queued() {
+    // Kafka 2.4: KafkaController.processTopicDeletion calls
+    // TopicDeletionManager.markTopicIneligibleForDeletion for topics with a reassignment in
+    // progress *before* enqueueTopicsForDeletion, and markTopicIneligibleForDeletion only
+    // marks topics already in topicsToBeDeleted (onPartitionReassignment's call is the same
+    // no-op for a topic not queued). So deleting a topic while one of its partitions is
+    // being reassigned starts at once: StopReplica(delete=true) to every replica of RS.
+    let mut s = Story::brokers(44, 4);
+    s.until(5_000);
+    let c = s.controller();
+    let others = s.non_controllers();
+    let (a, b, d) = (others[0], others[1], others[2]);
+    s.create_topic(5_000, "t", &[&[a.0, b.0]]).until(5_900);
+    // d stalls (shorter than the session timeout): it stays registered and live, but
+    // cannot catch up, so the reassignment to [a,d] stays in phase A.
+    s.at(
+        5_900,
+        Action::PauseBroker {
+            broker: d,
+            duration_ms: 4_000,
+        },
+    )
+    .at(6_000, reassign("t", 0, &[a, d]))
+    .until(6_500);
+    assert!(s
+        .broker(c)
+        .controller
+        .ctx
+        .partitions_being_reassigned
+        .contains(&tp("t", 0)));
+    s.at(6_500, Action::DeleteTopic { topic: "t".into() })
+        .until(8_000);
+    let ctx = &s.broker(c).controller.ctx;
+    assert!(ctx.topics_to_be_deleted.contains("t"));
+    assert!(
+        !ctx.topics_ineligible_for_deletion.contains("t"),
+        "not paused by the reassignment"
+    );
+    assert!(ctx.topics_with_deletion_started.contains("t"));
+    assert!(
+        s.records("topic_deletion_paused").is_empty(),
+        "{:#?}",
+        s.records("topic_deletion_paused")
+    );
+    for r in [a, b] {
+        assert!(
+            s.sim.log(r, &tp("t", 0)).is_none(),
+            "broker {r} deleted its replica while d is still stalled"
+        );
+    }
+    // d wakes, answers its StopReplica(delete=true), and the topic is gone.
+    s.until(15_000);
+    assert!(s.sim.zk().node("/brokers/topics/t").is_none());
+    assert!(s.sim.zk().node("/admin/delete_topics/t").is_none());
+    assert!(s.sim.log(d, &tp("t", 0)).is_none());
+    assert!(s.records("error").is_empty(), "{:#?}", s.records("error"));
+    s.assert_no_violations();
+}

@@ -194,24 +194,52 @@ impl KafkaController {
             );
             return Ok(());
         }
-        let new: Vec<String> = known
-            .into_iter()
-            .filter(|t| !self.ctx.topics_to_be_deleted.contains(t))
-            .collect();
-        if new.is_empty() {
+        if known.is_empty() {
             return Ok(());
         }
-        for t in &new {
-            if self.ctx.reassigning.keys().any(|tp| &tp.topic == t) {
-                self.ctx.topics_ineligible_for_deletion.insert(t.clone());
+        // Mark topics with a reassignment in progress ineligible, before they
+        // are queued: markTopicIneligibleForDeletion only marks topics already
+        // queued, so a fresh deletion is not paused by a reassignment.
+        for t in &known {
+            if self
+                .ctx
+                .partitions_being_reassigned
+                .iter()
+                .any(|tp| &tp.topic == t)
+            {
+                self.mark_topic_ineligible_for_deletion(env, t, "topic reassignment in progress");
             }
-            self.ctx.topics_to_be_deleted.insert(t.clone());
         }
-        env.out.note(
-            "topic_deletion",
-            format!("topics queued for deletion: {new:?}"),
-        );
+        let new: Vec<String> = known
+            .iter()
+            .filter(|t| !self.ctx.topics_to_be_deleted.contains(*t))
+            .cloned()
+            .collect();
+        // enqueueTopicsForDeletion: queue them all, then resumeDeletions.
+        self.ctx.topics_to_be_deleted.extend(known);
+        if !new.is_empty() {
+            env.out.note(
+                "topic_deletion",
+                format!("topics queued for deletion: {new:?}"),
+            );
+        }
         self.resume_deletions(env)
+    }
+
+    /// `markTopicIneligibleForDeletion`: a no-op unless the topic is already
+    /// queued for deletion.
+    fn mark_topic_ineligible_for_deletion(&mut self, env: &mut Env<'_>, topic: &str, reason: &str) {
+        if self.ctx.topics_to_be_deleted.contains(topic)
+            && self
+                .ctx
+                .topics_ineligible_for_deletion
+                .insert(topic.to_string())
+        {
+            env.out.note(
+                "topic_deletion_paused",
+                format!("halted deletion of topic {topic} due to {reason}"),
+            );
+        }
     }
 
     /// `resumeDeletions`.
@@ -418,8 +446,13 @@ impl KafkaController {
             }
             Err((_, e)) => return Err(e.into()),
         }
+        // removeTopic: the assignments go, with their adding and removing
+        // replicas. Kafka 2.4 leaves the topic's partitions in
+        // partitionsBeingReassigned (only phase B or a failover clears it), so
+        // they stay there too.
         self.ctx.all_topics.remove(topic);
         self.ctx.assignments.retain(|tp, _| tp.topic != topic);
+        self.ctx.reassigning.retain(|tp, _| tp.topic != topic);
         self.ctx.leadership.retain(|tp, _| tp.topic != topic);
         self.ctx.partition_states.retain(|tp, _| tp.topic != topic);
         self.ctx
@@ -495,7 +528,12 @@ impl KafkaController {
                 .replicas_of_topic(&t)
                 .iter()
                 .any(|(_, r)| !self.ctx.is_replica_online(*r, false));
-            if offline || self.ctx.reassigning.keys().any(|tp| tp.topic == t) {
+            let reassigning = self
+                .ctx
+                .partitions_being_reassigned
+                .iter()
+                .any(|tp| tp.topic == t);
+            if offline || reassigning {
                 self.ctx.topics_ineligible_for_deletion.insert(t.clone());
             }
             self.ctx.topics_to_be_deleted.insert(t);
@@ -646,9 +684,9 @@ impl KafkaController {
             );
             return Ok(());
         }
-        self.ctx
-            .topics_ineligible_for_deletion
-            .insert(tp.topic.clone());
+        // While a reassignment is in progress, deletion is not allowed (a
+        // no-op unless the topic is already queued for deletion).
+        self.mark_topic_ineligible_for_deletion(env, &tp.topic, "topic reassignment in progress");
         self.update_current_reassignment(env, tp, &replicas, &r)?;
         let target: Vec<BrokerId> = replicas
             .iter()
@@ -729,8 +767,9 @@ impl KafkaController {
             "reassignment_completed",
             format!("{tp}: reassignment to {} completed", ids_text(&target)),
         );
+        // Deletion of the topic, if queued, may go on (resumeDeletionForTopics
+        // clears the ineligible mark).
         let topics: BTreeSet<String> = [tp.topic.clone()].into_iter().collect();
-        self.ctx.topics_ineligible_for_deletion.remove(&tp.topic);
         self.resume_deletion_for_topics(env, &topics)
     }
 

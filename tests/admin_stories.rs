@@ -392,3 +392,129 @@ fn auto_rebalance_waits_while_a_reassignment_runs() {
     assert_eq!(s.partition("t", 0).leader, Some(v));
     s.assert_no_violations();
 }
+
+#[test]
+fn create_topic_partition_states_raw_creates_partitions_once_then_each_partition_then_each_state() {
+    // Kafka: KafkaZkClient.createTopicPartitionStatesRaw — `/brokers/topics/<t>/partitions`
+    // once per topic, then `/partitions/<p>` for every partition, then every `/state`:
+    // 1 + 2N fenced writes for a topic of N partitions, in that order.
+    // Every controller write costs 1 ms and nothing else costs anything, so the
+    // TopicChange event's length is its number of ZooKeeper writes.
+    let config = kcsim_core::Config {
+        sim_controller_event_cost_ms: 0,
+        sim_controller_zk_write_cost_ms: 1,
+        sim_controller_zk_write_cost_us: 0,
+        sim_controller_request_cost_ms: 0,
+        ..Default::default()
+    };
+    let mut s = Story::with_config(39, 3, config);
+    s.until(5_000);
+    let c = s.controller();
+    s.create_topic(5_000, "t", &[&[0, 1], &[1, 2], &[2, 0], &[0, 2]]);
+    let mut writes = None;
+    while s.sim.now().as_ms() < 6_000 && writes.is_none() {
+        assert!(s.sim.step());
+        if let Some(cur) = &s.broker(c).controller.current {
+            if cur.event.name() == "TopicChange" {
+                writes = Some(cur.done_at.as_ms() - cur.started_at.as_ms());
+            }
+        }
+    }
+    assert_eq!(writes, Some(1 + 2 * 4), "1 + 2N writes for N = 4");
+    s.until(6_000);
+    let czxid = |p: &str| {
+        s.sim
+            .zk()
+            .node(p)
+            .unwrap_or_else(|| panic!("{p} exists"))
+            .stat
+            .czxid
+    };
+    let partitions = czxid("/brokers/topics/t/partitions");
+    let nodes: Vec<i64> = (0..4)
+        .map(|p| czxid(&format!("/brokers/topics/t/partitions/{p}")))
+        .collect();
+    let states: Vec<i64> = (0..4)
+        .map(|p| czxid(&format!("/brokers/topics/t/partitions/{p}/state")))
+        .collect();
+    assert!(
+        nodes.iter().all(|n| *n > partitions),
+        "{partitions} {nodes:?}"
+    );
+    let last_node = nodes.iter().max().copied().unwrap_or_default();
+    assert!(
+        states.iter().all(|st| *st > last_node),
+        "every partition znode before any state znode: {nodes:?} {states:?}"
+    );
+    for p in 0..4 {
+        assert_eq!(
+            s.partition("t", p).state,
+            kcsim_core::controller::states::PartitionState::OnlinePartition
+        );
+    }
+    s.assert_no_violations();
+}
+
+#[test]
+fn start_replica_deletion_treats_replicas_on_shutting_down_brokers_as_dead() {
+    // Kafka: TopicDeletionManager.startReplicaDeletion takes the live replicas from
+    // ControllerContext.allLiveReplicas(), i.e. replicasOnBrokers(liveBrokerIds), and
+    // liveBrokerIds leaves out shuttingDownBrokerIds: a replica on a broker in controlled
+    // shutdown goes to ReplicaDeletionIneligible and the topic is marked ineligible
+    // ("offline replicas"); deletion resumes when that broker starts again.
+    use kcsim_core::controller::states::ReplicaState;
+    let mut s = Story::brokers(43, 3);
+    s.until(5_000);
+    let c = s.controller();
+    let others = s.non_controllers();
+    let (x, y) = (others[0], others[1]);
+    // pin-0 can only be led by x once y is gone, so x's controlled shutdown retries
+    // and x stays in shuttingDownBrokerIds for a while.
+    s.create_topic(5_000, "pin", &[&[x.0, y.0]]);
+    s.create_topic(5_000, "doomed", &[&[c.0, x.0]]);
+    s.at(6_000, Action::KillBroker { broker: y }).until(14_000);
+    s.at(14_000, Action::ShutdownBroker { broker: x });
+    s.until(14_500);
+    assert!(
+        s.broker(c).controller.ctx.shutting_down.contains(&x),
+        "x is in controlled shutdown"
+    );
+    s.at(
+        14_500,
+        Action::DeleteTopic {
+            topic: "doomed".into(),
+        },
+    )
+    .until(16_000);
+    assert!(
+        s.broker(c).controller.ctx.shutting_down.contains(&x),
+        "x is still shutting down"
+    );
+    assert!(
+        s.sim.zk().node("/brokers/topics/doomed").is_some(),
+        "paused: x's replica is not live while x shuts down"
+    );
+    let ctx = &s.broker(c).controller.ctx;
+    // c's replica was deleted; x's went Ineligible, and the retry after c's response
+    // (retryDeletionForIneligibleReplicas) moved it back to OfflineReplica.
+    assert_eq!(
+        ctx.replica_states.get(&(tp("doomed", 0), c)),
+        Some(&ReplicaState::ReplicaDeletionSuccessful)
+    );
+    assert_eq!(
+        ctx.replica_states.get(&(tp("doomed", 0), x)),
+        Some(&ReplicaState::OfflineReplica)
+    );
+    assert!(ctx.topics_ineligible_for_deletion.contains("doomed"));
+    assert!(
+        s.sim.log(x, &tp("doomed", 0)).is_some(),
+        "no StopReplica(delete=true) went to x"
+    );
+    // Once x is back, deletion resumes and completes.
+    s.until(40_000);
+    s.at(40_000, Action::StartBroker { broker: x })
+        .until(50_000);
+    assert!(s.sim.zk().node("/brokers/topics/doomed").is_none());
+    assert!(s.sim.log(x, &tp("doomed", 0)).is_none());
+    s.assert_no_violations();
+}

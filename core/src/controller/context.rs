@@ -48,8 +48,6 @@ pub struct ControllerContext {
     pub partitions_being_reassigned: BTreeSet<TopicPartition>,
     /// Adding and removing replicas of partitions being reassigned (KIP-455).
     pub reassigning: BTreeMap<TopicPartition, super::topics::Reassignment>,
-    /// Reassignments whose phase A (new replicas started) has run.
-    pub reassignment_started: BTreeSet<TopicPartition>,
     /// Topics whose deletion has started (`topicsWithDeletionStarted`).
     pub topics_with_deletion_started: BTreeSet<String>,
     /// Topics whose deletion is paused (`topicsIneligibleForDeletion`).

@@ -280,13 +280,11 @@ impl KafkaController {
                 partitions,
                 error.as_deref(),
             ),
-            ControllerEvent::ZkPartitionReassignment => self.process_zk_partition_reassignment(env),
+            ControllerEvent::ZkPartitionReassignment => {
+                self.process_zk_partition_reassignment(env).map(|_| ())
+            }
             ControllerEvent::PartitionReassignmentIsrChange(tp) => {
-                if self.ctx.partitions_being_reassigned.contains(tp) {
-                    self.continue_reassignment(env, tp)
-                } else {
-                    Ok(())
-                }
+                self.process_partition_reassignment_isr_change(env, tp)
             }
             // Endpoints never change in this simulator, so there is nothing to do.
             ControllerEvent::BrokerModifications(_) => {
@@ -542,7 +540,10 @@ impl KafkaController {
         for b in self.ctx.live_brokers.keys() {
             env.client.register_data_handler(&paths::broker(*b));
         }
-        self.read_partitions(env)
+        self.read_partitions(env)?;
+        // Partitions whose persisted assignment has adding or removing replicas.
+        self.ctx.partitions_being_reassigned = self.ctx.reassigning.keys().cloned().collect();
+        Ok(())
     }
 
     /// `KafkaController.shutdown()` on a clean broker exit: the event thread

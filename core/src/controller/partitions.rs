@@ -258,8 +258,14 @@ impl KafkaController {
         }
     }
 
-    /// New → Online: the first live replica leads, every live replica is in
-    /// the ISR, leader epoch 0; the state znode is created (fenced).
+    /// New → Online (`initializeLeaderAndIsrForPartitions`): the first live
+    /// replica leads, every live replica is in the ISR, leader epoch 0. The
+    /// znodes are created as `KafkaZkClient.createTopicPartitionStatesRaw`
+    /// does, each a fenced write: `/brokers/topics/<t>/partitions` once per
+    /// topic, then `/partitions/<p>` for every partition, then every
+    /// `/state` (1 + 2N writes for one topic of N partitions). The results of
+    /// the first two steps are ignored, as in Kafka; only the state znode's
+    /// creation decides whether the partition goes Online.
     fn initialize_leader_and_isr(
         &mut self,
         env: &mut Env<'_>,
@@ -267,6 +273,7 @@ impl KafkaController {
         tps: &[TopicPartition],
     ) -> Result<Vec<(TopicPartition, TransitionResult)>, ControllerError> {
         let mut out = Vec::new();
+        let mut to_create: Vec<(TopicPartition, LeaderIsr, Vec<BrokerId>)> = Vec::new();
         for tp in tps {
             let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
             let live: Vec<BrokerId> = replicas
@@ -286,40 +293,56 @@ impl KafkaController {
             let l = LeaderIsr {
                 leader: Some(leader),
                 leader_epoch: 0,
-                isr: live.clone(),
+                isr: live,
                 zk_version: 0,
                 controller_epoch: self.ctx.epoch,
             };
-            let epoch_zk_version = self.ctx.epoch_zk_version;
-            let partitions_path = format!("{}/partitions", paths::topic(&tp.topic));
-            let partition_path = format!("{partitions_path}/{}", tp.partition);
-            for p in [&partitions_path, &partition_path] {
-                let create = Op::Create {
-                    path: p.clone(),
-                    data: String::new(),
-                    mode: CreateMode::Persistent,
-                };
-                match fenced(env, epoch_zk_version, create) {
-                    Ok(_) | Err(ControllerError::Zk(ZkError::NodeExists)) => {}
-                    Err(e) => return Err(e),
-                }
-            }
+            to_create.push((tp.clone(), l, replicas));
+        }
+        if to_create.is_empty() {
+            return Ok(out);
+        }
+        let epoch_zk_version = self.ctx.epoch_zk_version;
+        let topics: BTreeSet<&str> = to_create
+            .iter()
+            .map(|(tp, _, _)| tp.topic.as_str())
+            .collect();
+        let parents: Vec<String> = topics
+            .iter()
+            .map(|t| format!("{}/partitions", paths::topic(t)))
+            .chain(to_create.iter().map(|(tp, _, _)| {
+                format!("{}/partitions/{}", paths::topic(&tp.topic), tp.partition)
+            }))
+            .collect();
+        for path in parents {
             let create = Op::Create {
-                path: paths::partition_state(tp),
+                path,
+                data: String::new(),
+                mode: CreateMode::Persistent,
+            };
+            match fenced(env, epoch_zk_version, create) {
+                Ok(_) | Err(ControllerError::Zk(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        for (tp, l, replicas) in to_create {
+            let create = Op::Create {
+                path: paths::partition_state(&tp),
                 data: encode_partition_state(&l),
                 mode: CreateMode::Persistent,
             };
             match fenced(env, epoch_zk_version, create) {
                 Ok(_) => {
-                    env.out.note("leader_elected", format!("broker {leader} leads {tp}: first live replica in AR {}; ISR {}, leader epoch 0", ids_text(&replicas), ids_text(&live)));
+                    let leader = l.leader.map_or_else(|| "-1".to_string(), |b| b.to_string());
+                    env.out.note("leader_elected", format!("broker {leader} leads {tp}: first live replica in AR {}; ISR {}, leader epoch 0", ids_text(&replicas), ids_text(&l.isr)));
                     self.ctx.leadership.insert(tp.clone(), l.clone());
-                    batch.add_leader_and_isr(&self.ctx, &live, tp, &l, true);
-                    out.push((tp.clone(), Ok(())));
+                    batch.add_leader_and_isr(&self.ctx, &l.isr, &tp, &l, true);
+                    out.push((tp, Ok(())));
                 }
                 Err(ControllerError::Zk(e)) => {
                     let msg = format!("error while creating the state znode of {tp}: {e}");
                     env.out.note("election_failed", msg.clone());
-                    out.push((tp.clone(), Err(msg)));
+                    out.push((tp, Err(msg)));
                 }
                 Err(e) => return Err(e),
             }
@@ -873,20 +896,10 @@ impl KafkaController {
         let replicas = self.replicas_on(new);
         self.handle_replica_state_changes(env, &replicas, ReplicaState::OnlineReplica)?;
         self.trigger_online_partition_state_change(env, None)?;
-        // Reassignments waiting for one of these brokers carry on.
-        let resume: Vec<TopicPartition> = self
-            .ctx
-            .reassigning
-            .iter()
-            .filter(|(_, r)| r.adding.iter().any(|b| new.contains(b)))
-            .map(|(tp, _)| tp.clone())
-            .collect();
-        for tp in resume {
-            // Kafka runs onPartitionReassignment again: phase A re-sends
-            // LeaderAndIsr (with a new leader epoch) to every replica.
-            self.ctx.reassignment_started.remove(&tp);
-            self.continue_reassignment(env, &tp)?;
-        }
+        // maybeResumeReassignments: Kafka 2.4 resumes every reassignment whose
+        // target replicas (RS minus the removing ones, not only the adding
+        // ones) include a new broker; onPartitionReassignment runs again.
+        self.maybe_resume_reassignments(env, |_, target| target.iter().any(|b| new.contains(b)))?;
         let topics: BTreeSet<String> = replicas.iter().map(|(tp, _)| tp.topic.clone()).collect();
         self.resume_deletion_for_topics(env, &topics)?;
         for b in new {

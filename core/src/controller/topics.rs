@@ -194,24 +194,52 @@ impl KafkaController {
             );
             return Ok(());
         }
-        let new: Vec<String> = known
-            .into_iter()
-            .filter(|t| !self.ctx.topics_to_be_deleted.contains(t))
-            .collect();
-        if new.is_empty() {
+        if known.is_empty() {
             return Ok(());
         }
-        for t in &new {
-            if self.ctx.reassigning.keys().any(|tp| &tp.topic == t) {
-                self.ctx.topics_ineligible_for_deletion.insert(t.clone());
+        // Mark topics with a reassignment in progress ineligible, before they
+        // are queued: markTopicIneligibleForDeletion only marks topics already
+        // queued, so a fresh deletion is not paused by a reassignment.
+        for t in &known {
+            if self
+                .ctx
+                .partitions_being_reassigned
+                .iter()
+                .any(|tp| &tp.topic == t)
+            {
+                self.mark_topic_ineligible_for_deletion(env, t, "topic reassignment in progress");
             }
-            self.ctx.topics_to_be_deleted.insert(t.clone());
         }
-        env.out.note(
-            "topic_deletion",
-            format!("topics queued for deletion: {new:?}"),
-        );
+        let new: Vec<String> = known
+            .iter()
+            .filter(|t| !self.ctx.topics_to_be_deleted.contains(*t))
+            .cloned()
+            .collect();
+        // enqueueTopicsForDeletion: queue them all, then resumeDeletions.
+        self.ctx.topics_to_be_deleted.extend(known);
+        if !new.is_empty() {
+            env.out.note(
+                "topic_deletion",
+                format!("topics queued for deletion: {new:?}"),
+            );
+        }
         self.resume_deletions(env)
+    }
+
+    /// `markTopicIneligibleForDeletion`: a no-op unless the topic is already
+    /// queued for deletion.
+    fn mark_topic_ineligible_for_deletion(&mut self, env: &mut Env<'_>, topic: &str, reason: &str) {
+        if self.ctx.topics_to_be_deleted.contains(topic)
+            && self
+                .ctx
+                .topics_ineligible_for_deletion
+                .insert(topic.to_string())
+        {
+            env.out.note(
+                "topic_deletion_paused",
+                format!("halted deletion of topic {topic} due to {reason}"),
+            );
+        }
     }
 
     /// `resumeDeletions`.
@@ -294,11 +322,12 @@ impl KafkaController {
         let mut batch = RequestBatch::default();
         batch.add_update_metadata(&self.ctx.live_or_shutting_down(), &parts);
         batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env.out);
-        // startReplicaDeletion
+        // startReplicaDeletion: the live replicas are `allLiveReplicas()`, on
+        // `liveBrokerIds`, which leaves out brokers in controlled shutdown.
         let replicas = self.replicas_of_topic(topic);
         let (live, dead): (Vec<_>, Vec<_>) = replicas
             .into_iter()
-            .partition(|(_, r)| self.ctx.is_replica_online(*r, true));
+            .partition(|(_, r)| self.ctx.is_replica_online(*r, false));
         let live: Vec<_> = live
             .into_iter()
             .filter(|r| {
@@ -315,7 +344,7 @@ impl KafkaController {
             env.out.note(
                 "topic_deletion_paused",
                 format!(
-                    "deletion of topic {topic} paused: replicas on dead brokers {}",
+                    "deletion of topic {topic} paused: replicas on dead or shutting-down brokers {}",
                     ids_text(dead.iter().map(|(_, r)| r))
                 ),
             );
@@ -417,8 +446,13 @@ impl KafkaController {
             }
             Err((_, e)) => return Err(e.into()),
         }
+        // removeTopic: the assignments go, with their adding and removing
+        // replicas. Kafka 2.4 leaves the topic's partitions in
+        // partitionsBeingReassigned (only phase B or a failover clears it), so
+        // they stay there too.
         self.ctx.all_topics.remove(topic);
         self.ctx.assignments.retain(|tp, _| tp.topic != topic);
+        self.ctx.reassigning.retain(|tp, _| tp.topic != topic);
         self.ctx.leadership.retain(|tp, _| tp.topic != topic);
         self.ctx.partition_states.retain(|tp, _| tp.topic != topic);
         self.ctx
@@ -494,7 +528,12 @@ impl KafkaController {
                 .replicas_of_topic(&t)
                 .iter()
                 .any(|(_, r)| !self.ctx.is_replica_online(*r, false));
-            if offline || self.ctx.reassigning.keys().any(|tp| tp.topic == t) {
+            let reassigning = self
+                .ctx
+                .partitions_being_reassigned
+                .iter()
+                .any(|tp| tp.topic == t);
+            if offline || reassigning {
                 self.ctx.topics_ineligible_for_deletion.insert(t.clone());
             }
             self.ctx.topics_to_be_deleted.insert(t);
@@ -504,23 +543,49 @@ impl KafkaController {
 
     // ----- reassignment (KIP-455, Kafka 2.4) ------------------------------------
 
+    /// A partition's full assignment (`partitionFullReplicaAssignment`): RS
+    /// with the adding and removing replicas (empty when not reassigning).
+    fn full_assignment(&self, tp: &TopicPartition) -> (Vec<BrokerId>, Reassignment) {
+        (
+            self.ctx.assignments.get(tp).cloned().unwrap_or_default(),
+            self.ctx.reassigning.get(tp).cloned().unwrap_or_default(),
+        )
+    }
+
+    /// Keep a full assignment in the context (`updatePartitionFullReplicaAssignment`).
+    fn set_full_assignment(
+        &mut self,
+        tp: &TopicPartition,
+        replicas: Vec<BrokerId>,
+        r: Reassignment,
+    ) {
+        self.ctx.assignments.insert(tp.clone(), replicas);
+        if r.adding.is_empty() && r.removing.is_empty() {
+            self.ctx.reassigning.remove(tp);
+        } else {
+            self.ctx.reassigning.insert(tp.clone(), r);
+        }
+    }
+
     /// `ZkPartitionReassignment`: read `/admin/reassign_partitions` and start
-    /// or supersede each partition's reassignment.
+    /// or supersede each partition's reassignment. Returns the partitions
+    /// whose reassignment was (re)started without error.
     pub(super) fn process_zk_partition_reassignment(
         &mut self,
         env: &mut Env<'_>,
-    ) -> Result<(), ControllerError> {
+    ) -> Result<BTreeSet<TopicPartition>, ControllerError> {
+        let mut started = BTreeSet::new();
         env.client.register_data_handler(paths::REASSIGN_PARTITIONS);
         if env
             .client
             .exists(env.zk, paths::REASSIGN_PARTITIONS)?
             .is_none()
         {
-            return Ok(());
+            return Ok(started);
         }
         let entries = match env.client.get_data(env.zk, paths::REASSIGN_PARTITIONS) {
             Ok((d, _)) => decode_reassignment(&d).unwrap_or_default(),
-            Err(ZkError::NoNode) => return Ok(()),
+            Err(ZkError::NoNode) => return Ok(started),
             Err(e) => return Err(e.into()),
         };
         let mut failed = Vec::new();
@@ -545,13 +610,17 @@ impl KafkaController {
                     failed.push(tp);
                 }
                 None => {
-                    if let Err(e) = self.on_partition_reassignment(env, &tp, &target) {
-                        if matches!(e, ControllerError::ControllerMoved(_)) {
-                            return Err(e);
+                    let (replicas, r) = self.reassign_to(&tp, &target);
+                    match self.on_partition_reassignment(env, &tp, replicas, r) {
+                        Ok(()) => {
+                            started.insert(tp);
                         }
-                        env.out
-                            .note("reassignment_failed", format!("reassignment of {tp}: {e}"));
-                        failed.push(tp);
+                        Err(e @ ControllerError::ControllerMoved(_)) => return Err(e),
+                        Err(e) => {
+                            env.out
+                                .note("reassignment_failed", format!("reassignment of {tp}: {e}"));
+                            failed.push(tp);
+                        }
                     }
                 }
             }
@@ -559,139 +628,112 @@ impl KafkaController {
         for tp in failed {
             self.remove_from_zk_reassignment(env, &tp, None)?;
         }
-        Ok(())
+        Ok(started)
     }
 
-    /// `onPartitionReassignment`: phase U (update), then A or B.
-    fn on_partition_reassignment(
-        &mut self,
-        env: &mut Env<'_>,
+    /// `ReplicaAssignment.reassignTo(target)`: RS = target ++ (origin not in
+    /// target), adding = RS − origin, removing = RS − target, where origin is
+    /// the current RS minus the replicas it is still adding.
+    fn reassign_to(
+        &self,
         tp: &TopicPartition,
         target: &[BrokerId],
-    ) -> Result<(), ControllerError> {
-        self.ctx
-            .topics_ineligible_for_deletion
-            .insert(tp.topic.clone());
-        let current = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
-        let origin: Vec<BrokerId> = match self.ctx.reassigning.get(tp) {
-            Some(r) => current
-                .iter()
-                .copied()
-                .filter(|b| !r.adding.contains(b))
-                .collect(),
-            None => current.clone(),
-        };
-        if origin == target && !self.ctx.reassigning.contains_key(tp) {
-            env.out.note(
-                "reassignment",
-                format!(
-                    "{tp} already has replicas {}; nothing to do",
-                    ids_text(target)
-                ),
-            );
-            return self.remove_from_zk_reassignment(env, tp, Some(target));
+    ) -> (Vec<BrokerId>, Reassignment) {
+        let (current, r) = self.full_assignment(tp);
+        let origin: Vec<BrokerId> = current
+            .iter()
+            .copied()
+            .filter(|b| !r.adding.contains(b))
+            .collect();
+        let mut replicas: Vec<BrokerId> = Vec::new();
+        for b in target.iter().chain(origin.iter()) {
+            if !replicas.contains(b) {
+                replicas.push(*b);
+            }
         }
-        // reassignTo: target first, then the origin replicas not in it.
-        let mut replicas: Vec<BrokerId> = target.to_vec();
-        replicas.extend(origin.iter().copied().filter(|b| !target.contains(b)));
-        let adding: Vec<BrokerId> = replicas
+        let adding = replicas
             .iter()
             .copied()
             .filter(|b| !origin.contains(b))
             .collect();
-        let removing: Vec<BrokerId> = replicas
+        let removing = replicas
             .iter()
             .copied()
             .filter(|b| !target.contains(b))
             .collect();
-        // Phase U: replicas of a superseded reassignment that are no longer needed go.
-        let unneeded: Vec<(TopicPartition, BrokerId)> = current
-            .iter()
-            .copied()
-            .filter(|b| !replicas.contains(b))
-            .map(|b| (tp.clone(), b))
-            .collect();
-        if replicas != current || !self.ctx.reassigning.contains_key(tp) {
-            self.ctx.assignments.insert(tp.clone(), replicas.clone());
-            self.ctx.reassigning.insert(
-                tp.clone(),
-                super::topics::Reassignment {
-                    adding: adding.clone(),
-                    removing: removing.clone(),
-                },
-            );
-            self.write_topic_assignment(env, &tp.topic)?;
-            if !unneeded.is_empty() {
-                self.stop_removed_replicas(env, &unneeded)?;
-            }
-            env.out.note(
-                "reassignment",
-                format!(
-                    "{tp}: replicas {}, adding {}, removing {}",
-                    ids_text(&replicas),
-                    ids_text(&adding),
-                    ids_text(&removing)
-                ),
-            );
-        }
-        self.ctx.partitions_being_reassigned.insert(tp.clone());
-        env.client
-            .register_data_handler(&paths::partition_state(tp));
-        self.continue_reassignment(env, tp)
+        (replicas, Reassignment { adding, removing })
     }
 
-    /// Phase A while the target is not all in the ISR, phase B once it is.
-    pub(super) fn continue_reassignment(
+    /// `onPartitionReassignment(tp, reassignment)`: phase U (update), then A
+    /// while the target is not all in the ISR, B once it is. A partition
+    /// with no adding or removing replicas (a reassignment to the current
+    /// replicas) is complete at once and runs phase B.
+    fn on_partition_reassignment(
         &mut self,
         env: &mut Env<'_>,
         tp: &TopicPartition,
+        replicas: Vec<BrokerId>,
+        r: Reassignment,
     ) -> Result<(), ControllerError> {
-        let Some(r) = self.ctx.reassigning.get(tp).cloned() else {
+        if !self.ctx.assignments.contains_key(tp) {
+            // Kafka would fail here (the partition has no leadership info); the
+            // event has no effect.
+            env.out.note(
+                "reassignment_failed",
+                format!("reassignment of {tp}: the partition does not exist"),
+            );
             return Ok(());
-        };
-        let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
+        }
+        // While a reassignment is in progress, deletion is not allowed (a
+        // no-op unless the topic is already queued for deletion).
+        self.mark_topic_ineligible_for_deletion(env, &tp.topic, "topic reassignment in progress");
+        self.update_current_reassignment(env, tp, &replicas, &r)?;
         let target: Vec<BrokerId> = replicas
             .iter()
             .copied()
             .filter(|b| !r.removing.contains(b))
             .collect();
-        // Re-read the ISR (and re-arm the watch on the state znode).
-        let isr = match env.client.get_data(env.zk, &paths::partition_state(tp)) {
-            Ok((d, stat)) => crate::znodes::decode_partition_state(&d, stat.version)
-                .map(|l| l.isr)
-                .unwrap_or_default(),
-            Err(ZkError::NoNode) => Vec::new(),
-            Err(e) => return Err(e.into()),
-        };
-        if !target.iter().all(|b| isr.contains(b)) {
-            // Phase A: bump the leader epoch, tell every replica, start the new ones.
-            if !self.ctx.reassignment_started.contains(tp) {
-                self.ctx.reassignment_started.insert(tp.clone());
-                self.update_leader_epoch_and_send(env, tp, &replicas)?;
-                let adding: Vec<(TopicPartition, BrokerId)> =
-                    r.adding.iter().map(|b| (tp.clone(), *b)).collect();
-                self.handle_replica_state_changes(env, &adding, ReplicaState::NewReplica)?;
-                env.out.note(
-                    "reassignment",
-                    format!(
-                        "{tp}: waiting for {} to join ISR {}",
-                        ids_text(&r.adding),
-                        ids_text(&isr)
-                    ),
-                );
+        if !self.is_reassignment_complete(env, tp, &target, &r)? {
+            // A1. Bump the leader epoch and tell every replica of RS.
+            self.update_leader_epoch_and_send(env, tp, &replicas)?;
+            // A2. The adding replicas → NewReplica.
+            for b in &r.adding {
+                self.handle_replica_state_changes(
+                    env,
+                    &[(tp.clone(), *b)],
+                    ReplicaState::NewReplica,
+                )?;
             }
+            env.out.note(
+                "reassignment",
+                format!(
+                    "{tp}: waiting for {} to join ISR {}",
+                    ids_text(&r.adding),
+                    ids_text(
+                        &self
+                            .ctx
+                            .leadership
+                            .get(tp)
+                            .map(|l| l.isr.clone())
+                            .unwrap_or_default()
+                    )
+                ),
+            );
             return Ok(());
         }
-        // Phase B.
+        // B1. The adding replicas → OnlineReplica.
         let adding: Vec<(TopicPartition, BrokerId)> =
             r.adding.iter().map(|b| (tp.clone(), *b)).collect();
         self.handle_replica_state_changes(env, &adding, ReplicaState::OnlineReplica)?;
-        self.ctx.assignments.insert(tp.clone(), target.clone());
-        self.ctx.reassigning.remove(tp);
+        // B2. RS = TRS, AR = RR = [] in memory.
+        self.set_full_assignment(tp, target.clone(), Reassignment::default());
+        // B3. moveReassignedPartitionLeaderIfRequired.
         let leader = self.ctx.leadership.get(tp).and_then(|l| l.leader);
         match leader {
             Some(l) if target.contains(&l) && self.ctx.is_replica_online(l, false) => {
-                self.update_leader_epoch_and_send(env, tp, &replicas)?;
+                // updateLeaderEpochAndSendRequest(tp, ReplicaAssignment(TRS)):
+                // the LeaderAndIsr goes to the target replicas only.
+                self.update_leader_epoch_and_send(env, tp, &target)?;
             }
             _ => {
                 let out = self.handle_partition_state_changes(
@@ -706,15 +748,18 @@ impl KafkaController {
                 }
             }
         }
+        // B4, B5. The removing replicas are stopped and deleted.
         let removing: Vec<(TopicPartition, BrokerId)> =
             r.removing.iter().map(|b| (tp.clone(), *b)).collect();
         self.stop_removed_replicas(env, &removing)?;
+        // B6. RS = TRS, AR = RR = [] in ZooKeeper.
         self.write_topic_assignment(env, &tp.topic)?;
+        // B7. removePartitionFromReassigningPartitions.
         env.client
             .unregister_data_handler(&paths::partition_state(tp));
         self.remove_from_zk_reassignment(env, tp, Some(&target))?;
         self.ctx.partitions_being_reassigned.remove(tp);
-        self.ctx.reassignment_started.remove(tp);
+        // B8. UpdateMetadata for the partition to every broker.
         let mut batch = RequestBatch::default();
         batch.add_update_metadata(&self.ctx.live_or_shutting_down(), std::slice::from_ref(tp));
         batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env.out);
@@ -722,9 +767,120 @@ impl KafkaController {
             "reassignment_completed",
             format!("{tp}: reassignment to {} completed", ids_text(&target)),
         );
+        // Deletion of the topic, if queued, may go on (resumeDeletionForTopics
+        // clears the ineligible mark).
         let topics: BTreeSet<String> = [tp.topic.clone()].into_iter().collect();
-        self.ctx.topics_ineligible_for_deletion.remove(&tp.topic);
         self.resume_deletion_for_topics(env, &topics)
+    }
+
+    /// `updateCurrentReassignment`: when the assignment changed, write it
+    /// (U1, U2) and stop the replicas a superseded reassignment no longer
+    /// needs (U3); then watch the state znode and mark the partition as being
+    /// reassigned.
+    fn update_current_reassignment(
+        &mut self,
+        env: &mut Env<'_>,
+        tp: &TopicPartition,
+        replicas: &[BrokerId],
+        r: &Reassignment,
+    ) -> Result<(), ControllerError> {
+        let (current, current_r) = self.full_assignment(tp);
+        if current != replicas || &current_r != r {
+            self.set_full_assignment(tp, replicas.to_vec(), r.clone());
+            self.write_topic_assignment(env, &tp.topic)?;
+            let unneeded: Vec<(TopicPartition, BrokerId)> = current
+                .iter()
+                .copied()
+                .filter(|b| !replicas.contains(b))
+                .map(|b| (tp.clone(), b))
+                .collect();
+            if !unneeded.is_empty() {
+                self.stop_removed_replicas(env, &unneeded)?;
+            }
+            env.out.note(
+                "reassignment",
+                format!(
+                    "{tp}: replicas {}, adding {}, removing {}",
+                    ids_text(replicas),
+                    ids_text(&r.adding),
+                    ids_text(&r.removing)
+                ),
+            );
+        }
+        env.client
+            .register_data_handler(&paths::partition_state(tp));
+        self.ctx.partitions_being_reassigned.insert(tp.clone());
+        Ok(())
+    }
+
+    /// `isReassignmentComplete`: not being reassigned, or every target
+    /// replica is in the ISR read from ZooKeeper (which re-arms the watch on
+    /// the state znode).
+    fn is_reassignment_complete(
+        &mut self,
+        env: &mut Env<'_>,
+        tp: &TopicPartition,
+        target: &[BrokerId],
+        r: &Reassignment,
+    ) -> Result<bool, ControllerError> {
+        if r.adding.is_empty() && r.removing.is_empty() {
+            return Ok(true);
+        }
+        Ok(match super::partitions::read_leader_isr(env, tp)? {
+            Some(l) => target.iter().all(|b| l.isr.contains(b)),
+            None => false,
+        })
+    }
+
+    /// `processPartitionReassignmentIsrChange`: resume the reassignment once
+    /// the target replicas are all in the ISR.
+    pub(super) fn process_partition_reassignment_isr_change(
+        &mut self,
+        env: &mut Env<'_>,
+        tp: &TopicPartition,
+    ) -> Result<(), ControllerError> {
+        if !self.ctx.partitions_being_reassigned.contains(tp) {
+            return Ok(());
+        }
+        let (replicas, r) = self.full_assignment(tp);
+        let target: Vec<BrokerId> = replicas
+            .iter()
+            .copied()
+            .filter(|b| !r.removing.contains(b))
+            .collect();
+        if self.is_reassignment_complete(env, tp, &target, &r)? {
+            self.on_partition_reassignment(env, tp, replicas, r)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// `maybeResumeReassignments`: run `onPartitionReassignment` again with
+    /// the current assignment for every partition being reassigned that
+    /// `resume` selects (given the partition and its target replicas).
+    pub(super) fn maybe_resume_reassignments(
+        &mut self,
+        env: &mut Env<'_>,
+        resume: impl Fn(&TopicPartition, &[BrokerId]) -> bool,
+    ) -> Result<(), ControllerError> {
+        let tps: Vec<TopicPartition> = self
+            .ctx
+            .partitions_being_reassigned
+            .iter()
+            .cloned()
+            .collect();
+        for tp in tps {
+            let (replicas, r) = self.full_assignment(&tp);
+            let target: Vec<BrokerId> = replicas
+                .iter()
+                .copied()
+                .filter(|b| !r.removing.contains(b))
+                .collect();
+            if resume(&tp, &target) {
+                self.on_partition_reassignment(env, &tp, replicas, r)?;
+            }
+        }
+        Ok(())
     }
 
     /// OfflineReplica → DeletionStarted → DeletionSuccessful → NonExistent,
@@ -819,20 +975,15 @@ impl KafkaController {
         Ok(())
     }
 
-    /// At failover: resume reassignments persisted in the topic znodes
-    /// (adding/removing lists), then the ZooKeeper request, if any.
+    /// `initializePartitionReassignments` (2.4): first the ZooKeeper request,
+    /// if any; then every other partition whose persisted assignment has
+    /// adding or removing replicas.
     pub(super) fn initialize_partition_reassignments(
         &mut self,
         env: &mut Env<'_>,
     ) -> Result<(), ControllerError> {
-        let pending: Vec<TopicPartition> = self.ctx.reassigning.keys().cloned().collect();
-        for tp in pending {
-            self.ctx.partitions_being_reassigned.insert(tp.clone());
-            env.client
-                .register_data_handler(&paths::partition_state(&tp));
-            self.continue_reassignment(env, &tp)?;
-        }
-        self.process_zk_partition_reassignment(env)
+        let resumed = self.process_zk_partition_reassignment(env)?;
+        self.maybe_resume_reassignments(env, |tp, _| !resumed.contains(tp))
     }
 }
 

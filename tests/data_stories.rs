@@ -279,3 +279,52 @@ fn a_late_leader_and_isr_to_a_stalled_broker_loses_nothing() {
     assert!(sim.violations().is_empty(), "{:#?}", sim.violations());
     assert_eq!(sim.high_watermark(&TopicPartition::new("t", 0)), 1);
 }
+
+#[test]
+fn a_follower_cut_off_from_fetching_stays_out_of_a_new_leaders_isr() {
+    // Kafka: ReplicaManager.makeFollowers → ReplicaFetcherManager.addFetcherForPartitions;
+    // a follower whose fetches never reach the leader never catches up, so
+    // Partition.maybeExpandIsr never adds it to the new leader's ISR.
+    let mut s = Story::brokers(44, 3);
+    s.until(5_000);
+    let c = s.controller();
+    let others = s.non_controllers();
+    let (l, f) = (others[0], others[1]);
+    s.create_topic(5_000, "t", &[&[l.0, f.0, c.0]]);
+    produce(&mut s, 6_000, "t", 3, Acks::All);
+    s.at(
+        7_000,
+        Action::SlowBroker {
+            broker: f,
+            lag_ms: 1_000_000,
+        },
+    )
+    .until(26_000);
+    assert_eq!(
+        s.partition("t", 0).isr,
+        vec![l, c],
+        "the leader dropped the cut-off follower"
+    );
+    // The leader dies; c, the other ISR member, takes over and f follows c.
+    s.at(27_000, Action::KillBroker { broker: l }).until(40_000);
+    let p = s.partition("t", 0);
+    assert_eq!(p.leader, Some(c), "a clean election of the last ISR member");
+    assert!(
+        !p.isr.contains(&f),
+        "f cannot fetch, so it does not join the new leader's ISR: {:?}",
+        p.isr
+    );
+    assert!(
+        s.records("isr_expanded").is_empty(),
+        "no ISR expansion while f is cut off: {:#?}",
+        s.records("isr_expanded")
+    );
+    // Healed, it fetches from c at once and rejoins.
+    s.at(40_000, Action::HealBroker { broker: f }).until(41_000);
+    assert!(
+        s.partition("t", 0).isr.contains(&f),
+        "healed, it caught up with c and rejoined: {:?}",
+        s.partition("t", 0).isr
+    );
+    s.assert_no_violations();
+}

@@ -188,10 +188,16 @@ impl Sim {
         self.advance_hw(broker, tp);
     }
 
+    /// Make sure `follower` has a fetch round from `leader` coming, at the
+    /// latest after `rtt_factor` network hops. A slowed (or cut-off) follower
+    /// waits its extra lag first, its first round included: a follower that
+    /// cannot fetch does not fetch once just because it starts following a
+    /// new leader.
     fn ensure_fetch_session(&mut self, follower: BrokerId, leader: BrokerId, rtt_factor: u64) {
+        let lag = self.slow_lag(follower);
         let at = self
             .now()
-            .plus_ms(self.config().sim_network_latency_ms * rtt_factor + 1);
+            .plus_ms((self.config().sim_network_latency_ms * rtt_factor + 1).saturating_add(lag));
         match self.fetch_sessions.get(&(follower, leader)) {
             Some(t) if *t <= at => {}
             _ => {

@@ -583,6 +583,18 @@ impl Sim {
             .unwrap_or(self.config().min_insync_replicas)
     }
 
+    /// A deleted topic takes its data with it: every replica log left of it,
+    /// its high watermark, its unclean-election marker and the ledger of
+    /// records produced to it. A topic created again under the same name is
+    /// a new topic (Kafka: `TopicDeletionManager.completeDeleteTopic`, after
+    /// `ReplicaManager.stopReplica(deletePartition = true)` on every replica).
+    pub(crate) fn forget_topic_data(&mut self, topic: &str) {
+        self.logs.retain(|(_, tp), _| tp.topic != topic);
+        self.partition_hw.retain(|tp, _| tp.topic != topic);
+        self.unclean_partitions.retain(|tp| tp.topic != topic);
+        self.produced.retain(|r| r.tp.topic != topic);
+    }
+
     /// A replica's log, if it has one.
     pub fn log(&self, broker: BrokerId, tp: &TopicPartition) -> Option<&Log> {
         self.logs.get(&(broker, tp.clone()))

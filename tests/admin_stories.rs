@@ -392,3 +392,88 @@ fn auto_rebalance_waits_while_a_reassignment_runs() {
     assert_eq!(s.partition("t", 0).leader, Some(v));
     s.assert_no_violations();
 }
+
+#[test]
+fn a_topic_config_change_writes_a_config_change_notification() {
+    // Kafka: AdminZkClient.changeTopicConfig → changeEntityConfig →
+    // KafkaZkClient.createConfigChangeNotification: /config/topics/<t>, then a persistent
+    // sequential /config/changes/config_change_<seq> with {"version":2,"entity_path":"topics/<t>"}.
+    let mut s = Story::brokers(31, 3);
+    s.until(5_000);
+    s.create_topic(5_000, "t", &[&[0, 1]]);
+    s.at(
+        6_000,
+        Action::SetConfig {
+            key: "min.insync.replicas".into(),
+            value: serde_json::json!(2),
+            topic: Some("t".into()),
+        },
+    )
+    .at(
+        7_000,
+        Action::SetConfig {
+            key: "unclean.leader.election.enable".into(),
+            value: serde_json::json!(true),
+            topic: Some("t".into()),
+        },
+    )
+    .until(8_000);
+    let zk = s.sim.zk();
+    assert_eq!(
+        zk.node("/config/topics/t").unwrap().data,
+        r#"{"version":1,"config":{"min.insync.replicas":"2","unclean.leader.election.enable":"true"}}"#
+    );
+    let changes: Vec<&str> = zk.node("/config/changes").unwrap().children().collect();
+    assert_eq!(
+        changes,
+        vec!["config_change_0000000000", "config_change_0000000001"]
+    );
+    for c in changes {
+        assert_eq!(
+            zk.node(&format!("/config/changes/{c}")).unwrap().data,
+            r#"{"version":2,"entity_path":"topics/t"}"#
+        );
+    }
+    // A refused change writes nothing.
+    s.at(
+        9_000,
+        Action::SetConfig {
+            key: "min.insync.replicas".into(),
+            value: serde_json::json!("lots"),
+            topic: Some("t".into()),
+        },
+    )
+    .until(9_500);
+    assert_eq!(
+        s.sim
+            .zk()
+            .node("/config/changes")
+            .unwrap()
+            .children()
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn the_persistent_top_level_paths_exist_from_time_zero() {
+    // Kafka: KafkaZkClient.createTopLevelPaths creates ZkData.PersistentZkPaths at start-up.
+    let s = Story::brokers(32, 1);
+    for p in [
+        "/consumers",
+        "/brokers/ids",
+        "/brokers/topics",
+        "/config/changes",
+        "/admin/delete_topics",
+        "/brokers/seqid",
+        "/isr_change_notification",
+        "/latest_producer_id_block",
+        "/log_dir_event_notification",
+        "/config/topics",
+        "/config/clients",
+        "/config/users",
+        "/config/brokers",
+    ] {
+        assert!(s.sim.zk().node(p).is_some(), "{p} exists at time 0");
+    }
+}

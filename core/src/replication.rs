@@ -463,7 +463,7 @@ impl Sim {
             return;
         };
         let tps: Vec<TopicPartition> = b.isr_change_set.iter().cloned().collect();
-        let data = crate::controller::rebalance::preferred_election_json(&tps);
+        let data = crate::znodes::encode_isr_change_notification(&tps);
         let path = format!("{}/isr_change_", paths::ISR_CHANGE_NOTIFICATION);
         match self.zk_mut().create(
             Some(session),

@@ -477,3 +477,72 @@ fn the_persistent_top_level_paths_exist_from_time_zero() {
         assert!(s.sim.zk().node(p).is_some(), "{p} exists at time 0");
     }
 }
+
+#[test]
+fn a_static_broker_config_cannot_change_at_run_time() {
+    // Kafka: DynamicBrokerConfig.validateConfigs — "Cannot update these configs
+    // dynamically" for a key outside DynamicBrokerConfig.AllDynamicConfigs
+    // (auto.leader.rebalance.enable, zookeeper.session.timeout.ms, ...); a key in it
+    // (unclean.leader.election.enable, min.insync.replicas) changes at run time.
+    let mut s = Story::brokers(33, 3);
+    s.until(5_000);
+    let before = s.sim.config().clone();
+    for (i, (key, value)) in [
+        ("auto.leader.rebalance.enable", serde_json::json!(false)),
+        ("zookeeper.session.timeout.ms", serde_json::json!(18_000)),
+        ("replica.lag.time.max.ms", serde_json::json!(30_000)),
+        ("sim.network.latency.ms", serde_json::json!(50)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let at = 5_000 + 100 * i as u64;
+        s.at(
+            at,
+            Action::SetConfig {
+                key: key.into(),
+                value,
+                topic: None,
+            },
+        )
+        .until(at + 50);
+        let failed = s
+            .first_after("action_failed", at)
+            .map(|r| r.details.clone());
+        assert!(
+            failed.as_deref().is_some_and(|d| d.contains(key)),
+            "{key} refused with a message naming it: {failed:?}"
+        );
+        assert_eq!(s.sim.config(), &before, "{key}: nothing changed");
+    }
+    s.at(
+        6_000,
+        Action::SetConfig {
+            key: "unclean.leader.election.enable".into(),
+            value: serde_json::json!(true),
+            topic: None,
+        },
+    )
+    .at(
+        6_000,
+        Action::SetConfig {
+            key: "min.insync.replicas".into(),
+            value: serde_json::json!(2),
+            topic: None,
+        },
+    )
+    .until(6_500);
+    assert!(s.sim.config().unclean_leader_election_enable);
+    assert_eq!(s.sim.config().min_insync_replicas, 2);
+    assert_eq!(s.records("action_failed").len(), 4);
+}
+
+#[test]
+fn a_static_broker_config_is_still_set_in_the_starting_configuration() {
+    // Kafka: a static config is read from server.properties at start-up (KafkaConfig).
+    let text = r#"{"version":1,"brokers":[0,1],
+        "config":{"auto.leader.rebalance.enable":false,"zookeeper.session.timeout.ms":18000}}"#;
+    let sim = kcsim_core::scenario::Scenario::parse(text).unwrap().build();
+    assert!(!sim.config().auto_leader_rebalance_enable);
+    assert_eq!(sim.config().zookeeper_session_timeout_ms, 18_000);
+}

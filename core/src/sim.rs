@@ -1964,7 +1964,7 @@ impl Sim {
         match topic {
             None => {
                 let was = self.config.unclean_leader_election_enable;
-                if let Err(e) = self.config.set(key, value) {
+                if let Err(e) = self.config.set_dynamic(key, value) {
                     return self.note("user", "action_failed", e.to_string());
                 }
                 if key == "unclean.leader.election.enable"

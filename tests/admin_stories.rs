@@ -518,3 +518,157 @@ fn start_replica_deletion_treats_replicas_on_shutting_down_brokers_as_dead() {
     assert!(s.sim.log(x, &tp("doomed", 0)).is_none());
     s.assert_no_violations();
 }
+
+#[test]
+fn a_topic_config_change_writes_a_config_change_notification() {
+    // Kafka: AdminZkClient.changeTopicConfig → changeEntityConfig →
+    // KafkaZkClient.createConfigChangeNotification: /config/topics/<t>, then a persistent
+    // sequential /config/changes/config_change_<seq> with {"version":2,"entity_path":"topics/<t>"}.
+    let mut s = Story::brokers(31, 3);
+    s.until(5_000);
+    s.create_topic(5_000, "t", &[&[0, 1]]);
+    s.at(
+        6_000,
+        Action::SetConfig {
+            key: "min.insync.replicas".into(),
+            value: serde_json::json!(2),
+            topic: Some("t".into()),
+        },
+    )
+    .at(
+        7_000,
+        Action::SetConfig {
+            key: "unclean.leader.election.enable".into(),
+            value: serde_json::json!(true),
+            topic: Some("t".into()),
+        },
+    )
+    .until(8_000);
+    let zk = s.sim.zk();
+    assert_eq!(
+        zk.node("/config/topics/t").unwrap().data,
+        r#"{"version":1,"config":{"min.insync.replicas":"2","unclean.leader.election.enable":"true"}}"#
+    );
+    let changes: Vec<&str> = zk.node("/config/changes").unwrap().children().collect();
+    assert_eq!(
+        changes,
+        vec!["config_change_0000000000", "config_change_0000000001"]
+    );
+    for c in changes {
+        assert_eq!(
+            zk.node(&format!("/config/changes/{c}")).unwrap().data,
+            r#"{"version":2,"entity_path":"topics/t"}"#
+        );
+    }
+    // A refused change writes nothing.
+    s.at(
+        9_000,
+        Action::SetConfig {
+            key: "min.insync.replicas".into(),
+            value: serde_json::json!("lots"),
+            topic: Some("t".into()),
+        },
+    )
+    .until(9_500);
+    assert_eq!(
+        s.sim
+            .zk()
+            .node("/config/changes")
+            .unwrap()
+            .children()
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn the_persistent_top_level_paths_exist_from_time_zero() {
+    // Kafka: KafkaZkClient.createTopLevelPaths creates ZkData.PersistentZkPaths at start-up.
+    let s = Story::brokers(32, 1);
+    for p in [
+        "/consumers",
+        "/brokers/ids",
+        "/brokers/topics",
+        "/config/changes",
+        "/admin/delete_topics",
+        "/brokers/seqid",
+        "/isr_change_notification",
+        "/latest_producer_id_block",
+        "/log_dir_event_notification",
+        "/config/topics",
+        "/config/clients",
+        "/config/users",
+        "/config/brokers",
+    ] {
+        assert!(s.sim.zk().node(p).is_some(), "{p} exists at time 0");
+    }
+}
+
+#[test]
+fn a_static_broker_config_cannot_change_at_run_time() {
+    // Kafka: DynamicBrokerConfig.validateConfigs — "Cannot update these configs
+    // dynamically" for a key outside DynamicBrokerConfig.AllDynamicConfigs
+    // (auto.leader.rebalance.enable, zookeeper.session.timeout.ms, ...); a key in it
+    // (unclean.leader.election.enable, min.insync.replicas) changes at run time.
+    let mut s = Story::brokers(33, 3);
+    s.until(5_000);
+    let before = s.sim.config().clone();
+    for (i, (key, value)) in [
+        ("auto.leader.rebalance.enable", serde_json::json!(false)),
+        ("zookeeper.session.timeout.ms", serde_json::json!(18_000)),
+        ("replica.lag.time.max.ms", serde_json::json!(30_000)),
+        ("sim.network.latency.ms", serde_json::json!(50)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let at = 5_000 + 100 * i as u64;
+        s.at(
+            at,
+            Action::SetConfig {
+                key: key.into(),
+                value,
+                topic: None,
+            },
+        )
+        .until(at + 50);
+        let failed = s
+            .first_after("action_failed", at)
+            .map(|r| r.details.clone());
+        assert!(
+            failed.as_deref().is_some_and(|d| d.contains(key)),
+            "{key} refused with a message naming it: {failed:?}"
+        );
+        assert_eq!(s.sim.config(), &before, "{key}: nothing changed");
+    }
+    s.at(
+        6_000,
+        Action::SetConfig {
+            key: "unclean.leader.election.enable".into(),
+            value: serde_json::json!(true),
+            topic: None,
+        },
+    )
+    .at(
+        6_000,
+        Action::SetConfig {
+            key: "min.insync.replicas".into(),
+            value: serde_json::json!(2),
+            topic: None,
+        },
+    )
+    .until(6_500);
+    assert!(s.sim.config().unclean_leader_election_enable);
+    assert_eq!(s.sim.config().min_insync_replicas, 2);
+    assert_eq!(s.records("action_failed").len(), 4);
+}
+
+#[test]
+fn a_static_broker_config_is_still_set_in_the_starting_configuration() {
+    // Kafka: a static config is read from server.properties at start-up (KafkaConfig).
+    let text = r#"{"version":1,"brokers":[0,1],
+        "config":{"auto.leader.rebalance.enable":false,"zookeeper.session.timeout.ms":18000}}"#;
+    let sim = kcsim_core::scenario::Scenario::parse(text).unwrap().build();
+    assert!(!sim.config().auto_leader_rebalance_enable);
+    assert_eq!(sim.config().zookeeper_session_timeout_ms, 18_000);
+}

@@ -279,3 +279,104 @@ fn a_late_leader_and_isr_to_a_stalled_broker_loses_nothing() {
     assert!(sim.violations().is_empty(), "{:#?}", sim.violations());
     assert_eq!(sim.high_watermark(&TopicPartition::new("t", 0)), 1);
 }
+
+#[test]
+fn a_follower_cut_off_from_fetching_stays_out_of_a_new_leaders_isr() {
+    // Kafka: ReplicaManager.makeFollowers → ReplicaFetcherManager.addFetcherForPartitions;
+    // a follower whose fetches never reach the leader never catches up, so
+    // Partition.maybeExpandIsr never adds it to the new leader's ISR.
+    let mut s = Story::brokers(44, 3);
+    s.until(5_000);
+    let c = s.controller();
+    let others = s.non_controllers();
+    let (l, f) = (others[0], others[1]);
+    s.create_topic(5_000, "t", &[&[l.0, f.0, c.0]]);
+    produce(&mut s, 6_000, "t", 3, Acks::All);
+    s.at(
+        7_000,
+        Action::SlowBroker {
+            broker: f,
+            lag_ms: 1_000_000,
+        },
+    )
+    .until(26_000);
+    assert_eq!(
+        s.partition("t", 0).isr,
+        vec![l, c],
+        "the leader dropped the cut-off follower"
+    );
+    // The leader dies; c, the other ISR member, takes over and f follows c.
+    s.at(27_000, Action::KillBroker { broker: l }).until(40_000);
+    let p = s.partition("t", 0);
+    assert_eq!(p.leader, Some(c), "a clean election of the last ISR member");
+    assert!(
+        !p.isr.contains(&f),
+        "f cannot fetch, so it does not join the new leader's ISR: {:?}",
+        p.isr
+    );
+    assert!(
+        s.records("isr_expanded").is_empty(),
+        "no ISR expansion while f is cut off: {:#?}",
+        s.records("isr_expanded")
+    );
+    // Healed, it fetches from c at once and rejoins.
+    s.at(40_000, Action::HealBroker { broker: f }).until(41_000);
+    assert!(
+        s.partition("t", 0).isr.contains(&f),
+        "healed, it caught up with c and rejoined: {:?}",
+        s.partition("t", 0).isr
+    );
+    s.assert_no_violations();
+}
+
+#[test]
+fn a_re_created_topic_starts_empty_and_inherits_nothing_from_the_deleted_one() {
+    // Kafka: TopicDeletionManager.completeDeleteTopic deletes the topic's znodes after
+    // every replica's StopReplica(delete=true) (ReplicaManager.stopReplica removes the
+    // log); a topic created again under the same name is a new topic, with new logs,
+    // leader epoch 0 and high watermark 0 (Partition.makeLeader on an empty log).
+    let mut s = Story::brokers(45, 3);
+    s.until(5_000);
+    let others = s.non_controllers();
+    let (a, b) = (others[0], others[1]);
+    let tp = TopicPartition::new("t", 0);
+    s.create_topic(5_000, "t", &[&[a.0, b.0]]);
+    produce(&mut s, 6_000, "t", 5, Acks::All);
+    s.until(6_500);
+    assert_eq!(s.sim.high_watermark(&tp), 5);
+    // A failover and back, so the old topic's leader epoch is above 0.
+    s.at(7_000, Action::KillBroker { broker: a }).until(16_000);
+    assert_eq!(s.partition("t", 0).leader, Some(b));
+    assert_eq!(s.partition("t", 0).leader_epoch, 1);
+    s.at(16_000, Action::StartBroker { broker: a })
+        .until(20_000);
+    s.at(20_000, Action::DeleteTopic { topic: "t".into() })
+        .until(30_000);
+    assert!(
+        s.sim.zk().node("/brokers/topics/t").is_none(),
+        "deletion completed"
+    );
+    assert!(s.sim.log(a, &tp).is_none() && s.sim.log(b, &tp).is_none());
+    s.create_topic(30_000, "t", &[&[a.0, b.0]]).until(32_000);
+    let p = s.partition("t", 0);
+    assert_eq!(p.leader, Some(a));
+    assert_eq!(p.leader_epoch, 0, "a new topic starts at leader epoch 0");
+    assert_eq!(s.sim.high_watermark(&tp), 0, "and at high watermark 0");
+    assert_eq!(s.sim.log(a, &tp).unwrap().log_end_offset(), 0);
+    assert!(
+        s.sim.produced().iter().all(|r| r.lost.is_none()),
+        "nothing of the old topic is reported lost: {:#?}",
+        s.sim.produced()
+    );
+    assert_eq!(s.sim.stats().acked_records_lost, 0);
+    produce(&mut s, 32_000, "t", 3, Acks::All);
+    s.until(33_000);
+    assert_eq!(s.sim.high_watermark(&tp), 3);
+    assert_eq!(s.sim.produced().len(), 3, "only the new topic's records");
+    assert!(s.sim.produced().iter().all(|r| r.acked_at.is_some()));
+    assert!(
+        s.sim.unavailable_ms(&tp) == 0,
+        "the new topic has been available throughout"
+    );
+    s.assert_no_violations();
+}

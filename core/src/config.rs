@@ -11,6 +11,14 @@ pub enum ConfigError {
     /// The key is not one the simulator knows.
     #[error("unknown config key {0:?}")]
     UnknownKey(String),
+    /// The key exists but cannot change while the cluster runs.
+    #[error("Cannot update these configs dynamically: Set({key}): {why}; set it in the cluster's starting configuration instead")]
+    Static {
+        /// The key.
+        key: String,
+        /// Why it is fixed at start-up.
+        why: &'static str,
+    },
     /// The value has the wrong type or is out of range.
     #[error("config key {key:?} wants {want}, got {got}")]
     BadValue {
@@ -141,6 +149,37 @@ impl Config {
     /// Keys that may also be set per topic (in `/config/topics/<t>`).
     pub const TOPIC_KEYS: &'static [&'static str] =
         &["unclean.leader.election.enable", "min.insync.replicas"];
+
+    /// The broker keys Kafka 2.4 can change while it runs
+    /// (`DynamicBrokerConfig.AllDynamicConfigs`, through `kafka-configs.sh
+    /// --alter --entity-type brokers`). Of the keys this simulator knows only
+    /// these two are in it, as topic-config synonyms
+    /// (`DynamicLogConfig.ReconfigurableConfigs`); every other key is static,
+    /// read from `server.properties` at start-up.
+    pub const DYNAMIC_KEYS: &'static [&'static str] =
+        &["unclean.leader.election.enable", "min.insync.replicas"];
+
+    /// Change `key` while the cluster runs, as `kafka-configs.sh --alter`
+    /// can: refused for an unknown key, a static one (a `sim.*` key is fixed
+    /// too: it describes the hardware) or a bad value. On error nothing
+    /// changes.
+    pub fn set_dynamic(&mut self, key: &str, value: &Value) -> Result<(), ConfigError> {
+        if self.get(key).is_none() {
+            return Err(ConfigError::UnknownKey(key.to_string()));
+        }
+        if !Config::DYNAMIC_KEYS.contains(&key) {
+            let why = if key.starts_with("sim.") {
+                "it describes the simulated hardware, fixed when the cluster starts"
+            } else {
+                "it is a static broker config in Kafka 2.4 (not in DynamicBrokerConfig), read at start-up"
+            };
+            return Err(ConfigError::Static {
+                key: key.to_string(),
+                why,
+            });
+        }
+        self.set(key, value)
+    }
 
     fn slot(&mut self, key: &str) -> Option<Slot<'_>> {
         const DAY: u64 = 86_400_000;
@@ -298,5 +337,30 @@ mod tests {
             .unwrap();
         assert!(c.unclean_leader_election_enable);
         assert_eq!(c.zookeeper_session_timeout_ms, 18000);
+    }
+
+    #[test]
+    fn only_dynamic_broker_configs_change_at_run_time() {
+        // Kafka: DynamicBrokerConfig.validateConfigs refuses a key outside AllDynamicConfigs.
+        let mut c = Config::default();
+        let before = c.clone();
+        for key in Config::KEYS {
+            let v = c.get(key).unwrap_or_else(|| panic!("{key} readable"));
+            let r = c.set_dynamic(key, &v);
+            if Config::DYNAMIC_KEYS.contains(key) {
+                assert_eq!(r, Ok(()), "{key}");
+            } else {
+                let e = r.expect_err(key).to_string();
+                assert!(e.contains(key) && e.contains("dynamically"), "{e}");
+            }
+        }
+        assert_eq!(c, before);
+        assert_eq!(
+            c.set_dynamic("no.such.key", &json!(1)),
+            Err(ConfigError::UnknownKey("no.such.key".into()))
+        );
+        assert!(c.set_dynamic("min.insync.replicas", &json!(0)).is_err());
+        c.set_dynamic("min.insync.replicas", &json!(2)).unwrap();
+        assert_eq!(c.min_insync_replicas, 2);
     }
 }

@@ -116,10 +116,10 @@ impl Checker {
         self.leader_epochs.get(tp).copied()
     }
 
-    /// Forget a partition (its topic was deleted): a re-created partition
-    /// starts its leader epochs afresh.
-    pub fn forget_partition(&mut self, tp: &TopicPartition) {
-        self.leader_epochs.remove(tp);
+    /// Forget a deleted topic's partitions: a re-created one starts its
+    /// leader epochs afresh.
+    pub fn forget_topic(&mut self, topic: &str) {
+        self.leader_epochs.retain(|tp, _| tp.topic != topic);
     }
 
     /// The controller invariants: one controller per epoch, the epoch only

@@ -3,7 +3,8 @@
 //!
 //! A log is a list of records, each with its offset (its index), the leader
 //! epoch that wrote it and a run-wide record id. Logs live on disk: they
-//! survive a broker's restart, and only StopReplica(delete) removes them.
+//! survive a broker's restart, and only StopReplica(delete) or the end of the
+//! topic's deletion removes them.
 
 use crate::ids::TopicPartition;
 use crate::time::SimTime;

@@ -190,10 +190,16 @@ impl Sim {
         self.advance_hw(broker, tp);
     }
 
+    /// Make sure `follower` has a fetch round from `leader` coming, at the
+    /// latest after `rtt_factor` network hops. A slowed (or cut-off) follower
+    /// waits its extra lag first, its first round included: a follower that
+    /// cannot fetch does not fetch once just because it starts following a
+    /// new leader.
     fn ensure_fetch_session(&mut self, follower: BrokerId, leader: BrokerId, rtt_factor: u64) {
+        let lag = self.slow_lag(follower);
         let at = self
             .now()
-            .plus_ms(self.config().sim_network_latency_ms * rtt_factor + 1);
+            .plus_ms((self.config().sim_network_latency_ms * rtt_factor + 1).saturating_add(lag));
         match self.fetch_sessions.get(&(follower, leader)) {
             Some(t) if *t <= at => {}
             _ => {
@@ -459,7 +465,7 @@ impl Sim {
             return;
         };
         let tps: Vec<TopicPartition> = b.isr_change_set.iter().cloned().collect();
-        let data = crate::controller::rebalance::preferred_election_json(&tps);
+        let data = crate::znodes::encode_isr_change_notification(&tps);
         let path = format!("{}/isr_change_", paths::ISR_CHANGE_NOTIFICATION);
         match self.zk_mut().create(
             Some(session),
@@ -577,6 +583,18 @@ impl Sim {
                     .and_then(crate::config::parse_u64)
             })
             .unwrap_or(self.config().min_insync_replicas)
+    }
+
+    /// A deleted topic takes its data with it: every replica log left of it,
+    /// its high watermark, its unclean-election marker and the ledger of
+    /// records produced to it. A topic created again under the same name is
+    /// a new topic (Kafka: `TopicDeletionManager.completeDeleteTopic`, after
+    /// `ReplicaManager.stopReplica(deletePartition = true)` on every replica).
+    pub(crate) fn forget_topic_data(&mut self, topic: &str) {
+        self.logs.retain(|(_, tp), _| tp.topic != topic);
+        self.partition_hw.retain(|tp, _| tp.topic != topic);
+        self.unclean_partitions.retain(|tp| tp.topic != topic);
+        self.produced.retain(|r| r.tp.topic != topic);
     }
 
     /// A replica's log, if it has one.

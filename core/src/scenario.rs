@@ -886,7 +886,8 @@ fn parse_actions(
                 let mut probe = Config::default();
                 probe.set(&key, &value).map_err(|e| ScenarioError {
                     field: match e {
-                        crate::config::ConfigError::UnknownKey(_) => format!("{f}.key"),
+                        crate::config::ConfigError::UnknownKey(_)
+                        | crate::config::ConfigError::Static { .. } => format!("{f}.key"),
                         crate::config::ConfigError::BadValue { .. } => format!("{f}.value"),
                     },
                     message: e.to_string(),

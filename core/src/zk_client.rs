@@ -31,15 +31,28 @@ pub mod paths {
     pub const ISR_CHANGE_NOTIFICATION: &str = "/isr_change_notification";
     /// `/config/topics`.
     pub const CONFIG_TOPICS: &str = "/config/topics";
+    /// `/config/changes`: where `config_change_<seq>` notifications go.
+    pub const CONFIG_CHANGES: &str = "/config/changes";
+    /// The prefix of a config change notification (persistent sequential).
+    pub const CONFIG_CHANGE_PREFIX: &str = "/config/changes/config_change_";
 
     /// The persistent paths every broker creates at start-up
-    /// (KafkaZkClient.createTopLevelPaths; the ones this simulator uses).
+    /// (KafkaZkClient.createTopLevelPaths: ZkData.PersistentZkPaths in
+    /// Kafka 2.4, in its order), whether or not this simulator uses them.
     pub const TOP_LEVEL: &[&str] = &[
+        "/consumers",
         BROKER_IDS,
         TOPICS,
-        CONFIG_TOPICS,
+        CONFIG_CHANGES,
         DELETE_TOPICS,
+        "/brokers/seqid",
         ISR_CHANGE_NOTIFICATION,
+        "/latest_producer_id_block",
+        "/log_dir_event_notification",
+        CONFIG_TOPICS,
+        "/config/clients",
+        "/config/users",
+        "/config/brokers",
     ];
 
     /// `/brokers/ids/<id>`.

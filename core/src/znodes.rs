@@ -1,8 +1,105 @@
 //! Encoding and decoding of Kafka's znode data (ZkData.scala).
 
+//!
+//! Kafka 2.4 writes its JSON with Jackson, which keeps a Scala `Map`'s
+//! insertion order and a case class's constructor order; serde_json would sort
+//! the keys, so the encoders here write the bytes themselves, key by key.
+
 use crate::controller::context::LeaderIsr;
-use crate::ids::BrokerId;
+use crate::ids::{BrokerId, TopicPartition};
 use serde_json::Value;
+
+/// A JSON string literal (quoted and escaped).
+fn json_str(s: &str) -> String {
+    Value::String(s.to_string()).to_string()
+}
+
+/// `{"version":1,"partitions":[{"topic":…,"partition":…},…]}`, the body of
+/// the ISR change and preferred election znodes.
+fn encode_partition_list(partitions: &[TopicPartition]) -> String {
+    let list: Vec<String> = partitions
+        .iter()
+        .map(|tp| {
+            format!(
+                r#"{{"topic":{},"partition":{}}}"#,
+                json_str(&tp.topic),
+                tp.partition
+            )
+        })
+        .collect();
+    format!(r#"{{"version":1,"partitions":[{}]}}"#, list.join(","))
+}
+
+/// `/isr_change_notification/isr_change_<seq>` (IsrChangeNotificationSequenceZNode.encode).
+pub fn encode_isr_change_notification(partitions: &[TopicPartition]) -> String {
+    encode_partition_list(partitions)
+}
+
+/// `/admin/preferred_replica_election` (PreferredReplicaElectionZNode.encode).
+pub fn encode_preferred_replica_election(partitions: &[TopicPartition]) -> String {
+    encode_partition_list(partitions)
+}
+
+/// Decode a `partitions` list of `{topic, partition}` objects (the ISR change
+/// and preferred election znodes).
+pub fn decode_partition_list(data: &str) -> Option<Vec<TopicPartition>> {
+    let v: Value = serde_json::from_str(data).ok()?;
+    v.get("partitions")?
+        .as_array()?
+        .iter()
+        .map(|p| {
+            let topic = p.get("topic")?.as_str()?;
+            let partition = u32::try_from(p.get("partition")?.as_u64()?).ok()?;
+            Some(TopicPartition::new(topic, partition))
+        })
+        .collect()
+}
+
+/// `/admin/reassign_partitions` (ReassignPartitionsZNode.encode: version 1,
+/// then each entry's topic, partition and replicas).
+pub fn encode_reassign_partitions(entries: &[(TopicPartition, Vec<BrokerId>)]) -> String {
+    let list: Vec<String> = entries
+        .iter()
+        .map(|(tp, r)| {
+            let r: Vec<String> = r.iter().map(|b| b.to_string()).collect();
+            format!(
+                r#"{{"topic":{},"partition":{},"replicas":[{}]}}"#,
+                json_str(&tp.topic),
+                tp.partition,
+                r.join(",")
+            )
+        })
+        .collect();
+    format!(r#"{{"version":1,"partitions":[{}]}}"#, list.join(","))
+}
+
+/// Decode `/admin/reassign_partitions`.
+pub fn decode_reassign_partitions(data: &str) -> Option<Vec<(TopicPartition, Vec<BrokerId>)>> {
+    let v: Value = serde_json::from_str(data).ok()?;
+    v.get("partitions")?
+        .as_array()?
+        .iter()
+        .map(|p| {
+            let tp = TopicPartition::new(
+                p.get("topic")?.as_str()?,
+                u32::try_from(p.get("partition")?.as_u64()?).ok()?,
+            );
+            let r = p
+                .get("replicas")?
+                .as_array()?
+                .iter()
+                .map(|b| b.as_u64().and_then(|n| u32::try_from(n).ok()).map(BrokerId))
+                .collect::<Option<Vec<_>>>()?;
+            Some((tp, r))
+        })
+        .collect()
+}
+
+/// `/config/changes/config_change_<seq>` (ConfigEntityChangeNotificationSequenceZNode.encode):
+/// `entity_path` is `<entity type>/<sanitized name>`, e.g. `topics/t`.
+pub fn encode_config_change_notification(entity_path: &str) -> String {
+    format!(r#"{{"version":2,"entity_path":{}}}"#, json_str(entity_path))
+}
 
 /// Decode `/brokers/topics/<t>`: partition number → replicas, in partition order.
 /// Returns `None` for data that is not a topic znode.
@@ -124,5 +221,62 @@ mod tests {
             vec![(2, vec![BrokerId(2), BrokerId(0)]), (10, vec![BrokerId(1)])]
         );
         assert_eq!(decode_topic_assignment("[]"), None);
+    }
+
+    fn tp(t: &str, p: u32) -> TopicPartition {
+        TopicPartition::new(t, p)
+    }
+
+    #[test]
+    fn isr_change_notification_has_kafka_2_4s_bytes() {
+        // Kafka: IsrChangeNotificationSequenceZNode.encode (KafkaZkClientTest.testPropagateIsrChanges).
+        assert_eq!(
+            encode_isr_change_notification(&[tp("topic-a", 0), tp("topic-b", 0)]),
+            r#"{"version":1,"partitions":[{"topic":"topic-a","partition":0},{"topic":"topic-b","partition":0}]}"#
+        );
+    }
+
+    #[test]
+    fn reassign_partitions_has_kafka_2_4s_bytes() {
+        // Kafka: ReassignPartitionsZNode.encode (ReassignPartitionsZNodeTest).
+        assert_eq!(
+            encode_reassign_partitions(&[(tp("foo", 0), vec![BrokerId(1), BrokerId(2)])]),
+            r#"{"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[1,2]}]}"#
+        );
+    }
+
+    #[test]
+    fn preferred_replica_election_has_kafka_2_4s_bytes() {
+        // Kafka: PreferredReplicaElectionZNode.encode.
+        assert_eq!(
+            encode_preferred_replica_election(&[tp("t", 1)]),
+            r#"{"version":1,"partitions":[{"topic":"t","partition":1}]}"#
+        );
+    }
+
+    #[test]
+    fn config_change_notification_has_kafka_2_4s_bytes() {
+        // Kafka: ConfigEntityChangeNotificationSequenceZNode.encode, as
+        // AdminZkClient.changeTopicConfig writes it.
+        assert_eq!(
+            encode_config_change_notification("topics/t"),
+            r#"{"version":2,"entity_path":"topics/t"}"#
+        );
+    }
+
+    #[test]
+    fn partition_lists_decode_what_they_encode() {
+        let entries = vec![(tp("a\"b", 3), vec![BrokerId(2), BrokerId(0)])];
+        let json = encode_reassign_partitions(&entries);
+        assert_eq!(decode_reassign_partitions(&json), Some(entries));
+        let tps = vec![tp("x", 0), tp("y", 7)];
+        assert_eq!(
+            decode_partition_list(&encode_isr_change_notification(&tps)),
+            Some(tps)
+        );
+        assert_eq!(
+            decode_partition_list(r#"{"partitions":[{"topic":1}]}"#),
+            None
+        );
     }
 }

@@ -12,31 +12,10 @@ use crate::zk::ZkError;
 use crate::zk_client::paths;
 use std::collections::BTreeMap;
 
-/// The `/admin/preferred_replica_election` data (version 1).
-pub fn preferred_election_json(partitions: &[TopicPartition]) -> String {
-    let list: Vec<serde_json::Value> = partitions
-        .iter()
-        .map(|tp| serde_json::json!({"topic": tp.topic, "partition": tp.partition}))
-        .collect();
-    format!(
-        r#"{{"version":1,"partitions":{}}}"#,
-        serde_json::Value::from(list)
-    )
-}
-
-/// Decode a `partitions` list of `{topic, partition}` objects.
-pub fn decode_partition_list(data: &str) -> Option<Vec<TopicPartition>> {
-    let v: serde_json::Value = serde_json::from_str(data).ok()?;
-    v.get("partitions")?
-        .as_array()?
-        .iter()
-        .map(|p| {
-            let topic = p.get("topic")?.as_str()?;
-            let partition = u32::try_from(p.get("partition")?.as_u64()?).ok()?;
-            Some(TopicPartition::new(topic, partition))
-        })
-        .collect()
-}
+/// The `/admin/preferred_replica_election` data (its encoder lives with the
+/// other znode codecs).
+pub use crate::znodes::decode_partition_list;
+pub use crate::znodes::encode_preferred_replica_election as preferred_election_json;
 
 impl KafkaController {
     /// `processReplicaLeaderElection`.

@@ -56,39 +56,9 @@ pub fn topic_znode_json_full(
     )
 }
 
-/// The `/admin/reassign_partitions` data (version 1).
-pub fn reassignment_json(entries: &[(TopicPartition, Vec<BrokerId>)]) -> String {
-    let list: Vec<serde_json::Value> = entries
-        .iter()
-        .map(|(tp, r)| serde_json::json!({"topic": tp.topic, "partition": tp.partition, "replicas": r}))
-        .collect();
-    format!(
-        r#"{{"version":1,"partitions":{}}}"#,
-        serde_json::Value::from(list)
-    )
-}
-
-/// Decode `/admin/reassign_partitions`.
-pub fn decode_reassignment(data: &str) -> Option<Vec<(TopicPartition, Vec<BrokerId>)>> {
-    let v: serde_json::Value = serde_json::from_str(data).ok()?;
-    v.get("partitions")?
-        .as_array()?
-        .iter()
-        .map(|p| {
-            let tp = TopicPartition::new(
-                p.get("topic")?.as_str()?,
-                u32::try_from(p.get("partition")?.as_u64()?).ok()?,
-            );
-            let r = p
-                .get("replicas")?
-                .as_array()?
-                .iter()
-                .map(|b| b.as_u64().and_then(|n| u32::try_from(n).ok()).map(BrokerId))
-                .collect::<Option<Vec<_>>>()?;
-            Some((tp, r))
-        })
-        .collect()
-}
+/// `/admin/reassign_partitions` (the codecs live with the other znode codecs).
+pub use crate::znodes::decode_reassign_partitions as decode_reassignment;
+pub use crate::znodes::encode_reassign_partitions as reassignment_json;
 
 impl KafkaController {
     fn topic_assignment_znode(&self, topic: &str) -> String {

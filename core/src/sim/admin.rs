@@ -16,7 +16,7 @@ impl Sim {
         match topic {
             None => {
                 let was = self.config.unclean_leader_election_enable;
-                if let Err(e) = self.config.set(key, value) {
+                if let Err(e) = self.config.set_dynamic(key, value) {
                     return self.note("user", "action_failed", e.to_string());
                 }
                 if key == "unclean.leader.election.enable"
@@ -60,6 +60,16 @@ impl Sim {
                 };
                 if let Err(e) = r {
                     return self.note("zk", "zk_error", format!("set {path}: {e}"));
+                }
+                // AdminZkClient.changeEntityConfig: then notify the brokers.
+                let change =
+                    crate::znodes::encode_config_change_notification(&format!("topics/{t}"));
+                let (at, seq) = (
+                    paths::CONFIG_CHANGE_PREFIX,
+                    crate::zk::CreateMode::PersistentSequential,
+                );
+                if let Err(e) = self.zk.create_recursive(None, at, &change, seq) {
+                    self.note("zk", "zk_error", format!("create {at}: {e}"));
                 }
                 if key == "unclean.leader.election.enable"
                     && crate::config::parse_bool(value) == Some(true)

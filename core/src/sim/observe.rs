@@ -84,6 +84,16 @@ impl Sim {
                     Some(a) => self.assignments.insert(topic.to_string(), a),
                     None => self.assignments.remove(*topic),
                 };
+                if self.zk.node(&path).is_none() {
+                    // Deleted: nothing kept per partition outlives the topic.
+                    let keep = |tp: &crate::ids::TopicPartition| tp.topic != *topic;
+                    self.leaders.retain(|tp, _| keep(tp));
+                    self.checker.forget_topic(topic);
+                    self.availability.retain(|tp, _| keep(tp));
+                    self.availability_changed.retain(keep);
+                    self.state_changed_at.retain(|tp, _| keep(tp));
+                    self.forget_topic_data(topic);
+                }
                 continue;
             }
             let [topic, "partitions", p, "state"] = parts.as_slice() else {

@@ -1,6 +1,7 @@
 //! Partitions: state, AR with the preferred replica marked, ISR, leader,
-//! epochs, logs and the high watermark; per-topic unclean election toggles
-//! and produce buttons.
+//! epochs, logs and the high watermark; cluster and per-topic unclean election
+//! toggles, auto-rebalance shown read-only (a static config), and produce
+//! buttons.
 
 use crate::state::Msg;
 use kcsim_core::log::Acks;
@@ -132,17 +133,6 @@ pub fn PartitionTable(props: &PartitionTableProps) -> Html {
             }))
         })
     };
-    let rebalance = {
-        let cb = props.on_msg.clone();
-        let on = !v.auto_rebalance_enabled;
-        Callback::from(move |_: MouseEvent| {
-            cb.emit(Msg::Act(Action::SetConfig {
-                key: "auto.leader.rebalance.enable".into(),
-                value: json!(on),
-                topic: None,
-            }))
-        })
-    };
     let preferred = {
         let cb = props.on_msg.clone();
         Callback::from(move |_: MouseEvent| {
@@ -156,9 +146,12 @@ pub fn PartitionTable(props: &PartitionTableProps) -> Html {
                 <button aria-pressed={v.unclean_enabled.to_string()} aria-label="Toggle unclean.leader.election.enable for the cluster" onclick={cluster_unclean}>
                     { format!("cluster unclean election: {}", if v.unclean_enabled { "on" } else { "off" }) }
                 </button>
-                <button aria-pressed={v.auto_rebalance_enabled.to_string()} aria-label="Toggle auto.leader.rebalance.enable" onclick={rebalance}>
-                    { format!("auto-rebalance: {}", if v.auto_rebalance_enabled { "on" } else { "off" }) }
-                </button>
+                // auto.leader.rebalance.enable is a static broker config in Kafka 2.4:
+                // shown, not toggled (the core refuses to change it at run time).
+                <span class="static-config" role="note" aria-label="auto.leader.rebalance.enable (static)"
+                    title="auto.leader.rebalance.enable is a static broker config in Kafka 2.4: it is read from server.properties at start-up and cannot change while the cluster runs. Set it in the scenario's config.">
+                    { format!("auto-rebalance: {} (static, set at start-up)", if v.auto_rebalance_enabled { "on" } else { "off" }) }
+                </span>
                 <button aria-label="Run a preferred replica election for every partition" onclick={preferred}>{ "preferred election" }</button>
             </div>
             { for topics.iter().map(|t| {

@@ -398,12 +398,14 @@ fn create_topic_partition_states_raw_creates_partitions_once_then_each_partition
     // Kafka: KafkaZkClient.createTopicPartitionStatesRaw — `/brokers/topics/<t>/partitions`
     // once per topic, then `/partitions/<p>` for every partition, then every `/state`:
     // 1 + 2N fenced writes for a topic of N partitions, in that order.
-    // Every controller write costs 1 ms and nothing else costs anything, so the
+    // Every controller write costs 1 ms and nothing else (reads, requests) costs anything, so the
     // TopicChange event's length is its number of ZooKeeper writes.
     let config = kcsim_core::Config {
         sim_controller_event_cost_ms: 0,
         sim_controller_zk_write_cost_ms: 1,
         sim_controller_zk_write_cost_us: 0,
+        sim_controller_zk_read_cost_us: 0,
+        sim_controller_request_partition_cost_us: 0,
         sim_controller_request_cost_ms: 0,
         ..Default::default()
     };

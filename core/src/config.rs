@@ -2,6 +2,7 @@
 //! simulator's own `sim.*` keys for what is a property of hardware in a real
 //! cluster (latencies, start-up time, how long the controller spends on work).
 
+use crate::cost::ZkMode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -74,11 +75,18 @@ pub struct Config {
     /// `sim.controller.zk.write.cost.ms`: extra controller time per ZooKeeper
     /// write made while handling an event (the event thread waits on each).
     pub sim_controller_zk_write_cost_ms: u64,
-    /// `sim.controller.zk.write.cost.us`: the same in microseconds (rounded up
-    /// per event). The default, 140 µs, is Kafka 1.1+'s failover rate with
-    /// pipelined asynchronous ZooKeeper writes: 100 000 partitions in about
-    /// 14 s (the "200K partitions" blog; spec §10, F5).
+    /// `sim.controller.zk.mode`: `async` (Kafka 1.1+, pipelined ZooKeeper
+    /// access, the default) or `sync` (Kafka 1.0, one round trip at a time).
+    pub sim_controller_zk_mode: ZkMode,
+    /// `sim.controller.zk.read.cost.us`: controller time per ZooKeeper read
+    /// in `async` mode (96 µs: see [`crate::cost`]).
+    pub sim_controller_zk_read_cost_us: u64,
+    /// `sim.controller.zk.write.cost.us`: controller time per ZooKeeper write
+    /// in `async` mode (140 µs: see [`crate::cost`]).
     pub sim_controller_zk_write_cost_us: u64,
+    /// `sim.controller.request.partition.cost.us`: controller time per
+    /// partition state put into a request it builds (21 µs).
+    pub sim_controller_request_partition_cost_us: u64,
     /// `sim.controller.request.cost.ms`: extra controller time per request
     /// queued while handling an event.
     pub sim_controller_request_cost_ms: u64,
@@ -108,7 +116,10 @@ impl Default for Config {
             sim_broker_startup_jitter_ms: 500,
             sim_controller_event_cost_ms: 1,
             sim_controller_zk_write_cost_ms: 0,
+            sim_controller_zk_mode: ZkMode::Async,
+            sim_controller_zk_read_cost_us: 96,
             sim_controller_zk_write_cost_us: 140,
+            sim_controller_request_partition_cost_us: 21,
             sim_controller_request_cost_ms: 0,
             controller_socket_timeout_ms: 30000,
         }
@@ -118,6 +129,7 @@ impl Default for Config {
 enum Slot<'a> {
     Ms(&'a mut u64, u64, u64),
     Bool(&'a mut bool),
+    Mode(&'a mut ZkMode),
 }
 
 impl Config {
@@ -141,7 +153,10 @@ impl Config {
         "sim.broker.startup.jitter.ms",
         "sim.controller.event.cost.ms",
         "sim.controller.zk.write.cost.ms",
+        "sim.controller.zk.mode",
+        "sim.controller.zk.read.cost.us",
         "sim.controller.zk.write.cost.us",
+        "sim.controller.request.partition.cost.us",
         "sim.controller.request.cost.ms",
         "controller.socket.timeout.ms",
     ];
@@ -222,6 +237,15 @@ impl Config {
             "sim.controller.zk.write.cost.ms" => {
                 Slot::Ms(&mut self.sim_controller_zk_write_cost_ms, 0, 60_000)
             }
+            "sim.controller.zk.mode" => Slot::Mode(&mut self.sim_controller_zk_mode),
+            "sim.controller.zk.read.cost.us" => {
+                Slot::Ms(&mut self.sim_controller_zk_read_cost_us, 0, 60_000_000)
+            }
+            "sim.controller.request.partition.cost.us" => Slot::Ms(
+                &mut self.sim_controller_request_partition_cost_us,
+                0,
+                60_000_000,
+            ),
             "sim.controller.zk.write.cost.us" => {
                 Slot::Ms(&mut self.sim_controller_zk_write_cost_us, 0, 60_000_000)
             }
@@ -255,6 +279,10 @@ impl Config {
                 let v = parse_u64(value).filter(|v| (lo..=hi).contains(v));
                 *n = v.ok_or_else(|| bad("a whole number in range"))?;
             }
+            Slot::Mode(m) => {
+                let v = value.as_str().and_then(ZkMode::parse);
+                *m = v.ok_or_else(|| bad("\"async\" or \"sync\""))?;
+            }
         }
         Ok(())
     }
@@ -265,6 +293,7 @@ impl Config {
         Some(match copy.slot(key)? {
             Slot::Bool(b) => Value::Bool(*b),
             Slot::Ms(n, _, _) => Value::from(*n),
+            Slot::Mode(m) => Value::from(m.as_str()),
         })
     }
 }

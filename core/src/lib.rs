@@ -32,6 +32,7 @@ pub mod broker;
 pub mod cli;
 pub mod config;
 pub mod controller;
+pub mod cost;
 pub mod ids;
 pub mod invariants;
 pub mod log;

@@ -109,6 +109,10 @@ pub struct WatchedEvent {
     pub path: String,
     /// What happened.
     pub kind: WatchKind,
+    /// How far into the writer's work the change happened, in µs (a
+    /// controller event's writes are spread over its run).
+    #[serde(default)]
+    pub offset_us: u64,
 }
 
 /// One operation of a multi-op.
@@ -232,6 +236,9 @@ pub struct Zk {
     /// Paths whose data or existence changed since the last `take_changed`.
     #[serde(skip)]
     changed: Vec<String>,
+    /// How far into its writer's work the operation being applied is, in µs.
+    #[serde(skip)]
+    op_offset_us: u64,
 }
 
 /// Which watches a change triggers.
@@ -304,6 +311,7 @@ impl Zk {
             fired: Vec::new(),
             triggers: Vec::new(),
             changed: Vec::new(),
+            op_offset_us: 0,
         }
     }
 
@@ -837,6 +845,12 @@ impl Zk {
         }
     }
 
+    /// Mark the operations that follow as made `offset_us` into their
+    /// writer's work (a controller event in progress); 0 for "now".
+    pub fn set_op_offset_us(&mut self, offset_us: u64) {
+        self.op_offset_us = offset_us;
+    }
+
     fn fire_data(&mut self, path: &str, kind: WatchKind) {
         self.triggers.push((path.to_string(), Trigger::Data(kind)));
     }
@@ -860,6 +874,7 @@ impl Zk {
             if let Some(set) = map.remove(&path) {
                 for session in set {
                     self.fired.push(WatchedEvent {
+                        offset_us: self.op_offset_us,
                         session,
                         path: path.clone(),
                         kind,
@@ -1033,7 +1048,8 @@ mod tests {
             WatchedEvent {
                 session: w,
                 path: "/ids".into(),
-                kind: WatchKind::NodeChildrenChanged
+                kind: WatchKind::NodeChildrenChanged,
+                offset_us: 0,
             }
         );
         assert!(zk.get_data("/nothing", Some(w)).is_err());

@@ -6,6 +6,7 @@
 //! client does the same, so whether a watch is set follows from which
 //! handlers are registered, never from a flag at the call site.
 
+use crate::cost::Meter;
 use crate::ids::SessionId;
 use crate::zk::{Op, OpResult, Stat, Zk, ZkError};
 use serde::{Deserialize, Serialize};
@@ -85,9 +86,10 @@ pub struct ZkClient {
     pub data_handlers: BTreeSet<String>,
     /// Paths with a child handler (`ZNodeChildChangeHandler`).
     pub child_handlers: BTreeSet<String>,
-    /// ZooKeeper writes made since the counter was last taken.
+    /// The controller event thread's clock for the event in progress: every
+    /// read and write through this client is charged on it.
     #[serde(skip)]
-    pub writes: u64,
+    pub meter: Meter,
 }
 
 impl ZkClient {
@@ -106,28 +108,35 @@ impl ZkClient {
     }
 
     /// `getData`, watching if a handler is registered for the path.
-    pub fn get_data(&self, zk: &mut Zk, path: &str) -> Result<(String, Stat), ZkError> {
+    pub fn get_data(&mut self, zk: &mut Zk, path: &str) -> Result<(String, Stat), ZkError> {
         self.live(zk)?;
+        self.meter.read();
         zk.get_data(path, self.data_watch(path))
     }
 
     /// `exists`, watching if a handler is registered for the path.
-    pub fn exists(&self, zk: &mut Zk, path: &str) -> Result<Option<Stat>, ZkError> {
+    pub fn exists(&mut self, zk: &mut Zk, path: &str) -> Result<Option<Stat>, ZkError> {
         self.live(zk)?;
+        self.meter.read();
         zk.exists(path, self.data_watch(path))
     }
 
     /// `getChildren`, watching if a child handler is registered for the path.
-    pub fn get_children(&self, zk: &mut Zk, path: &str) -> Result<Vec<String>, ZkError> {
+    pub fn get_children(&mut self, zk: &mut Zk, path: &str) -> Result<Vec<String>, ZkError> {
         self.live(zk)?;
+        self.meter.read();
         zk.get_children(path, self.child_watch(path))
     }
 
     /// A multi-op in this client's session.
     pub fn multi(&mut self, zk: &mut Zk, ops: &[Op]) -> Result<Vec<OpResult>, (usize, ZkError)> {
         let s = self.live(zk).map_err(|e| (0, e))?;
-        self.writes += 1;
-        zk.multi(Some(s), ops)
+        self.meter.write();
+        // Watches this write fires go out when the event thread reaches it.
+        zk.set_op_offset_us(self.meter.elapsed_us);
+        let r = zk.multi(Some(s), ops);
+        zk.set_op_offset_us(0);
+        r
     }
 
     /// One write in this client's session.

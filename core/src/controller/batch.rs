@@ -3,7 +3,7 @@
 
 use super::channel::{PartitionStateInfo, RequestBody, LEADER_DURING_DELETE, NO_LEADER};
 use super::context::{ControllerContext, LeaderIsr};
-use super::{Outbox, RequestDraft};
+use super::{Env, RequestDraft};
 use crate::ids::{BrokerId, TopicPartition};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -88,22 +88,30 @@ impl RequestBatch {
 
     /// `sendRequestsToBrokers`: LeaderAndIsr, then UpdateMetadata, then
     /// StopReplica; only to live or shutting-down brokers.
-    pub fn send(self, ctx: &ControllerContext, deleting: &BTreeSet<String>, out: &mut Outbox) {
+    ///
+    /// Building each request costs the event thread time (charged on the
+    /// client's meter), and each leaves for its channel as soon as it is
+    /// built: a batch sent early in an event reaches brokers before the
+    /// event's later work is done.
+    pub fn send(self, ctx: &ControllerContext, deleting: &BTreeSet<String>, env: &mut Env<'_>) {
         let epoch = ctx.epoch;
-        let draft = |to: BrokerId, body: RequestBody| RequestDraft {
-            to,
-            broker_epoch: ctx.live_brokers.get(&to).copied().unwrap_or(-1),
-            controller_epoch: epoch,
-            body,
+        let push = |env: &mut Env<'_>, to: BrokerId, body: RequestBody, partitions: usize| {
+            env.client.meter.request(partitions as u64);
+            env.out.requests.push(RequestDraft {
+                to,
+                broker_epoch: ctx.live_brokers.get(&to).copied().unwrap_or(-1),
+                controller_epoch: epoch,
+                body,
+                sent_at_us: env.client.meter.elapsed_us,
+            });
         };
         for (to, parts) in self.leader_and_isr {
             if ctx.live_brokers.contains_key(&to) {
-                out.requests.push(draft(
-                    to,
-                    RequestBody::LeaderAndIsr {
-                        partitions: parts.into_values().collect(),
-                    },
-                ));
+                let n = parts.len();
+                let body = RequestBody::LeaderAndIsr {
+                    partitions: parts.into_values().collect(),
+                };
+                push(env, to, body, n);
             }
         }
         if !self.update_metadata_brokers.is_empty() {
@@ -121,15 +129,16 @@ impl RequestBatch {
                 })
                 .collect();
             let live: Vec<BrokerId> = ctx.live_or_shutting_down().into_iter().collect();
+            // The partition states are built once and shared by every
+            // broker's request.
+            let mut states = partitions.len();
             for to in self.update_metadata_brokers {
                 if ctx.live_brokers.contains_key(&to) {
-                    out.requests.push(draft(
-                        to,
-                        RequestBody::UpdateMetadata {
-                            partitions: partitions.clone(),
-                            live_brokers: live.clone(),
-                        },
-                    ));
+                    let body = RequestBody::UpdateMetadata {
+                        partitions: partitions.clone(),
+                        live_brokers: live.clone(),
+                    };
+                    push(env, to, body, std::mem::take(&mut states));
                 }
             }
         }
@@ -144,13 +153,12 @@ impl RequestBatch {
                     .map(|(tp, _)| tp.clone())
                     .collect();
                 if !list.is_empty() {
-                    out.requests.push(draft(
-                        to,
-                        RequestBody::StopReplica {
-                            partitions: list,
-                            delete,
-                        },
-                    ));
+                    let n = list.len();
+                    let body = RequestBody::StopReplica {
+                        partitions: list,
+                        delete,
+                    };
+                    push(env, to, body, n);
                 }
             }
         }

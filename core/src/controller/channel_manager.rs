@@ -183,6 +183,7 @@ mod tests {
                 partitions: vec![],
                 delete: false,
             },
+            sent_at_us: 0,
         }
     }
 

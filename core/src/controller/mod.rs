@@ -56,6 +56,9 @@ pub struct RequestDraft {
     pub controller_epoch: i32,
     /// The request.
     pub body: RequestBody,
+    /// When it is handed to its channel, in µs into the event that built it.
+    #[serde(default)]
+    pub sent_at_us: u64,
 }
 
 /// A timer the controller asks the simulator to run.
@@ -639,8 +642,11 @@ impl KafkaController {
         partitions: Vec<PartitionStateInfo>,
     ) {
         let live: Vec<BrokerId> = self.ctx.live_or_shutting_down().into_iter().collect();
+        // The partition states are built once and shared by every request.
+        let mut states = partitions.len() as u64;
         for to in targets {
             if let Some(epoch) = self.ctx.live_brokers.get(to) {
+                env.client.meter.request(std::mem::take(&mut states));
                 env.out.requests.push(RequestDraft {
                     to: *to,
                     broker_epoch: *epoch,
@@ -649,6 +655,7 @@ impl KafkaController {
                         partitions: partitions.clone(),
                         live_brokers: live.clone(),
                     },
+                    sent_at_us: env.client.meter.elapsed_us,
                 });
             }
         }

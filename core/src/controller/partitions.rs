@@ -236,7 +236,7 @@ impl KafkaController {
                 }
             }
         }
-        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env.out);
+        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
         Ok(results)
     }
 
@@ -515,7 +515,7 @@ impl KafkaController {
             }
             self.do_replica_transitions(env, &mut batch, broker, &valid, target)?;
         }
-        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env.out);
+        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
         Ok(())
     }
 
@@ -778,7 +778,7 @@ impl KafkaController {
             if !tps.is_empty() {
                 let mut batch = RequestBatch::default();
                 batch.add_update_metadata(&self.ctx.live_or_shutting_down(), &tps);
-                batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env.out);
+                batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
                 env.out.note(
                     "isr_change",
                     format!(
@@ -974,7 +974,7 @@ impl KafkaController {
             for tp in &followed {
                 batch.add_stop_replica(&[id], tp, false);
             }
-            batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env.out);
+            batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
             let replicas: Vec<(TopicPartition, BrokerId)> =
                 followed.iter().map(|tp| (tp.clone(), id)).collect();
             self.handle_replica_state_changes(env, &replicas, ReplicaState::OfflineReplica)?;

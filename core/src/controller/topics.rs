@@ -291,7 +291,7 @@ impl KafkaController {
         // Brokers drop the topic from their metadata (leader −2).
         let mut batch = RequestBatch::default();
         batch.add_update_metadata(&self.ctx.live_or_shutting_down(), &parts);
-        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env.out);
+        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
         // startReplicaDeletion: the live replicas are `allLiveReplicas()`, on
         // `liveBrokerIds`, which leaves out brokers in controlled shutdown.
         let replicas = self.replicas_of_topic(topic);
@@ -732,7 +732,7 @@ impl KafkaController {
         // B8. UpdateMetadata for the partition to every broker.
         let mut batch = RequestBatch::default();
         batch.add_update_metadata(&self.ctx.live_or_shutting_down(), std::slice::from_ref(tp));
-        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env.out);
+        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
         env.out.note(
             "reassignment_completed",
             format!("{tp}: reassignment to {} completed", ids_text(&target)),
@@ -898,7 +898,7 @@ impl KafkaController {
                     self.ctx.leadership.insert(tp.clone(), new.clone());
                     let mut batch = RequestBatch::default();
                     batch.add_leader_and_isr(&self.ctx, recipients, tp, &new, false);
-                    batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env.out);
+                    batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
                     return Ok(());
                 }
                 Ok(_) => return Ok(()),

@@ -5,7 +5,8 @@
 
 use super::*;
 use crate::controller::event::{ControllerEvent, ControllerState, ElectionTrigger, ElectionType};
-use crate::controller::{Env, InProgress, Outbox};
+use crate::controller::{Env, InProgress, Outbox, RequestDraft};
+use crate::cost::{CostModel, Meter};
 use crate::ids::BrokerId;
 use crate::zk::{WatchKind, WatchedEvent};
 use crate::zk_client::paths;
@@ -99,7 +100,7 @@ impl Sim {
         };
         let event = queued.event;
         b.controller.state = event.state();
-        b.zk_client.writes = 0;
+        b.zk_client.meter = Meter::start(CostModel::of(&self.config));
         let mut out = Outbox::default();
         {
             let mut env = Env {
@@ -115,17 +116,20 @@ impl Sim {
         if let Some(epoch) = out.new_broker_epoch {
             b.broker_epoch = epoch;
         }
-        let cost = self.config.sim_controller_event_cost_ms
-            + b.zk_client.writes * self.config.sim_controller_zk_write_cost_ms
-            + (b.zk_client.writes * self.config.sim_controller_zk_write_cost_us).div_ceil(1000)
-            + out.requests.len() as u64 * self.config.sim_controller_request_cost_ms;
+        let meter = b.zk_client.meter;
         self.stats.unclean_elections += out.unclean_elections;
         self.unclean_partitions
             .extend(std::mem::take(&mut out.unclean_partitions));
-        let done_at = now.plus_ms(cost);
+        let done_at = now.plus_ms(meter.elapsed_ms());
         let epoch = b.controller.ctx.epoch;
         let active = b.controller.is_active(broker);
         let incarnation = b.incarnation;
+        debug_assert!(
+            out.requests
+                .windows(2)
+                .all(|w| w[0].sent_at_us <= w[1].sent_at_us),
+            "requests are built in the order they are sent"
+        );
         b.controller.current = Some(InProgress {
             event: event.clone(),
             started_at: now,
@@ -139,17 +143,23 @@ impl Sim {
             actor.clone(),
             "event",
             format!(
-                "processing {} (queued {} ms)",
+                "processing {} (queued {} ms; {} ZooKeeper reads, {} writes, {} requests: {} ms)",
                 event.name(),
-                now.since(queued.enqueued_at)
+                now.since(queued.enqueued_at),
+                meter.reads,
+                meter.writes,
+                meter.requests,
+                done_at.since(now),
             ),
         );
         for (kind, details) in out.notes {
             self.note(actor.clone(), &kind, details);
         }
+        // Kafka's scheduler counts a task's delay from when the work that
+        // schedules it is done.
         for (delay, timer) in out.timers {
             self.push(
-                now.plus_ms(delay),
+                done_at.plus_ms(delay),
                 SimEvent::Timer {
                     broker,
                     incarnation,
@@ -161,13 +171,92 @@ impl Sim {
         if !active {
             self.channels.remove_all_from(broker);
         }
-        self.push(
-            done_at,
-            SimEvent::ControllerDone {
-                broker,
-                incarnation,
-            },
-        );
+        self.schedule_controller_work(broker);
+    }
+
+    /// Schedule the in-progress event's next moment: its next request batch
+    /// leaving, or its end.
+    pub(super) fn schedule_controller_work(&mut self, broker: BrokerId) {
+        let Some(b) = self.brokers.get(&broker) else {
+            return;
+        };
+        let Some(c) = &b.controller.current else {
+            return;
+        };
+        let incarnation = b.incarnation;
+        let next_send = c
+            .requests
+            .first()
+            .map(|r| c.started_at.plus_ms(r.sent_at_us.div_ceil(1000)))
+            .filter(|t| *t < c.done_at);
+        let done_at = c.done_at;
+        match next_send {
+            Some(at) => self.push(
+                at,
+                SimEvent::ControllerSend {
+                    broker,
+                    incarnation,
+                },
+            ),
+            None => self.push(
+                done_at,
+                SimEvent::ControllerDone {
+                    broker,
+                    incarnation,
+                },
+            ),
+        }
+    }
+
+    /// The event in progress has built requests that are due to leave: hand
+    /// them to the channel manager (`sendRequestsToBrokers`).
+    pub(super) fn controller_send(&mut self, broker: BrokerId) {
+        let now = self.now;
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
+        let Some(c) = b.controller.current.as_mut() else {
+            return;
+        };
+        let started_at = c.started_at;
+        let due = c
+            .requests
+            .iter()
+            .take_while(|r| started_at.plus_ms(r.sent_at_us.div_ceil(1000)) <= now)
+            .count();
+        if due == 0 {
+            // Stale: the event was stretched by a pause; its moments are
+            // scheduled again.
+            return;
+        }
+        let drafts: Vec<RequestDraft> = c.requests.drain(..due).collect();
+        self.release_requests(broker, drafts);
+        self.schedule_controller_work(broker);
+    }
+
+    /// Put drafts on their channels (only an active controller sends, and
+    /// only to brokers it holds live), then let each channel send.
+    fn release_requests(&mut self, broker: BrokerId, drafts: Vec<RequestDraft>) {
+        let now = self.now;
+        let Some(b) = self.brokers.get(&broker) else {
+            return;
+        };
+        if !b.controller.is_active(broker) {
+            return;
+        }
+        let live = b.controller.ctx.live_brokers.clone();
+        for draft in drafts {
+            let Some(epoch) = live.get(&draft.to).copied() else {
+                continue;
+            };
+            let id = self.message_id();
+            self.channels.enqueue(id, broker, draft, epoch, now);
+        }
+        // Channels to brokers no longer live are removed with their queues.
+        self.channels.retain_live(broker, &live);
+        for to in self.channels.targets(broker) {
+            self.pump(broker, to);
+        }
     }
 
     pub(super) fn controller_done(&mut self, broker: BrokerId) {
@@ -175,29 +264,22 @@ impl Sim {
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;
         };
+        if b.controller
+            .current
+            .as_ref()
+            .is_none_or(|c| c.done_at > now)
+        {
+            // Stale: the event was stretched by a pause.
+            return;
+        }
         let Some(done) = b.controller.current.take() else {
             return;
         };
         b.controller.state = ControllerState::Idle;
-        let active = b.controller.is_active(broker);
-        let live = b.controller.ctx.live_brokers.clone();
         for (to, result) in done.shutdown_replies {
             self.reply_to_shutdown(broker, to, result);
         }
-        if active {
-            for draft in done.requests {
-                let Some(epoch) = live.get(&draft.to).copied() else {
-                    continue;
-                };
-                let id = self.message_id();
-                self.channels.enqueue(id, broker, draft, epoch, now);
-            }
-            // Channels to brokers no longer live are removed with their queues.
-            self.channels.retain_live(broker, &live);
-            for to in self.channels.targets(broker) {
-                self.pump(broker, to);
-            }
-        }
+        self.release_requests(broker, done.requests);
         self.kick(broker);
     }
 

@@ -193,25 +193,27 @@ impl Sim {
             "resumed",
             format!("broker {broker} resumes after {} ms", now.since(paused_at)),
         );
+        // The event thread stalled too: the event in progress ends that much
+        // later, and its remaining request batches leave that much later.
+        let stall = now.since(paused_at);
+        let stretched = self
+            .brokers
+            .get_mut(&broker)
+            .and_then(|b| b.controller.current.as_mut())
+            .filter(|c| c.done_at > paused_at)
+            .map(|c| {
+                c.started_at = c.started_at.plus_ms(stall);
+                c.done_at = c.done_at.plus_ms(stall);
+            })
+            .is_some();
         for (_, ev) in held {
             match ev {
-                SimEvent::ControllerDone { .. } => {
-                    let remaining = self
-                        .brokers
-                        .get(&broker)
-                        .and_then(|b| b.controller.current.as_ref())
-                        .map_or(0, |c| c.done_at.since(paused_at));
-                    if let Some(c) = self
-                        .brokers
-                        .get_mut(&broker)
-                        .and_then(|b| b.controller.current.as_mut())
-                    {
-                        c.done_at = now.plus_ms(remaining);
-                    }
-                    self.push(now.plus_ms(remaining), ev);
-                }
+                SimEvent::ControllerDone { .. } | SimEvent::ControllerSend { .. } => {}
                 other => self.push(now, other),
             }
+        }
+        if stretched {
+            self.schedule_controller_work(broker);
         }
         // The ZooKeeper client pings at once and may learn its session is gone.
         self.push(

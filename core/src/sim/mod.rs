@@ -70,6 +70,13 @@ pub enum SimEvent {
         /// Which start of it.
         incarnation: u32,
     },
+    /// The controller event in progress has request batches due to leave.
+    ControllerSend {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it.
+        incarnation: u32,
+    },
     /// A controller request reaches its broker.
     RequestArrives {
         /// The request id.
@@ -143,6 +150,7 @@ impl SimEvent {
             SimEvent::Heartbeat { broker, .. }
             | SimEvent::Notify { broker, .. }
             | SimEvent::ControllerDone { broker, .. }
+            | SimEvent::ControllerSend { broker, .. }
             | SimEvent::ShutdownTimeout { broker, .. }
             | SimEvent::ShutdownAttempt { broker, .. }
             | SimEvent::Timer { broker, .. } => Some(*broker),
@@ -541,6 +549,14 @@ impl Sim {
             } => {
                 if self.incarnation(broker) == incarnation {
                     self.controller_done(broker);
+                }
+            }
+            SimEvent::ControllerSend {
+                broker,
+                incarnation,
+            } => {
+                if self.incarnation(broker) == incarnation {
+                    self.controller_send(broker);
                 }
             }
             SimEvent::RequestArrives { id } => self.request_arrives(id),

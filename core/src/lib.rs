@@ -35,6 +35,7 @@ pub mod controller;
 pub mod ids;
 pub mod invariants;
 pub mod log;
+pub mod projection;
 pub mod replication;
 pub mod report;
 pub mod rng;

@@ -1,5 +1,6 @@
 //! The built-in scenarios (core/scenarios/) tell the stories they promise.
 
+use kcsim_core::controller::states::PartitionState;
 use kcsim_core::report::FinalState;
 use kcsim_core::scenario::Scenario;
 use kcsim_core::SimTime;
@@ -16,7 +17,7 @@ fn run(name: &str) -> FinalState {
 fn unavailable(f: &FinalState, topic: &str, p: u32) -> u64 {
     f.partitions
         .iter()
-        .find(|x| x.topic == topic && x.partition == p)
+        .find(|x| x.tp.topic == topic && x.tp.partition == p)
         .expect("partition")
         .unavailable_ms
 }
@@ -27,7 +28,10 @@ fn controller_failover_ends_with_epoch_two_and_no_violation() {
     let f = run("controller-failover");
     assert_eq!(f.controller.epoch, 2);
     assert!(f.violations.is_empty(), "{:?}", f.violations);
-    assert!(f.partitions.iter().all(|p| p.state == "OnlinePartition"));
+    assert!(f
+        .partitions
+        .iter()
+        .all(|p| p.state == PartitionState::OnlinePartition));
 }
 
 #[test]

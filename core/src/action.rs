@@ -252,7 +252,10 @@ impl Action {
             Action::PreferredElection {
                 partitions: Some(p),
             } => {
-                format!("kafka-preferred-replica-election.sh for {}", tp_list(p))
+                format!(
+                    "kafka-preferred-replica-election.sh for {}",
+                    crate::ids::comma_list(p)
+                )
             }
             Action::ElectLeaders {
                 election_type,
@@ -263,7 +266,7 @@ impl Action {
                     crate::controller::event::ElectionType::Preferred => "preferred",
                     crate::controller::event::ElectionType::Unclean => "unclean",
                 },
-                tp_list(partitions)
+                crate::ids::comma_list(partitions)
             ),
             Action::DropMessage { id } => format!("drop message {id}"),
             Action::CreateTopic {
@@ -318,11 +321,6 @@ fn plain(v: &serde_json::Value) -> String {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     }
-}
-
-fn tp_list(v: &[crate::ids::TopicPartition]) -> String {
-    let parts: Vec<String> = v.iter().map(|t| t.to_string()).collect();
-    parts.join(",")
 }
 
 /// One partition's target replicas in a reassignment.

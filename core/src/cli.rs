@@ -264,10 +264,7 @@ fn bench(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
     let partitions = num("--partitions", 2_000)?.clamp(1, 200_000);
     let text = format!(
         r#"{{"version":1,"seed":1,"brokers":[{}],"topics":[{{"name":"big","partitions":{partitions},"replication_factor":3}}]}}"#,
-        (0..brokers)
-            .map(|b| b.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
+        crate::ids::comma_list(0..brokers)
     );
     let scenario = Scenario::parse(&text).map_err(|e| Failure(2, e.to_string()))?;
     let started = std::time::Instant::now();

@@ -53,3 +53,40 @@ impl fmt::Display for TopicPartition {
         write!(f, "{}-{}", self.topic, self.partition)
     }
 }
+
+/// Ids (brokers, partitions, anything displayed) joined by commas without
+/// spaces, `1,2,3`: how every id list the simulator prints is spelled, bare
+/// (as `kafka-topics.sh --describe` prints `Replicas: 1,2`) or inside brackets.
+pub fn comma_list<T: fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    let v: Vec<String> = items.into_iter().map(|i| i.to_string()).collect();
+    v.join(",")
+}
+
+/// Ids as `[1,2,3]`, as Kafka's log lines print a collection of them.
+pub fn ids_text<T: fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    format!("[{}]", comma_list(items))
+}
+
+/// The broker ids among a `/brokers/ids` listing (children that are not
+/// numbers are skipped), in the order given.
+pub fn broker_ids<S: AsRef<str>>(children: impl IntoIterator<Item = S>) -> Vec<BrokerId> {
+    children
+        .into_iter()
+        .filter_map(|c| c.as_ref().parse().ok())
+        .map(BrokerId)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_lists_print_and_decode_one_way() {
+        let v = [BrokerId(1), BrokerId(2), BrokerId(3)];
+        assert_eq!(comma_list(v), "1,2,3");
+        assert_eq!(ids_text(v), "[1,2,3]");
+        assert_eq!(ids_text(Vec::<BrokerId>::new()), "[]");
+        assert_eq!(broker_ids(["2", "x", "0"]), vec![BrokerId(2), BrokerId(0)]);
+    }
+}

@@ -36,6 +36,7 @@ pub mod cost;
 pub mod ids;
 pub mod invariants;
 pub mod log;
+pub mod projection;
 pub mod replication;
 pub mod report;
 pub mod rng;

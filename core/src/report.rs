@@ -3,7 +3,7 @@
 
 use crate::ids::BrokerId;
 use crate::invariants::Violation;
-use crate::sim::Sim;
+use crate::sim::{PartitionOverview, Sim};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -29,25 +29,14 @@ pub struct BrokerReport {
     pub is_active_controller: bool,
 }
 
-/// One partition, from ZooKeeper and the active controller.
+/// One partition: its [`PartitionOverview`] (from ZooKeeper and the active
+/// controller) with what the report adds.
 #[derive(Debug, Clone, Serialize)]
 pub struct PartitionReport {
-    /// Topic.
-    pub topic: String,
-    /// Partition number.
-    pub partition: u32,
-    /// The active controller's PartitionStateMachine state.
-    pub state: String,
-    /// Assigned replicas, preferred first.
-    pub replicas: Vec<BrokerId>,
-    /// ISR from the state znode.
-    pub isr: Vec<BrokerId>,
-    /// Leader from the state znode, null where Kafka writes −1.
-    pub leader: Option<BrokerId>,
-    /// Leader epoch from the state znode.
-    pub leader_epoch: i32,
-    /// The controller epoch that last wrote the state znode.
-    pub controller_epoch: i32,
+    /// `topic`, `partition`, `state`, `replicas`, `isr`, `leader`,
+    /// `leader_epoch` and `controller_epoch`.
+    #[serde(flatten)]
+    pub overview: PartitionOverview,
     /// The active controller's ReplicaStateMachine state per replica (broker id → state).
     pub replica_states: BTreeMap<String, String>,
     /// How long the partition has been without a serving leader, in all.
@@ -56,6 +45,14 @@ pub struct PartitionReport {
     pub log_end_offset: BTreeMap<String, u64>,
     /// The partition's high watermark (committed offset).
     pub high_watermark: u64,
+}
+
+impl std::ops::Deref for PartitionReport {
+    type Target = PartitionOverview;
+
+    fn deref(&self) -> &PartitionOverview {
+        &self.overview
+    }
 }
 
 /// An acknowledged record that an election lost.
@@ -161,17 +158,11 @@ impl FinalState {
                 log_end_offset: p
                     .replicas
                     .iter()
-                    .filter_map(|r| Some((r.to_string(), sim.log(*r, &p.tp)?.log_end_offset())))
+                    .zip(p.log_end_offsets(sim))
+                    .filter_map(|(r, leo)| Some((r.to_string(), leo?)))
                     .collect(),
                 high_watermark: sim.high_watermark(&p.tp),
-                topic: p.tp.topic.clone(),
-                partition: p.tp.partition,
-                state: p.state.to_string(),
-                replicas: p.replicas,
-                isr: p.isr,
-                leader: p.leader,
-                leader_epoch: p.leader_epoch,
-                controller_epoch: p.controller_epoch,
+                overview: p,
             })
             .collect();
         FinalState {

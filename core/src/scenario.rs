@@ -193,10 +193,7 @@ pub fn topic_znode_json(assignment: &[Vec<BrokerId>]) -> String {
     let parts: Vec<String> = assignment
         .iter()
         .enumerate()
-        .map(|(p, r)| {
-            let ids: Vec<String> = r.iter().map(|b| b.to_string()).collect();
-            format!("\"{p}\":[{}]", ids.join(","))
-        })
+        .map(|(p, r)| format!("\"{p}\":{}", crate::ids::ids_text(r)))
         .collect();
     format!(
         r#"{{"version":2,"partitions":{{{}}},"adding_replicas":{{}},"removing_replicas":{{}}}}"#,

@@ -3,9 +3,10 @@
 
 use crate::broker::BrokerStatus;
 use crate::controller::channel::{RequestBody, RequestStatus};
-use crate::ids::{BrokerId, TopicPartition};
+use crate::ids::{comma_list, BrokerId, TopicPartition};
 use crate::invariants;
-use crate::sim::{Sim, SimEvent};
+use crate::projection::{topic_config_overrides, topic_unclean_override};
+use crate::sim::{PartitionOverview, Sim, SimEvent};
 use crate::zk_client::paths;
 use serde::{Deserialize, Serialize};
 
@@ -56,25 +57,14 @@ pub struct ZnodeView {
     pub watchers: usize,
 }
 
-/// One partition as drawn.
+/// One partition as drawn: its [`PartitionOverview`] (from ZooKeeper and the
+/// active controller) with what the page adds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionView {
-    /// Topic.
-    pub topic: String,
-    /// Partition.
-    pub partition: u32,
-    /// The active controller's state for it.
-    pub state: String,
-    /// Assigned replicas, preferred first.
-    pub replicas: Vec<BrokerId>,
-    /// ISR.
-    pub isr: Vec<BrokerId>,
-    /// Leader, if any.
-    pub leader: Option<BrokerId>,
-    /// Leader epoch.
-    pub leader_epoch: i32,
-    /// Controller epoch that wrote the state.
-    pub controller_epoch: i32,
+    /// `topic`, `partition`, `state`, `replicas`, `isr`, `leader`,
+    /// `leader_epoch` and `controller_epoch`.
+    #[serde(flatten)]
+    pub overview: PartitionOverview,
     /// Each replica's log end offset (in `replicas` order; `None` without a log).
     pub log_end_offsets: Vec<Option<u64>>,
     /// The committed offset.
@@ -93,6 +83,28 @@ pub struct PartitionView {
     pub controller_cache: Option<CachedLeadership>,
     /// The leader and ISR each running broker's metadata cache holds.
     pub broker_caches: Vec<(BrokerId, CachedLeadership)>,
+}
+
+impl std::ops::Deref for PartitionView {
+    type Target = PartitionOverview;
+
+    fn deref(&self) -> &PartitionOverview {
+        &self.overview
+    }
+}
+
+/// One topic as drawn, in the order of the partitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicView {
+    /// Its name.
+    pub name: String,
+    /// Its `unclean.leader.election.enable` override from
+    /// `/config/topics/<t>`, as the controller reads it (`None`: no override,
+    /// the cluster setting applies).
+    pub unclean_leader_election_enable: Option<bool>,
+    /// Its config overrides as `kafka-topics.sh --describe` lists them
+    /// (`key=value,…`).
+    pub configs: String,
 }
 
 /// A cached copy of a partition's leadership.
@@ -170,6 +182,8 @@ pub struct ClusterView {
     pub znodes: Vec<ZnodeView>,
     /// Every partition.
     pub partitions: Vec<PartitionView>,
+    /// Every topic that has partitions, in the order of `partitions`.
+    pub topics: Vec<TopicView>,
     /// Every running broker's controller event queue.
     pub queues: Vec<QueueView>,
     /// Messages queued or on the wire.
@@ -186,11 +200,6 @@ pub struct ClusterView {
     pub unclean_enabled: bool,
     /// `auto.leader.rebalance.enable`.
     pub auto_rebalance_enabled: bool,
-}
-
-fn ids(v: &[BrokerId]) -> String {
-    let s: Vec<String> = v.iter().map(|b| b.to_string()).collect();
-    s.join(",")
 }
 
 impl ClusterView {
@@ -243,15 +252,11 @@ impl ClusterView {
             })
             .collect();
         let ctx = sim.active_controller().map(|b| &b.controller.ctx);
-        let partitions = sim
+        let partitions: Vec<PartitionView> = sim
             .partition_overview()
             .into_iter()
             .map(|p| PartitionView {
-                log_end_offsets: p
-                    .replicas
-                    .iter()
-                    .map(|r| sim.log(*r, &p.tp).map(|l| l.log_end_offset()))
-                    .collect(),
+                log_end_offsets: p.log_end_offsets(sim),
                 high_watermark: sim.high_watermark(&p.tp),
                 available: sim.is_available(&p.tp),
                 unavailable_ms: sim.unavailable_ms(&p.tp),
@@ -281,14 +286,28 @@ impl ClusterView {
                         ))
                     })
                     .collect(),
-                topic: p.tp.topic.clone(),
-                partition: p.tp.partition,
-                state: p.state.to_string(),
-                replicas: p.replicas,
-                isr: p.isr,
-                leader: p.leader,
-                leader_epoch: p.leader_epoch,
-                controller_epoch: p.controller_epoch,
+                overview: p,
+            })
+            .collect();
+        let mut names: Vec<&str> = partitions.iter().map(|p| p.tp.topic.as_str()).collect();
+        names.dedup();
+        let topics = names
+            .into_iter()
+            .map(|t| {
+                let config = zk.node(&paths::topic_config(t)).map(|n| n.data.as_str());
+                TopicView {
+                    name: t.to_string(),
+                    unclean_leader_election_enable: config.and_then(topic_unclean_override),
+                    configs: config
+                        .and_then(topic_config_overrides)
+                        .map(|m| {
+                            let kv = m
+                                .iter()
+                                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()));
+                            comma_list(kv)
+                        })
+                        .unwrap_or_default(),
+                }
             })
             .collect();
         let queues = sim
@@ -325,7 +344,7 @@ impl ClusterView {
                                 p.tp,
                                 p.leader,
                                 p.leader_epoch,
-                                ids(&p.isr)
+                                comma_list(&p.isr)
                             )
                         })
                         .collect::<Vec<_>>()
@@ -337,7 +356,7 @@ impl ClusterView {
                         format!(
                             "{} partition(s), live brokers [{}]",
                             partitions.len(),
-                            ids(live_brokers)
+                            comma_list(live_brokers)
                         )
                     }
                     RequestBody::StopReplica { partitions, delete } => format!(
@@ -426,6 +445,7 @@ impl ClusterView {
             brokers,
             znodes,
             partitions,
+            topics,
             queues,
             messages,
             invariants,
@@ -445,23 +465,12 @@ impl ClusterView {
     /// `kafka-topics.sh --describe` for every topic, in Kafka 2.4's format.
     pub fn describe(&self) -> String {
         let mut out = String::new();
-        let mut topics: Vec<&str> = self.partitions.iter().map(|p| p.topic.as_str()).collect();
-        topics.dedup();
-        for t in topics {
+        for topic in &self.topics {
+            let t = topic.name.as_str();
             let parts: Vec<&PartitionView> =
-                self.partitions.iter().filter(|p| p.topic == t).collect();
+                self.partitions.iter().filter(|p| p.tp.topic == t).collect();
             let rf = parts.first().map_or(0, |p| p.replicas.len());
-            let config = self
-                .znode(&paths::topic_config(t))
-                .and_then(|z| serde_json::from_str::<serde_json::Value>(&z.data).ok())
-                .and_then(|v| v.get("config").and_then(|c| c.as_object().cloned()))
-                .map(|m| {
-                    m.iter()
-                        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                })
-                .unwrap_or_default();
+            let config = &topic.configs;
             out.push_str(&format!(
                 "Topic: {t}\tPartitionCount: {}\tReplicationFactor: {rf}\tConfigs: {config}\n",
                 parts.len()
@@ -470,9 +479,9 @@ impl ClusterView {
                 let leader = p.leader.map_or("none".to_string(), |l| l.to_string());
                 out.push_str(&format!(
                     "\tTopic: {t}\tPartition: {}\tLeader: {leader}\tReplicas: {}\tIsr: {}\n",
-                    p.partition,
-                    ids(&p.replicas),
-                    ids(&p.isr)
+                    p.tp.partition,
+                    comma_list(&p.replicas),
+                    comma_list(&p.isr)
                 ));
             }
         }
@@ -489,9 +498,7 @@ impl ClusterView {
 
     /// A partition.
     pub fn partition(&self, tp: &TopicPartition) -> Option<&PartitionView> {
-        self.partitions
-            .iter()
-            .find(|p| p.topic == tp.topic && p.partition == tp.partition)
+        self.partitions.iter().find(|p| p.tp == *tp)
     }
 }
 
@@ -525,5 +532,32 @@ mod tests {
             .zookeeper_shell_get_controller()
             .starts_with(r#"{"version":1,"brokerid":0,"#));
         assert_eq!(v.invariants.len(), crate::invariants::ALL.len());
+    }
+
+    #[test]
+    fn each_topic_carries_its_unclean_override_as_the_core_reads_it() {
+        // Kafka: the controller reads unclean.leader.election.enable from /config/topics/<t>.
+        let s = Scenario::parse(
+            r#"{"version":1,"seed":3,"brokers":[0,1],"config":{"sim.broker.startup.jitter.ms":0},
+                "actions":[{"at_ms":4000,"action":"create_topic","name":"a","assignment":[[0]]},
+                           {"at_ms":4000,"action":"create_topic","name":"b","assignment":[[1]]},
+                           {"at_ms":5000,"action":"set_config","topic":"b","key":"unclean.leader.election.enable","value":"true"}]}"#,
+        )
+        .unwrap();
+        let mut sim = s.build();
+        sim.run_until(SimTime(6_000));
+        let v = ClusterView::of(&sim);
+        let topics: Vec<(&str, Option<bool>)> = v
+            .topics
+            .iter()
+            .map(|t| (t.name.as_str(), t.unclean_leader_election_enable))
+            .collect();
+        assert_eq!(topics, vec![("a", None), ("b", Some(true))]);
+        assert!(
+            v.describe()
+                .contains("Topic: b\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: unclean.leader.election.enable=true\n"),
+            "{}",
+            v.describe()
+        );
     }
 }

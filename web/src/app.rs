@@ -143,8 +143,7 @@ pub fn App(props: &AppProps) -> Html {
     let controller = view
         .controller
         .map_or("none".to_string(), |c| format!("broker {c}"));
-    let mut topics: Vec<String> = view.partitions.iter().map(|p| p.topic.clone()).collect();
-    topics.dedup();
+    let topics: Vec<String> = view.topics.iter().map(|t| t.name.clone()).collect();
     html! {
         <main class={classes!("kcsim", dark.then_some("dark"))} tabindex="0" ref={root} {onkeydown}>
             <header>

@@ -7,7 +7,7 @@
 //! recipients. Nothing is written here: the state machine computes, checks,
 //! then applies.
 
-use crate::ids::BrokerId;
+use crate::ids::{comma_list, ids_text, BrokerId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -54,14 +54,9 @@ pub struct ElectionResult {
     pub why: String,
 }
 
-fn list(v: &[BrokerId]) -> String {
-    let ids: Vec<String> = v.iter().map(|b| b.to_string()).collect();
-    format!("[{}]", ids.join(","))
-}
-
+/// Ids as a Scala set prints them: `{1,2}`.
 fn set(v: &[BrokerId]) -> String {
-    let ids: Vec<String> = v.iter().map(|b| b.to_string()).collect();
-    format!("{{{}}}", ids.join(","))
+    format!("{{{}}}", comma_list(v))
 }
 
 /// Offline election: the first replica in AR order that is live and in the
@@ -92,7 +87,7 @@ pub fn offline(
             unclean: false,
             why: format!(
                 "first live replica in AR {} that is in ISR {}",
-                list(assignment),
+                ids_text(assignment),
                 set(isr)
             ),
         };
@@ -107,7 +102,7 @@ pub fn offline(
             why: format!(
                 "no live replica in ISR {}; unclean election on: first live replica in AR {}, ISR becomes [{leader}]",
                 set(isr),
-                list(assignment)
+                ids_text(assignment)
             ),
         },
         None => ElectionResult {
@@ -116,7 +111,7 @@ pub fn offline(
             recipients: live_replicas.clone(),
             unclean: false,
             why: if allowed {
-                format!("no live replica in AR {}", list(assignment))
+                format!("no live replica in AR {}", ids_text(assignment))
             } else {
                 format!("no live replica in ISR {}; unclean election off", set(isr))
             },
@@ -143,12 +138,12 @@ pub fn reassign(
         why: match leader {
             Some(_) => format!(
                 "first live replica of the target {} that is in ISR {}",
-                list(target),
+                ids_text(target),
                 set(isr)
             ),
             None => format!(
                 "no replica of the target {} is live and in ISR {}",
-                list(target),
+                ids_text(target),
                 set(isr)
             ),
         },
@@ -171,7 +166,7 @@ pub fn preferred(
         why: match (leader, head) {
             (Some(l), _) => format!(
                 "preferred replica {l} (first in AR {}) is live and in ISR {}",
-                list(assignment),
+                ids_text(assignment),
                 set(isr)
             ),
             (None, Some(h)) if !live.contains(&h) => format!("preferred replica {h} is not live"),
@@ -211,7 +206,7 @@ pub fn controlled_shutdown(
         why: match leader {
             Some(_) => format!(
                 "first replica in AR {} that is in ISR {} and not shutting down {}",
-                list(assignment),
+                ids_text(assignment),
                 set(isr),
                 set(&shutting_down.iter().copied().collect::<Vec<_>>())
             ),

@@ -662,11 +662,8 @@ impl KafkaController {
     }
 }
 
-/// Broker ids as `[1,2,3]`.
-pub fn ids_text<'a>(ids: impl IntoIterator<Item = &'a BrokerId>) -> String {
-    let v: Vec<String> = ids.into_iter().map(|b| b.to_string()).collect();
-    format!("[{}]", v.join(","))
-}
+/// Broker ids as `[1,2,3]` (the one helper lives in [`crate::ids`]).
+pub use crate::ids::ids_text;
 
 /// A controller write fenced by the `/controller_epoch` version
 /// (KafkaZkClient.wrapRequestWithControllerEpochCheck).
@@ -713,12 +710,10 @@ fn read_brokers_with_epochs(
     env: &mut Env<'_>,
 ) -> Result<std::collections::BTreeMap<BrokerId, i64>, ControllerError> {
     let mut out = std::collections::BTreeMap::new();
-    for child in env.client.get_children(env.zk, paths::BROKER_IDS)? {
-        let Ok(id) = child.parse::<u32>() else {
-            continue;
-        };
-        if let Some(node) = env.zk.node(&paths::broker(BrokerId(id))) {
-            out.insert(BrokerId(id), node.stat.czxid);
+    let children = env.client.get_children(env.zk, paths::BROKER_IDS)?;
+    for id in crate::ids::broker_ids(&children) {
+        if let Some(node) = env.zk.node(&paths::broker(id)) {
+            out.insert(id, node.stat.czxid);
         }
     }
     Ok(out)

@@ -8,19 +8,24 @@ use crate::ids::BrokerId;
 use crate::time::SimTime;
 use crate::zk_client::paths;
 
-/// A partition as ZooKeeper and the active controller describe it.
+/// A partition as ZooKeeper and the active controller describe it: the one
+/// projection the final-state report (`report::PartitionReport`) and the
+/// page's view (`view::PartitionView`) both build on. It serializes as their
+/// leading fields: `topic`, `partition`, `state`, `replicas`, `isr`,
+/// `leader`, `leader_epoch`, `controller_epoch`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionOverview {
-    /// The partition.
+    /// The partition (`topic` and `partition`).
+    #[serde(flatten)]
     pub tp: crate::ids::TopicPartition,
-    /// The active controller's state for it (`NonExistentPartition` if no
-    /// running controller knows it).
+    /// The active controller's PartitionStateMachine state for it
+    /// (`NonExistentPartition` if no running controller knows it).
     pub state: crate::controller::states::PartitionState,
-    /// Assigned replicas from `/brokers/topics/<t>`.
+    /// Assigned replicas from `/brokers/topics/<t>`, preferred first.
     pub replicas: Vec<BrokerId>,
     /// ISR from the state znode (empty without one).
     pub isr: Vec<BrokerId>,
-    /// Leader from the state znode.
+    /// Leader from the state znode, `None` where Kafka writes −1.
     pub leader: Option<BrokerId>,
     /// Leader epoch from the state znode (−1 without one).
     pub leader_epoch: i32,

@@ -4,9 +4,10 @@
 //! buttons.
 
 use crate::state::Msg;
+use kcsim_core::ids::{comma_list, ids_text};
 use kcsim_core::log::Acks;
 use kcsim_core::view::PartitionView;
-use kcsim_core::{Action, ClusterView};
+use kcsim_core::{Action, BrokerId, ClusterView};
 use serde_json::json;
 use yew::prelude::*;
 
@@ -19,16 +20,10 @@ pub struct PartitionTableProps {
     pub on_msg: Callback<Msg>,
 }
 
-fn topic_unclean(view: &ClusterView, topic: &str) -> Option<bool> {
-    let z = view.znode(&format!("/config/topics/{topic}"))?;
-    let v: serde_json::Value = serde_json::from_str(&z.data).ok()?;
-    kcsim_core::config::parse_bool(v.get("config")?.get("unclean.leader.election.enable")?)
-}
-
 fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>) -> Html {
     let produce_with = |acks: Acks| {
         let cb = on_msg.clone();
-        let (topic, partition) = (p.topic.clone(), p.partition);
+        let (topic, partition) = (p.tp.topic.clone(), p.tp.partition);
         Callback::from(move |_: MouseEvent| {
             cb.emit(Msg::Act(Action::Produce {
                 topic: topic.clone(),
@@ -39,13 +34,8 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>) -> Html {
         })
     };
     let (produce, produce1) = (produce_with(Acks::All), produce_with(Acks::Leader));
-    let missing: Vec<String> = p
-        .replicas
-        .iter()
-        .filter(|r| !p.isr.contains(r))
-        .map(|r| r.to_string())
-        .collect();
-    let state_class = p.state.to_lowercase();
+    let missing: Vec<&BrokerId> = p.replicas.iter().filter(|r| !p.isr.contains(r)).collect();
+    let state_class = p.state.name().to_lowercase();
     html! {
         <tr class={classes!(
             "partition",
@@ -53,9 +43,9 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>) -> Html {
             (!p.available).then_some("unavailable"),
             // Leader, ISR or epochs changed in the last second of virtual time.
             p.changed_at_ms.is_some_and(|t| now_ms.saturating_sub(t) < 1_000).then_some("changed")
-        )} data-partition={format!("{}-{}", p.topic, p.partition)}>
-            <td>{ format!("{}-{}", p.topic, p.partition) }</td>
-            <td class="pstate">{ &p.state }{ if p.deleting { " (deleting)" } else if p.reassigning { " (reassigning)" } else { "" } }</td>
+        )} data-partition={p.tp.to_string()}>
+            <td>{ p.tp.to_string() }</td>
+            <td class="pstate">{ p.state.name() }{ if p.deleting { " (deleting)" } else if p.reassigning { " (reassigning)" } else { "" } }</td>
             <td class="replicas">
                 { for p.replicas.iter().enumerate().map(|(i, r)| {
                     let leo = p.log_end_offsets.get(i).copied().flatten();
@@ -70,8 +60,8 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>) -> Html {
                     </span> }
                 }) }
             </td>
-            <td class="isr">{ format!("[{}]", p.isr.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")) }</td>
-            <td class="missing">{ if missing.is_empty() { "-".to_string() } else { missing.join(",") } }</td>
+            <td class="isr">{ ids_text(&p.isr) }</td>
+            <td class="missing">{ if missing.is_empty() { "-".to_string() } else { comma_list(missing) } }</td>
             <td class="leader">{ p.leader.map_or("none".to_string(), |l| l.to_string()) }</td>
             <td>{ p.leader_epoch }</td>
             <td>{ p.controller_epoch }</td>
@@ -79,8 +69,8 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>) -> Html {
             <td>{ format!("{:.1} s", p.unavailable_ms as f64 / 1000.0) }</td>
             <td class="caches">{ caches(p) }</td>
             <td class="row-actions">
-                <button aria-label={format!("Produce 5 records to {}-{} with acks=all", p.topic, p.partition)} onclick={produce}>{ "+5 acks=all" }</button>
-                <button aria-label={format!("Produce 5 records to {}-{} with acks=1", p.topic, p.partition)} onclick={produce1}>{ "+5 acks=1" }</button>
+                <button aria-label={format!("Produce 5 records to {} with acks=all", p.tp)} onclick={produce}>{ "+5 acks=all" }</button>
+                <button aria-label={format!("Produce 5 records to {} with acks=1", p.tp)} onclick={produce1}>{ "+5 acks=1" }</button>
             </td>
         </tr>
     }
@@ -96,12 +86,7 @@ fn caches(p: &PartitionView) -> Html {
     );
     let show = |who: String, c: &kcsim_core::view::CachedLeadership| {
         let stale = (c.leader, c.leader_epoch, c.isr.clone()) != truth;
-        let isr = c
-            .isr
-            .iter()
-            .map(|b| b.to_string())
-            .collect::<Vec<_>>()
-            .join(",");
+        let isr = comma_list(&c.isr);
         html! {
             <span class={classes!("cache", stale.then_some("stale"))} title={if stale { "behind the state znode" } else { "up to date" }}>
                 { format!("{who}: {} [{isr}] ", c.leader) }
@@ -120,8 +105,6 @@ fn caches(p: &PartitionView) -> Html {
 #[component]
 pub fn PartitionTable(props: &PartitionTableProps) -> Html {
     let v = &props.view;
-    let mut topics: Vec<&str> = v.partitions.iter().map(|p| p.topic.as_str()).collect();
-    topics.dedup();
     let cluster_unclean = {
         let cb = props.on_msg.clone();
         let on = !v.unclean_enabled;
@@ -154,12 +137,13 @@ pub fn PartitionTable(props: &PartitionTableProps) -> Html {
                 </span>
                 <button aria-label="Run a preferred replica election for every partition" onclick={preferred}>{ "preferred election" }</button>
             </div>
-            { for topics.iter().map(|t| {
-                let topic = t.to_string();
-                let on = topic_unclean(v, t).unwrap_or(false);
+            { for v.topics.iter().map(|topic| {
+                let t = topic.name.as_str();
+                // The topic's own override as the core read it; without one the button shows off.
+                let on = topic.unclean_leader_election_enable == Some(true);
                 let toggle = {
                     let cb = props.on_msg.clone();
-                    let topic = topic.clone();
+                    let topic = topic.name.clone();
                     Callback::from(move |_: MouseEvent| cb.emit(Msg::Act(Action::SetConfig {
                         key: "unclean.leader.election.enable".into(), value: json!(!on), topic: Some(topic.clone()),
                     })))
@@ -177,7 +161,7 @@ pub fn PartitionTable(props: &PartitionTableProps) -> Html {
                                 <th>{ "not in ISR" }</th><th>{ "leader" }</th><th>{ "leader epoch" }</th><th>{ "ctrl epoch" }</th>
                                 <th>{ "HW" }</th><th>{ "unavailable" }</th><th>{ "cached by controller / brokers" }</th><th>{ "produce" }</th>
                             </tr></thead>
-                            <tbody>{ for v.partitions.iter().filter(|p| p.topic == *t).map(|p| row(p, v.time_ms, &props.on_msg)) }</tbody>
+                            <tbody>{ for v.partitions.iter().filter(|p| p.tp.topic == t).map(|p| row(p, v.time_ms, &props.on_msg)) }</tbody>
                         </table>
                     </div>
                 }

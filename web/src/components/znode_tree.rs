@@ -2,8 +2,9 @@
 //! data exactly as stored.
 
 use crate::state::Msg;
+use kcsim_core::controller::controller_znode_json;
 use kcsim_core::view::ZnodeView;
-use kcsim_core::Action;
+use kcsim_core::{Action, BrokerId};
 use yew::prelude::*;
 
 /// Properties of [`ZnodeTree`].
@@ -40,7 +41,7 @@ pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
     let write = other.map(|b| {
         let cb = props.on_msg.clone();
         let now = props.now_ms;
-        let data = format!(r#"{{"version":1,"brokerid":{b},"timestamp":"{now}"}}"#);
+        let data = controller_znode_json(BrokerId(b), now);
         (
             b,
             Callback::from(move |_: MouseEvent| {

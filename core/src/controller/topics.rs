@@ -680,11 +680,10 @@ impl KafkaController {
                     "{tp}: waiting for {} to join ISR {}",
                     ids_text(&r.adding),
                     ids_text(
-                        &self
-                            .ctx
+                        self.ctx
                             .leadership
                             .get(tp)
-                            .map(|l| l.isr.clone())
+                            .map(|l| l.isr.as_slice())
                             .unwrap_or_default()
                     )
                 ),

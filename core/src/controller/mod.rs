@@ -12,13 +12,16 @@
 //! the requests it queued go out when it finishes.
 
 pub mod batch;
+pub mod brokers;
 pub mod channel;
 pub mod channel_manager;
 pub mod context;
 pub mod election;
 pub mod event;
+pub mod partition_state_machine;
 pub mod partitions;
 pub mod rebalance;
+pub mod replica_state_machine;
 pub mod states;
 pub mod topics;
 

@@ -20,9 +20,11 @@ pub mod election;
 pub mod event;
 pub mod partition_state_machine;
 pub mod partitions;
+pub mod reassignment;
 pub mod rebalance;
 pub mod replica_state_machine;
 pub mod states;
+pub mod topic_deletion_manager;
 pub mod topics;
 
 use crate::config::Config;

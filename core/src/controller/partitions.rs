@@ -1,17 +1,14 @@
 //! The controller context's partitions, as Kafka 2.4.0's `KafkaController`
 //! reads them from ZooKeeper (`initializeControllerContext`, the
 //! `PartitionModificationsHandler` registration, `getTopicPartitionStates`),
-//! topic creation (`processTopicChange`, `onNewPartitionCreation`) and ISR
-//! change notifications (`processIsrChangeNotification`). The state machines
-//! live in [`super::partition_state_machine`] and
-//! [`super::replica_state_machine`].
+//! and ISR change notifications (`processIsrChangeNotification`). The state
+//! machines live in [`super::partition_state_machine`] and
+//! [`super::replica_state_machine`]; topic creation in [`super::topics`].
 
 use super::batch::RequestBatch;
 use super::context::LeaderIsr;
-use super::election::Strategy;
-use super::states::{PartitionState, ReplicaState};
 use super::{fenced_delete, ControllerError, Env, KafkaController};
-use crate::ids::{BrokerId, TopicPartition};
+use crate::ids::TopicPartition;
 use crate::zk::ZkError;
 use crate::zk_client::paths;
 use crate::znodes::{decode_partition_state, decode_topic_assignment};
@@ -69,71 +66,6 @@ impl KafkaController {
                 .insert(TopicPartition::new(topic, p), r);
         }
         Ok(out)
-    }
-
-    // ----- topics ------------------------------------------------------------
-
-    /// `processTopicChange`: new topics get their assignment read and their
-    /// partitions created; deleted ones leave the context.
-    pub(super) fn process_topic_change(
-        &mut self,
-        env: &mut Env<'_>,
-    ) -> Result<(), ControllerError> {
-        let topics: BTreeSet<String> = env
-            .client
-            .get_children(env.zk, paths::TOPICS)?
-            .into_iter()
-            .collect();
-        let new: Vec<String> = topics.difference(&self.ctx.all_topics).cloned().collect();
-        let deleted: Vec<String> = self.ctx.all_topics.difference(&topics).cloned().collect();
-        self.ctx.all_topics = topics;
-        for t in &deleted {
-            self.ctx.assignments.retain(|tp, _| &tp.topic != t);
-            self.ctx.leadership.retain(|tp, _| &tp.topic != t);
-            self.ctx.partition_states.retain(|tp, _| &tp.topic != t);
-            self.ctx.replica_states.retain(|(tp, _), _| &tp.topic != t);
-        }
-        let mut added = Vec::new();
-        for t in &new {
-            added.extend(self.read_topic_assignment(env, t)?);
-        }
-        env.out.note("topic_change", format!("new topics: {new:?}, deleted topics: {deleted:?}, new partition replica assignment for {} partition(s)", added.len()));
-        if !added.is_empty() {
-            self.on_new_partition_creation(env, &added)?;
-        }
-        Ok(())
-    }
-
-    /// `onNewPartitionCreation`: New, NewReplica, Online (first live replica
-    /// leads), OnlineReplica.
-    pub(super) fn on_new_partition_creation(
-        &mut self,
-        env: &mut Env<'_>,
-        tps: &[TopicPartition],
-    ) -> Result<(), ControllerError> {
-        let replicas: Vec<(TopicPartition, BrokerId)> = tps
-            .iter()
-            .flat_map(|tp| {
-                self.ctx
-                    .assignments
-                    .get(tp)
-                    .cloned()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(move |r| (tp.clone(), r))
-            })
-            .collect();
-        self.handle_partition_state_changes(env, tps, PartitionState::NewPartition, None)?;
-        self.handle_replica_state_changes(env, &replicas, ReplicaState::NewReplica)?;
-        self.handle_partition_state_changes(
-            env,
-            tps,
-            PartitionState::OnlinePartition,
-            Some(Strategy::Offline {
-                allow_unclean: false,
-            }),
-        )?;
-        self.handle_replica_state_changes(env, &replicas, ReplicaState::OnlineReplica)
     }
 
     // ----- ISR change notifications -------------------------------------------

@@ -8,7 +8,7 @@ use super::batch::RequestBatch;
 use super::context::LeaderIsr;
 use super::election::{self, ElectionResult, Strategy};
 use super::partitions::read_leader_isr;
-use super::states::PartitionState;
+use super::states::{PartitionState, PartitionStateChangeError};
 use super::{fenced, ids_text, ControllerError, Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
 use crate::zk::{CreateMode, Op, OpResult, ZkError};
@@ -17,7 +17,7 @@ use crate::znodes::encode_partition_state;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How one partition's transition ended.
-pub type TransitionResult = Result<(), String>;
+pub type TransitionResult = Result<(), PartitionStateChangeError>;
 
 impl KafkaController {
     /// `partitionStateMachine.startup()`.
@@ -99,9 +99,13 @@ impl KafkaController {
             if target.can_follow(current) {
                 valid.push(tp.clone());
             } else {
-                let msg = format!("invalid state transition of {tp} from {current} to {target}");
-                env.out.note("invalid_transition", msg.clone());
-                results.insert(tp.clone(), Err(msg));
+                let e = PartitionStateChangeError::InvalidTransition {
+                    tp: tp.clone(),
+                    from: current,
+                    to: target,
+                };
+                env.out.note("invalid_transition", e.to_string());
+                results.insert(tp.clone(), Err(e));
             }
         }
         match target {
@@ -187,12 +191,11 @@ impl KafkaController {
                 .filter(|r| self.ctx.is_replica_online(*r, false))
                 .collect();
             let Some(leader) = live.first().copied() else {
-                let msg = format!(
-                    "no assigned replica of {tp} is alive (AR {}); it stays NewPartition",
-                    ids_text(&replicas)
-                );
-                env.out.note("election_failed", msg.clone());
-                out.push((tp.clone(), Err(msg)));
+                let e = PartitionStateChangeError::NoLiveReplica {
+                    tp: tp.clone(),
+                    replicas,
+                };
+                out.push((tp.clone(), election_failed(env, e)));
                 continue;
             };
             let l = LeaderIsr {
@@ -245,9 +248,11 @@ impl KafkaController {
                     out.push((tp, Ok(())));
                 }
                 Err(ControllerError::Zk(e)) => {
-                    let msg = format!("error while creating the state znode of {tp}: {e}");
-                    env.out.note("election_failed", msg.clone());
-                    out.push((tp, Err(msg)));
+                    let e = PartitionStateChangeError::StateZnodeNotCreated {
+                        tp: tp.clone(),
+                        error: e,
+                    };
+                    out.push((tp, election_failed(env, e)));
                 }
                 Err(e) => return Err(e),
             }
@@ -290,17 +295,16 @@ impl KafkaController {
         strategy: Strategy,
     ) -> Result<Option<TransitionResult>, ControllerError> {
         let Some(current) = read_leader_isr(env, tp)? else {
-            let msg = format!("LeaderAndIsr information doesn't exist for partition {tp}");
-            env.out.note("election_failed", msg.clone());
-            return Ok(Some(Err(msg)));
+            let e = PartitionStateChangeError::NoLeaderAndIsr { tp: tp.clone() };
+            return Ok(Some(election_failed(env, e)));
         };
         if current.controller_epoch > self.ctx.epoch {
-            let msg = format!(
-                "leader and isr path written by another controller (epoch {}) while this controller has epoch {}; aborting the election of {tp}",
-                current.controller_epoch, self.ctx.epoch
-            );
-            env.out.note("election_failed", msg.clone());
-            return Ok(Some(Err(msg)));
+            let e = PartitionStateChangeError::WrittenByNewerController {
+                tp: tp.clone(),
+                written_by: current.controller_epoch,
+                epoch: self.ctx.epoch,
+            };
+            return Ok(Some(election_failed(env, e)));
         }
         let assignment = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
         let live = self.ctx.live_broker_ids();
@@ -321,13 +325,12 @@ impl KafkaController {
             ),
         };
         let Some(leader) = result.leader else {
-            let msg = format!(
-                "failed to elect leader for partition {tp} under strategy {}: {}",
-                strategy.name(),
-                result.why
-            );
-            env.out.note("election_failed", msg.clone());
-            return Ok(Some(Err(msg)));
+            let e = PartitionStateChangeError::NoLeaderElected {
+                tp: tp.clone(),
+                strategy: strategy.name(),
+                why: result.why,
+            };
+            return Ok(Some(election_failed(env, e)));
         };
         let new = LeaderIsr {
             leader: Some(leader),
@@ -395,4 +398,10 @@ fn topic_unclean_enabled(env: &mut Env<'_>, topic: &str) -> Option<bool> {
         .ok()?;
     let v: serde_json::Value = serde_json::from_str(&data).ok()?;
     crate::config::parse_bool(v.get("config")?.get("unclean.leader.election.enable")?)
+}
+
+/// An election that failed: noted in the trace, and the partition's result.
+fn election_failed(env: &mut Env<'_>, e: PartitionStateChangeError) -> TransitionResult {
+    env.out.note("election_failed", e.to_string());
+    Err(e)
 }

@@ -5,7 +5,7 @@
 use super::batch::RequestBatch;
 use super::context::LeaderIsr;
 use super::partitions::read_leader_isr;
-use super::states::ReplicaState;
+use super::states::{ReplicaState, ReplicaStateChangeError};
 use super::{ids_text, ControllerError, Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
 use std::collections::{BTreeMap, BTreeSet};
@@ -87,7 +87,13 @@ impl KafkaController {
                 if target.can_follow(current) {
                     valid.push(tp);
                 } else {
-                    env.out.note("invalid_transition", format!("invalid state transition of replica {broker} for partition {tp} from {current} to {target}"));
+                    let e = ReplicaStateChangeError::InvalidTransition {
+                        tp: tp.clone(),
+                        replica: broker,
+                        from: current,
+                        to: target,
+                    };
+                    env.out.note("invalid_transition", e.to_string());
                 }
             }
             self.do_replica_transitions(env, &mut batch, broker, &valid, target)?;
@@ -113,7 +119,11 @@ impl KafkaController {
                 for tp in tps {
                     if let Some(l) = self.ctx.leadership.get(tp).cloned() {
                         if l.leader == Some(broker) {
-                            env.out.note("invalid_transition", format!("replica {broker} for partition {tp} cannot be moved to NewReplica state as it is being requested to become leader"));
+                            let e = ReplicaStateChangeError::NewReplicaIsLeader {
+                                tp: tp.clone(),
+                                replica: broker,
+                            };
+                            env.out.note("invalid_transition", e.to_string());
                             continue;
                         }
                         batch.add_leader_and_isr(&self.ctx, &[broker], tp, &l, true);

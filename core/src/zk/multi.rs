@@ -125,7 +125,7 @@ impl Zk {
         }
         let owner = match mode {
             CreateMode::Ephemeral => Some(caller.ok_or(ZkError::BadArguments)?),
-            _ => None,
+            CreateMode::Persistent | CreateMode::PersistentSequential => None,
         };
         let parent_path = parent_of(path).ok_or(ZkError::BadArguments)?.to_string();
         let parent = self.nodes.get_mut(&parent_path).ok_or(ZkError::NoNode)?;
@@ -134,7 +134,7 @@ impl Zk {
         }
         let full = match mode {
             CreateMode::PersistentSequential => format!("{path}{:010}", parent.stat.cversion),
-            _ => path.to_string(),
+            CreateMode::Persistent | CreateMode::Ephemeral => path.to_string(),
         };
         let name = name_of(&full).to_string();
         if parent.children.contains(&name) {

@@ -47,7 +47,7 @@ pub struct ControllerContext {
     /// Partitions with a reassignment in progress.
     pub partitions_being_reassigned: BTreeSet<TopicPartition>,
     /// Adding and removing replicas of partitions being reassigned (KIP-455).
-    pub reassigning: BTreeMap<TopicPartition, super::topics::Reassignment>,
+    pub reassigning: BTreeMap<TopicPartition, super::reassignment::Reassignment>,
     /// Topics whose deletion has started (`topicsWithDeletionStarted`).
     pub topics_with_deletion_started: BTreeSet<String>,
     /// Topics whose deletion is paused (`topicsIneligibleForDeletion`).

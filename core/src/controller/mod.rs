@@ -12,14 +12,19 @@
 //! the requests it queued go out when it finishes.
 
 pub mod batch;
+pub mod brokers;
 pub mod channel;
 pub mod channel_manager;
 pub mod context;
 pub mod election;
 pub mod event;
+pub mod partition_state_machine;
 pub mod partitions;
+pub mod reassignment;
 pub mod rebalance;
+pub mod replica_state_machine;
 pub mod states;
+pub mod topic_deletion_manager;
 pub mod topics;
 
 use crate::config::Config;

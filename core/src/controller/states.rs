@@ -2,6 +2,9 @@
 //! previous states (`validPreviousStates` in PartitionStateMachine.scala and
 //! ReplicaStateMachine.scala, 2.4.0).
 
+use super::ids_text;
+use crate::ids::{BrokerId, TopicPartition};
+use crate::zk::ZkError;
 use serde::{Deserialize, Serialize};
 
 /// A partition's state in the controller's PartitionStateMachine.
@@ -138,4 +141,92 @@ impl std::fmt::Display for ReplicaState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// Why one partition's state change failed in
+/// `PartitionStateMachine.handleStateChanges` (Kafka logs it and the
+/// partition keeps its state). The text is what the trace shows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PartitionStateChangeError {
+    /// The target state may not follow the current one.
+    #[error("invalid state transition of {tp} from {from} to {to}")]
+    InvalidTransition {
+        /// The partition.
+        tp: TopicPartition,
+        /// Its current state.
+        from: PartitionState,
+        /// The state asked for.
+        to: PartitionState,
+    },
+    /// New → Online with no assigned replica alive.
+    #[error("no assigned replica of {tp} is alive (AR {}); it stays NewPartition", ids_text(.replicas))]
+    NoLiveReplica {
+        /// The partition.
+        tp: TopicPartition,
+        /// Its assigned replicas.
+        replicas: Vec<BrokerId>,
+    },
+    /// New → Online: creating the state znode failed.
+    #[error("error while creating the state znode of {tp}: {error}")]
+    StateZnodeNotCreated {
+        /// The partition.
+        tp: TopicPartition,
+        /// ZooKeeper's answer.
+        error: ZkError,
+    },
+    /// An election found no state znode.
+    #[error("LeaderAndIsr information doesn't exist for partition {tp}")]
+    NoLeaderAndIsr {
+        /// The partition.
+        tp: TopicPartition,
+    },
+    /// An election found the state znode written by a newer controller.
+    #[error("leader and isr path written by another controller (epoch {written_by}) while this controller has epoch {epoch}; aborting the election of {tp}")]
+    WrittenByNewerController {
+        /// The partition.
+        tp: TopicPartition,
+        /// The controller epoch in the state znode.
+        written_by: i32,
+        /// This controller's epoch.
+        epoch: i32,
+    },
+    /// The election strategy found no leader.
+    #[error("failed to elect leader for partition {tp} under strategy {strategy}: {why}")]
+    NoLeaderElected {
+        /// The partition.
+        tp: TopicPartition,
+        /// The strategy's name.
+        strategy: &'static str,
+        /// Why it found none.
+        why: String,
+    },
+}
+
+/// Why one replica's state change was refused in
+/// `ReplicaStateMachine.handleStateChanges` (Kafka logs it and the replica
+/// keeps its state). The text is what the trace shows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplicaStateChangeError {
+    /// The target state may not follow the current one.
+    #[error(
+        "invalid state transition of replica {replica} for partition {tp} from {from} to {to}"
+    )]
+    InvalidTransition {
+        /// The partition.
+        tp: TopicPartition,
+        /// The replica's broker.
+        replica: BrokerId,
+        /// Its current state.
+        from: ReplicaState,
+        /// The state asked for.
+        to: ReplicaState,
+    },
+    /// → NewReplica for the partition's leader.
+    #[error("replica {replica} for partition {tp} cannot be moved to NewReplica state as it is being requested to become leader")]
+    NewReplicaIsLeader {
+        /// The partition.
+        tp: TopicPartition,
+        /// The replica's broker.
+        replica: BrokerId,
+    },
 }

@@ -1,0 +1,194 @@
+//! Broker membership on the controller (Kafka 2.4.0's `KafkaController`):
+//! `onBrokerFailure`, `onReplicasBecomeOffline`, `onBrokerStartup` and
+//! `doControlledShutdown`.
+
+use super::batch::RequestBatch;
+use super::election::Strategy;
+use super::partitions::tps_text;
+use super::states::{PartitionState, ReplicaState};
+use super::{ids_text, ControllerError, Env, KafkaController};
+use crate::ids::{BrokerId, TopicPartition};
+use crate::zk_client::paths;
+use std::collections::BTreeSet;
+
+impl KafkaController {
+    /// `onBrokerFailure`.
+    pub(super) fn on_broker_failure(
+        &mut self,
+        env: &mut Env<'_>,
+        dead: &BTreeSet<BrokerId>,
+    ) -> Result<(), ControllerError> {
+        for b in dead {
+            self.ctx.shutting_down.remove(b);
+        }
+        let replicas = self.replicas_on(dead);
+        self.on_replicas_become_offline(env, &replicas)?;
+        for b in dead {
+            env.client.unregister_data_handler(&paths::broker(*b));
+        }
+        Ok(())
+    }
+
+    /// `onReplicasBecomeOffline`.
+    pub(super) fn on_replicas_become_offline(
+        &mut self,
+        env: &mut Env<'_>,
+        replicas: &[(TopicPartition, BrokerId)],
+    ) -> Result<(), ControllerError> {
+        let (deleting, rest): (Vec<_>, Vec<_>) = replicas
+            .iter()
+            .cloned()
+            .partition(|(tp, _)| self.ctx.topics_to_be_deleted.contains(&tp.topic));
+        let without_leader: Vec<TopicPartition> = self
+            .ctx
+            .leadership
+            .iter()
+            .filter(|(tp, l)| {
+                !l.leader
+                    .is_some_and(|b| self.ctx.is_replica_online(b, false))
+                    && !self.ctx.topics_to_be_deleted.contains(&tp.topic)
+            })
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        self.handle_partition_state_changes(
+            env,
+            &without_leader,
+            PartitionState::OfflinePartition,
+            None,
+        )?;
+        self.trigger_online_partition_state_change(env, None)?;
+        self.handle_replica_state_changes(env, &rest, ReplicaState::OfflineReplica)?;
+        if !deleting.is_empty() {
+            self.fail_replica_deletion(env, &deleting)?;
+        }
+        if without_leader.is_empty() {
+            let live = self.ctx.live_or_shutting_down();
+            self.send_update_metadata(env, &live, Vec::new());
+        }
+        Ok(())
+    }
+
+    /// `onBrokerStartup`.
+    pub(super) fn on_broker_startup(
+        &mut self,
+        env: &mut Env<'_>,
+        new: &BTreeSet<BrokerId>,
+    ) -> Result<(), ControllerError> {
+        let existing: BTreeSet<BrokerId> = self
+            .ctx
+            .live_or_shutting_down()
+            .difference(new)
+            .copied()
+            .collect();
+        self.send_update_metadata(env, &existing, Vec::new());
+        let all: Vec<TopicPartition> = self.ctx.leadership.keys().cloned().collect();
+        let infos = self.partition_infos(&all);
+        self.send_update_metadata(env, new, infos);
+        let replicas = self.replicas_on(new);
+        self.handle_replica_state_changes(env, &replicas, ReplicaState::OnlineReplica)?;
+        self.trigger_online_partition_state_change(env, None)?;
+        // maybeResumeReassignments: Kafka 2.4 resumes every reassignment whose
+        // target replicas (RS minus the removing ones, not only the adding
+        // ones) include a new broker; onPartitionReassignment runs again.
+        self.maybe_resume_reassignments(env, |_, target| target.iter().any(|b| new.contains(b)))?;
+        let topics: BTreeSet<String> = replicas.iter().map(|(tp, _)| tp.topic.clone()).collect();
+        self.resume_deletion_for_topics(env, &topics)?;
+        for b in new {
+            env.client.register_data_handler(&paths::broker(*b));
+        }
+        Ok(())
+    }
+
+    fn partition_infos(&self, tps: &[TopicPartition]) -> Vec<super::channel::PartitionStateInfo> {
+        tps.iter()
+            .filter_map(|tp| {
+                let l = self.ctx.leadership.get(tp)?;
+                let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
+                Some(super::batch::partition_info(tp, l, &replicas, false))
+            })
+            .collect()
+    }
+
+    // ----- controlled shutdown ------------------------------------------------
+
+    /// `doControlledShutdown`: returns the partitions the broker still leads.
+    pub(super) fn do_controlled_shutdown(
+        &mut self,
+        env: &mut Env<'_>,
+        id: BrokerId,
+        broker_epoch: i64,
+    ) -> Result<Result<Vec<TopicPartition>, String>, ControllerError> {
+        if let Some(cached) = self.ctx.live_brokers.get(&id) {
+            if broker_epoch != -1 && broker_epoch < *cached {
+                return Ok(Err(format!("StaleBrokerEpochException: received a controlled shutdown request from broker {id} with a stale broker epoch {broker_epoch}; the current epoch is {cached}")));
+            }
+        } else {
+            return Ok(Err(format!(
+                "BrokerNotAvailableException: broker id {id} does not exist"
+            )));
+        }
+        self.ctx.shutting_down.insert(id);
+        env.out.note(
+            "controlled_shutdown",
+            format!(
+                "shutting down broker {id}; all shutting down brokers: {}",
+                ids_text(&self.ctx.shutting_down)
+            ),
+        );
+        let act_on: Vec<TopicPartition> = self
+            .ctx
+            .assignments
+            .iter()
+            .filter(|(tp, a)| {
+                a.contains(&id)
+                    && a.len() > 1
+                    && self.ctx.leadership.contains_key(*tp)
+                    && !self.ctx.topics_to_be_deleted.contains(&tp.topic)
+            })
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        let (led, followed): (Vec<TopicPartition>, Vec<TopicPartition>) =
+            act_on.into_iter().partition(|tp| {
+                self.ctx
+                    .leadership
+                    .get(tp)
+                    .is_some_and(|l| l.leader == Some(id))
+            });
+        self.handle_partition_state_changes(
+            env,
+            &led,
+            PartitionState::OnlinePartition,
+            Some(Strategy::ControlledShutdown),
+        )?;
+        if !followed.is_empty() {
+            let mut batch = RequestBatch::default();
+            for tp in &followed {
+                batch.add_stop_replica(&[id], tp, false);
+            }
+            batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
+            let replicas: Vec<(TopicPartition, BrokerId)> =
+                followed.iter().map(|tp| (tp.clone(), id)).collect();
+            self.handle_replica_state_changes(env, &replicas, ReplicaState::OfflineReplica)?;
+        }
+        let remaining: Vec<TopicPartition> = self
+            .ctx
+            .leadership
+            .iter()
+            .filter(|(tp, l)| {
+                l.leader == Some(id)
+                    && self.ctx.assignments.get(*tp).is_some_and(|a| a.len() > 1)
+                    && !self.ctx.topics_to_be_deleted.contains(&tp.topic)
+            })
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        env.out.note(
+            "controlled_shutdown",
+            format!(
+                "broker {id} still leads {} partition(s) {}",
+                remaining.len(),
+                tps_text(&remaining)
+            ),
+        );
+        Ok(Ok(remaining))
+    }
+}

@@ -1,0 +1,407 @@
+//! The PartitionStateMachine (Kafka 2.4.0's `PartitionStateMachine.scala`,
+//! `ZkPartitionStateMachine`): its start-up at failover,
+//! `triggerOnlinePartitionStateChange`, and `handleStateChanges` with the
+//! leader elections it runs (`initializeLeaderAndIsrForPartitions`,
+//! `electLeaderForPartitions`).
+
+use super::batch::RequestBatch;
+use super::context::LeaderIsr;
+use super::election::{self, ElectionResult, Strategy};
+use super::partitions::read_leader_isr;
+use super::states::{PartitionState, PartitionStateChangeError};
+use super::{fenced, ids_text, ControllerError, Env, KafkaController};
+use crate::ids::{BrokerId, TopicPartition};
+use crate::zk::{CreateMode, Op, OpResult, ZkError};
+use crate::zk_client::paths;
+use crate::znodes::encode_partition_state;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How one partition's transition ended.
+pub type TransitionResult = Result<(), PartitionStateChangeError>;
+
+impl KafkaController {
+    /// `partitionStateMachine.startup()`.
+    pub(super) fn partition_state_machine_startup(
+        &mut self,
+        env: &mut Env<'_>,
+    ) -> Result<(), ControllerError> {
+        let tps: Vec<TopicPartition> = self.ctx.assignments.keys().cloned().collect();
+        for tp in tps {
+            let state = match self.ctx.leadership.get(&tp) {
+                None => PartitionState::NewPartition,
+                Some(l)
+                    if l.leader
+                        .is_some_and(|b| self.ctx.is_replica_online(b, false)) =>
+                {
+                    PartitionState::OnlinePartition
+                }
+                Some(_) => PartitionState::OfflinePartition,
+            };
+            self.ctx.partition_states.insert(tp, state);
+        }
+        self.trigger_online_partition_state_change(env, None)
+    }
+
+    /// `triggerOnlinePartitionStateChange`: every New or Offline partition
+    /// (of one topic, or all) not queued for deletion → Online, with the
+    /// offline strategy and unclean election left to the topic config.
+    pub(super) fn trigger_online_partition_state_change(
+        &mut self,
+        env: &mut Env<'_>,
+        topic: Option<&str>,
+    ) -> Result<(), ControllerError> {
+        let tps: Vec<TopicPartition> = self
+            .ctx
+            .partition_states
+            .iter()
+            .filter(|(tp, s)| {
+                matches!(
+                    s,
+                    PartitionState::NewPartition | PartitionState::OfflinePartition
+                ) && topic.is_none_or(|t| tp.topic == t)
+                    && !self.ctx.topics_to_be_deleted.contains(&tp.topic)
+            })
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        if tps.is_empty() {
+            return Ok(());
+        }
+        self.handle_partition_state_changes(
+            env,
+            &tps,
+            PartitionState::OnlinePartition,
+            Some(Strategy::Offline {
+                allow_unclean: false,
+            }),
+        )
+        .map(|_| ())
+    }
+
+    // ----- the partition state machine ----------------------------------------
+
+    /// `PartitionStateMachine.handleStateChanges`: one batch for the call.
+    pub(super) fn handle_partition_state_changes(
+        &mut self,
+        env: &mut Env<'_>,
+        tps: &[TopicPartition],
+        target: PartitionState,
+        strategy: Option<Strategy>,
+    ) -> Result<BTreeMap<TopicPartition, TransitionResult>, ControllerError> {
+        let mut batch = RequestBatch::default();
+        let mut results = BTreeMap::new();
+        let mut valid = Vec::new();
+        for tp in tps {
+            let current = *self
+                .ctx
+                .partition_states
+                .entry(tp.clone())
+                .or_insert(PartitionState::NonExistentPartition);
+            if target.can_follow(current) {
+                valid.push(tp.clone());
+            } else {
+                let e = PartitionStateChangeError::InvalidTransition {
+                    tp: tp.clone(),
+                    from: current,
+                    to: target,
+                };
+                env.out.note("invalid_transition", e.to_string());
+                results.insert(tp.clone(), Err(e));
+            }
+        }
+        match target {
+            PartitionState::NewPartition
+            | PartitionState::OfflinePartition
+            | PartitionState::NonExistentPartition => {
+                for tp in &valid {
+                    self.set_partition_state(env, tp, target);
+                    results.insert(tp.clone(), Ok(()));
+                }
+            }
+            PartitionState::OnlinePartition => {
+                let (new, existing): (Vec<TopicPartition>, Vec<TopicPartition>) =
+                    valid.into_iter().partition(|tp| {
+                        self.ctx.partition_states.get(tp) == Some(&PartitionState::NewPartition)
+                    });
+                if !new.is_empty() {
+                    for (tp, r) in self.initialize_leader_and_isr(env, &mut batch, &new)? {
+                        if r.is_ok() {
+                            self.set_partition_state(env, &tp, PartitionState::OnlinePartition);
+                        }
+                        results.insert(tp, r);
+                    }
+                }
+                if !existing.is_empty() {
+                    let strategy = strategy.unwrap_or(Strategy::Offline {
+                        allow_unclean: false,
+                    });
+                    for (tp, r) in
+                        self.elect_leader_for_partitions(env, &mut batch, &existing, strategy)?
+                    {
+                        if r.is_ok() {
+                            self.set_partition_state(env, &tp, PartitionState::OnlinePartition);
+                        }
+                        results.insert(tp, r);
+                    }
+                }
+            }
+        }
+        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
+        Ok(results)
+    }
+
+    fn set_partition_state(
+        &mut self,
+        env: &mut Env<'_>,
+        tp: &TopicPartition,
+        state: PartitionState,
+    ) {
+        let old = self.ctx.partition_states.insert(tp.clone(), state);
+        if old != Some(state) {
+            env.out.note(
+                "partition_state",
+                format!(
+                    "{tp}: {} → {state}",
+                    old.unwrap_or(PartitionState::NonExistentPartition)
+                ),
+            );
+        }
+    }
+
+    /// New → Online (`initializeLeaderAndIsrForPartitions`): the first live
+    /// replica leads, every live replica is in the ISR, leader epoch 0. The
+    /// znodes are created as `KafkaZkClient.createTopicPartitionStatesRaw`
+    /// does, each a fenced write: `/brokers/topics/<t>/partitions` once per
+    /// topic, then `/partitions/<p>` for every partition, then every
+    /// `/state` (1 + 2N writes for one topic of N partitions). The results of
+    /// the first two steps are ignored, as in Kafka; only the state znode's
+    /// creation decides whether the partition goes Online.
+    fn initialize_leader_and_isr(
+        &mut self,
+        env: &mut Env<'_>,
+        batch: &mut RequestBatch,
+        tps: &[TopicPartition],
+    ) -> Result<Vec<(TopicPartition, TransitionResult)>, ControllerError> {
+        let mut out = Vec::new();
+        let mut to_create: Vec<(TopicPartition, LeaderIsr, Vec<BrokerId>)> = Vec::new();
+        for tp in tps {
+            let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
+            let live: Vec<BrokerId> = replicas
+                .iter()
+                .copied()
+                .filter(|r| self.ctx.is_replica_online(*r, false))
+                .collect();
+            let Some(leader) = live.first().copied() else {
+                let e = PartitionStateChangeError::NoLiveReplica {
+                    tp: tp.clone(),
+                    replicas,
+                };
+                out.push((tp.clone(), election_failed(env, e)));
+                continue;
+            };
+            let l = LeaderIsr {
+                leader: Some(leader),
+                leader_epoch: 0,
+                isr: live,
+                zk_version: 0,
+                controller_epoch: self.ctx.epoch,
+            };
+            to_create.push((tp.clone(), l, replicas));
+        }
+        if to_create.is_empty() {
+            return Ok(out);
+        }
+        let epoch_zk_version = self.ctx.epoch_zk_version;
+        let topics: BTreeSet<&str> = to_create
+            .iter()
+            .map(|(tp, _, _)| tp.topic.as_str())
+            .collect();
+        let parents: Vec<String> = topics
+            .iter()
+            .map(|t| format!("{}/partitions", paths::topic(t)))
+            .chain(to_create.iter().map(|(tp, _, _)| {
+                format!("{}/partitions/{}", paths::topic(&tp.topic), tp.partition)
+            }))
+            .collect();
+        for path in parents {
+            let create = Op::Create {
+                path,
+                data: String::new(),
+                mode: CreateMode::Persistent,
+            };
+            match fenced(env, epoch_zk_version, create) {
+                Ok(_) | Err(ControllerError::Zk(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        for (tp, l, replicas) in to_create {
+            let create = Op::Create {
+                path: paths::partition_state(&tp),
+                data: encode_partition_state(&l),
+                mode: CreateMode::Persistent,
+            };
+            match fenced(env, epoch_zk_version, create) {
+                Ok(_) => {
+                    let leader = l.leader.map_or_else(|| "-1".to_string(), |b| b.to_string());
+                    env.out.note("leader_elected", format!("broker {leader} leads {tp}: first live replica in AR {}; ISR {}, leader epoch 0", ids_text(&replicas), ids_text(&l.isr)));
+                    self.ctx.leadership.insert(tp.clone(), l.clone());
+                    batch.add_leader_and_isr(&self.ctx, &l.isr, &tp, &l, true);
+                    out.push((tp, Ok(())));
+                }
+                Err(ControllerError::Zk(e)) => {
+                    let e = PartitionStateChangeError::StateZnodeNotCreated {
+                        tp: tp.clone(),
+                        error: e,
+                    };
+                    out.push((tp, election_failed(env, e)));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Offline/Online → Online with a strategy: read the state znode, elect,
+    /// write it conditionally on its version; retry on BadVersion.
+    fn elect_leader_for_partitions(
+        &mut self,
+        env: &mut Env<'_>,
+        batch: &mut RequestBatch,
+        tps: &[TopicPartition],
+        strategy: Strategy,
+    ) -> Result<Vec<(TopicPartition, TransitionResult)>, ControllerError> {
+        let mut out = Vec::new();
+        let mut remaining: Vec<TopicPartition> = tps.to_vec();
+        let mut rounds = 0;
+        while !remaining.is_empty() && rounds < 100 {
+            rounds += 1;
+            let mut retry = Vec::new();
+            for tp in remaining {
+                match self.elect_one(env, batch, &tp, strategy)? {
+                    Some(r) => out.push((tp, r)),
+                    None => retry.push(tp),
+                }
+            }
+            remaining = retry;
+        }
+        Ok(out)
+    }
+
+    /// One election; `None` means BadVersion: read and try again.
+    fn elect_one(
+        &mut self,
+        env: &mut Env<'_>,
+        batch: &mut RequestBatch,
+        tp: &TopicPartition,
+        strategy: Strategy,
+    ) -> Result<Option<TransitionResult>, ControllerError> {
+        let Some(current) = read_leader_isr(env, tp)? else {
+            let e = PartitionStateChangeError::NoLeaderAndIsr { tp: tp.clone() };
+            return Ok(Some(election_failed(env, e)));
+        };
+        if current.controller_epoch > self.ctx.epoch {
+            let e = PartitionStateChangeError::WrittenByNewerController {
+                tp: tp.clone(),
+                written_by: current.controller_epoch,
+                epoch: self.ctx.epoch,
+            };
+            return Ok(Some(election_failed(env, e)));
+        }
+        let assignment = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
+        let live = self.ctx.live_broker_ids();
+        let result: ElectionResult = match strategy {
+            Strategy::Offline { allow_unclean } => {
+                let config = env.config.unclean_leader_election_enable;
+                election::offline(&assignment, &current.isr, &live, || {
+                    allow_unclean || topic_unclean_enabled(env, &tp.topic).unwrap_or(config)
+                })
+            }
+            Strategy::Reassign => election::reassign(&assignment, &current.isr, &live),
+            Strategy::Preferred => election::preferred(&assignment, &current.isr, &live),
+            Strategy::ControlledShutdown => election::controlled_shutdown(
+                &assignment,
+                &current.isr,
+                &self.ctx.live_or_shutting_down(),
+                &self.ctx.shutting_down,
+            ),
+        };
+        let Some(leader) = result.leader else {
+            let e = PartitionStateChangeError::NoLeaderElected {
+                tp: tp.clone(),
+                strategy: strategy.name(),
+                why: result.why,
+            };
+            return Ok(Some(election_failed(env, e)));
+        };
+        let new = LeaderIsr {
+            leader: Some(leader),
+            leader_epoch: current.leader_epoch + 1,
+            isr: result.isr.clone(),
+            zk_version: current.zk_version,
+            controller_epoch: self.ctx.epoch,
+        };
+        match self.write_leader_isr(env, tp, new)? {
+            None => Ok(None),
+            Some(written) => {
+                if result.unclean {
+                    env.out.unclean_elections += 1;
+                    env.out.unclean_partitions.push(tp.clone());
+                }
+                let kind = if result.unclean {
+                    "unclean_leader_elected"
+                } else {
+                    "leader_elected"
+                };
+                env.out.note(
+                    kind,
+                    format!(
+                        "broker {leader} leads {tp}: {}; leader epoch {}",
+                        result.why, written.leader_epoch
+                    ),
+                );
+                batch.add_leader_and_isr(&self.ctx, &result.recipients, tp, &written, false);
+                Ok(Some(Ok(())))
+            }
+        }
+    }
+
+    /// A fenced conditional write of a state znode. `Ok(None)` on BadVersion.
+    pub(super) fn write_leader_isr(
+        &mut self,
+        env: &mut Env<'_>,
+        tp: &TopicPartition,
+        mut l: LeaderIsr,
+    ) -> Result<Option<LeaderIsr>, ControllerError> {
+        let op = Op::SetData {
+            path: paths::partition_state(tp),
+            data: encode_partition_state(&l),
+            version: Some(l.zk_version),
+        };
+        match fenced(env, self.ctx.epoch_zk_version, op) {
+            Ok(OpResult::SetData(stat)) => {
+                l.zk_version = stat.version;
+                self.ctx.leadership.insert(tp.clone(), l.clone());
+                Ok(Some(l))
+            }
+            Ok(_) => Err(ControllerError::Zk(ZkError::BadArguments)),
+            Err(ControllerError::Zk(ZkError::BadVersion)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The topic's `unclean.leader.election.enable` override from
+/// `/config/topics/<t>`, if it sets one.
+fn topic_unclean_enabled(env: &mut Env<'_>, topic: &str) -> Option<bool> {
+    let (data, _) = env
+        .client
+        .get_data(env.zk, &paths::topic_config(topic))
+        .ok()?;
+    let v: serde_json::Value = serde_json::from_str(&data).ok()?;
+    crate::config::parse_bool(v.get("config")?.get("unclean.leader.election.enable")?)
+}
+
+/// An election that failed: noted in the trace, and the partition's result.
+fn election_failed(env: &mut Env<'_>, e: PartitionStateChangeError) -> TransitionResult {
+    env.out.note("election_failed", e.to_string());
+    Err(e)
+}

@@ -1,0 +1,271 @@
+//! The ReplicaStateMachine (Kafka 2.4.0's `ReplicaStateMachine.scala`,
+//! `ZkReplicaStateMachine`): its start-up at failover, `handleStateChanges`
+//! grouped by broker, and `removeReplicasFromIsr`.
+
+use super::batch::RequestBatch;
+use super::context::LeaderIsr;
+use super::partitions::read_leader_isr;
+use super::states::{ReplicaState, ReplicaStateChangeError};
+use super::{ids_text, ControllerError, Env, KafkaController};
+use crate::ids::{BrokerId, TopicPartition};
+use std::collections::{BTreeMap, BTreeSet};
+
+impl KafkaController {
+    /// Every replica hosted on one of `brokers`.
+    pub(super) fn replicas_on(
+        &self,
+        brokers: &BTreeSet<BrokerId>,
+    ) -> Vec<(TopicPartition, BrokerId)> {
+        let mut out = Vec::new();
+        for (tp, replicas) in &self.ctx.assignments {
+            for r in replicas {
+                if brokers.contains(r) {
+                    out.push((tp.clone(), *r));
+                }
+            }
+        }
+        out
+    }
+
+    fn all_replicas(&self) -> Vec<(TopicPartition, BrokerId)> {
+        self.ctx
+            .assignments
+            .iter()
+            .flat_map(|(tp, rs)| rs.iter().map(move |r| (tp.clone(), *r)))
+            .collect()
+    }
+
+    /// `replicaStateMachine.startup()`.
+    pub(super) fn replica_state_machine_startup(
+        &mut self,
+        env: &mut Env<'_>,
+    ) -> Result<(), ControllerError> {
+        let mut online = Vec::new();
+        let mut offline = Vec::new();
+        for (tp, r) in self.all_replicas() {
+            if self.ctx.is_replica_online(r, false) {
+                self.ctx
+                    .replica_states
+                    .insert((tp.clone(), r), ReplicaState::OnlineReplica);
+                online.push((tp, r));
+            } else {
+                self.ctx
+                    .replica_states
+                    .insert((tp.clone(), r), ReplicaState::ReplicaDeletionIneligible);
+                offline.push((tp, r));
+            }
+        }
+        self.handle_replica_state_changes(env, &online, ReplicaState::OnlineReplica)?;
+        self.handle_replica_state_changes(env, &offline, ReplicaState::OfflineReplica)
+    }
+
+    /// `ReplicaStateMachine.handleStateChanges`: replicas grouped by broker,
+    /// one batch for the call.
+    pub(super) fn handle_replica_state_changes(
+        &mut self,
+        env: &mut Env<'_>,
+        replicas: &[(TopicPartition, BrokerId)],
+        target: ReplicaState,
+    ) -> Result<(), ControllerError> {
+        if replicas.is_empty() {
+            return Ok(());
+        }
+        let mut batch = RequestBatch::default();
+        let mut by_broker: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
+        for (tp, r) in replicas {
+            by_broker.entry(*r).or_default().push(tp.clone());
+        }
+        for (broker, tps) in by_broker {
+            let mut valid = Vec::new();
+            for tp in tps {
+                let key = (tp.clone(), broker);
+                let current = *self
+                    .ctx
+                    .replica_states
+                    .entry(key)
+                    .or_insert(ReplicaState::NonExistentReplica);
+                if target.can_follow(current) {
+                    valid.push(tp);
+                } else {
+                    let e = ReplicaStateChangeError::InvalidTransition {
+                        tp: tp.clone(),
+                        replica: broker,
+                        from: current,
+                        to: target,
+                    };
+                    env.out.note("invalid_transition", e.to_string());
+                }
+            }
+            self.do_replica_transitions(env, &mut batch, broker, &valid, target)?;
+        }
+        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
+        Ok(())
+    }
+
+    fn set_replica_state(&mut self, tp: &TopicPartition, broker: BrokerId, state: ReplicaState) {
+        self.ctx.replica_states.insert((tp.clone(), broker), state);
+    }
+
+    fn do_replica_transitions(
+        &mut self,
+        env: &mut Env<'_>,
+        batch: &mut RequestBatch,
+        broker: BrokerId,
+        tps: &[TopicPartition],
+        target: ReplicaState,
+    ) -> Result<(), ControllerError> {
+        match target {
+            ReplicaState::NewReplica => {
+                for tp in tps {
+                    if let Some(l) = self.ctx.leadership.get(tp).cloned() {
+                        if l.leader == Some(broker) {
+                            let e = ReplicaStateChangeError::NewReplicaIsLeader {
+                                tp: tp.clone(),
+                                replica: broker,
+                            };
+                            env.out.note("invalid_transition", e.to_string());
+                            continue;
+                        }
+                        batch.add_leader_and_isr(&self.ctx, &[broker], tp, &l, true);
+                    }
+                    self.set_replica_state(tp, broker, target);
+                }
+            }
+            ReplicaState::OnlineReplica => {
+                for tp in tps {
+                    let from = self.ctx.replica_states.get(&(tp.clone(), broker)).copied();
+                    if from == Some(ReplicaState::NewReplica) {
+                        let a = self.ctx.assignments.entry(tp.clone()).or_default();
+                        if !a.contains(&broker) {
+                            a.push(broker);
+                        }
+                    } else if let Some(l) = self.ctx.leadership.get(tp).cloned() {
+                        batch.add_leader_and_isr(&self.ctx, &[broker], tp, &l, false);
+                    }
+                    self.set_replica_state(tp, broker, target);
+                }
+            }
+            ReplicaState::OfflineReplica => {
+                for tp in tps {
+                    batch.add_stop_replica(&[broker], tp, false);
+                }
+                let (with, without): (Vec<TopicPartition>, Vec<TopicPartition>) = tps
+                    .iter()
+                    .cloned()
+                    .partition(|tp| self.ctx.leadership.contains_key(tp));
+                let updated = self.remove_replica_from_isr(env, broker, &with)?;
+                for (tp, l) in updated {
+                    if !self.ctx.topics_to_be_deleted.contains(&tp.topic) {
+                        let recipients: Vec<BrokerId> = self
+                            .ctx
+                            .assignments
+                            .get(&tp)
+                            .map(|a| a.iter().copied().filter(|r| *r != broker).collect())
+                            .unwrap_or_default();
+                        batch.add_leader_and_isr(&self.ctx, &recipients, &tp, &l, false);
+                    }
+                    self.set_replica_state(&tp, broker, target);
+                }
+                for tp in without {
+                    batch.add_update_metadata(
+                        &self.ctx.live_or_shutting_down(),
+                        std::slice::from_ref(&tp),
+                    );
+                    self.set_replica_state(&tp, broker, target);
+                }
+            }
+            ReplicaState::ReplicaDeletionStarted => {
+                for tp in tps {
+                    batch.add_stop_replica(&[broker], tp, true);
+                    self.set_replica_state(tp, broker, target);
+                }
+            }
+            ReplicaState::ReplicaDeletionIneligible | ReplicaState::ReplicaDeletionSuccessful => {
+                for tp in tps {
+                    self.set_replica_state(tp, broker, target);
+                }
+            }
+            ReplicaState::NonExistentReplica => {
+                for tp in tps {
+                    if let Some(a) = self.ctx.assignments.get_mut(tp) {
+                        a.retain(|r| *r != broker);
+                    }
+                    self.ctx.replica_states.remove(&(tp.clone(), broker));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `removeReplicasFromIsr`: leader −1 if the replica led, ISR minus the
+    /// replica unless that would empty it, leader epoch +1; fenced and
+    /// conditional, retried on BadVersion. Returns the partitions checked or
+    /// updated with their leadership.
+    fn remove_replica_from_isr(
+        &mut self,
+        env: &mut Env<'_>,
+        broker: BrokerId,
+        tps: &[TopicPartition],
+    ) -> Result<Vec<(TopicPartition, LeaderIsr)>, ControllerError> {
+        let mut out = Vec::new();
+        for tp in tps {
+            for _ in 0..100 {
+                let Some(current) = read_leader_isr(env, tp)? else {
+                    break;
+                };
+                if current.controller_epoch > self.ctx.epoch {
+                    env.out.note("isr_shrink_failed", format!("leader and isr of {tp} written by another controller (epoch {}); not removing replica {broker}", current.controller_epoch));
+                    break;
+                }
+                if !current.isr.contains(&broker) {
+                    self.ctx.leadership.insert(tp.clone(), current.clone());
+                    out.push((tp.clone(), current));
+                    break;
+                }
+                let leader = if current.leader == Some(broker) {
+                    None
+                } else {
+                    current.leader
+                };
+                let isr = if current.isr.len() == 1 {
+                    current.isr.clone()
+                } else {
+                    current
+                        .isr
+                        .iter()
+                        .copied()
+                        .filter(|r| *r != broker)
+                        .collect()
+                };
+                let new = LeaderIsr {
+                    leader,
+                    leader_epoch: current.leader_epoch + 1,
+                    isr,
+                    zk_version: current.zk_version,
+                    controller_epoch: self.ctx.epoch,
+                };
+                if let Some(written) = self.write_leader_isr(env, tp, new)? {
+                    env.out.note(
+                        "isr_shrunk",
+                        format!(
+                            "{tp}: replica {broker} offline; leader {}, ISR {}, leader epoch {}{}",
+                            written
+                                .leader
+                                .map_or("-1 (none)".to_string(), |b| b.to_string()),
+                            ids_text(&written.isr),
+                            written.leader_epoch,
+                            if written.isr.contains(&broker) {
+                                " (the controller never empties an ISR)"
+                            } else {
+                                ""
+                            }
+                        ),
+                    );
+                    out.push((tp.clone(), written));
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,402 @@
+//! The TopicDeletionManager (Kafka 2.4.0's `TopicDeletionManager.scala`):
+//! topics queued under `/admin/delete_topics`, their replicas taken through
+//! OfflineReplica → ReplicaDeletionStarted → ReplicaDeletionSuccessful →
+//! NonExistentReplica, deletion paused while a topic is ineligible (a
+//! replica offline, a reassignment in progress) and resumed after.
+
+use super::batch::RequestBatch;
+use super::states::{PartitionState, ReplicaState};
+use super::{fenced_delete, ids_text, ControllerError, Env, KafkaController};
+use crate::ids::{BrokerId, TopicPartition};
+use crate::zk::{Op, ZkError};
+use crate::zk_client::paths;
+use std::collections::BTreeSet;
+
+impl KafkaController {
+    /// `processTopicDeletion`.
+    pub(super) fn process_topic_deletion(
+        &mut self,
+        env: &mut Env<'_>,
+    ) -> Result<(), ControllerError> {
+        let queued: BTreeSet<String> = env
+            .client
+            .get_children(env.zk, paths::DELETE_TOPICS)?
+            .into_iter()
+            .collect();
+        let epoch_zk_version = self.ctx.epoch_zk_version;
+        let (known, unknown): (Vec<String>, Vec<String>) = queued
+            .into_iter()
+            .partition(|t| self.ctx.all_topics.contains(t));
+        for t in &unknown {
+            fenced_delete(
+                env,
+                epoch_zk_version,
+                format!("{}/{t}", paths::DELETE_TOPICS),
+            )?;
+        }
+        if !env.config.delete_topic_enable {
+            for t in &known {
+                fenced_delete(
+                    env,
+                    epoch_zk_version,
+                    format!("{}/{t}", paths::DELETE_TOPICS),
+                )?;
+            }
+            env.out.note(
+                "topic_deletion",
+                "delete.topic.enable is false: deletion requests removed".to_string(),
+            );
+            return Ok(());
+        }
+        if known.is_empty() {
+            return Ok(());
+        }
+        // Mark topics with a reassignment in progress ineligible, before they
+        // are queued: markTopicIneligibleForDeletion only marks topics already
+        // queued, so a fresh deletion is not paused by a reassignment.
+        for t in &known {
+            if self
+                .ctx
+                .partitions_being_reassigned
+                .iter()
+                .any(|tp| &tp.topic == t)
+            {
+                self.mark_topic_ineligible_for_deletion(env, t, "topic reassignment in progress");
+            }
+        }
+        let new: Vec<String> = known
+            .iter()
+            .filter(|t| !self.ctx.topics_to_be_deleted.contains(*t))
+            .cloned()
+            .collect();
+        // enqueueTopicsForDeletion: queue them all, then resumeDeletions.
+        self.ctx.topics_to_be_deleted.extend(known);
+        if !new.is_empty() {
+            env.out.note(
+                "topic_deletion",
+                format!("topics queued for deletion: {new:?}"),
+            );
+        }
+        self.resume_deletions(env)
+    }
+
+    /// `markTopicIneligibleForDeletion`: a no-op unless the topic is already
+    /// queued for deletion.
+    pub(super) fn mark_topic_ineligible_for_deletion(
+        &mut self,
+        env: &mut Env<'_>,
+        topic: &str,
+        reason: &str,
+    ) {
+        if self.ctx.topics_to_be_deleted.contains(topic)
+            && self
+                .ctx
+                .topics_ineligible_for_deletion
+                .insert(topic.to_string())
+        {
+            env.out.note(
+                "topic_deletion_paused",
+                format!("halted deletion of topic {topic} due to {reason}"),
+            );
+        }
+    }
+
+    /// `resumeDeletions`.
+    pub(super) fn resume_deletions(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
+        let topics: Vec<String> = self.ctx.topics_to_be_deleted.iter().cloned().collect();
+        for t in topics {
+            let replicas: Vec<(TopicPartition, BrokerId)> = self.replicas_of_topic(&t);
+            let state = |s: ReplicaState| {
+                replicas
+                    .iter()
+                    .filter(|r| self.ctx.replica_states.get(r) == Some(&s))
+                    .count()
+            };
+            if !replicas.is_empty()
+                && state(ReplicaState::ReplicaDeletionSuccessful) == replicas.len()
+            {
+                self.complete_delete_topic(env, &t)?;
+                continue;
+            }
+            if replicas.is_empty() {
+                self.complete_delete_topic(env, &t)?;
+                continue;
+            }
+            if state(ReplicaState::ReplicaDeletionStarted) == 0
+                && state(ReplicaState::ReplicaDeletionIneligible) > 0
+            {
+                let retry: Vec<(TopicPartition, BrokerId)> = replicas
+                    .iter()
+                    .filter(|r| {
+                        self.ctx.replica_states.get(*r)
+                            == Some(&ReplicaState::ReplicaDeletionIneligible)
+                    })
+                    .cloned()
+                    .collect();
+                self.handle_replica_state_changes(env, &retry, ReplicaState::OfflineReplica)?;
+            }
+            let replicas = self.replicas_of_topic(&t);
+            let started = replicas.iter().any(|r| {
+                self.ctx.replica_states.get(r) == Some(&ReplicaState::ReplicaDeletionStarted)
+            });
+            if !started && !self.ctx.topics_ineligible_for_deletion.contains(&t) {
+                self.on_topic_deletion(env, &t)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn replicas_of_topic(&self, topic: &str) -> Vec<(TopicPartition, BrokerId)> {
+        self.ctx
+            .partitions_of(topic)
+            .flat_map(|tp| {
+                self.ctx.assignments[tp]
+                    .iter()
+                    .map(move |r| (tp.clone(), *r))
+            })
+            .collect()
+    }
+
+    /// `onTopicDeletion`.
+    fn on_topic_deletion(&mut self, env: &mut Env<'_>, topic: &str) -> Result<(), ControllerError> {
+        let parts: Vec<TopicPartition> = self.ctx.partitions_of(topic).cloned().collect();
+        if !self.ctx.topics_with_deletion_started.contains(topic) {
+            self.handle_partition_state_changes(
+                env,
+                &parts,
+                PartitionState::OfflinePartition,
+                None,
+            )?;
+            self.handle_partition_state_changes(
+                env,
+                &parts,
+                PartitionState::NonExistentPartition,
+                None,
+            )?;
+            self.ctx
+                .topics_with_deletion_started
+                .insert(topic.to_string());
+        }
+        // Brokers drop the topic from their metadata (leader −2).
+        let mut batch = RequestBatch::default();
+        batch.add_update_metadata(&self.ctx.live_or_shutting_down(), &parts);
+        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
+        // startReplicaDeletion: the live replicas are `allLiveReplicas()`, on
+        // `liveBrokerIds`, which leaves out brokers in controlled shutdown.
+        let replicas = self.replicas_of_topic(topic);
+        let (live, dead): (Vec<_>, Vec<_>) = replicas
+            .into_iter()
+            .partition(|(_, r)| self.ctx.is_replica_online(*r, false));
+        let live: Vec<_> = live
+            .into_iter()
+            .filter(|r| {
+                self.ctx.replica_states.get(r) != Some(&ReplicaState::ReplicaDeletionSuccessful)
+            })
+            .collect();
+        self.handle_replica_state_changes(env, &dead, ReplicaState::ReplicaDeletionIneligible)?;
+        self.handle_replica_state_changes(env, &live, ReplicaState::OfflineReplica)?;
+        self.handle_replica_state_changes(env, &live, ReplicaState::ReplicaDeletionStarted)?;
+        if !dead.is_empty() {
+            self.ctx
+                .topics_ineligible_for_deletion
+                .insert(topic.to_string());
+            env.out.note(
+                "topic_deletion_paused",
+                format!(
+                    "deletion of topic {topic} paused: replicas on dead or shutting-down brokers {}",
+                    ids_text(dead.iter().map(|(_, r)| r))
+                ),
+            );
+        } else {
+            env.out.note(
+                "topic_deletion",
+                format!("StopReplica(delete=true) sent for every replica of {topic}"),
+            );
+        }
+        Ok(())
+    }
+
+    /// `TopicDeletionStopReplicaResponseReceived`: replicas deleted, or failed.
+    pub(super) fn process_topic_deletion_stop_replica_response(
+        &mut self,
+        env: &mut Env<'_>,
+        broker: BrokerId,
+        partitions: &[TopicPartition],
+        error: Option<&str>,
+    ) -> Result<(), ControllerError> {
+        let replicas: Vec<(TopicPartition, BrokerId)> = partitions
+            .iter()
+            .filter(|tp| self.ctx.topics_with_deletion_started.contains(&tp.topic))
+            .map(|tp| (tp.clone(), broker))
+            .collect();
+        if replicas.is_empty() {
+            return Ok(());
+        }
+        match error {
+            None => self.handle_replica_state_changes(
+                env,
+                &replicas,
+                ReplicaState::ReplicaDeletionSuccessful,
+            )?,
+            Some(e) => {
+                self.handle_replica_state_changes(
+                    env,
+                    &replicas,
+                    ReplicaState::ReplicaDeletionIneligible,
+                )?;
+                for (tp, _) in &replicas {
+                    self.ctx
+                        .topics_ineligible_for_deletion
+                        .insert(tp.topic.clone());
+                }
+                env.out.note(
+                    "topic_deletion_paused",
+                    format!("replica deletion failed on broker {broker}: {e}"),
+                );
+            }
+        }
+        self.resume_deletions(env)
+    }
+
+    /// `completeDeleteTopic`.
+    fn complete_delete_topic(
+        &mut self,
+        env: &mut Env<'_>,
+        topic: &str,
+    ) -> Result<(), ControllerError> {
+        env.client.unregister_data_handler(&paths::topic(topic));
+        let replicas = self.replicas_of_topic(topic);
+        self.handle_replica_state_changes(env, &replicas, ReplicaState::NonExistentReplica)?;
+        self.ctx.topics_to_be_deleted.remove(topic);
+        self.ctx.topics_with_deletion_started.remove(topic);
+        self.ctx.topics_ineligible_for_deletion.remove(topic);
+        // Delete the topic's znodes, deepest first, in one fenced multi.
+        let mut doomed: Vec<String> = env
+            .zk
+            .nodes()
+            .map(|(p, _)| p.to_string())
+            .filter(|p| {
+                p == &paths::topic(topic) || p.starts_with(&format!("{}/", paths::topic(topic)))
+            })
+            .collect();
+        doomed.sort_by_key(|p| std::cmp::Reverse(p.matches('/').count()));
+        for p in [
+            paths::topic_config(topic),
+            format!("{}/{topic}", paths::DELETE_TOPICS),
+        ] {
+            if env.zk.node(&p).is_some() {
+                doomed.push(p);
+            }
+        }
+        let mut ops = vec![Op::Check {
+            path: paths::CONTROLLER_EPOCH.into(),
+            version: self.ctx.epoch_zk_version,
+        }];
+        ops.extend(doomed.into_iter().map(|path| Op::Delete {
+            path,
+            version: None,
+        }));
+        match env.client.multi(env.zk, &ops) {
+            Ok(_) => {}
+            Err((0, ZkError::BadVersion)) => {
+                return Err(ControllerError::ControllerMoved(
+                    "controller epoch zkVersion check fails".into(),
+                ))
+            }
+            Err((_, e)) => return Err(e.into()),
+        }
+        // removeTopic: the assignments go, with their adding and removing
+        // replicas. Kafka 2.4 leaves the topic's partitions in
+        // partitionsBeingReassigned (only phase B or a failover clears it), so
+        // they stay there too.
+        self.ctx.all_topics.remove(topic);
+        self.ctx.assignments.retain(|tp, _| tp.topic != topic);
+        self.ctx.reassigning.retain(|tp, _| tp.topic != topic);
+        self.ctx.leadership.retain(|tp, _| tp.topic != topic);
+        self.ctx.partition_states.retain(|tp, _| tp.topic != topic);
+        self.ctx
+            .replica_states
+            .retain(|(tp, _), _| tp.topic != topic);
+        env.out.note(
+            "topic_deleted",
+            format!("deletion of topic {topic} successfully completed"),
+        );
+        Ok(())
+    }
+
+    /// `resumeDeletionForTopics`: clear the ineligible mark and retry.
+    pub(super) fn resume_deletion_for_topics(
+        &mut self,
+        env: &mut Env<'_>,
+        topics: &BTreeSet<String>,
+    ) -> Result<(), ControllerError> {
+        let queued: Vec<String> = topics
+            .iter()
+            .filter(|t| self.ctx.topics_to_be_deleted.contains(*t))
+            .cloned()
+            .collect();
+        if queued.is_empty() {
+            return Ok(());
+        }
+        for t in &queued {
+            self.ctx.topics_ineligible_for_deletion.remove(t);
+        }
+        env.out
+            .note("topic_deletion", format!("resuming deletion of {queued:?}"));
+        self.resume_deletions(env)
+    }
+
+    /// `failReplicaDeletion` for replicas that went offline during deletion.
+    pub(super) fn fail_replica_deletion(
+        &mut self,
+        env: &mut Env<'_>,
+        replicas: &[(TopicPartition, BrokerId)],
+    ) -> Result<(), ControllerError> {
+        let started: Vec<(TopicPartition, BrokerId)> = replicas
+            .iter()
+            .filter(|r| {
+                self.ctx.replica_states.get(*r) == Some(&ReplicaState::ReplicaDeletionStarted)
+                    || self.ctx.replica_states.get(*r) == Some(&ReplicaState::OfflineReplica)
+            })
+            .cloned()
+            .collect();
+        for (tp, _) in replicas {
+            self.ctx
+                .topics_ineligible_for_deletion
+                .insert(tp.topic.clone());
+        }
+        self.handle_replica_state_changes(env, &started, ReplicaState::ReplicaDeletionIneligible)?;
+        self.resume_deletions(env)
+    }
+
+    /// At failover: topics queued for deletion, and which are ineligible.
+    pub(super) fn initialize_topic_deletion(
+        &mut self,
+        env: &mut Env<'_>,
+    ) -> Result<(), ControllerError> {
+        let queued: BTreeSet<String> = env
+            .client
+            .get_children(env.zk, paths::DELETE_TOPICS)?
+            .into_iter()
+            .collect();
+        for t in queued
+            .into_iter()
+            .filter(|t| self.ctx.all_topics.contains(t))
+        {
+            let offline = self
+                .replicas_of_topic(&t)
+                .iter()
+                .any(|(_, r)| !self.ctx.is_replica_online(*r, false));
+            let reassigning = self
+                .ctx
+                .partitions_being_reassigned
+                .iter()
+                .any(|tp| tp.topic == t);
+            if offline || reassigning {
+                self.ctx.topics_ineligible_for_deletion.insert(t.clone());
+            }
+            self.ctx.topics_to_be_deleted.insert(t);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,455 @@
+//! The `actions` list of a scenario file: each timed action parsed into an
+//! [`Action`], strictly (an unknown field, a wrong type or a reference to a
+//! broker, topic or partition the scenario does not have is an error that
+//! names the field). The actions are kcsim's own, each standing for what an
+//! operator or the network does to a Kafka 2.4 cluster: a broker killed or
+//! shut down (`kafka-server-stop`), a session expired, a topic created,
+//! deleted or given partitions (`kafka-topics`), an election
+//! (`kafka-leader-election`), a reassignment (`kafka-reassign-partitions`).
+
+use super::{
+    bad, broker_id, err, known_keys, missing, object, parse_placement, valid_topic_name, Placement,
+    ScenarioError, MAX_TIME_MS,
+};
+use crate::action::Action;
+use crate::config::{parse_u64, Config};
+use crate::ids::BrokerId;
+use crate::time::SimTime;
+use serde_json::{Map, Value};
+
+pub(super) fn parse_actions(
+    v: &Value,
+    brokers: &[BrokerId],
+    topics: &[String],
+) -> Result<Vec<(SimTime, Action)>, ScenarioError> {
+    let list = v
+        .as_array()
+        .ok_or_else(|| bad("actions", "a list of actions", v))?;
+    let mut out = Vec::new();
+    for (i, a) in list.iter().enumerate() {
+        let f = format!("actions[{i}]");
+        let obj = object(a, &f)?;
+        let at_v = obj
+            .get("at_ms")
+            .ok_or_else(|| missing(&format!("{f}.at_ms")))?;
+        let at = at_v.as_u64().filter(|t| *t <= MAX_TIME_MS).ok_or_else(|| {
+            bad(
+                &format!("{f}.at_ms"),
+                "a time in ms from 0 to 86400000 (one day)",
+                at_v,
+            )
+        })?;
+        let name_v = obj
+            .get("action")
+            .ok_or_else(|| missing(&format!("{f}.action")))?;
+        let name = name_v
+            .as_str()
+            .ok_or_else(|| bad(&format!("{f}.action"), "an action name", name_v))?;
+        let broker = |key: &str| -> Result<BrokerId, ScenarioError> {
+            let fb = format!("{f}.{key}");
+            let bv = obj.get(key).ok_or_else(|| missing(&fb))?;
+            let id = broker_id(bv, &fb)?;
+            if !brokers.contains(&id) {
+                return err(fb, format!("no broker {id} in this cluster"));
+            }
+            Ok(id)
+        };
+        let text = |key: &str| -> Result<String, ScenarioError> {
+            let fk = format!("{f}.{key}");
+            let tv = obj.get(key).ok_or_else(|| missing(&fk))?;
+            tv.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| bad(&fk, "a string", tv))
+        };
+        let (action, keys): (Action, &[&str]) = match name {
+            "kill_broker" => (
+                Action::KillBroker {
+                    broker: broker("broker")?,
+                },
+                &["broker"],
+            ),
+            "start_broker" => (
+                Action::StartBroker {
+                    broker: broker("broker")?,
+                },
+                &["broker"],
+            ),
+            "shutdown_broker" => (
+                Action::ShutdownBroker {
+                    broker: broker("broker")?,
+                },
+                &["broker"],
+            ),
+            "expire_session" => (
+                Action::ExpireSession {
+                    broker: broker("broker")?,
+                },
+                &["broker"],
+            ),
+            "pause_broker" => {
+                let fd = format!("{f}.duration_ms");
+                let dv = obj.get("duration_ms").ok_or_else(|| missing(&fd))?;
+                let duration_ms = parse_u64(dv)
+                    .filter(|d| *d > 0)
+                    .ok_or_else(|| bad(&fd, "a duration in ms greater than 0", dv))?;
+                (
+                    Action::PauseBroker {
+                        broker: broker("broker")?,
+                        duration_ms,
+                    },
+                    &["broker", "duration_ms"],
+                )
+            }
+            "delete_znode" => {
+                let path = text("path")?;
+                check_path(&path, &format!("{f}.path"))?;
+                (Action::DeleteZnode { path }, &["path"])
+            }
+            "set_znode" => {
+                let path = text("path")?;
+                check_path(&path, &format!("{f}.path"))?;
+                (
+                    Action::SetZnode {
+                        path,
+                        data: text("data")?,
+                    },
+                    &["path", "data"],
+                )
+            }
+            "produce" => {
+                let topic = text("topic")?;
+                if !topics.contains(&topic) {
+                    return err(
+                        format!("{f}.topic"),
+                        format!("no topic {topic:?} in this scenario"),
+                    );
+                }
+                let fp = format!("{f}.partition");
+                let pv = obj.get("partition").ok_or_else(|| missing(&fp))?;
+                let partition = pv
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| bad(&fp, "a partition number", pv))?;
+                let fr = format!("{f}.records");
+                let rv = obj.get("records").ok_or_else(|| missing(&fr))?;
+                let records = rv
+                    .as_u64()
+                    .filter(|n| (1..=1_000_000).contains(n))
+                    .ok_or_else(|| bad(&fr, "a record count from 1 to 1000000", rv))?;
+                let acks = match obj.get("acks") {
+                    None => crate::log::Acks::All,
+                    Some(a) => match (a.as_str(), a.as_i64()) {
+                        (Some("all"), _) | (Some("-1"), _) | (_, Some(-1)) => crate::log::Acks::All,
+                        (Some("1"), _) | (_, Some(1)) => crate::log::Acks::Leader,
+                        (Some("0"), _) | (_, Some(0)) => crate::log::Acks::None,
+                        _ => return Err(bad(&format!("{f}.acks"), "0, 1 or \"all\"", a)),
+                    },
+                };
+                (
+                    Action::Produce {
+                        topic,
+                        partition,
+                        records,
+                        acks,
+                    },
+                    &["topic", "partition", "records", "acks"],
+                )
+            }
+            "add_partitions" => {
+                let topic = text("topic")?;
+                if !topics.contains(&topic) {
+                    return err(
+                        format!("{f}.topic"),
+                        format!("no topic {topic:?} in this scenario"),
+                    );
+                }
+                let fc = format!("{f}.count");
+                let cv = obj.get("count").ok_or_else(|| missing(&fc))?;
+                let count = cv
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|n| (1..=100_000).contains(n))
+                    .ok_or_else(|| bad(&fc, "a partition count from 1 to 100000", cv))?;
+                (Action::AddPartitions { topic, count }, &["topic", "count"])
+            }
+            "delete_topic" => {
+                let topic = text("topic")?;
+                if !topics.contains(&topic) {
+                    return err(
+                        format!("{f}.topic"),
+                        format!("no topic {topic:?} in this scenario"),
+                    );
+                }
+                (Action::DeleteTopic { topic }, &["topic"])
+            }
+            "reassign_partitions" => {
+                let fp = format!("{f}.partitions");
+                let pv = obj.get("partitions").ok_or_else(|| missing(&fp))?;
+                let list = pv.as_array().filter(|l| !l.is_empty()).ok_or_else(|| {
+                    bad(&fp, "a non-empty list of {topic, partition, replicas}", pv)
+                })?;
+                let mut targets = Vec::new();
+                for (i, e) in list.iter().enumerate() {
+                    let fi = format!("{fp}[{i}]");
+                    let eo = object(e, &fi)?;
+                    known_keys(eo, &fi, &["topic", "partition", "replicas"])?;
+                    let tp = parse_tp(eo, &fi, topics)?;
+                    let rv = eo
+                        .get("replicas")
+                        .ok_or_else(|| missing(&format!("{fi}.replicas")))?;
+                    let ids = rv.as_array().filter(|r| !r.is_empty()).ok_or_else(|| {
+                        bad(
+                            &format!("{fi}.replicas"),
+                            "a non-empty list of broker ids",
+                            rv,
+                        )
+                    })?;
+                    let mut replicas = Vec::new();
+                    for (j, b) in ids.iter().enumerate() {
+                        let fb = format!("{fi}.replicas[{j}]");
+                        let id = broker_id(b, &fb)?;
+                        if !brokers.contains(&id) {
+                            return err(fb, format!("no broker {id} in this cluster"));
+                        }
+                        if replicas.contains(&id) {
+                            return err(fb, format!("duplicate replica {id}"));
+                        }
+                        replicas.push(id);
+                    }
+                    targets.push(crate::action::PartitionTarget {
+                        topic: tp.topic,
+                        partition: tp.partition,
+                        replicas,
+                    });
+                }
+                (
+                    Action::ReassignPartitions {
+                        partitions: targets,
+                    },
+                    &["partitions"],
+                )
+            }
+            "slow_broker" => {
+                let fl = format!("{f}.lag_ms");
+                let lv = obj.get("lag_ms").ok_or_else(|| missing(&fl))?;
+                let lag_ms = lv
+                    .as_u64()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| bad(&fl, "a lag in ms greater than 0", lv))?;
+                (
+                    Action::SlowBroker {
+                        broker: broker("broker")?,
+                        lag_ms,
+                    },
+                    &["broker", "lag_ms"],
+                )
+            }
+            "heal_broker" => (
+                Action::HealBroker {
+                    broker: broker("broker")?,
+                },
+                &["broker"],
+            ),
+            "preferred_election" => {
+                let partitions = match obj.get("partitions") {
+                    None => None,
+                    Some(v) => Some(parse_tp_list(v, &format!("{f}.partitions"), topics)?),
+                };
+                (Action::PreferredElection { partitions }, &["partitions"])
+            }
+            "elect_leaders" => {
+                let ft = format!("{f}.election_type");
+                let tv = obj.get("election_type").ok_or_else(|| missing(&ft))?;
+                let election_type = match tv.as_str() {
+                    Some("PREFERRED") => crate::controller::event::ElectionType::Preferred,
+                    Some("UNCLEAN") => crate::controller::event::ElectionType::Unclean,
+                    _ => return Err(bad(&ft, "PREFERRED or UNCLEAN", tv)),
+                };
+                let fp = format!("{f}.partitions");
+                let pv = obj.get("partitions").ok_or_else(|| missing(&fp))?;
+                let partitions = parse_tp_list(pv, &fp, topics)?;
+                (
+                    Action::ElectLeaders {
+                        election_type,
+                        partitions,
+                    },
+                    &["election_type", "partitions"],
+                )
+            }
+            "delay_message" | "drop_message" => {
+                let fi = format!("{f}.id");
+                let iv = obj.get("id").ok_or_else(|| missing(&fi))?;
+                let id = iv.as_u64().ok_or_else(|| bad(&fi, "a message id", iv))?;
+                if name == "drop_message" {
+                    (Action::DropMessage { id }, &["id"])
+                } else {
+                    let fd = format!("{f}.delay_ms");
+                    let dv = obj.get("delay_ms").ok_or_else(|| missing(&fd))?;
+                    let delay_ms = dv.as_u64().ok_or_else(|| bad(&fd, "a delay in ms", dv))?;
+                    (Action::DelayMessage { id, delay_ms }, &["id", "delay_ms"])
+                }
+            }
+            "create_topic" => {
+                let name = text("name")?;
+                if !valid_topic_name(&name) {
+                    return err(format!("{f}.name"), format!("{name:?} is not a legal topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-')"));
+                }
+                let placement = parse_placement(obj, &f, brokers)?;
+                let action = match placement {
+                    Placement::Assignment(a) => Action::CreateTopic {
+                        name,
+                        assignment: Some(a),
+                        partitions: None,
+                        replication_factor: None,
+                    },
+                    Placement::Count {
+                        partitions,
+                        replication_factor,
+                    } => Action::CreateTopic {
+                        name,
+                        assignment: None,
+                        partitions: Some(partitions),
+                        replication_factor: Some(replication_factor),
+                    },
+                };
+                (
+                    action,
+                    &["name", "assignment", "partitions", "replication_factor"],
+                )
+            }
+            "set_config" => {
+                let key = text("key")?;
+                let fv = format!("{f}.value");
+                let value = obj.get("value").ok_or_else(|| missing(&fv))?.clone();
+                let topic = match obj.get("topic") {
+                    None => None,
+                    Some(t) => {
+                        let name = t
+                            .as_str()
+                            .ok_or_else(|| bad(&format!("{f}.topic"), "a topic name", t))?;
+                        if !topics.iter().any(|x| x == name) {
+                            return err(
+                                format!("{f}.topic"),
+                                format!("no topic {name:?} in this scenario"),
+                            );
+                        }
+                        if !Config::TOPIC_KEYS.contains(&key.as_str()) {
+                            return err(
+                                format!("{f}.key"),
+                                format!(
+                                    "{key:?} is not a topic-level key; expected one of {}",
+                                    Config::TOPIC_KEYS.join(", ")
+                                ),
+                            );
+                        }
+                        Some(name.to_string())
+                    }
+                };
+                let mut probe = Config::default();
+                probe.set(&key, &value).map_err(|e| ScenarioError {
+                    field: match e {
+                        crate::config::ConfigError::UnknownKey(_)
+                        | crate::config::ConfigError::Static { .. } => format!("{f}.key"),
+                        crate::config::ConfigError::BadValue { .. } => format!("{f}.value"),
+                    },
+                    message: e.to_string(),
+                })?;
+                (
+                    Action::SetConfig { key, value, topic },
+                    &["key", "value", "topic"],
+                )
+            }
+            other => {
+                return err(
+                    format!("{f}.action"),
+                    format!(
+                        "unknown action {other:?}; expected one of {}",
+                        ACTION_NAMES.join(", ")
+                    ),
+                )
+            }
+        };
+        let mut allowed = vec!["at_ms", "action"];
+        allowed.extend_from_slice(keys);
+        known_keys(obj, &f, &allowed)?;
+        out.push((SimTime(at), action));
+    }
+    Ok(out)
+}
+
+/// Every action name a scenario may use.
+pub const ACTION_NAMES: &[&str] = &[
+    "kill_broker",
+    "start_broker",
+    "shutdown_broker",
+    "pause_broker",
+    "expire_session",
+    "delete_znode",
+    "set_znode",
+    "set_config",
+    "create_topic",
+    "delay_message",
+    "drop_message",
+    "preferred_election",
+    "elect_leaders",
+    "produce",
+    "slow_broker",
+    "heal_broker",
+    "add_partitions",
+    "delete_topic",
+    "reassign_partitions",
+];
+
+/// A list of `{"topic": …, "partition": …}`; topics must be known to the scenario.
+fn parse_tp_list(
+    v: &Value,
+    field: &str,
+    topics: &[String],
+) -> Result<Vec<crate::ids::TopicPartition>, ScenarioError> {
+    let list = v
+        .as_array()
+        .ok_or_else(|| bad(field, "a list of {topic, partition}", v))?;
+    let mut out = Vec::new();
+    for (i, p) in list.iter().enumerate() {
+        let fi = format!("{field}[{i}]");
+        let obj = object(p, &fi)?;
+        known_keys(obj, &fi, &["topic", "partition"])?;
+        out.push(parse_tp(obj, &fi, topics)?);
+    }
+    Ok(out)
+}
+
+/// The `topic` and `partition` fields of an object; the topic must be known.
+fn parse_tp(
+    obj: &Map<String, Value>,
+    field: &str,
+    topics: &[String],
+) -> Result<crate::ids::TopicPartition, ScenarioError> {
+    let tv = obj
+        .get("topic")
+        .ok_or_else(|| missing(&format!("{field}.topic")))?;
+    let topic = tv
+        .as_str()
+        .ok_or_else(|| bad(&format!("{field}.topic"), "a topic name", tv))?;
+    if !topics.iter().any(|t| t == topic) {
+        return err(
+            format!("{field}.topic"),
+            format!("no topic {topic:?} in this scenario"),
+        );
+    }
+    let pv = obj
+        .get("partition")
+        .ok_or_else(|| missing(&format!("{field}.partition")))?;
+    let partition = pv
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| bad(&format!("{field}.partition"), "a partition number", pv))?;
+    Ok(crate::ids::TopicPartition::new(topic, partition))
+}
+
+fn check_path(path: &str, field: &str) -> Result<(), ScenarioError> {
+    if !path.starts_with('/') || (path.len() > 1 && path.ends_with('/')) || path.contains("//") {
+        return err(field, format!("{path:?} is not an absolute znode path"));
+    }
+    Ok(())
+}

@@ -1,0 +1,612 @@
+//! A ZooKeeper ensemble, modelled as one consistent server.
+//!
+//! What is modelled: a tree of znodes with data, versions and creation zxids;
+//! persistent, ephemeral and sequential nodes; sessions that expire or close
+//! and take their ephemeral nodes with them; one-shot data, exists and child
+//! watches; conditional writes on a version; and atomic multi-ops with a
+//! version check (Kafka's `controllerEpochZkVersion` fence). Errors carry
+//! ZooKeeper's own names.
+//!
+//! Simplified, on purpose: there is one server (no quorum, no leader election
+//! inside ZooKeeper, no connection loss other than session expiry), and every
+//! operation is applied at once. Latency between a client and the ensemble is
+//! the simulator's business (`sim.rs`), not this module's.
+//!
+//! Reads, sessions and watches are here; the write path (multi-ops and their
+//! rollback) is in `multi.rs`.
+
+mod multi;
+
+use crate::ids::SessionId;
+use crate::time::SimTime;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// ZooKeeper's error codes, as `KeeperException.Code` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum ZkError {
+    /// The node does not exist (`NONODE`).
+    #[error("NoNode")]
+    NoNode,
+    /// The node already exists (`NODEEXISTS`).
+    #[error("NodeExists")]
+    NodeExists,
+    /// The expected version does not match (`BADVERSION`).
+    #[error("BadVersion")]
+    BadVersion,
+    /// The node has children and cannot be deleted (`NOTEMPTY`).
+    #[error("NotEmpty")]
+    NotEmpty,
+    /// The caller's session has expired (`SESSIONEXPIRED`).
+    #[error("SessionExpired")]
+    SessionExpired,
+    /// Ephemeral nodes cannot have children (`NOCHILDRENFOREPHEMERALS`).
+    #[error("NoChildrenForEphemerals")]
+    NoChildrenForEphemerals,
+    /// The path is not a valid absolute path, or an ephemeral node was asked
+    /// for without a session (`BADARGUMENTS`).
+    #[error("BadArguments")]
+    BadArguments,
+}
+
+/// How a node is created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CreateMode {
+    /// Stays until deleted.
+    Persistent,
+    /// Deleted when the owning session ends.
+    Ephemeral,
+    /// Persistent, with a 10-digit counter from the parent appended to the name.
+    PersistentSequential,
+}
+
+/// A node's metadata, as ZooKeeper's `Stat` has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stat {
+    /// The zxid of the transaction that created the node (Kafka's broker epoch).
+    pub czxid: i64,
+    /// The zxid of the last change to the node's data.
+    pub mzxid: i64,
+    /// The data version (`zkVersion` in Kafka), 0 at creation.
+    pub version: i32,
+    /// The number of changes to the node's children.
+    pub cversion: i32,
+    /// The owning session of an ephemeral node.
+    pub ephemeral_owner: Option<SessionId>,
+}
+
+/// One znode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Znode {
+    /// The node's data (Kafka keeps text, mostly JSON, in every znode).
+    pub data: String,
+    /// The node's metadata.
+    pub stat: Stat,
+    children: BTreeSet<String>,
+}
+
+impl Znode {
+    /// The names of the node's children, in order.
+    pub fn children(&self) -> impl Iterator<Item = &str> {
+        self.children.iter().map(String::as_str)
+    }
+}
+
+/// What happened to a watched path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum WatchKind {
+    /// A node appeared where an exists watch was set.
+    NodeCreated,
+    /// The node was deleted.
+    NodeDeleted,
+    /// The node's data changed.
+    NodeDataChanged,
+    /// A child was created or deleted.
+    NodeChildrenChanged,
+}
+
+/// A watch notification, addressed to the session that set the watch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchedEvent {
+    /// The session that set the watch.
+    pub session: SessionId,
+    /// The watched path.
+    pub path: String,
+    /// What happened.
+    pub kind: WatchKind,
+    /// How far into the writer's work the change happened, in µs (a
+    /// controller event's writes are spread over its run).
+    #[serde(default)]
+    pub offset_us: u64,
+}
+
+/// One operation of a multi-op.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Op {
+    /// Create a node.
+    Create {
+        /// Path (for sequential nodes, the prefix).
+        path: String,
+        /// Data.
+        data: String,
+        /// Mode.
+        mode: CreateMode,
+    },
+    /// Set a node's data if its version matches (`None`: any version).
+    SetData {
+        /// Path.
+        path: String,
+        /// New data.
+        data: String,
+        /// Expected version.
+        version: Option<i32>,
+    },
+    /// Delete a node if its version matches (`None`: any version).
+    Delete {
+        /// Path.
+        path: String,
+        /// Expected version.
+        version: Option<i32>,
+    },
+    /// Succeed only if the node exists with this version.
+    Check {
+        /// Path.
+        path: String,
+        /// Expected version.
+        version: i32,
+    },
+}
+
+/// The result of one successful operation of a multi-op.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OpResult {
+    /// The node was created at this path.
+    Created(String),
+    /// The data was set; the node's new stat.
+    SetData(Stat),
+    /// The node was deleted.
+    Deleted,
+    /// The check passed.
+    Checked,
+}
+
+/// Where a session is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SessionState {
+    /// Heartbeats arrive; the session is usable.
+    Alive,
+    /// The server expired it after `timeout_ms` without a heartbeat.
+    Expired,
+    /// The client closed it.
+    Closed,
+}
+
+/// A client session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    /// The session id.
+    pub id: SessionId,
+    /// The negotiated timeout.
+    pub timeout_ms: u64,
+    /// When the server last heard from the client.
+    pub last_heard: SimTime,
+    /// Alive, expired or closed.
+    pub state: SessionState,
+    /// Ephemeral nodes this session owns.
+    owned: BTreeSet<String>,
+}
+
+impl Session {
+    /// When the server will expire this session if it hears nothing more.
+    pub fn expires_at(&self) -> SimTime {
+        self.last_heard.plus_ms(self.timeout_ms)
+    }
+}
+
+/// The ensemble: a tree of znodes, sessions and watches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Zk {
+    nodes: BTreeMap<String, Znode>,
+    sessions: BTreeMap<SessionId, Session>,
+    next_session: u64,
+    zxid: i64,
+    /// Data and exists watches: path → sessions.
+    data_watches: BTreeMap<String, BTreeSet<SessionId>>,
+    /// Child watches: path → sessions.
+    child_watches: BTreeMap<String, BTreeSet<SessionId>>,
+    /// Notifications fired and not yet collected by the simulator.
+    fired: Vec<WatchedEvent>,
+    /// Watch triggers of the multi-op being applied; they fire only if it commits.
+    #[serde(skip)]
+    triggers: Vec<(String, Trigger)>,
+    /// Paths whose data or existence changed since the last `take_changed`.
+    #[serde(skip)]
+    changed: Vec<String>,
+    /// How far into its writer's work the operation being applied is, in µs.
+    #[serde(skip)]
+    op_offset_us: u64,
+}
+
+/// Which watches a change triggers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trigger {
+    /// Data/exists watches on the path, with this kind.
+    Data(WatchKind),
+    /// Child watches on the path itself, because it was deleted.
+    ChildOfDeleted,
+    /// Child watches on the path, because a child came or went.
+    Children,
+}
+
+impl Default for Zk {
+    fn default() -> Zk {
+        Zk::new()
+    }
+}
+
+fn parent_of(path: &str) -> Option<&str> {
+    if path == "/" {
+        return None;
+    }
+    match path.rfind('/') {
+        Some(0) => Some("/"),
+        Some(i) => Some(&path[..i]),
+        None => None,
+    }
+}
+
+fn name_of(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn valid_path(path: &str) -> bool {
+    path == "/" || (path.starts_with('/') && !path.ends_with('/') && !path.contains("//"))
+}
+
+fn join(parent: &str, name: &str) -> String {
+    if parent == "/" {
+        format!("/{name}")
+    } else {
+        format!("{parent}/{name}")
+    }
+}
+
+impl Zk {
+    /// An ensemble holding only the root node `/`.
+    pub fn new() -> Zk {
+        let root = Znode {
+            data: String::new(),
+            stat: Stat {
+                czxid: 0,
+                mzxid: 0,
+                version: 0,
+                cversion: 0,
+                ephemeral_owner: None,
+            },
+            children: BTreeSet::new(),
+        };
+        let mut nodes = BTreeMap::new();
+        nodes.insert("/".to_string(), root);
+        Zk {
+            nodes,
+            sessions: BTreeMap::new(),
+            next_session: 1,
+            zxid: 0,
+            data_watches: BTreeMap::new(),
+            child_watches: BTreeMap::new(),
+            fired: Vec::new(),
+            triggers: Vec::new(),
+            changed: Vec::new(),
+            op_offset_us: 0,
+        }
+    }
+
+    // ----- sessions -------------------------------------------------------
+
+    /// Open a session with the given timeout.
+    pub fn open_session(&mut self, now: SimTime, timeout_ms: u64) -> SessionId {
+        let id = SessionId(self.next_session);
+        self.next_session += 1;
+        self.sessions.insert(
+            id,
+            Session {
+                id,
+                timeout_ms,
+                last_heard: now,
+                state: SessionState::Alive,
+                owned: BTreeSet::new(),
+            },
+        );
+        id
+    }
+
+    /// The session with this id, if the ensemble ever knew it.
+    pub fn session(&self, id: SessionId) -> Option<&Session> {
+        self.sessions.get(&id)
+    }
+
+    /// All sessions, by id.
+    pub fn sessions(&self) -> impl Iterator<Item = &Session> {
+        self.sessions.values()
+    }
+
+    /// Whether the session is alive.
+    pub fn is_alive(&self, id: SessionId) -> bool {
+        self.sessions
+            .get(&id)
+            .is_some_and(|s| s.state == SessionState::Alive)
+    }
+
+    /// A heartbeat from the client. Returns `SessionExpired` if the session is
+    /// already over, which is how a client learns of its own expiry.
+    pub fn heartbeat(&mut self, id: SessionId, now: SimTime) -> Result<(), ZkError> {
+        match self.sessions.get_mut(&id) {
+            Some(s) if s.state == SessionState::Alive => {
+                s.last_heard = now;
+                Ok(())
+            }
+            _ => Err(ZkError::SessionExpired),
+        }
+    }
+
+    /// Expire the session: the server has not heard from it in time, or an
+    /// operator forced it. Its ephemeral nodes go and its watches are dropped.
+    pub fn expire_session(&mut self, id: SessionId) -> Result<(), ZkError> {
+        self.end_session(id, SessionState::Expired)
+    }
+
+    /// Close the session cleanly, as a client does on a clean exit.
+    pub fn close_session(&mut self, id: SessionId) -> Result<(), ZkError> {
+        self.end_session(id, SessionState::Closed)
+    }
+
+    fn end_session(&mut self, id: SessionId, how: SessionState) -> Result<(), ZkError> {
+        let owned = match self.sessions.get_mut(&id) {
+            Some(s) if s.state == SessionState::Alive => {
+                s.state = how;
+                std::mem::take(&mut s.owned)
+            }
+            _ => return Err(ZkError::SessionExpired),
+        };
+        // The session's own watches die with it, before its nodes are removed,
+        // so it is not told about its own ephemeral nodes going away.
+        for set in self
+            .data_watches
+            .values_mut()
+            .chain(self.child_watches.values_mut())
+        {
+            set.remove(&id);
+        }
+        self.data_watches.retain(|_, s| !s.is_empty());
+        self.child_watches.retain(|_, s| !s.is_empty());
+        for path in owned {
+            self.zxid += 1;
+            let _ = self.apply_delete(&path, None);
+        }
+        self.flush_triggers();
+        Ok(())
+    }
+
+    /// Sessions still alive whose deadline is at or before `now`.
+    pub fn sessions_due(&self, now: SimTime) -> Vec<SessionId> {
+        self.sessions
+            .values()
+            .filter(|s| s.state == SessionState::Alive && s.expires_at() <= now)
+            .map(|s| s.id)
+            .collect()
+    }
+
+    fn check_session(&self, caller: Option<SessionId>) -> Result<(), ZkError> {
+        match caller {
+            None => Ok(()),
+            Some(id) if self.is_alive(id) => Ok(()),
+            Some(_) => Err(ZkError::SessionExpired),
+        }
+    }
+
+    // ----- reads ----------------------------------------------------------
+
+    /// The node at `path`, without setting a watch.
+    pub fn node(&self, path: &str) -> Option<&Znode> {
+        self.nodes.get(path)
+    }
+
+    /// Every node, in path order.
+    pub fn nodes(&self) -> impl Iterator<Item = (&str, &Znode)> {
+        self.nodes.iter().map(|(p, n)| (p.as_str(), n))
+    }
+
+    /// `getData`: the data and stat; with `watch`, a data watch is left for
+    /// that session when the node exists.
+    pub fn get_data(
+        &mut self,
+        path: &str,
+        watch: Option<SessionId>,
+    ) -> Result<(String, Stat), ZkError> {
+        self.check_session(watch)?;
+        let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+        let out = (node.data.clone(), node.stat);
+        if let Some(s) = watch {
+            self.data_watches
+                .entry(path.to_string())
+                .or_default()
+                .insert(s);
+        }
+        Ok(out)
+    }
+
+    /// `exists`: the stat if the node exists; with `watch`, a watch is left
+    /// either way, so the session also hears of the node's creation.
+    pub fn exists(
+        &mut self,
+        path: &str,
+        watch: Option<SessionId>,
+    ) -> Result<Option<Stat>, ZkError> {
+        self.check_session(watch)?;
+        if let Some(s) = watch {
+            self.data_watches
+                .entry(path.to_string())
+                .or_default()
+                .insert(s);
+        }
+        Ok(self.nodes.get(path).map(|n| n.stat))
+    }
+
+    /// `getChildren`: the children's names in order; with `watch`, a child
+    /// watch is left for that session.
+    pub fn get_children(
+        &mut self,
+        path: &str,
+        watch: Option<SessionId>,
+    ) -> Result<Vec<String>, ZkError> {
+        self.check_session(watch)?;
+        let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+        let out = node.children.iter().cloned().collect();
+        if let Some(s) = watch {
+            self.child_watches
+                .entry(path.to_string())
+                .or_default()
+                .insert(s);
+        }
+        Ok(out)
+    }
+
+    /// Whether `session` has a data/exists watch on `path`.
+    pub fn has_data_watch(&self, path: &str, session: SessionId) -> bool {
+        self.data_watches
+            .get(path)
+            .is_some_and(|s| s.contains(&session))
+    }
+
+    /// Whether `session` has a child watch on `path`.
+    pub fn has_child_watch(&self, path: &str, session: SessionId) -> bool {
+        self.child_watches
+            .get(path)
+            .is_some_and(|s| s.contains(&session))
+    }
+
+    /// Every watch left: (path, session, is a child watch), in path order.
+    pub fn watches(&self) -> Vec<(String, SessionId, bool)> {
+        let mut out = Vec::new();
+        for (p, set) in &self.data_watches {
+            out.extend(set.iter().map(|s| (p.clone(), *s, false)));
+        }
+        for (p, set) in &self.child_watches {
+            out.extend(set.iter().map(|s| (p.clone(), *s, true)));
+        }
+        out.sort();
+        out
+    }
+
+    /// The last transaction id.
+    pub fn zxid(&self) -> i64 {
+        self.zxid
+    }
+
+    /// Paths created, changed or deleted since the last call, in order.
+    pub fn take_changed(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// Notifications fired since the last call, in the order they fired.
+    pub fn take_fired(&mut self) -> Vec<WatchedEvent> {
+        std::mem::take(&mut self.fired)
+    }
+
+    // ----- writes ---------------------------------------------------------
+
+    /// Create a node; returns its path (with the sequence number for
+    /// sequential nodes). The parent must exist.
+    pub fn create(
+        &mut self,
+        caller: Option<SessionId>,
+        path: &str,
+        data: &str,
+        mode: CreateMode,
+    ) -> Result<String, ZkError> {
+        let op = Op::Create {
+            path: path.to_string(),
+            data: data.to_string(),
+            mode,
+        };
+        match self.multi(caller, &[op]).map_err(|(_, e)| e)?.pop() {
+            Some(OpResult::Created(p)) => Ok(p),
+            _ => Err(ZkError::BadArguments),
+        }
+    }
+
+    /// Create a node and any missing persistent parents (Kafka's
+    /// `createRecursive`). Existing parents are left alone.
+    pub fn create_recursive(
+        &mut self,
+        caller: Option<SessionId>,
+        path: &str,
+        data: &str,
+        mode: CreateMode,
+    ) -> Result<String, ZkError> {
+        if !valid_path(path) {
+            return Err(ZkError::BadArguments);
+        }
+        let mut prefix = String::new();
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        for part in parts.iter().take(parts.len().saturating_sub(1)) {
+            prefix.push('/');
+            prefix.push_str(part);
+            if !self.nodes.contains_key(&prefix) {
+                self.create(caller, &prefix, "", CreateMode::Persistent)?;
+            }
+        }
+        self.create(caller, path, data, mode)
+    }
+
+    /// Set a node's data, if `version` is `None` or matches.
+    pub fn set_data(
+        &mut self,
+        caller: Option<SessionId>,
+        path: &str,
+        data: &str,
+        version: Option<i32>,
+    ) -> Result<Stat, ZkError> {
+        let op = Op::SetData {
+            path: path.to_string(),
+            data: data.to_string(),
+            version,
+        };
+        match self.multi(caller, &[op]).map_err(|(_, e)| e)?.pop() {
+            Some(OpResult::SetData(s)) => Ok(s),
+            _ => Err(ZkError::BadArguments),
+        }
+    }
+
+    /// Delete a childless node, if `version` is `None` or matches.
+    pub fn delete(
+        &mut self,
+        caller: Option<SessionId>,
+        path: &str,
+        version: Option<i32>,
+    ) -> Result<(), ZkError> {
+        let op = Op::Delete {
+            path: path.to_string(),
+            version,
+        };
+        self.multi(caller, &[op]).map_err(|(_, e)| e)?;
+        Ok(())
+    }
+
+    /// Delete a node and everything under it (Kafka's `deleteRecursive`).
+    pub fn delete_recursive(
+        &mut self,
+        caller: Option<SessionId>,
+        path: &str,
+    ) -> Result<(), ZkError> {
+        let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+        let children: Vec<String> = node.children.iter().map(|c| join(path, c)).collect();
+        for child in children {
+            self.delete_recursive(caller, &child)?;
+        }
+        self.delete(caller, path, None)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,299 @@
+//! ZooKeeper's write path: `multi`, every operation of which is applied as
+//! one transaction (the server's `PrepRequestProcessor` checks, then
+//! `DataTree.processTxn` applies), all or nothing; a failed multi-op is
+//! rolled back and fires no watch. The single-operation writes in the parent
+//! module are one-operation multi-ops.
+
+use super::{
+    name_of, parent_of, valid_path, CreateMode, Op, OpResult, SessionId, Stat, Trigger, WatchKind,
+    WatchedEvent, Zk, ZkError, Znode,
+};
+use std::collections::BTreeSet;
+
+/// The inverse of one applied change, for rolling back a failed multi-op.
+#[derive(Debug)]
+enum Undo {
+    Created {
+        path: String,
+        parent_cversion: i32,
+    },
+    Deleted {
+        path: String,
+        node: Znode,
+        parent_cversion: i32,
+    },
+    SetData {
+        path: String,
+        data: String,
+        stat: Stat,
+    },
+}
+
+impl Zk {
+    /// Apply all operations atomically: either every one succeeds, or none is
+    /// applied and the error names the index of the first that failed.
+    pub fn multi(
+        &mut self,
+        caller: Option<SessionId>,
+        ops: &[Op],
+    ) -> Result<Vec<OpResult>, (usize, ZkError)> {
+        self.check_session(caller).map_err(|e| (0, e))?;
+        let start_zxid = self.zxid;
+        self.triggers.clear();
+        self.zxid += 1;
+        let mut undo = Vec::new();
+        let mut results = Vec::with_capacity(ops.len());
+        for (i, op) in ops.iter().enumerate() {
+            match self.apply(caller, op, &mut undo) {
+                Ok(r) => results.push(r),
+                Err(e) => {
+                    self.rollback(undo);
+                    self.zxid = start_zxid;
+                    self.triggers.clear();
+                    return Err((i, e));
+                }
+            }
+        }
+        self.flush_triggers();
+        Ok(results)
+    }
+
+    fn apply(
+        &mut self,
+        caller: Option<SessionId>,
+        op: &Op,
+        undo: &mut Vec<Undo>,
+    ) -> Result<OpResult, ZkError> {
+        match op {
+            Op::Check { path, version } => {
+                let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+                if node.stat.version != *version {
+                    return Err(ZkError::BadVersion);
+                }
+                Ok(OpResult::Checked)
+            }
+            Op::Create { path, data, mode } => {
+                let (created, parent_cversion) = self.apply_create(caller, path, data, *mode)?;
+                undo.push(Undo::Created {
+                    path: created.clone(),
+                    parent_cversion,
+                });
+                Ok(OpResult::Created(created))
+            }
+            Op::SetData {
+                path,
+                data,
+                version,
+            } => {
+                let zxid = self.zxid;
+                let node = self.nodes.get_mut(path).ok_or(ZkError::NoNode)?;
+                if version.is_some_and(|v| v != node.stat.version) {
+                    return Err(ZkError::BadVersion);
+                }
+                undo.push(Undo::SetData {
+                    path: path.clone(),
+                    data: std::mem::replace(&mut node.data, data.clone()),
+                    stat: node.stat,
+                });
+                node.stat.version += 1;
+                node.stat.mzxid = zxid;
+                let stat = node.stat;
+                self.fire_data(path, WatchKind::NodeDataChanged);
+                Ok(OpResult::SetData(stat))
+            }
+            Op::Delete { path, version } => {
+                let (node, parent_cversion) = self.apply_delete(path, *version)?;
+                undo.push(Undo::Deleted {
+                    path: path.clone(),
+                    node,
+                    parent_cversion,
+                });
+                Ok(OpResult::Deleted)
+            }
+        }
+    }
+
+    fn apply_create(
+        &mut self,
+        caller: Option<SessionId>,
+        path: &str,
+        data: &str,
+        mode: CreateMode,
+    ) -> Result<(String, i32), ZkError> {
+        if !valid_path(path) || path == "/" {
+            return Err(ZkError::BadArguments);
+        }
+        let owner = match mode {
+            CreateMode::Ephemeral => Some(caller.ok_or(ZkError::BadArguments)?),
+            CreateMode::Persistent | CreateMode::PersistentSequential => None,
+        };
+        let parent_path = parent_of(path).ok_or(ZkError::BadArguments)?.to_string();
+        let parent = self.nodes.get_mut(&parent_path).ok_or(ZkError::NoNode)?;
+        if parent.stat.ephemeral_owner.is_some() {
+            return Err(ZkError::NoChildrenForEphemerals);
+        }
+        let full = match mode {
+            CreateMode::PersistentSequential => format!("{path}{:010}", parent.stat.cversion),
+            CreateMode::Persistent | CreateMode::Ephemeral => path.to_string(),
+        };
+        let name = name_of(&full).to_string();
+        if parent.children.contains(&name) {
+            return Err(ZkError::NodeExists);
+        }
+        let parent_cversion = parent.stat.cversion;
+        parent.children.insert(name);
+        parent.stat.cversion += 1;
+        let zxid = self.zxid;
+        self.nodes.insert(
+            full.clone(),
+            Znode {
+                data: data.to_string(),
+                stat: Stat {
+                    czxid: zxid,
+                    mzxid: zxid,
+                    version: 0,
+                    cversion: 0,
+                    ephemeral_owner: owner,
+                },
+                children: BTreeSet::new(),
+            },
+        );
+        if let Some(s) = owner.and_then(|o| self.sessions.get_mut(&o)) {
+            s.owned.insert(full.clone());
+        }
+        self.fire_data(&full, WatchKind::NodeCreated);
+        self.fire_children(&parent_path);
+        Ok((full, parent_cversion))
+    }
+
+    pub(super) fn apply_delete(
+        &mut self,
+        path: &str,
+        version: Option<i32>,
+    ) -> Result<(Znode, i32), ZkError> {
+        let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+        if path == "/" {
+            return Err(ZkError::BadArguments);
+        }
+        if version.is_some_and(|v| v != node.stat.version) {
+            return Err(ZkError::BadVersion);
+        }
+        if !node.children.is_empty() {
+            return Err(ZkError::NotEmpty);
+        }
+        let node = self.nodes.remove(path).ok_or(ZkError::NoNode)?;
+        if let Some(s) = node
+            .stat
+            .ephemeral_owner
+            .and_then(|o| self.sessions.get_mut(&o))
+        {
+            s.owned.remove(path);
+        }
+        let parent_path = parent_of(path).unwrap_or("/").to_string();
+        let mut parent_cversion = 0;
+        if let Some(parent) = self.nodes.get_mut(&parent_path) {
+            parent.children.remove(name_of(path));
+            parent_cversion = parent.stat.cversion;
+            parent.stat.cversion += 1;
+        }
+        self.fire_data(path, WatchKind::NodeDeleted);
+        self.triggers
+            .push((path.to_string(), Trigger::ChildOfDeleted));
+        self.fire_children(&parent_path);
+        Ok((node, parent_cversion))
+    }
+
+    fn rollback(&mut self, undo: Vec<Undo>) {
+        for u in undo.into_iter().rev() {
+            match u {
+                Undo::Created {
+                    path,
+                    parent_cversion,
+                } => {
+                    if let Some(node) = self.nodes.remove(&path) {
+                        if let Some(s) = node
+                            .stat
+                            .ephemeral_owner
+                            .and_then(|o| self.sessions.get_mut(&o))
+                        {
+                            s.owned.remove(&path);
+                        }
+                    }
+                    self.restore_parent(&path, parent_cversion, false);
+                }
+                Undo::Deleted {
+                    path,
+                    node,
+                    parent_cversion,
+                } => {
+                    if let Some(s) = node
+                        .stat
+                        .ephemeral_owner
+                        .and_then(|o| self.sessions.get_mut(&o))
+                    {
+                        s.owned.insert(path.clone());
+                    }
+                    self.nodes.insert(path.clone(), node);
+                    self.restore_parent(&path, parent_cversion, true);
+                }
+                Undo::SetData { path, data, stat } => {
+                    if let Some(node) = self.nodes.get_mut(&path) {
+                        node.data = data;
+                        node.stat = stat;
+                    }
+                }
+            }
+        }
+    }
+
+    fn restore_parent(&mut self, path: &str, cversion: i32, child_present: bool) {
+        let parent_path = parent_of(path).unwrap_or("/");
+        if let Some(parent) = self.nodes.get_mut(parent_path) {
+            if child_present {
+                parent.children.insert(name_of(path).to_string());
+            } else {
+                parent.children.remove(name_of(path));
+            }
+            parent.stat.cversion = cversion;
+        }
+    }
+
+    /// Mark the operations that follow as made `offset_us` into their
+    /// writer's work (a controller event in progress); 0 for "now".
+    pub fn set_op_offset_us(&mut self, offset_us: u64) {
+        self.op_offset_us = offset_us;
+    }
+
+    fn fire_data(&mut self, path: &str, kind: WatchKind) {
+        self.triggers.push((path.to_string(), Trigger::Data(kind)));
+    }
+
+    fn fire_children(&mut self, path: &str) {
+        self.triggers.push((path.to_string(), Trigger::Children));
+    }
+
+    /// Turn the committed changes' triggers into notifications. Each watch
+    /// fires once and is gone.
+    pub(super) fn flush_triggers(&mut self) {
+        for (path, trigger) in std::mem::take(&mut self.triggers) {
+            if matches!(trigger, Trigger::Data(_)) {
+                self.changed.push(path.clone());
+            }
+            let (map, kind) = match trigger {
+                Trigger::Data(kind) => (&mut self.data_watches, kind),
+                Trigger::ChildOfDeleted => (&mut self.child_watches, WatchKind::NodeDeleted),
+                Trigger::Children => (&mut self.child_watches, WatchKind::NodeChildrenChanged),
+            };
+            if let Some(set) = map.remove(&path) {
+                for session in set {
+                    self.fired.push(WatchedEvent {
+                        offset_us: self.op_offset_us,
+                        session,
+                        path: path.clone(),
+                        kind,
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! Unit tests of the ensemble ([`super::Zk`]): node creation and deletion,
+//! versions, sequential and ephemeral nodes, sessions, watches, multi-ops.
+
+use super::*;
+use CreateMode::*;
+
+fn zk_with_session() -> (Zk, SessionId) {
+    let mut zk = Zk::new();
+    let s = zk.open_session(SimTime::ZERO, 6000);
+    (zk, s)
+}
+
+#[test]
+fn create_needs_a_parent_and_refuses_duplicates() {
+    // ZooKeeper semantics behind KafkaZkClient's createRecursive retries.
+    let (mut zk, s) = zk_with_session();
+    let cases: &[(&str, Result<&str, ZkError>)] = &[
+        ("/brokers/ids", Err(ZkError::NoNode)),
+        ("/brokers", Ok("/brokers")),
+        ("/brokers", Err(ZkError::NodeExists)),
+        ("/brokers/ids", Ok("/brokers/ids")),
+        ("relative", Err(ZkError::BadArguments)),
+        ("/trailing/", Err(ZkError::BadArguments)),
+    ];
+    for (path, want) in cases {
+        let got = zk.create(Some(s), path, "", Persistent);
+        assert_eq!(got.as_deref().map_err(|e| *e), *want, "create {path}");
+    }
+}
+
+#[test]
+fn versions_count_data_changes_and_guard_conditional_writes() {
+    // Kafka: LeaderAndIsr.zkVersion is the state znode's data version.
+    let (mut zk, s) = zk_with_session();
+    zk.create(Some(s), "/p", "a", Persistent).unwrap();
+    assert_eq!(zk.set_data(Some(s), "/p", "b", Some(0)).unwrap().version, 1);
+    assert_eq!(
+        zk.set_data(Some(s), "/p", "c", Some(0)),
+        Err(ZkError::BadVersion)
+    );
+    assert_eq!(zk.set_data(Some(s), "/p", "c", None).unwrap().version, 2);
+    assert_eq!(zk.delete(Some(s), "/p", Some(1)), Err(ZkError::BadVersion));
+    assert_eq!(zk.set_data(Some(s), "/q", "x", None), Err(ZkError::NoNode));
+    zk.delete(Some(s), "/p", Some(2)).unwrap();
+    assert!(zk.node("/p").is_none());
+}
+
+#[test]
+fn delete_refuses_a_node_with_children_and_recursive_delete_does_not() {
+    let (mut zk, s) = zk_with_session();
+    zk.create_recursive(Some(s), "/a/b/c", "x", Persistent)
+        .unwrap();
+    assert_eq!(zk.delete(Some(s), "/a", None), Err(ZkError::NotEmpty));
+    zk.delete_recursive(Some(s), "/a").unwrap();
+    assert!(zk.node("/a/b").is_none() && zk.node("/a").is_none());
+}
+
+#[test]
+fn czxid_orders_creations() {
+    // Kafka (KIP-380): the broker epoch is the czxid of /brokers/ids/<id>,
+    // so a re-registration always has a larger epoch.
+    let (mut zk, s) = zk_with_session();
+    zk.create(Some(s), "/a", "", Persistent).unwrap();
+    zk.create(Some(s), "/b", "", Persistent).unwrap();
+    let a = zk.node("/a").unwrap().stat.czxid;
+    let b = zk.node("/b").unwrap().stat.czxid;
+    assert!(b > a, "{b} > {a}");
+    zk.delete(Some(s), "/a", None).unwrap();
+    zk.create(Some(s), "/a", "", Persistent).unwrap();
+    assert!(zk.node("/a").unwrap().stat.czxid > b);
+}
+
+#[test]
+fn sequential_nodes_take_the_parents_child_counter() {
+    // Kafka: /isr_change_notification/isr_change_<10-digit seq>.
+    let (mut zk, s) = zk_with_session();
+    zk.create(Some(s), "/n", "", Persistent).unwrap();
+    let a = zk
+        .create(Some(s), "/n/isr_change_", "1", PersistentSequential)
+        .unwrap();
+    let b = zk
+        .create(Some(s), "/n/isr_change_", "2", PersistentSequential)
+        .unwrap();
+    assert_eq!(a, "/n/isr_change_0000000000");
+    assert_eq!(b, "/n/isr_change_0000000001");
+    zk.delete(Some(s), &a, None).unwrap();
+    let c = zk
+        .create(Some(s), "/n/isr_change_", "3", PersistentSequential)
+        .unwrap();
+    assert_eq!(
+        c, "/n/isr_change_0000000003",
+        "deletes advance the counter too"
+    );
+}
+
+#[test]
+fn ephemerals_go_with_their_session_and_cannot_have_children() {
+    // Kafka: /controller and /brokers/ids/<id> vanish when the owner's session ends.
+    let (mut zk, s) = zk_with_session();
+    let t = zk.open_session(SimTime::ZERO, 6000);
+    zk.create(Some(s), "/controller", "{}", Ephemeral).unwrap();
+    zk.create(Some(t), "/other", "{}", Ephemeral).unwrap();
+    assert_eq!(
+        zk.create(Some(s), "/controller/x", "", Persistent),
+        Err(ZkError::NoChildrenForEphemerals)
+    );
+    assert_eq!(
+        zk.create(None, "/e", "", Ephemeral),
+        Err(ZkError::BadArguments)
+    );
+    zk.expire_session(s).unwrap();
+    assert!(zk.node("/controller").is_none());
+    assert!(zk.node("/other").is_some());
+    assert_eq!(
+        zk.create(Some(s), "/y", "", Persistent),
+        Err(ZkError::SessionExpired)
+    );
+    assert_eq!(zk.heartbeat(s, SimTime(10)), Err(ZkError::SessionExpired));
+    zk.close_session(t).unwrap();
+    assert!(zk.node("/other").is_none());
+    assert_eq!(zk.session(t).unwrap().state, SessionState::Closed);
+}
+
+#[test]
+fn sessions_fall_due_after_their_timeout_without_heartbeats() {
+    let (mut zk, s) = zk_with_session();
+    assert!(zk.sessions_due(SimTime(5999)).is_empty());
+    zk.heartbeat(s, SimTime(2000)).unwrap();
+    assert!(zk.sessions_due(SimTime(7999)).is_empty());
+    assert_eq!(zk.sessions_due(SimTime(8000)), vec![s]);
+}
+
+#[test]
+fn watches_fire_once_with_the_right_kind() {
+    // Kafka: ZooKeeperClient handlers are one-shot; ControllerChangeHandler
+    // re-registers with exists() after every notification.
+    let (mut zk, s) = zk_with_session();
+    let w = zk.open_session(SimTime::ZERO, 6000);
+    assert_eq!(zk.exists("/controller", Some(w)).unwrap(), None);
+    zk.create(Some(s), "/controller", "a", Ephemeral).unwrap();
+    zk.set_data(Some(s), "/controller", "b", None).unwrap();
+    let fired = zk.take_fired();
+    assert_eq!(
+        fired.len(),
+        1,
+        "one-shot: only the creation is reported: {fired:?}"
+    );
+    assert_eq!(fired[0].kind, WatchKind::NodeCreated);
+
+    zk.get_data("/controller", Some(w)).unwrap();
+    zk.delete(Some(s), "/controller", None).unwrap();
+    assert_eq!(zk.take_fired()[0].kind, WatchKind::NodeDeleted);
+
+    zk.create(Some(s), "/ids", "", Persistent).unwrap();
+    zk.get_children("/ids", Some(w)).unwrap();
+    zk.create(Some(s), "/ids/1", "", Ephemeral).unwrap();
+    zk.create(Some(s), "/ids/2", "", Ephemeral).unwrap();
+    let fired = zk.take_fired();
+    assert_eq!(fired.len(), 1);
+    assert_eq!(
+        fired[0],
+        WatchedEvent {
+            session: w,
+            path: "/ids".into(),
+            kind: WatchKind::NodeChildrenChanged,
+            offset_us: 0,
+        }
+    );
+    assert!(zk.get_data("/nothing", Some(w)).is_err());
+    assert!(
+        !zk.has_data_watch("/nothing", w),
+        "getData on a missing node leaves no watch"
+    );
+}
+
+#[test]
+fn an_expired_session_loses_its_watches_and_others_hear_of_its_ephemerals() {
+    let (mut zk, s) = zk_with_session();
+    let w = zk.open_session(SimTime::ZERO, 6000);
+    zk.create(Some(s), "/ids", "", Persistent).unwrap();
+    zk.create(Some(s), "/ids/0", "", Ephemeral).unwrap();
+    zk.get_children("/ids", Some(w)).unwrap();
+    zk.get_children("/ids", Some(s)).unwrap();
+    zk.expire_session(s).unwrap();
+    let fired = zk.take_fired();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0].session, w);
+}
+
+#[test]
+fn multi_is_all_or_nothing() {
+    // Kafka: registerControllerAndIncrementControllerEpoch creates /controller
+    // and bumps /controller_epoch in one multi; a BADVERSION undoes the create.
+    let (mut zk, s) = zk_with_session();
+    let w = zk.open_session(SimTime::ZERO, 6000);
+    zk.create(Some(s), "/controller_epoch", "0", Persistent)
+        .unwrap();
+    zk.exists("/controller", Some(w)).unwrap();
+    let zxid = zk.zxid();
+    let ops = [
+        Op::Create {
+            path: "/controller".into(),
+            data: "c".into(),
+            mode: Ephemeral,
+        },
+        Op::SetData {
+            path: "/controller_epoch".into(),
+            data: "1".into(),
+            version: Some(7),
+        },
+    ];
+    assert_eq!(zk.multi(Some(s), &ops), Err((1, ZkError::BadVersion)));
+    assert!(zk.node("/controller").is_none());
+    assert_eq!(zk.node("/").unwrap().stat.cversion, 1);
+    assert_eq!(zk.zxid(), zxid);
+    assert!(zk.take_fired().is_empty(), "a failed multi fires no watch");
+    assert!(
+        zk.has_data_watch("/controller", w),
+        "and leaves the watch armed"
+    );
+
+    let ops = [
+        Op::Create {
+            path: "/controller".into(),
+            data: "c".into(),
+            mode: Ephemeral,
+        },
+        Op::SetData {
+            path: "/controller_epoch".into(),
+            data: "1".into(),
+            version: Some(0),
+        },
+    ];
+    let r = zk.multi(Some(s), &ops).unwrap();
+    assert_eq!(
+        r[1],
+        OpResult::SetData(zk.node("/controller_epoch").unwrap().stat)
+    );
+    assert_eq!(zk.take_fired().len(), 1);
+    // Expiring the session must still find the ephemeral it created in a multi.
+    zk.expire_session(s).unwrap();
+    assert!(zk.node("/controller").is_none());
+}
+
+#[test]
+fn a_failed_multi_restores_deleted_and_rewritten_nodes() {
+    let (mut zk, s) = zk_with_session();
+    zk.create(Some(s), "/a", "1", Ephemeral).unwrap();
+    zk.create(Some(s), "/b", "1", Persistent).unwrap();
+    let before = zk.clone();
+    let ops = [
+        Op::Delete {
+            path: "/a".into(),
+            version: None,
+        },
+        Op::SetData {
+            path: "/b".into(),
+            data: "2".into(),
+            version: None,
+        },
+        Op::Check {
+            path: "/controller_epoch".into(),
+            version: 0,
+        },
+    ];
+    assert_eq!(zk.multi(Some(s), &ops), Err((2, ZkError::NoNode)));
+    assert_eq!(zk, before);
+}

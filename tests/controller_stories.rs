@@ -394,3 +394,44 @@ fn a_delayed_request_arrives_later_and_a_dropped_one_is_resent() {
     s.until(20_000);
     s.assert_everyone_agrees();
 }
+
+#[test]
+fn zookeeper_delivers_a_sessions_notifications_in_the_order_of_the_changes() {
+    // Kafka: ZooKeeper's ordering guarantee — a client sees watch events in the
+    // order the changes happened — and ControllerEventManager queues them in that
+    // order: a partition addition written before a topic deletion is handled
+    // first (PartitionModifications, then TopicDeletion), whatever the jitter.
+    for seed in 0..40 {
+        let mut s = Story::brokers(seed, 3);
+        s.until(5_000);
+        s.create_topic(5_000, "t", &[&[0, 1]]).until(6_000);
+        s.at(
+            6_000,
+            Action::AddPartitions {
+                topic: "t".into(),
+                count: 2,
+            },
+        )
+        .at(6_000, Action::DeleteTopic { topic: "t".into() })
+        .until(7_000);
+        let order: Vec<&str> = s
+            .records("watch_fired")
+            .into_iter()
+            .filter(|r| r.time_ms >= 6_000 && r.actor == format!("broker-{}", s.controller()))
+            .filter_map(|r| {
+                if r.details.contains("PartitionModifications") {
+                    Some("add")
+                } else if r.details.contains("TopicDeletion") {
+                    Some("delete")
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let first = |w: &str| order.iter().position(|x| *x == w);
+        assert!(
+            first("add").is_some() && first("add") < first("delete"),
+            "seed {seed}: {order:?}"
+        );
+    }
+}

@@ -25,7 +25,8 @@ pub const RUN_AFTER_LAST_ACTION_MS: u64 = 60_000;
 const USAGE: &str = "usage: kcsim run FILE.json [--until-ms T] [--trace OUT.jsonl]
        kcsim elect --strategy offline|reassign|preferred|controlled-shutdown --assignment IDS --isr IDS --live IDS [--shutting-down IDS] [--unclean]
        kcsim transitions --machine partition|replica
-       kcsim bench [--brokers B] [--partitions P]";
+       kcsim bench [--brokers B] [--partitions P]
+       kcsim figures [--scale K]";
 
 /// A failure: the exit code and the one-line message.
 #[derive(Debug)]
@@ -55,6 +56,7 @@ fn dispatch(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
         Some("elect") => elect(&args[1..], out),
         Some("transitions") => transitions(&args[1..], out),
         Some("bench") => bench(&args[1..], out),
+        Some("figures") => figures(&args[1..], out),
         Some("--help" | "-h" | "help") => {
             let _ = writeln!(out, "{USAGE}");
             Ok(())
@@ -309,5 +311,57 @@ fn bench(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
         "  trace records: {trace_len}; violations: {}",
         sim.violations().len()
     );
+    Ok(())
+}
+
+/// `kcsim figures [--scale K]`: Kafka's published controller figures next to
+/// the simulator's, for the same cluster shapes (each divided by K). The
+/// wall-clock time printed is the tool's, never the simulation's.
+#[allow(clippy::disallowed_methods)]
+fn figures(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
+    use crate::cost::ZkMode;
+    use crate::figures::{measure, PUBLISHED};
+    let f = flags(args, &["--scale"], &[])?;
+    let scale: u32 = match f.get("--scale") {
+        Some(v) => v.parse().ok().filter(|k| *k >= 1).ok_or_else(|| {
+            usage(&format!(
+                "--scale: {v:?} is not a whole number of at least 1"
+            ))
+        })?,
+        None => 1,
+    };
+    let _ = writeln!(
+        out,
+        "| figure | what | cluster | Kafka 1.0 | kcsim sync | Kafka 1.1+ | kcsim async | reproduce |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    for p in PUBLISHED {
+        let shape = p.shape.scaled_down(scale);
+        let started = std::time::Instant::now();
+        let sync = measure(&shape, p.work, ZkMode::Sync).map_err(|e| Failure(1, e))?;
+        let asynchronous = measure(&shape, p.work, ZkMode::Async).map_err(|e| Failure(1, e))?;
+        let wall = started.elapsed().as_secs_f64();
+        let k = f64::from(scale);
+        let kafka = |s: Option<f64>| s.map_or("—".to_string(), |s| format!("{:.1} s", s / k));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} brokers, {} partitions, RF {} | {} | {:.1} s | {} | {:.1} s | `cargo kcsim figures{}` |",
+            p.id,
+            p.work.name(),
+            shape.brokers,
+            shape.partitions(),
+            shape.replication_factor,
+            kafka(p.kafka_1_0_s),
+            sync.virtual_ms as f64 / 1000.0,
+            kafka(p.kafka_1_1_s),
+            asynchronous.virtual_ms as f64 / 1000.0,
+            if scale == 1 { String::new() } else { format!(" --scale {scale}") },
+        );
+        let _ = writeln!(
+            out,
+            "<!-- {}: async {} reads, {} writes, {} requests ({} partition states); {wall:.1} s wall for both runs -->",
+            p.id, asynchronous.reads, asynchronous.writes, asynchronous.requests, asynchronous.request_partitions
+        );
+    }
     Ok(())
 }

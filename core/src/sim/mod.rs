@@ -228,6 +228,9 @@ pub struct Sim {
     brokers: BTreeMap<BrokerId, Broker>,
     /// Every controller's request channels and the requests on the wire.
     channels: ControllerChannelManager,
+    /// When each session's latest watch notification arrives (they arrive
+    /// in order).
+    last_notify: BTreeMap<SessionId, SimTime>,
     /// The next message id (requests and watch notifications share them).
     next_message_id: u64,
     /// Events held while their broker is paused, with the pause start.
@@ -281,6 +284,7 @@ impl Sim {
             zk: Zk::new(),
             brokers: brokers.iter().map(|b| (*b, Broker::new(*b))).collect(),
             channels: ControllerChannelManager::default(),
+            last_notify: BTreeMap::new(),
             next_message_id: 1,
             held: BTreeMap::new(),
             trace: Vec::new(),
@@ -633,9 +637,17 @@ impl Sim {
                 .find(|b| b.zk_client.session == Some(watched.session))
                 .map(|b| (b.id, b.incarnation));
             if let Some((broker, incarnation)) = owner {
-                let at = self.now.plus_ms(self.zk_delay());
+                // Sent when the writer's work reached the change, and never
+                // before an earlier notification of the same session:
+                // ZooKeeper delivers a client's watch events in order.
+                let sent = self.now.plus_ms(watched.offset_us.div_ceil(1000));
+                let earliest = self.last_notify.get(&watched.session).copied();
+                let at = sent
+                    .plus_ms(self.zk_delay())
+                    .max(earliest.unwrap_or(SimTime::ZERO));
+                self.last_notify.insert(watched.session, at);
                 let id = self.message_id();
-                let sent_at = self.now;
+                let sent_at = sent;
                 self.push(
                     at,
                     SimEvent::Notify {

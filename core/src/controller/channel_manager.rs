@@ -71,6 +71,12 @@ impl ControllerChannelManager {
         live_epoch: i64,
         now: SimTime,
     ) {
+        debug_assert!(!self.requests.contains_key(&id), "message ids are unique");
+        debug_assert_eq!(
+            draft.controller_epoch > 0,
+            true,
+            "only an elected controller sends"
+        );
         let to = draft.to;
         let ch = self.channels.entry((from, to)).or_default();
         if ch.broker_epoch != live_epoch {

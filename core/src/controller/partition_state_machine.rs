@@ -283,6 +283,22 @@ impl KafkaController {
             }
             remaining = retry;
         }
+        // Kafka retries until every partition is done; here nothing else
+        // writes while an event runs, so one re-read always suffices, and the
+        // bound only keeps a bug from spinning forever: say so if it is hit.
+        debug_assert!(
+            remaining.is_empty(),
+            "elections still conflicting after {rounds} rounds"
+        );
+        if !remaining.is_empty() {
+            env.out.note(
+                "election_gave_up",
+                format!(
+                    "gave up electing {} after {rounds} rounds of BadVersion",
+                    crate::ids::comma_list(remaining.iter())
+                ),
+            );
+        }
         Ok(out)
     }
 

@@ -476,6 +476,7 @@ impl Sim {
     }
 
     fn push(&mut self, at: SimTime, ev: SimEvent) {
+        debug_assert!(at >= self.now, "an event is never scheduled in the past");
         self.seq += 1;
         self.queue.insert((at, self.seq), ev);
     }

@@ -33,6 +33,7 @@ pub mod cli;
 pub mod config;
 pub mod controller;
 pub mod cost;
+pub mod data_plane;
 pub mod ids;
 pub mod invariants;
 pub mod log;

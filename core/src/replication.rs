@@ -95,7 +95,7 @@ impl Sim {
                     if !applied {
                         continue;
                     }
-                    self.logs.entry((broker, p.tp.clone())).or_default();
+                    self.data.logs.entry((broker, p.tp.clone())).or_default();
                     if p.leader == broker.0 as i32 {
                         self.become_leader(broker, &p.tp, p.leader_epoch);
                     } else if p.leader >= 0 {
@@ -108,7 +108,7 @@ impl Sim {
                 delete: true,
             } => {
                 for tp in partitions {
-                    self.logs.remove(&(broker, tp.clone()));
+                    self.data.logs.remove(&(broker, tp.clone()));
                 }
             }
             RequestBody::StopReplica { .. }
@@ -135,11 +135,17 @@ impl Sim {
         {
             return;
         }
-        let log = self.logs.entry((broker, tp.clone())).or_default().clone();
-        let committed = self.partition_hw.get(tp).copied().unwrap_or(0);
-        let unclean = self.unclean_partitions.contains(tp);
+        let log = self
+            .data
+            .logs
+            .entry((broker, tp.clone()))
+            .or_default()
+            .clone();
+        let committed = self.data.partition_hw.get(tp).copied().unwrap_or(0);
+        let unclean = self.data.unclean_partitions.contains(tp);
         let mut lost = 0;
         for r in self
+            .data
             .produced
             .iter_mut()
             .filter(|r| &r.tp == tp && r.acked_at.is_some() && r.lost.is_none())
@@ -173,7 +179,7 @@ impl Sim {
         } else {
             log.high_watermark.max(committed.min(leo))
         };
-        if let Some(l) = self.logs.get_mut(&(broker, tp.clone())) {
+        if let Some(l) = self.data.logs.get_mut(&(broker, tp.clone())) {
             l.high_watermark = hw;
         }
         if committed > hw && !unclean {
@@ -184,8 +190,8 @@ impl Sim {
                 .found(invariants::HIGH_WATERMARK_MONOTONIC_CLEAN, d);
         }
         if unclean {
-            self.partition_hw.insert(tp.clone(), hw);
-            self.unclean_partitions.remove(tp);
+            self.data.partition_hw.insert(tp.clone(), hw);
+            self.data.unclean_partitions.remove(tp);
         }
         self.advance_hw(broker, tp);
     }
@@ -200,10 +206,10 @@ impl Sim {
         let at = self
             .now()
             .plus_ms((self.config().sim_network_latency_ms * rtt_factor + 1).saturating_add(lag));
-        match self.fetch_sessions.get(&(follower, leader)) {
+        match self.data.fetch_sessions.get(&(follower, leader)) {
             Some(t) if *t <= at => {}
             _ => {
-                self.fetch_sessions.insert((follower, leader), at);
+                self.data.fetch_sessions.insert((follower, leader), at);
                 self.schedule(at, SimEvent::Fetch { follower, leader });
             }
         }
@@ -212,11 +218,11 @@ impl Sim {
     /// One fetch round of `follower` from `leader` for every partition it follows there.
     pub(crate) fn fetch(&mut self, follower: BrokerId, leader: BrokerId) {
         let now = self.now();
-        if self.fetch_sessions.get(&(follower, leader)) != Some(&now) {
+        if self.data.fetch_sessions.get(&(follower, leader)) != Some(&now) {
             return; // superseded by a sooner or later round
         }
         let Some(f) = self.broker(follower).filter(|b| b.is_up()) else {
-            self.fetch_sessions.remove(&(follower, leader));
+            self.data.fetch_sessions.remove(&(follower, leader));
             return;
         };
         let following: Vec<TopicPartition> = f
@@ -226,7 +232,7 @@ impl Sim {
             .map(|(tp, _)| tp.clone())
             .collect();
         if following.is_empty() {
-            self.fetch_sessions.remove(&(follower, leader));
+            self.data.fetch_sessions.remove(&(follower, leader));
             return;
         }
         let leader_up = self.broker(leader).is_some_and(|b| {
@@ -237,9 +243,9 @@ impl Sim {
                 self.replicate(follower, leader, tp);
             }
         }
-        let lag = self.slow_brokers.get(&follower).copied().unwrap_or(0);
+        let lag = self.data.slow_brokers.get(&follower).copied().unwrap_or(0);
         let next = now.plus_ms(FETCH_WAIT_MAX_MS.saturating_add(lag));
-        self.fetch_sessions.insert((follower, leader), next);
+        self.data.fetch_sessions.insert((follower, leader), next);
         self.schedule(next, SimEvent::Fetch { follower, leader });
     }
 
@@ -254,7 +260,7 @@ impl Sim {
         }
         let lkey = (leader, tp.clone());
         let fkey = (follower, tp.clone());
-        let (leader_leo, hw, leader_last) = match self.logs.get(&lkey) {
+        let (leader_leo, hw, leader_last) = match self.data.logs.get(&lkey) {
             Some(l) => (
                 l.log_end_offset(),
                 l.high_watermark,
@@ -262,13 +268,13 @@ impl Sim {
             ),
             None => (0, 0, None),
         };
-        let in_sync = self.logs.get(&fkey).is_some_and(|f| {
+        let in_sync = self.data.logs.get(&fkey).is_some_and(|f| {
             f.log_end_offset() == leader_leo && f.records.last().copied() == leader_last
         });
         if !in_sync {
             // Truncate to where the logs agree, then copy what the leader has beyond.
-            let leader_log = self.logs.get(&lkey).cloned().unwrap_or_default();
-            let flog = self.logs.entry(fkey.clone()).or_default();
+            let leader_log = self.data.logs.get(&lkey).cloned().unwrap_or_default();
+            let flog = self.data.logs.entry(fkey.clone()).or_default();
             let keep = flog.common_prefix(&leader_log);
             let dropped = flog.truncate_to(keep);
             flog.records
@@ -281,7 +287,7 @@ impl Sim {
                 );
             }
         }
-        let flog = self.logs.entry(fkey).or_default();
+        let flog = self.data.logs.entry(fkey).or_default();
         let leo = flog.log_end_offset();
         flog.high_watermark = flog.high_watermark.max(hw.min(leo));
         let Some(local) = self.broker_mut(leader).and_then(|b| b.replicas.get_mut(tp)) else {
@@ -315,7 +321,7 @@ impl Sim {
             return;
         };
         let key = (leader, tp.clone());
-        let Some(log) = self.logs.get(&key) else {
+        let Some(log) = self.data.logs.get(&key) else {
             return;
         };
         let mut hw = log.log_end_offset();
@@ -327,17 +333,17 @@ impl Sim {
         if hw <= log.high_watermark {
             return;
         }
-        if let Some(l) = self.logs.get_mut(&key) {
+        if let Some(l) = self.data.logs.get_mut(&key) {
             l.high_watermark = hw;
         }
-        let committed = self.partition_hw.entry(tp.clone()).or_insert(0);
+        let committed = self.data.partition_hw.entry(tp.clone()).or_insert(0);
         *committed = (*committed).max(hw);
-        if self.produced.is_empty() {
+        if self.data.produced.is_empty() {
             return;
         }
         let now = self.now();
-        let log = self.logs.get(&key);
-        for r in self.produced.iter_mut().filter(|r| {
+        let log = self.data.logs.get(&key);
+        for r in self.data.produced.iter_mut().filter(|r| {
             &r.tp == tp && r.acks == Acks::All && r.acked_at.is_none() && r.lost.is_none()
         }) {
             if r.offset < hw && log.is_some_and(|l| l.has(r.offset, r.id)) {
@@ -522,11 +528,11 @@ impl Sim {
                 return self.trace_note("producer", "produce_failed", d);
             }
         }
-        let log = self.logs.entry((leader, tp.clone())).or_default();
+        let log = self.data.logs.entry((leader, tp.clone())).or_default();
         let first = log.log_end_offset();
         let mut new = Vec::new();
         for i in 0..count {
-            let id = self.next_record_id + i;
+            let id = self.data.next_record_id + i;
             log.records.push(LogRecord {
                 leader_epoch: local.leader_epoch,
                 id,
@@ -545,8 +551,8 @@ impl Sim {
                 lost: None,
             });
         }
-        self.next_record_id += count;
-        self.produced.extend(new);
+        self.data.next_record_id += count;
+        self.data.produced.extend(new);
         self.trace_note(
             "producer",
             "produced",
@@ -565,8 +571,8 @@ impl Sim {
             .filter(|r| *r != leader)
             .collect();
         for f in followers {
-            let lag = self.slow_brokers.get(&f).copied().unwrap_or(0);
-            if lag == 0 && self.fetch_sessions.contains_key(&(f, leader)) {
+            let lag = self.data.slow_brokers.get(&f).copied().unwrap_or(0);
+            if lag == 0 && self.data.fetch_sessions.contains_key(&(f, leader)) {
                 self.ensure_fetch_session(f, leader, 1);
             }
         }
@@ -591,33 +597,34 @@ impl Sim {
     /// a new topic (Kafka: `TopicDeletionManager.completeDeleteTopic`, after
     /// `ReplicaManager.stopReplica(deletePartition = true)` on every replica).
     pub(crate) fn forget_topic_data(&mut self, topic: &str) {
-        self.logs.retain(|(_, tp), _| tp.topic != topic);
-        self.partition_hw.retain(|tp, _| tp.topic != topic);
-        self.unclean_partitions.retain(|tp| tp.topic != topic);
-        self.produced.retain(|r| r.tp.topic != topic);
+        self.data.logs.retain(|(_, tp), _| tp.topic != topic);
+        self.data.partition_hw.retain(|tp, _| tp.topic != topic);
+        self.data.unclean_partitions.retain(|tp| tp.topic != topic);
+        self.data.produced.retain(|r| r.tp.topic != topic);
     }
 
     /// A replica's log, if it has one.
     pub fn log(&self, broker: BrokerId, tp: &TopicPartition) -> Option<&Log> {
-        self.logs.get(&(broker, tp.clone()))
+        self.data.logs.get(&(broker, tp.clone()))
     }
 
     /// The partition's high watermark: the committed offset.
     pub fn high_watermark(&self, tp: &TopicPartition) -> u64 {
-        self.partition_hw.get(tp).copied().unwrap_or(0)
+        self.data.partition_hw.get(tp).copied().unwrap_or(0)
     }
 
     /// Every produced record and its fate.
     pub fn produced(&self) -> &[ProducedRecord] {
-        &self.produced
+        &self.data.produced
     }
 
     /// Slow a broker's fetching by `lag_ms` per round (0 heals it).
     pub(crate) fn set_slow(&mut self, broker: BrokerId, lag_ms: u64) {
         if lag_ms == 0 {
-            self.slow_brokers.remove(&broker);
+            self.data.slow_brokers.remove(&broker);
             // Its next fetch round comes at the normal pace again.
             let leaders: Vec<BrokerId> = self
+                .data
                 .fetch_sessions
                 .keys()
                 .filter(|(f, _)| *f == broker)
@@ -627,7 +634,7 @@ impl Sim {
                 self.ensure_fetch_session(broker, l, 2);
             }
         } else {
-            self.slow_brokers.insert(broker, lag_ms);
+            self.data.slow_brokers.insert(broker, lag_ms);
         }
     }
 }
@@ -640,6 +647,6 @@ fn ids(v: &[BrokerId]) -> String {
 impl Sim {
     /// The extra fetch lag of a broker slowed by `slow_broker` (0 if none).
     pub fn slow_lag(&self, broker: BrokerId) -> u64 {
-        self.slow_brokers.get(&broker).copied().unwrap_or(0)
+        self.data.slow_brokers.get(&broker).copied().unwrap_or(0)
     }
 }

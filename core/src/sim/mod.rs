@@ -207,19 +207,8 @@ pub struct Sim {
     assignments: BTreeMap<String, BTreeMap<u32, Vec<BrokerId>>>,
     /// Each partition's leader per its state znode.
     leaders: BTreeMap<crate::ids::TopicPartition, Option<BrokerId>>,
-    /// Replica logs, by (broker, partition); they survive restarts.
-    pub(crate) logs: BTreeMap<(BrokerId, crate::ids::TopicPartition), crate::log::Log>,
-    /// Every produced record and its fate.
-    pub(crate) produced: Vec<crate::log::ProducedRecord>,
-    pub(crate) next_record_id: u64,
-    /// Fetch sessions: (follower, leader) → when the next round is due.
-    pub(crate) fetch_sessions: BTreeMap<(BrokerId, BrokerId), SimTime>,
-    /// Brokers slowed by `slow_broker`, with the extra lag per fetch.
-    pub(crate) slow_brokers: BTreeMap<BrokerId, u64>,
-    /// The committed offset (high watermark) per partition.
-    pub(crate) partition_hw: BTreeMap<crate::ids::TopicPartition, u64>,
-    /// Partitions whose latest election was unclean, until the leader takes over.
-    pub(crate) unclean_partitions: BTreeSet<crate::ids::TopicPartition>,
+    /// The data plane: replica logs, produced records, fetch sessions.
+    pub(crate) data: crate::data_plane::DataPlane,
     actions: BTreeMap<(SimTime, u64), Action>,
     action_seq: u64,
     rng: Rng,
@@ -267,13 +256,7 @@ impl Sim {
             state_changed_at: BTreeMap::new(),
             assignments: BTreeMap::new(),
             leaders: BTreeMap::new(),
-            logs: BTreeMap::new(),
-            produced: Vec::new(),
-            next_record_id: 0,
-            fetch_sessions: BTreeMap::new(),
-            slow_brokers: BTreeMap::new(),
-            partition_hw: BTreeMap::new(),
-            unclean_partitions: BTreeSet::new(),
+            data: crate::data_plane::DataPlane::default(),
             actions: BTreeMap::new(),
             action_seq: 0,
             rng: Rng::new(seed),

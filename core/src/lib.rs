@@ -38,7 +38,6 @@ pub mod ids;
 pub mod invariants;
 pub mod log;
 pub mod projection;
-pub mod replication;
 pub mod report;
 pub mod rng;
 pub mod scenario;

@@ -218,3 +218,80 @@ impl DataPlane {
         self.produced.retain(|r| r.tp.topic != topic);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::Acks;
+
+    fn env<'a>(
+        config: &'a Config,
+        brokers: &'a mut BTreeMap<BrokerId, Broker>,
+        zk: &'a mut Zk,
+        out: &'a mut Outbox,
+    ) -> Env<'a> {
+        Env {
+            now: SimTime(1_000),
+            config,
+            brokers,
+            zk,
+            out,
+        }
+    }
+
+    #[test]
+    fn a_produce_without_a_leader_only_reports_the_failure() {
+        let (config, mut zk, mut out) = (Config::default(), Zk::new(), Outbox::default());
+        let mut brokers = BTreeMap::new();
+        let mut data = DataPlane::default();
+        let tp = TopicPartition::new("t", 0);
+        data.produce(
+            &mut env(&config, &mut brokers, &mut zk, &mut out),
+            &tp,
+            3,
+            Acks::All,
+            None,
+        );
+        assert!(data.produced().is_empty());
+        assert!(out.follow_ups.is_empty() && out.violations.is_empty());
+        assert_eq!(
+            out.notes,
+            vec![(
+                "producer".to_string(),
+                "produce_failed",
+                "t-0: LEADER_NOT_AVAILABLE: the partition has no leader".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn broker_tasks_come_back_as_follow_ups_for_that_start_of_the_broker() {
+        let (config, mut zk, mut out) = (Config::default(), Zk::new(), Outbox::default());
+        let mut b = Broker::new(BrokerId(1));
+        b.incarnation = 2;
+        let mut brokers = BTreeMap::from([(BrokerId(1), b)]);
+        let mut data = DataPlane::default();
+        data.start_broker_tasks(
+            &mut env(&config, &mut brokers, &mut zk, &mut out),
+            BrokerId(1),
+        );
+        let task = |task| FollowUp::Task {
+            broker: BrokerId(1),
+            incarnation: 2,
+            task,
+        };
+        assert_eq!(
+            out.follow_ups,
+            vec![
+                (
+                    SimTime(1_000 + config.replica_lag_time_max_ms / 2),
+                    task(BrokerTask::IsrExpiration)
+                ),
+                (
+                    SimTime(1_000 + ISR_PROPAGATION_CHECK_MS),
+                    task(BrokerTask::IsrChangePropagation)
+                ),
+            ]
+        );
+    }
+}

@@ -72,9 +72,8 @@ impl ControllerChannelManager {
         now: SimTime,
     ) {
         debug_assert!(!self.requests.contains_key(&id), "message ids are unique");
-        debug_assert_eq!(
+        debug_assert!(
             draft.controller_epoch > 0,
-            true,
             "only an elected controller sends"
         );
         let to = draft.to;

@@ -118,8 +118,8 @@ impl Sim {
         }
         let meter = b.zk_client.meter;
         self.stats.unclean_elections += out.unclean_elections;
-        self.unclean_partitions
-            .extend(std::mem::take(&mut out.unclean_partitions));
+        self.data
+            .mark_unclean(std::mem::take(&mut out.unclean_partitions));
         let done_at = now.plus_ms(meter.elapsed_ms());
         let epoch = b.controller.ctx.epoch;
         let active = b.controller.is_active(broker);

@@ -18,6 +18,7 @@ use crate::zk_client::paths;
 use serde::{Deserialize, Serialize};
 
 mod admin;
+mod data;
 mod event_thread;
 mod faults;
 mod lifecycle;
@@ -25,6 +26,7 @@ mod observe;
 mod shutdown;
 mod wire;
 
+pub use crate::data_plane::BrokerTask;
 pub use observe::{Availability, PartitionOverview};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -207,19 +209,8 @@ pub struct Sim {
     assignments: BTreeMap<String, BTreeMap<u32, Vec<BrokerId>>>,
     /// Each partition's leader per its state znode.
     leaders: BTreeMap<crate::ids::TopicPartition, Option<BrokerId>>,
-    /// Replica logs, by (broker, partition); they survive restarts.
-    pub(crate) logs: BTreeMap<(BrokerId, crate::ids::TopicPartition), crate::log::Log>,
-    /// Every produced record and its fate.
-    pub(crate) produced: Vec<crate::log::ProducedRecord>,
-    pub(crate) next_record_id: u64,
-    /// Fetch sessions: (follower, leader) → when the next round is due.
-    pub(crate) fetch_sessions: BTreeMap<(BrokerId, BrokerId), SimTime>,
-    /// Brokers slowed by `slow_broker`, with the extra lag per fetch.
-    pub(crate) slow_brokers: BTreeMap<BrokerId, u64>,
-    /// The committed offset (high watermark) per partition.
-    pub(crate) partition_hw: BTreeMap<crate::ids::TopicPartition, u64>,
-    /// Partitions whose latest election was unclean, until the leader takes over.
-    pub(crate) unclean_partitions: BTreeSet<crate::ids::TopicPartition>,
+    /// The data plane: replica logs, produced records, fetch sessions.
+    data: crate::data_plane::DataPlane,
     actions: BTreeMap<(SimTime, u64), Action>,
     action_seq: u64,
     rng: Rng,
@@ -270,13 +261,7 @@ impl Sim {
             state_changed_at: BTreeMap::new(),
             assignments: BTreeMap::new(),
             leaders: BTreeMap::new(),
-            logs: BTreeMap::new(),
-            produced: Vec::new(),
-            next_record_id: 0,
-            fetch_sessions: BTreeMap::new(),
-            slow_brokers: BTreeMap::new(),
-            partition_hw: BTreeMap::new(),
-            unclean_partitions: BTreeSet::new(),
+            data: crate::data_plane::DataPlane::default(),
             actions: BTreeMap::new(),
             action_seq: 0,
             rng: Rng::new(seed),
@@ -664,61 +649,7 @@ impl Sim {
     }
 }
 
-/// A broker's periodic task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum BrokerTask {
-    /// `isr-expiration`: the leader drops followers that lag too long.
-    IsrExpiration,
-    /// `isr-change-propagation`: write `/isr_change_notification/isr_change_<seq>`.
-    IsrChangePropagation,
-}
-
 impl Sim {
-    /// Which start of the broker this is.
-    pub(crate) fn incarnation_of(&self, b: BrokerId) -> u32 {
-        self.incarnation(b)
-    }
-
-    /// Put an event on the queue.
-    pub(crate) fn schedule(&mut self, at: SimTime, ev: SimEvent) {
-        self.push(at, ev);
-    }
-
-    /// A broker.
-    pub(crate) fn broker(&self, b: BrokerId) -> Option<&Broker> {
-        self.brokers.get(&b)
-    }
-
-    /// All brokers, borrowed apart from the other fields.
-    pub(crate) fn brokers_ref(&self) -> &BTreeMap<BrokerId, Broker> {
-        &self.brokers
-    }
-
-    /// A broker, to change.
-    pub(crate) fn broker_mut(&mut self, b: BrokerId) -> Option<&mut Broker> {
-        self.brokers.get_mut(&b)
-    }
-
-    /// The counters, to change.
-    pub(crate) fn stats_mut(&mut self) -> &mut Stats {
-        &mut self.stats
-    }
-
-    /// Add a trace record now.
-    pub(crate) fn trace_note(
-        &mut self,
-        actor: impl Into<String>,
-        kind: &str,
-        details: impl Into<String>,
-    ) {
-        self.note(actor, kind, details);
-    }
-
-    /// The partition's leader epoch in its state znode, as last seen.
-    pub(crate) fn current_leader_epoch(&self, tp: &crate::ids::TopicPartition) -> Option<i32> {
-        self.checker.leader_epoch(tp)
-    }
-
     /// When the partition's state znode (leader, ISR, epochs) last changed.
     pub fn state_changed_at(&self, tp: &crate::ids::TopicPartition) -> Option<SimTime> {
         self.state_changed_at.get(tp).copied()

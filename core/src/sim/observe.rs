@@ -97,7 +97,7 @@ impl Sim {
                     self.availability.retain(|tp, _| keep(tp));
                     self.availability_changed.retain(keep);
                     self.state_changed_at.retain(|tp, _| keep(tp));
-                    self.forget_topic_data(topic);
+                    self.data.forget_topic(topic);
                 }
                 continue;
             }

@@ -1,0 +1,297 @@
+//! The data plane, as far as the controller's choices show in it: producers
+//! write to the leader, followers fetch from their leader broker, leaders
+//! grow and shrink the ISR themselves and propagate the changes through
+//! `/isr_change_notification`, followers truncate to a new leader's log, and
+//! a ledger records the acknowledged records that an election lost.
+//!
+//! [`DataPlane`] owns the state (replica logs, the ledger of produced
+//! records, fetch sessions, slowed brokers, each partition's committed
+//! offset) and is driven like the controller: each call takes an [`Env`]
+//! with what it reads and writes elsewhere (the brokers' partition state,
+//! ZooKeeper for ISR writes, the configuration, the time) and pushes into an
+//! [`Outbox`] what must happen next (fetch rounds and broker tasks to
+//! schedule, trace lines, invariant violations, counters). The simulator
+//! routes its events here and applies the outbox; this module knows nothing
+//! of the simulator.
+//!
+//! Its parts, named for the Kafka classes they model:
+//! - [`replica_manager`]: `ReplicaManager` — applying LeaderAndIsr and
+//!   StopReplica(delete) to the logs, the `isr-expiration` and
+//!   `isr-change-propagation` tasks;
+//! - [`partition`]: `Partition` — `makeLeader`, the leader's view of its
+//!   followers, `maybeExpandIsr`/`maybeShrinkIsr`/`updateIsr` and
+//!   `maybeIncrementLeaderHW` (with `DelayedProduce`'s acknowledgement of
+//!   acks=all records);
+//! - [`replica_fetcher`]: `ReplicaFetcherThread`/`AbstractFetcherThread` —
+//!   fetch sessions, fetch rounds and truncation;
+//! - [`producer`]: the producer and `ReplicaManager.appendRecords` on the
+//!   leader (`Partition.appendRecordsToLeader`'s `min.insync.replicas` check).
+//!
+//! Simplified, on purpose: one fetch session per (follower, leader broker)
+//! pair, one round every `replica.fetch.wait.max.ms` (500 ms) or sooner after
+//! a produce; a fetch copies what the follower lacks at once; divergence is
+//! found exactly from record ids (what Kafka's OffsetsForLeaderEpoch exchange
+//! finds from leader epochs).
+
+pub mod partition;
+pub mod producer;
+pub mod replica_fetcher;
+pub mod replica_manager;
+
+use crate::broker::Broker;
+use crate::config::Config;
+use crate::ids::{BrokerId, TopicPartition};
+use crate::log::{Log, ProducedRecord};
+use crate::time::SimTime;
+use crate::zk::Zk;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Kafka's `replica.fetch.wait.max.ms` default: how long a follower's fetch
+/// waits at the leader when there is nothing new.
+pub const FETCH_WAIT_MAX_MS: u64 = 500;
+/// `ReplicaManager.IsrChangePropagationBlackOut`.
+pub const ISR_PROPAGATION_BLACKOUT_MS: u64 = 5_000;
+/// `ReplicaManager.IsrChangePropagationInterval`.
+pub const ISR_PROPAGATION_INTERVAL_MS: u64 = 60_000;
+/// How often the `isr-change-propagation` task runs.
+pub const ISR_PROPAGATION_CHECK_MS: u64 = 2_500;
+
+/// A broker's periodic task (its `ReplicaManager`'s scheduler).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BrokerTask {
+    /// `isr-expiration`: the leader drops followers that lag too long.
+    IsrExpiration,
+    /// `isr-change-propagation`: write `/isr_change_notification/isr_change_<seq>`.
+    IsrChangePropagation,
+}
+
+/// Something the data plane asks to happen later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FollowUp {
+    /// A fetch round of `follower` from `leader`.
+    Fetch {
+        /// The follower.
+        follower: BrokerId,
+        /// The leader broker it fetches from.
+        leader: BrokerId,
+    },
+    /// A broker's periodic task.
+    Task {
+        /// The broker.
+        broker: BrokerId,
+        /// Which start of it (a task of an earlier start is ignored).
+        incarnation: u32,
+        /// Which task.
+        task: BrokerTask,
+    },
+}
+
+/// What one call into the data plane produced, in order.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    /// Follow-ups to schedule: (when, what).
+    pub follow_ups: Vec<(SimTime, FollowUp)>,
+    /// Trace lines: (actor, kind, details).
+    pub notes: Vec<(String, &'static str, String)>,
+    /// Invariant violations found: (invariant, details).
+    pub violations: Vec<(&'static str, String)>,
+    /// Acknowledged records lost to leader changes.
+    pub acked_records_lost: u64,
+    /// ISR shrinks written by partition leaders.
+    pub isr_shrinks: u64,
+    /// ISR expansions written by partition leaders.
+    pub isr_expands: u64,
+}
+
+impl Outbox {
+    fn note(&mut self, actor: impl Into<String>, kind: &'static str, details: impl Into<String>) {
+        self.notes.push((actor.into(), kind, details.into()));
+    }
+
+    fn found(&mut self, invariant: &'static str, details: String) {
+        self.violations.push((invariant, details));
+    }
+
+    fn schedule(&mut self, at: SimTime, follow_up: FollowUp) {
+        self.follow_ups.push((at, follow_up));
+    }
+}
+
+/// What a data-plane call may read and touch outside the data plane.
+#[derive(Debug)]
+pub struct Env<'a> {
+    /// Now.
+    pub now: SimTime,
+    /// The cluster configuration.
+    pub config: &'a Config,
+    /// The brokers: their status, sessions and partition state (a leader's
+    /// view of its followers and the ISR it last wrote live there).
+    pub brokers: &'a mut BTreeMap<BrokerId, Broker>,
+    /// The ensemble, for a leader's ISR writes and change notifications.
+    pub zk: &'a mut Zk,
+    /// What the call produces.
+    pub out: &'a mut Outbox,
+}
+
+impl Env<'_> {
+    /// Which start of the broker this is (0 for an unknown broker).
+    fn incarnation(&self, b: BrokerId) -> u32 {
+        self.brokers.get(&b).map_or(0, |x| x.incarnation)
+    }
+}
+
+/// The state of the data plane, across all brokers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataPlane {
+    /// Replica logs, by (broker, partition); they survive restarts.
+    logs: BTreeMap<(BrokerId, TopicPartition), Log>,
+    /// Every produced record and its fate.
+    produced: Vec<ProducedRecord>,
+    /// The id of the next record produced.
+    next_record_id: u64,
+    /// Fetch sessions: (follower, leader) → when the next round is due.
+    fetch_sessions: BTreeMap<(BrokerId, BrokerId), SimTime>,
+    /// Brokers slowed by `slow_broker`, with the extra lag per fetch.
+    slow_brokers: BTreeMap<BrokerId, u64>,
+    /// The committed offset (high watermark) per partition.
+    partition_hw: BTreeMap<TopicPartition, u64>,
+    /// Partitions whose latest election was unclean, until the leader takes over.
+    unclean_partitions: BTreeSet<TopicPartition>,
+}
+
+impl DataPlane {
+    /// A replica's log, if it has one.
+    pub fn log(&self, broker: BrokerId, tp: &TopicPartition) -> Option<&Log> {
+        self.logs.get(&(broker, tp.clone()))
+    }
+
+    /// The partition's high watermark: the committed offset.
+    pub fn high_watermark(&self, tp: &TopicPartition) -> u64 {
+        self.partition_hw.get(tp).copied().unwrap_or(0)
+    }
+
+    /// Every produced record and its fate.
+    pub fn produced(&self) -> &[ProducedRecord] {
+        &self.produced
+    }
+
+    /// The extra fetch lag of a broker slowed by `slow_broker` (0 if none).
+    pub fn slow_lag(&self, broker: BrokerId) -> u64 {
+        self.slow_brokers.get(&broker).copied().unwrap_or(0)
+    }
+
+    /// The controller elected these partitions' leaders uncleanly: their
+    /// next leader's log decides what survives, high watermark included.
+    pub fn mark_unclean(&mut self, partitions: impl IntoIterator<Item = TopicPartition>) {
+        self.unclean_partitions.extend(partitions);
+    }
+
+    /// Slow a broker's fetching by `lag_ms` per round (0 heals it).
+    pub fn set_slow(&mut self, env: &mut Env, broker: BrokerId, lag_ms: u64) {
+        if lag_ms == 0 {
+            self.slow_brokers.remove(&broker);
+            // Its next fetch round comes at the normal pace again.
+            let leaders: Vec<BrokerId> = self
+                .fetch_sessions
+                .keys()
+                .filter(|(f, _)| *f == broker)
+                .map(|(_, l)| *l)
+                .collect();
+            for l in leaders {
+                self.ensure_fetch_session(env, broker, l, 2);
+            }
+        } else {
+            self.slow_brokers.insert(broker, lag_ms);
+        }
+    }
+
+    /// A deleted topic takes its data with it: every replica log left of it,
+    /// its high watermark, its unclean-election marker and the ledger of
+    /// records produced to it. A topic created again under the same name is
+    /// a new topic (Kafka: `TopicDeletionManager.completeDeleteTopic`, after
+    /// `ReplicaManager.stopReplica(deletePartition = true)` on every replica).
+    pub fn forget_topic(&mut self, topic: &str) {
+        self.logs.retain(|(_, tp), _| tp.topic != topic);
+        self.partition_hw.retain(|tp, _| tp.topic != topic);
+        self.unclean_partitions.retain(|tp| tp.topic != topic);
+        self.produced.retain(|r| r.tp.topic != topic);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::Acks;
+
+    fn env<'a>(
+        config: &'a Config,
+        brokers: &'a mut BTreeMap<BrokerId, Broker>,
+        zk: &'a mut Zk,
+        out: &'a mut Outbox,
+    ) -> Env<'a> {
+        Env {
+            now: SimTime(1_000),
+            config,
+            brokers,
+            zk,
+            out,
+        }
+    }
+
+    #[test]
+    fn a_produce_without_a_leader_only_reports_the_failure() {
+        let (config, mut zk, mut out) = (Config::default(), Zk::new(), Outbox::default());
+        let mut brokers = BTreeMap::new();
+        let mut data = DataPlane::default();
+        let tp = TopicPartition::new("t", 0);
+        data.produce(
+            &mut env(&config, &mut brokers, &mut zk, &mut out),
+            &tp,
+            3,
+            Acks::All,
+            None,
+        );
+        assert!(data.produced().is_empty());
+        assert!(out.follow_ups.is_empty() && out.violations.is_empty());
+        assert_eq!(
+            out.notes,
+            vec![(
+                "producer".to_string(),
+                "produce_failed",
+                "t-0: LEADER_NOT_AVAILABLE: the partition has no leader".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn broker_tasks_come_back_as_follow_ups_for_that_start_of_the_broker() {
+        let (config, mut zk, mut out) = (Config::default(), Zk::new(), Outbox::default());
+        let mut b = Broker::new(BrokerId(1));
+        b.incarnation = 2;
+        let mut brokers = BTreeMap::from([(BrokerId(1), b)]);
+        let mut data = DataPlane::default();
+        data.start_broker_tasks(
+            &mut env(&config, &mut brokers, &mut zk, &mut out),
+            BrokerId(1),
+        );
+        let task = |task| FollowUp::Task {
+            broker: BrokerId(1),
+            incarnation: 2,
+            task,
+        };
+        assert_eq!(
+            out.follow_ups,
+            vec![
+                (
+                    SimTime(1_000 + config.replica_lag_time_max_ms / 2),
+                    task(BrokerTask::IsrExpiration)
+                ),
+                (
+                    SimTime(1_000 + ISR_PROPAGATION_CHECK_MS),
+                    task(BrokerTask::IsrChangePropagation)
+                ),
+            ]
+        );
+    }
+}

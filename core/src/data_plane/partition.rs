@@ -1,0 +1,295 @@
+//! Kafka's `Partition`, on the leader: `makeLeader` (and the records an
+//! election lost), the leader's view of its followers
+//! (`updateFollowerFetchState`), `maybeExpandIsr`, `maybeShrinkIsr`,
+//! `updateIsr` (a conditional write of the state znode) and
+//! `maybeIncrementLeaderHW`, which also acknowledges the acks=all records it
+//! commits (`DelayedProduce`).
+
+use super::{DataPlane, Env};
+use crate::controller::context::LeaderIsr;
+use crate::ids::{ids_text, BrokerId, TopicPartition};
+use crate::invariants;
+use crate::log::Acks;
+use crate::zk_client::paths;
+use std::collections::BTreeSet;
+
+/// What one fetch round tells the leader about a follower.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FollowerFetch {
+    /// The follower.
+    pub follower: BrokerId,
+    /// The follower's log end offset after the round.
+    pub leo: u64,
+    /// The leader's log end offset the round saw.
+    pub leader_leo: u64,
+    /// The leader's high watermark the round saw.
+    pub leader_hw: u64,
+}
+
+impl DataPlane {
+    /// Kafka's `Partition.makeLeader`: the leader's view of its followers
+    /// starts afresh, and every acknowledged record its log lacks is lost.
+    /// `current_epoch` is the leader epoch in the partition's state znode.
+    pub(super) fn become_leader(
+        &mut self,
+        env: &mut Env,
+        broker: BrokerId,
+        tp: &TopicPartition,
+        leader_epoch: i32,
+        current_epoch: Option<i32>,
+    ) {
+        let now = env.now;
+        let Some(local) = env
+            .brokers
+            .get_mut(&broker)
+            .and_then(|b| b.replicas.get_mut(tp))
+        else {
+            return;
+        };
+        local.follower_leo.clear();
+        local.last_caught_up = local.isr.iter().map(|r| (*r, now)).collect();
+        // A LeaderAndIsr that arrives late (its broker was paused, say) makes
+        // the broker believe it leads, but leadership has already moved on:
+        // only the current leader epoch decides what is lost.
+        if current_epoch.is_some_and(|e| leader_epoch < e) {
+            return;
+        }
+        let log = self.logs.entry((broker, tp.clone())).or_default().clone();
+        let committed = self.partition_hw.get(tp).copied().unwrap_or(0);
+        let unclean = self.unclean_partitions.contains(tp);
+        let mut lost = 0;
+        for r in self
+            .produced
+            .iter_mut()
+            .filter(|r| &r.tp == tp && r.acked_at.is_some() && r.lost.is_none())
+        {
+            if !log.has(r.offset, r.id) {
+                r.lost = Some((
+                    now,
+                    format!(
+                        "broker {broker} became leader of {tp} (leader epoch {leader_epoch}) with a log of {} records that lacks offset {}{}",
+                        log.log_end_offset(),
+                        r.offset,
+                        if unclean { " after an unclean election" } else { "" }
+                    ),
+                ));
+                lost += 1;
+                if r.acks == Acks::All && !unclean {
+                    let d = format!("{tp}: acknowledged acks=all record at offset {} lost without an unclean election", r.offset);
+                    env.out.found(invariants::NO_ACKED_RECORD_LOST_CLEAN, d);
+                }
+            }
+        }
+        if lost > 0 {
+            env.out.acked_records_lost += lost;
+            env.out.note(format!("broker-{broker}"), "records_lost", format!("{lost} acknowledged record(s) of {tp} lost: broker {broker} leads with a log that lacks them"));
+        }
+        // The committed offset survives a clean election; an unclean one cuts it.
+        let leo = log.log_end_offset();
+        let hw = if unclean {
+            log.high_watermark.min(leo)
+        } else {
+            log.high_watermark.max(committed.min(leo))
+        };
+        if let Some(l) = self.logs.get_mut(&(broker, tp.clone())) {
+            l.high_watermark = hw;
+        }
+        if committed > hw && !unclean {
+            let d = format!(
+                "{tp}: high watermark would go from {committed} to {hw} at a clean leader change"
+            );
+            env.out.found(invariants::HIGH_WATERMARK_MONOTONIC_CLEAN, d);
+        }
+        if unclean {
+            self.partition_hw.insert(tp.clone(), hw);
+            self.unclean_partitions.remove(tp);
+        }
+        self.advance_hw(env, broker, tp);
+    }
+
+    /// The leader learns from a fetch how far a follower's log reaches:
+    /// `Partition.updateFollowerFetchState`, then `maybeExpandIsr` and
+    /// `maybeIncrementLeaderHW`.
+    pub(super) fn follower_fetched(
+        &mut self,
+        env: &mut Env,
+        leader: BrokerId,
+        tp: &TopicPartition,
+        fetched: FollowerFetch,
+    ) {
+        let FollowerFetch {
+            follower,
+            leo,
+            leader_leo,
+            leader_hw,
+        } = fetched;
+        let now = env.now;
+        let Some(local) = env
+            .brokers
+            .get_mut(&leader)
+            .and_then(|b| b.replicas.get_mut(tp))
+        else {
+            return;
+        };
+        let moved = local.follower_leo.insert(follower, leo) != Some(leo);
+        if leo >= leader_leo {
+            local.last_caught_up.insert(follower, now);
+        }
+        let expand = !local.isr.contains(&follower)
+            && local.replicas.contains(&follower)
+            && leo >= leader_hw;
+        if expand {
+            let mut isr = local.isr.clone();
+            isr.push(follower);
+            if write_isr(env, leader, tp, isr) {
+                env.out.isr_expands += 1;
+            }
+        }
+        if moved || expand {
+            self.advance_hw(env, leader, tp);
+        }
+    }
+
+    /// The leader's high watermark: the smallest log end offset in the ISR.
+    /// Records produced with acks=all are acknowledged once it passes them.
+    pub(super) fn advance_hw(&mut self, env: &mut Env, leader: BrokerId, tp: &TopicPartition) {
+        let Some(local) = env.brokers.get(&leader).and_then(|b| b.replicas.get(tp)) else {
+            return;
+        };
+        let key = (leader, tp.clone());
+        let Some(log) = self.logs.get(&key) else {
+            return;
+        };
+        let mut hw = log.log_end_offset();
+        for r in &local.isr {
+            if *r != leader {
+                hw = hw.min(local.follower_leo.get(r).copied().unwrap_or(0));
+            }
+        }
+        if hw <= log.high_watermark {
+            return;
+        }
+        if let Some(l) = self.logs.get_mut(&key) {
+            l.high_watermark = hw;
+        }
+        let committed = self.partition_hw.entry(tp.clone()).or_insert(0);
+        *committed = (*committed).max(hw);
+        if self.produced.is_empty() {
+            return;
+        }
+        let now = env.now;
+        let log = self.logs.get(&key);
+        for r in self.produced.iter_mut().filter(|r| {
+            &r.tp == tp && r.acks == Acks::All && r.acked_at.is_none() && r.lost.is_none()
+        }) {
+            if r.offset < hw && log.is_some_and(|l| l.has(r.offset, r.id)) {
+                r.acked_at = Some(now);
+            }
+        }
+    }
+
+    /// `Partition.maybeShrinkIsr` for every partition the broker leads.
+    pub(super) fn maybe_shrink_isr(&mut self, env: &mut Env, broker: BrokerId) {
+        let now = env.now;
+        let lag = env.config.replica_lag_time_max_ms;
+        let Some(b) = env.brokers.get(&broker) else {
+            return;
+        };
+        let mut shrinks = Vec::new();
+        for (tp, p) in &b.replicas {
+            if p.leader != broker.0 as i32 {
+                continue;
+            }
+            let out: BTreeSet<BrokerId> = p
+                .isr
+                .iter()
+                .copied()
+                .filter(|r| {
+                    *r != broker && p.last_caught_up.get(r).is_none_or(|t| now.since(*t) > lag)
+                })
+                .collect();
+            if !out.is_empty() {
+                shrinks.push((
+                    tp.clone(),
+                    p.isr
+                        .iter()
+                        .copied()
+                        .filter(|r| !out.contains(r))
+                        .collect::<Vec<_>>(),
+                ));
+            }
+        }
+        for (tp, isr) in shrinks {
+            if write_isr(env, broker, &tp, isr) {
+                env.out.isr_shrinks += 1;
+                self.advance_hw(env, broker, &tp);
+            }
+        }
+    }
+}
+
+/// A leader writes a new ISR for a partition it leads (same leader epoch,
+/// conditional on its cached zkVersion; on a mismatch it skips, as
+/// Kafka 2.x's `Partition.updateIsr` does). Returns whether it wrote.
+fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: Vec<BrokerId>) -> bool {
+    let now = env.now;
+    let Some(b) = env.brokers.get(&leader) else {
+        return false;
+    };
+    let Some(session) = b.zk_client.session else {
+        return false;
+    };
+    let Some(local) = b.replicas.get(tp).cloned() else {
+        return false;
+    };
+    let new = LeaderIsr {
+        leader: Some(leader),
+        leader_epoch: local.leader_epoch,
+        isr: isr.clone(),
+        zk_version: local.zk_version,
+        controller_epoch: local.controller_epoch,
+    };
+    let data = crate::znodes::encode_partition_state(&new);
+    match env.zk.set_data(
+        Some(session),
+        &paths::partition_state(tp),
+        &data,
+        Some(local.zk_version),
+    ) {
+        Ok(stat) => {
+            let old = local.isr.clone();
+            if let Some(b) = env.brokers.get_mut(&leader) {
+                if let Some(p) = b.replicas.get_mut(tp) {
+                    p.isr = isr.clone();
+                    p.zk_version = stat.version;
+                }
+                b.isr_change_set.insert(tp.clone());
+                b.last_isr_change = now;
+            }
+            let kind = if isr.len() > old.len() {
+                "isr_expanded"
+            } else {
+                "isr_shrunk_by_leader"
+            };
+            env.out.note(
+                format!("broker-{leader}"),
+                kind,
+                format!(
+                    "{tp}: leader {leader} updates ISR from {} to {} (zkVersion {})",
+                    ids_text(&old),
+                    ids_text(&isr),
+                    stat.version
+                ),
+            );
+            true
+        }
+        Err(e) => {
+            env.out.note(
+                format!("broker-{leader}"),
+                "isr_update_skipped",
+                format!("{tp}: cached zkVersion {} not equal to that in ZooKeeper ({e}), skip updating ISR", local.zk_version),
+            );
+            false
+        }
+    }
+}

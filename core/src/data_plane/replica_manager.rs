@@ -1,0 +1,150 @@
+//! Kafka's `ReplicaManager`, its data-plane side: what a broker does with
+//! its logs after it applied a LeaderAndIsr or StopReplica(delete)
+//! (`becomeLeaderOrFollower`, `stopReplicas`), and its two scheduled tasks,
+//! `isr-expiration` (`maybeShrinkIsr`) and `isr-change-propagation`
+//! (`maybePropagateIsrChanges`).
+
+use super::{
+    BrokerTask, DataPlane, Env, FollowUp, ISR_PROPAGATION_BLACKOUT_MS, ISR_PROPAGATION_CHECK_MS,
+    ISR_PROPAGATION_INTERVAL_MS,
+};
+use crate::controller::channel::{ControlRequest, RequestBody};
+use crate::ids::{BrokerId, TopicPartition};
+use crate::zk::CreateMode;
+use crate::zk_client::paths;
+
+impl DataPlane {
+    /// Start a broker's periodic tasks (at registration).
+    pub fn start_broker_tasks(&mut self, env: &mut Env, broker: BrokerId) {
+        let incarnation = env.incarnation(broker);
+        let lag = env.config.replica_lag_time_max_ms / 2;
+        env.out.schedule(
+            env.now.plus_ms(lag),
+            FollowUp::Task {
+                broker,
+                incarnation,
+                task: BrokerTask::IsrExpiration,
+            },
+        );
+        env.out.schedule(
+            env.now.plus_ms(ISR_PROPAGATION_CHECK_MS),
+            FollowUp::Task {
+                broker,
+                incarnation,
+                task: BrokerTask::IsrChangePropagation,
+            },
+        );
+    }
+
+    /// Run one of a running broker's periodic tasks, and schedule its next run.
+    pub fn broker_task(&mut self, env: &mut Env, broker: BrokerId, task: BrokerTask) {
+        let incarnation = env.incarnation(broker);
+        let every = match task {
+            BrokerTask::IsrExpiration => {
+                self.maybe_shrink_isr(env, broker);
+                env.config.replica_lag_time_max_ms / 2
+            }
+            BrokerTask::IsrChangePropagation => {
+                maybe_propagate_isr_changes(env, broker);
+                ISR_PROPAGATION_CHECK_MS
+            }
+        };
+        env.out.schedule(
+            env.now.plus_ms(every),
+            FollowUp::Task {
+                broker,
+                incarnation,
+                task,
+            },
+        );
+    }
+
+    /// What a broker does after it applied a controller request.
+    /// `state_leader_epoch` gives a partition's leader epoch in its state
+    /// znode, as last observed: a leader that is already stale loses nothing.
+    pub fn after_request_applied(
+        &mut self,
+        env: &mut Env,
+        broker: BrokerId,
+        req: &ControlRequest,
+        state_leader_epoch: impl Fn(&TopicPartition) -> Option<i32>,
+    ) {
+        match &req.body {
+            RequestBody::LeaderAndIsr { partitions } => {
+                for p in partitions {
+                    let applied = env
+                        .brokers
+                        .get(&broker)
+                        .and_then(|b| b.replicas.get(&p.tp))
+                        .is_some_and(|l| l.leader_epoch == p.leader_epoch);
+                    if !applied {
+                        continue;
+                    }
+                    self.logs.entry((broker, p.tp.clone())).or_default();
+                    if p.leader == broker.0 as i32 {
+                        let current = state_leader_epoch(&p.tp);
+                        self.become_leader(env, broker, &p.tp, p.leader_epoch, current);
+                    } else if p.leader >= 0 {
+                        self.ensure_fetch_session(env, broker, BrokerId(p.leader as u32), 2);
+                    }
+                }
+            }
+            RequestBody::StopReplica {
+                partitions,
+                delete: true,
+            } => {
+                for tp in partitions {
+                    self.logs.remove(&(broker, tp.clone()));
+                }
+            }
+            RequestBody::StopReplica { .. }
+            | RequestBody::UpdateMetadata { .. }
+            | RequestBody::ControlledShutdown { .. } => {}
+        }
+    }
+}
+
+/// `ReplicaManager.maybePropagateIsrChanges`.
+fn maybe_propagate_isr_changes(env: &mut Env, broker: BrokerId) {
+    let now = env.now;
+    let Some(b) = env.brokers.get(&broker) else {
+        return;
+    };
+    if b.isr_change_set.is_empty() {
+        return;
+    }
+    let quiet = now.since(b.last_isr_change) > ISR_PROPAGATION_BLACKOUT_MS;
+    let overdue = now.since(b.last_isr_propagation) > ISR_PROPAGATION_INTERVAL_MS;
+    if !(quiet || overdue) {
+        return;
+    }
+    let Some(session) = b.zk_client.session else {
+        return;
+    };
+    let tps: Vec<TopicPartition> = b.isr_change_set.iter().cloned().collect();
+    let data = crate::znodes::encode_isr_change_notification(&tps);
+    let path = format!("{}/isr_change_", paths::ISR_CHANGE_NOTIFICATION);
+    match env.zk.create(
+        Some(session),
+        &path,
+        &data,
+        CreateMode::PersistentSequential,
+    ) {
+        Ok(created) => {
+            if let Some(b) = env.brokers.get_mut(&broker) {
+                b.isr_change_set.clear();
+                b.last_isr_propagation = now;
+            }
+            env.out.note(
+                format!("broker-{broker}"),
+                "isr_change_propagated",
+                format!("{created} = {data}"),
+            );
+        }
+        Err(e) => env.out.note(
+            format!("broker-{broker}"),
+            "zk_error",
+            format!("create {path}: {e}"),
+        ),
+    }
+}

@@ -1,0 +1,110 @@
+//! Routing to the data plane ([`crate::data_plane`]): the simulator hands it
+//! the time, the configuration, the brokers and the ensemble, and turns what
+//! it reports back into events, trace lines, violations and counters.
+
+use super::{Sim, SimEvent};
+use crate::controller::channel::ControlRequest;
+use crate::data_plane::{BrokerTask, DataPlane, Env, FollowUp, Outbox};
+use crate::ids::{BrokerId, TopicPartition};
+use crate::invariants::Checker;
+use crate::log::{Acks, Log, ProducedRecord};
+
+impl Sim {
+    /// Run `f` on the data plane, then apply what it produced.
+    fn with_data<R>(&mut self, f: impl FnOnce(&mut DataPlane, &mut Env, &Checker) -> R) -> R {
+        let mut out = Outbox::default();
+        let r = {
+            let mut env = Env {
+                now: self.now,
+                config: &self.config,
+                brokers: &mut self.brokers,
+                zk: &mut self.zk,
+                out: &mut out,
+            };
+            f(&mut self.data, &mut env, &self.checker)
+        };
+        for (at, follow_up) in out.follow_ups {
+            let ev = match follow_up {
+                FollowUp::Fetch { follower, leader } => SimEvent::Fetch { follower, leader },
+                FollowUp::Task {
+                    broker,
+                    incarnation,
+                    task,
+                } => SimEvent::BrokerTask {
+                    broker,
+                    incarnation,
+                    task,
+                },
+            };
+            self.push(at, ev);
+        }
+        for (actor, kind, details) in out.notes {
+            self.note(actor, kind, details);
+        }
+        for (invariant, details) in out.violations {
+            self.checker.found(invariant, details);
+        }
+        self.stats.acked_records_lost += out.acked_records_lost;
+        self.stats.isr_shrinks += out.isr_shrinks;
+        self.stats.isr_expands += out.isr_expands;
+        r
+    }
+
+    /// Start a broker's periodic tasks (at registration).
+    pub(super) fn start_broker_tasks(&mut self, broker: BrokerId) {
+        self.with_data(|d, env, _| d.start_broker_tasks(env, broker));
+    }
+
+    /// A running broker's periodic task is due.
+    pub(super) fn broker_task(&mut self, broker: BrokerId, task: BrokerTask) {
+        self.with_data(|d, env, _| d.broker_task(env, broker, task));
+    }
+
+    /// A follower's fetch round is due.
+    pub(super) fn fetch(&mut self, follower: BrokerId, leader: BrokerId) {
+        self.with_data(|d, env, _| d.fetch(env, follower, leader));
+    }
+
+    /// What a broker does with its logs after it applied a controller request.
+    pub(super) fn after_request_applied(&mut self, broker: BrokerId, req: &ControlRequest) {
+        self.with_data(|d, env, checker| {
+            d.after_request_applied(env, broker, req, |tp| checker.leader_epoch(tp))
+        });
+    }
+
+    /// A producer writes `count` records to the partition's leader.
+    pub(super) fn produce(&mut self, tp: &TopicPartition, count: u64, acks: Acks) {
+        let leader = self.leader_of(tp);
+        self.with_data(|d, env, _| d.produce(env, tp, count, acks, leader));
+    }
+
+    /// Slow a broker's fetching by `lag_ms` per round (0 heals it).
+    pub(super) fn set_slow(&mut self, broker: BrokerId, lag_ms: u64) {
+        self.with_data(|d, env, _| d.set_slow(env, broker, lag_ms));
+    }
+
+    /// The data plane.
+    pub fn data_plane(&self) -> &DataPlane {
+        &self.data
+    }
+
+    /// A replica's log, if it has one.
+    pub fn log(&self, broker: BrokerId, tp: &TopicPartition) -> Option<&Log> {
+        self.data.log(broker, tp)
+    }
+
+    /// The partition's high watermark: the committed offset.
+    pub fn high_watermark(&self, tp: &TopicPartition) -> u64 {
+        self.data.high_watermark(tp)
+    }
+
+    /// Every produced record and its fate.
+    pub fn produced(&self) -> &[ProducedRecord] {
+        self.data.produced()
+    }
+
+    /// The extra fetch lag of a broker slowed by `slow_broker` (0 if none).
+    pub fn slow_lag(&self, broker: BrokerId) -> u64 {
+        self.data.slow_lag(broker)
+    }
+}

@@ -122,7 +122,8 @@ impl FinalState {
     pub fn of(sim: &Sim) -> FinalState {
         let zk = sim
             .zk()
-            .nodes()
+            .observed_nodes()
+            .into_iter()
             .filter(|(p, _)| *p != "/")
             .map(|(p, n)| (p.to_string(), n.data.clone()))
             .collect();

@@ -223,7 +223,7 @@ impl ClusterView {
                 controller_context_epoch: b.controller.ctx.epoch,
                 controller_epoch_seen: b.controller_epoch_seen,
                 broker_epoch: b.broker_epoch,
-                registered: zk.node(&paths::broker(b.id)).is_some(),
+                registered: zk.observed(&paths::broker(b.id)).is_some(),
                 session_expires_at_ms: b
                     .zk_client
                     .session
@@ -240,7 +240,8 @@ impl ClusterView {
             })
             .collect();
         let znodes = zk
-            .nodes()
+            .observed_nodes()
+            .into_iter()
             .filter(|(p, _)| *p != "/")
             .map(|(p, n)| ZnodeView {
                 path: p.to_string(),
@@ -294,7 +295,9 @@ impl ClusterView {
         let topics = names
             .into_iter()
             .map(|t| {
-                let config = zk.node(&paths::topic_config(t)).map(|n| n.data.as_str());
+                let config = zk
+                    .observed(&paths::topic_config(t))
+                    .map(|n| n.data.as_str());
                 TopicView {
                     name: t.to_string(),
                     unclean_leader_election_enable: config.and_then(topic_unclean_override),

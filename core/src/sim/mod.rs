@@ -79,6 +79,9 @@ pub enum SimEvent {
         /// Which start of it.
         incarnation: u32,
     },
+    /// Writes a controller made partway through an event become visible to
+    /// observers (nothing to route: the step notes what changed).
+    ZkVisible,
     /// A controller request reaches its broker.
     RequestArrives {
         /// The request id.
@@ -406,6 +409,7 @@ impl Sim {
                     return false;
                 };
                 self.now = t;
+                self.zk.set_now(t);
                 self.apply_action(action);
             }
             (_, Some(_)) => {
@@ -413,11 +417,17 @@ impl Sim {
                     return false;
                 };
                 self.now = t;
+                self.zk.set_now(t);
                 self.handle(ev);
             }
             (_, None) => return false,
         }
         self.route_watches();
+        // Wake up when the writes made partway through an event become
+        // visible, so the checker and availability follow them then.
+        for at in self.zk.take_new_visible() {
+            self.push(at, SimEvent::ZkVisible);
+        }
         self.note_zk_changes();
         if self.brokers.values().map(|b| b.status).ne(statuses) {
             self.availability_dirty = true;
@@ -435,6 +445,7 @@ impl Sim {
         }
         if until > self.now {
             self.now = until;
+            self.zk.set_now(until);
         }
     }
 
@@ -445,6 +456,7 @@ impl Sim {
         }
         if until > self.now {
             self.now = until;
+            self.zk.set_now(until);
         }
     }
 
@@ -549,6 +561,7 @@ impl Sim {
                     self.controller_send(broker);
                 }
             }
+            SimEvent::ZkVisible => {}
             SimEvent::RequestArrives { id } => self.request_arrives(id),
             SimEvent::ResponseArrives { id } => self.response_arrives(id),
             SimEvent::Resume {

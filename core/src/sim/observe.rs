@@ -82,14 +82,14 @@ impl Sim {
                 // The topic's assignment changed (created, rewritten or deleted).
                 let decoded = self
                     .zk
-                    .node(&path)
+                    .observed(&path)
                     .and_then(|n| crate::znodes::decode_topic_assignment(&n.data))
                     .map(|a| a.into_iter().collect());
                 match decoded {
                     Some(a) => self.assignments.insert(topic.to_string(), a),
                     None => self.assignments.remove(*topic),
                 };
-                if self.zk.node(&path).is_none() {
+                if self.zk.observed(&path).is_none() {
                     // Deleted: nothing kept per partition outlives the topic.
                     let keep = |tp: &crate::ids::TopicPartition| tp.topic != *topic;
                     self.leaders.retain(|tp, _| keep(tp));
@@ -108,7 +108,7 @@ impl Sim {
             let tp = crate::ids::TopicPartition::new(*topic, p);
             let state = self
                 .zk
-                .node(&path)
+                .observed(&path)
                 .and_then(|n| crate::znodes::decode_partition_state(&n.data, n.stat.version));
             if let Some(l) = &state {
                 let ar = self
@@ -210,16 +210,16 @@ impl Sim {
         use crate::znodes::{decode_partition_state, decode_topic_assignment};
         let ctx = self.active_controller().map(|b| &b.controller.ctx);
         let mut out = Vec::new();
-        let Some(topics) = self.zk.node(paths::TOPICS) else {
+        let Some(topics) = self.zk.observed(paths::TOPICS) else {
             return out;
         };
         for topic in topics.children() {
-            let Some(node) = self.zk.node(&paths::topic(topic)) else {
+            let Some(node) = self.zk.observed(&paths::topic(topic)) else {
                 continue;
             };
             for (p, replicas) in decode_topic_assignment(&node.data).unwrap_or_default() {
                 let tp = crate::ids::TopicPartition::new(topic, p);
-                let state_node = self.zk.node(&paths::partition_state(&tp));
+                let state_node = self.zk.observed(&paths::partition_state(&tp));
                 let l = state_node.and_then(|n| decode_partition_state(&n.data, n.stat.version));
                 let state = ctx
                     .and_then(|c| c.partition_states.get(&tp).copied())

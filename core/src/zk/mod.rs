@@ -16,6 +16,7 @@
 //! rollback) is in `multi.rs`.
 
 mod multi;
+mod observed;
 
 use crate::ids::SessionId;
 use crate::time::SimTime;
@@ -225,6 +226,19 @@ pub struct Zk {
     /// How far into its writer's work the operation being applied is, in µs.
     #[serde(skip)]
     op_offset_us: u64,
+    /// The ensemble's clock, as the simulator last set it.
+    #[serde(default)]
+    now: SimTime,
+    /// Changes a writer made partway through its work that observers do not
+    /// see yet: path → (when they see it, the node as it was before), in order.
+    #[serde(default)]
+    pending: BTreeMap<String, Vec<(SimTime, Option<Znode>)>>,
+    /// Changed paths to report once observers see them.
+    #[serde(default)]
+    deferred_changed: Vec<(SimTime, String)>,
+    /// Moments at which pending changes become visible, not yet taken.
+    #[serde(default)]
+    new_visible: BTreeSet<SimTime>,
 }
 
 /// Which watches a change triggers.
@@ -298,6 +312,10 @@ impl Zk {
             triggers: Vec::new(),
             changed: Vec::new(),
             op_offset_us: 0,
+            now: SimTime::ZERO,
+            pending: BTreeMap::new(),
+            deferred_changed: Vec::new(),
+            new_visible: BTreeSet::new(),
         }
     }
 

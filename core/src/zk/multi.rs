@@ -8,6 +8,7 @@ use super::{
     name_of, parent_of, valid_path, CreateMode, Op, OpResult, SessionId, Stat, Trigger, WatchKind,
     WatchedEvent, Zk, ZkError, Znode,
 };
+use crate::time::SimTime;
 use std::collections::BTreeSet;
 
 /// The inverse of one applied change, for rolling back a failed multi-op.
@@ -54,8 +55,43 @@ impl Zk {
                 }
             }
         }
+        if let Some(at) = self.visible_at() {
+            self.defer(at, &undo);
+        }
         self.flush_triggers();
         Ok(results)
+    }
+
+    /// When observers see the operation being applied: later than now when
+    /// its writer is partway through its work.
+    fn visible_at(&self) -> Option<SimTime> {
+        let at = self.now.plus_ms(self.op_offset_us.div_ceil(1000));
+        (at > self.now).then_some(at)
+    }
+
+    /// Keep what observers see of the paths a committed multi-op changed
+    /// until `at`: the nodes as they were before it.
+    fn defer(&mut self, at: SimTime, undo: &[Undo]) {
+        for u in undo {
+            let (path, before) = match u {
+                Undo::Created { path, .. } => (path, None),
+                Undo::Deleted { path, node, .. } => (path, Some(node.clone())),
+                Undo::SetData { path, data, stat } => {
+                    let before = self.nodes.get(path).map(|n| Znode {
+                        data: data.clone(),
+                        stat: *stat,
+                        children: n.children.clone(),
+                    });
+                    (path, before)
+                }
+            };
+            let entries = self.pending.entry(path.clone()).or_default();
+            // One before-image per path and moment: the first change's.
+            if entries.last().is_none_or(|(t, _)| *t != at) {
+                entries.push((at, before));
+            }
+        }
+        self.new_visible.insert(at);
     }
 
     fn apply(
@@ -277,7 +313,10 @@ impl Zk {
     pub(super) fn flush_triggers(&mut self) {
         for (path, trigger) in std::mem::take(&mut self.triggers) {
             if matches!(trigger, Trigger::Data(_)) {
-                self.changed.push(path.clone());
+                match self.visible_at() {
+                    Some(at) => self.deferred_changed.push((at, path.clone())),
+                    None => self.changed.push(path.clone()),
+                }
             }
             let (map, kind) = match trigger {
                 Trigger::Data(kind) => (&mut self.data_watches, kind),

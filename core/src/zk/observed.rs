@@ -1,0 +1,104 @@
+//! What observers see: a change that a writer (a controller event) makes
+//! partway through its work is applied to the tree at once, so the writer
+//! reads its own writes, but the page, the checker and the report see it only
+//! when the writer's work reaches it, so ZooKeeper changes in the order and at
+//! the moments Kafka's controller makes its writes.
+
+use super::{SimTime, Zk, Znode};
+
+impl Zk {
+    /// Move the ensemble's clock to `now`: changes due by then become
+    /// visible, and the paths they changed are reported by `take_changed`.
+    pub fn set_now(&mut self, now: SimTime) {
+        debug_assert!(now >= self.now, "the ensemble's clock only moves forward");
+        self.now = now;
+        if self.pending.is_empty() && self.deferred_changed.is_empty() {
+            return;
+        }
+        self.pending.retain(|_, entries| {
+            entries.retain(|(at, _)| *at > now);
+            !entries.is_empty()
+        });
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred_changed)
+            .into_iter()
+            .partition(|(at, _)| *at <= now);
+        self.deferred_changed = later;
+        self.changed.extend(due.into_iter().map(|(_, path)| path));
+    }
+
+    /// The moments at which changes made since the last call become visible
+    /// (the simulator wakes up then).
+    pub fn take_new_visible(&mut self) -> Vec<SimTime> {
+        std::mem::take(&mut self.new_visible).into_iter().collect()
+    }
+
+    /// The node at `path` as observers see it now.
+    pub fn observed(&self, path: &str) -> Option<&Znode> {
+        match self.pending.get(path).and_then(|e| e.first()) {
+            Some((_, before)) => before.as_ref(),
+            None => self.nodes.get(path),
+        }
+    }
+
+    /// Every node as observers see it now, in path order.
+    pub fn observed_nodes(&self) -> Vec<(&str, &Znode)> {
+        if self.pending.is_empty() {
+            return self.nodes().collect();
+        }
+        let mut out: Vec<(&str, &Znode)> = self
+            .nodes
+            .iter()
+            .filter(|(p, _)| !self.pending.contains_key(*p))
+            .map(|(p, n)| (p.as_str(), n))
+            .collect();
+        for (p, entries) in &self.pending {
+            if let Some((_, Some(before))) = entries.first() {
+                out.push((p.as_str(), before));
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(b.0));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{CreateMode, Op};
+    use super::*;
+
+    #[test]
+    fn a_write_partway_through_its_writers_work_is_seen_when_the_work_reaches_it() {
+        // Kafka: the controller's ZooKeeper writes happen one after another as
+        // its event runs; others see each when it is made.
+        let mut zk = Zk::new();
+        let s = zk.open_session(SimTime::ZERO, 6000);
+        zk.create(Some(s), "/a", "0", CreateMode::Persistent)
+            .unwrap();
+        zk.set_now(SimTime(100));
+        zk.take_changed();
+        zk.set_op_offset_us(2_500);
+        let op = Op::SetData {
+            path: "/a".into(),
+            data: "1".into(),
+            version: None,
+        };
+        zk.multi(Some(s), &[op]).unwrap();
+        zk.create(Some(s), "/b", "new", CreateMode::Persistent)
+            .unwrap();
+        zk.set_op_offset_us(0);
+        assert_eq!(
+            zk.node("/a").unwrap().data,
+            "1",
+            "the writer sees its write"
+        );
+        assert_eq!(zk.observed("/a").unwrap().data, "0", "observers do not yet");
+        assert!(zk.observed("/b").is_none());
+        assert!(zk.observed_nodes().iter().all(|(p, _)| *p != "/b"));
+        assert!(zk.take_changed().is_empty());
+        assert_eq!(zk.take_new_visible(), vec![SimTime(103)]);
+        zk.set_now(SimTime(103));
+        assert_eq!(zk.observed("/a").unwrap().data, "1");
+        assert_eq!(zk.observed("/b").unwrap().data, "new");
+        assert_eq!(zk.take_changed(), vec!["/a".to_string(), "/b".to_string()]);
+    }
+}

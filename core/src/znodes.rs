@@ -7,7 +7,7 @@
 
 use crate::controller::context::LeaderIsr;
 use crate::ids::{BrokerId, TopicPartition};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// A JSON string literal (quoted and escaped).
 fn json_str(s: &str) -> String {
@@ -156,6 +156,21 @@ pub fn decode_reassigning(data: &str) -> Vec<(u32, crate::controller::topics::Re
             (p, r)
         })
         .collect()
+}
+
+/// The overrides a `/config/topics/<t>` znode holds (its `config` object),
+/// or `None` for data that is not such a znode.
+pub fn topic_config_overrides(data: &str) -> Option<Map<String, Value>> {
+    let v: Value = serde_json::from_str(data).ok()?;
+    v.get("config")?.as_object().cloned()
+}
+
+/// A topic's `unclean.leader.election.enable` override from its
+/// `/config/topics/<t>` data, read as the controller reads it when an
+/// election needs it (`None`: no override, the cluster setting applies).
+pub fn topic_unclean_override(data: &str) -> Option<bool> {
+    let config = topic_config_overrides(data)?;
+    crate::config::parse_bool(config.get("unclean.leader.election.enable")?)
 }
 
 /// Encode a partition `state` znode (TopicPartitionStateZNode.encode).

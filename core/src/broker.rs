@@ -6,8 +6,8 @@ use crate::controller::channel::{ControlRequest, RequestBody, NO_LEADER};
 use crate::controller::{Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
-use crate::zk::{CreateMode, Op, OpResult, ZkError};
-use crate::zk_client::{paths, ZkClient};
+use crate::zk::ZkError;
+use crate::zk_client::ZkClient;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -219,50 +219,13 @@ impl Broker {
     }
 }
 
-/// The broker registration JSON (version 4), as KafkaZkClient writes it.
-pub fn broker_znode_json(id: BrokerId, timestamp_ms: u64) -> String {
-    let port = 9092 + id.0;
-    format!(
-        concat!(
-            r#"{{"listener_security_protocol_map":{{"PLAINTEXT":"PLAINTEXT"}},"#,
-            r#""endpoints":["PLAINTEXT://broker{id}:{port}"],"jmx_port":-1,"host":"broker{id}","#,
-            r#""timestamp":"{ts}","port":{port},"version":4}}"#
-        ),
-        id = id,
-        port = port,
-        ts = timestamp_ms
-    )
-}
+/// The registration znode's data, at its old path (encoded in [`crate::znodes`]).
+pub use crate::znodes::broker_znode_json;
 
-/// `registerBroker`: a checked ephemeral create of `/brokers/ids/<id>`.
-/// Returns the broker epoch (the node's czxid). A node left by another,
-/// still-live session is `NodeExists`, as in Kafka 2.x, where the broker then
-/// fails to start.
+/// `registerBroker` for this broker, in its event thread's environment
+/// (KafkaZkClient.registerBroker is in [`crate::kafka_zk`]).
 pub fn register_broker(env: &mut Env<'_>) -> Result<i64, ZkError> {
-    let path = paths::broker(env.me);
-    let op = Op::Create {
-        path: path.clone(),
-        data: broker_znode_json(env.me, env.now.as_ms()),
-        mode: CreateMode::Ephemeral,
-    };
-    match env.client.write(env.zk, op) {
-        Ok(OpResult::Created(_)) => {}
-        Ok(_) => return Err(ZkError::BadArguments),
-        Err(ZkError::NodeExists) => {
-            let owned_by_us = env
-                .zk
-                .node(&path)
-                .is_some_and(|n| n.stat.ephemeral_owner == env.client.session);
-            if !owned_by_us {
-                return Err(ZkError::NodeExists);
-            }
-        }
-        Err(e) => return Err(e),
-    }
-    env.zk
-        .node(&path)
-        .map(|n| n.stat.czxid)
-        .ok_or(ZkError::NoNode)
+    crate::kafka_zk::register_broker(env.client, env.zk, env.me, env.now)
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@ pub mod controller;
 pub mod cost;
 pub mod ids;
 pub mod invariants;
+pub mod kafka_zk;
 pub mod log;
 pub mod projection;
 pub mod replication;

@@ -21,6 +21,9 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+/// The topic znode encoders, at their old paths.
+pub use crate::znodes::{topic_config_json, topic_znode_json};
+
 /// The scenario format version this build reads.
 pub const VERSION: u64 = 1;
 
@@ -191,35 +194,6 @@ impl Scenario {
         }
         sim
     }
-}
-
-/// The topic znode's data (`/brokers/topics/<t>`), Kafka 2.4's version 2.
-pub fn topic_znode_json(assignment: &[Vec<BrokerId>]) -> String {
-    let parts: Vec<String> = assignment
-        .iter()
-        .enumerate()
-        .map(|(p, r)| format!("\"{p}\":{}", crate::ids::ids_text(r)))
-        .collect();
-    format!(
-        r#"{{"version":2,"partitions":{{{}}},"adding_replicas":{{}},"removing_replicas":{{}}}}"#,
-        parts.join(",")
-    )
-}
-
-/// The topic config znode's data (`/config/topics/<t>`).
-pub fn topic_config_json(config: &BTreeMap<String, Value>) -> String {
-    let entries: Vec<String> = config
-        .iter()
-        .map(|(k, v)| {
-            // Kafka stores every config value as a string.
-            let s = match v {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            format!("{}:{}", Value::String(k.clone()), Value::String(s))
-        })
-        .collect();
-    format!(r#"{{"version":1,"config":{{{}}}}}"#, entries.join(","))
 }
 
 fn write_topic(

@@ -27,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 pub mod action;
+pub mod admin;
 pub mod broker;
 #[cfg(feature = "cli")]
 pub mod cli;

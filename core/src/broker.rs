@@ -2,6 +2,7 @@
 //! `KafkaController` it runs, and how it answers controller requests
 //! (KafkaApis and ReplicaManager's epoch checks, the metadata cache).
 
+pub use crate::controller::channel::ApiError;
 use crate::controller::channel::{ControlRequest, RequestBody, NO_LEADER};
 use crate::controller::{Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
@@ -168,14 +169,14 @@ impl Broker {
     }
 
     /// Handle a controller request (KafkaApis, then ReplicaManager). Returns
-    /// the top-level error name, "NONE" when accepted.
-    pub fn handle_request(&mut self, req: &ControlRequest) -> &'static str {
+    /// the top-level error, [`ApiError::None`] when accepted.
+    pub fn handle_request(&mut self, req: &ControlRequest) -> ApiError {
         // KIP-380: a request meant for an earlier registration of this broker.
         if req.broker_epoch != -1 && req.broker_epoch < self.broker_epoch {
-            return "STALE_BROKER_EPOCH";
+            return ApiError::StaleBrokerEpoch;
         }
         if req.controller_epoch < self.controller_epoch_seen {
-            return "STALE_CONTROLLER_EPOCH";
+            return ApiError::StaleControllerEpoch;
         }
         self.controller_epoch_seen = req.controller_epoch;
         match &req.body {
@@ -215,7 +216,7 @@ impl Broker {
             // Addressed to the controller's event queue, never handled here.
             RequestBody::ControlledShutdown { .. } => {}
         }
-        "NONE"
+        ApiError::None
     }
 }
 
@@ -262,15 +263,15 @@ mod tests {
         // (STALE_CONTROLLER_EPOCH) and accepts equal or larger ones.
         let mut b = Broker::new(BrokerId(1));
         b.broker_epoch = 10;
-        assert_eq!(b.handle_request(&request(2, 10, um())), "NONE");
+        assert_eq!(b.handle_request(&request(2, 10, um())), ApiError::None);
         assert_eq!(b.controller_epoch_seen, 2);
         assert_eq!(b.metadata.controller_id, Some(BrokerId(0)));
         assert_eq!(
             b.handle_request(&request(1, 10, um())),
-            "STALE_CONTROLLER_EPOCH"
+            ApiError::StaleControllerEpoch
         );
-        assert_eq!(b.handle_request(&request(2, 10, um())), "NONE");
-        assert_eq!(b.handle_request(&request(3, 10, um())), "NONE");
+        assert_eq!(b.handle_request(&request(2, 10, um())), ApiError::None);
+        assert_eq!(b.handle_request(&request(3, 10, um())), ApiError::None);
         assert_eq!(b.controller_epoch_seen, 3);
     }
 
@@ -279,9 +280,12 @@ mod tests {
         // Kafka: KafkaApis.isBrokerEpochStale (KIP-380); −1 skips the check.
         let mut b = Broker::new(BrokerId(1));
         b.broker_epoch = 10;
-        assert_eq!(b.handle_request(&request(1, 9, um())), "STALE_BROKER_EPOCH");
+        assert_eq!(
+            b.handle_request(&request(1, 9, um())),
+            ApiError::StaleBrokerEpoch
+        );
         assert_eq!(b.controller_epoch_seen, 0, "nothing applied");
-        assert_eq!(b.handle_request(&request(1, -1, um())), "NONE");
+        assert_eq!(b.handle_request(&request(1, -1, um())), ApiError::None);
     }
 
     #[test]

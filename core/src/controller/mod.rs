@@ -36,7 +36,7 @@ use crate::kafka_zk::{
 use crate::time::SimTime;
 use crate::zk::{Op, Zk};
 use crate::zk_client::{paths, ZkClient};
-use channel::{PartitionStateInfo, RequestBody};
+use channel::{ControlledShutdownError, PartitionStateInfo, RequestBody};
 use context::ControllerContext;
 use event::{ControllerEvent, ControllerState};
 use serde::{Deserialize, Serialize};
@@ -87,7 +87,10 @@ pub struct Outbox {
     /// The partitions those unclean elections were for.
     pub unclean_partitions: Vec<crate::ids::TopicPartition>,
     /// Answers to ControlledShutdown requests: (broker, remaining partitions or error).
-    pub shutdown_replies: Vec<(BrokerId, Result<Vec<crate::ids::TopicPartition>, String>)>,
+    pub shutdown_replies: Vec<(
+        BrokerId,
+        Result<Vec<crate::ids::TopicPartition>, ControlledShutdownError>,
+    )>,
 }
 
 impl Outbox {
@@ -134,7 +137,10 @@ pub struct InProgress {
     /// The requests it will send.
     pub requests: Vec<RequestDraft>,
     /// ControlledShutdown answers it will send.
-    pub shutdown_replies: Vec<(BrokerId, Result<Vec<crate::ids::TopicPartition>, String>)>,
+    pub shutdown_replies: Vec<(
+        BrokerId,
+        Result<Vec<crate::ids::TopicPartition>, ControlledShutdownError>,
+    )>,
 }
 
 /// One broker's `KafkaController`.
@@ -195,10 +201,9 @@ impl KafkaController {
                 }
             }
             if let ControllerEvent::ControlledShutdown { broker, .. } = event {
-                env.out.shutdown_replies.push((
-                    *broker,
-                    Err("ControllerMovedException: this broker is not the controller".into()),
-                ));
+                env.out
+                    .shutdown_replies
+                    .push((*broker, Err(ControlledShutdownError::NotController)));
             }
             env.out.note(
                 "skipped",
@@ -226,7 +231,9 @@ impl KafkaController {
                     Ok(())
                 }
                 Err(e) => {
-                    env.out.shutdown_replies.push((*broker, Err(e.to_string())));
+                    env.out
+                        .shutdown_replies
+                        .push((*broker, Err(e.clone().into())));
                     Err(e)
                 }
             },
@@ -268,12 +275,9 @@ impl KafkaController {
                 broker,
                 partitions,
                 error,
-            } => self.process_topic_deletion_stop_replica_response(
-                env,
-                *broker,
-                partitions,
-                error.as_deref(),
-            ),
+            } => {
+                self.process_topic_deletion_stop_replica_response(env, *broker, partitions, *error)
+            }
             ControllerEvent::ZkPartitionReassignment => {
                 self.process_zk_partition_reassignment(env).map(|_| ())
             }

@@ -225,7 +225,7 @@ impl KafkaController {
         env: &mut Env<'_>,
         broker: BrokerId,
         partitions: &[TopicPartition],
-        error: Option<&str>,
+        error: Option<super::channel::ApiError>,
     ) -> Result<(), ControllerError> {
         let replicas: Vec<(TopicPartition, BrokerId)> = partitions
             .iter()

@@ -2,12 +2,13 @@
 //! `KafkaController` it runs, and how it answers controller requests
 //! (KafkaApis and ReplicaManager's epoch checks, the metadata cache).
 
+pub use crate::controller::channel::ApiError;
 use crate::controller::channel::{ControlRequest, RequestBody, NO_LEADER};
 use crate::controller::{Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
-use crate::zk::{CreateMode, Op, OpResult, ZkError};
-use crate::zk_client::{paths, ZkClient};
+use crate::zk::ZkError;
+use crate::zk_client::ZkClient;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -168,14 +169,14 @@ impl Broker {
     }
 
     /// Handle a controller request (KafkaApis, then ReplicaManager). Returns
-    /// the top-level error name, "NONE" when accepted.
-    pub fn handle_request(&mut self, req: &ControlRequest) -> &'static str {
+    /// the top-level error, [`ApiError::None`] when accepted.
+    pub fn handle_request(&mut self, req: &ControlRequest) -> ApiError {
         // KIP-380: a request meant for an earlier registration of this broker.
         if req.broker_epoch != -1 && req.broker_epoch < self.broker_epoch {
-            return "STALE_BROKER_EPOCH";
+            return ApiError::StaleBrokerEpoch;
         }
         if req.controller_epoch < self.controller_epoch_seen {
-            return "STALE_CONTROLLER_EPOCH";
+            return ApiError::StaleControllerEpoch;
         }
         self.controller_epoch_seen = req.controller_epoch;
         match &req.body {
@@ -215,54 +216,17 @@ impl Broker {
             // Addressed to the controller's event queue, never handled here.
             RequestBody::ControlledShutdown { .. } => {}
         }
-        "NONE"
+        ApiError::None
     }
 }
 
-/// The broker registration JSON (version 4), as KafkaZkClient writes it.
-pub fn broker_znode_json(id: BrokerId, timestamp_ms: u64) -> String {
-    let port = 9092 + id.0;
-    format!(
-        concat!(
-            r#"{{"listener_security_protocol_map":{{"PLAINTEXT":"PLAINTEXT"}},"#,
-            r#""endpoints":["PLAINTEXT://broker{id}:{port}"],"jmx_port":-1,"host":"broker{id}","#,
-            r#""timestamp":"{ts}","port":{port},"version":4}}"#
-        ),
-        id = id,
-        port = port,
-        ts = timestamp_ms
-    )
-}
+/// The registration znode's data, at its old path (encoded in [`crate::znodes`]).
+pub use crate::znodes::broker_znode_json;
 
-/// `registerBroker`: a checked ephemeral create of `/brokers/ids/<id>`.
-/// Returns the broker epoch (the node's czxid). A node left by another,
-/// still-live session is `NodeExists`, as in Kafka 2.x, where the broker then
-/// fails to start.
+/// `registerBroker` for this broker, in its event thread's environment
+/// (KafkaZkClient.registerBroker is in [`crate::kafka_zk`]).
 pub fn register_broker(env: &mut Env<'_>) -> Result<i64, ZkError> {
-    let path = paths::broker(env.me);
-    let op = Op::Create {
-        path: path.clone(),
-        data: broker_znode_json(env.me, env.now.as_ms()),
-        mode: CreateMode::Ephemeral,
-    };
-    match env.client.write(env.zk, op) {
-        Ok(OpResult::Created(_)) => {}
-        Ok(_) => return Err(ZkError::BadArguments),
-        Err(ZkError::NodeExists) => {
-            let owned_by_us = env
-                .zk
-                .node(&path)
-                .is_some_and(|n| n.stat.ephemeral_owner == env.client.session);
-            if !owned_by_us {
-                return Err(ZkError::NodeExists);
-            }
-        }
-        Err(e) => return Err(e),
-    }
-    env.zk
-        .node(&path)
-        .map(|n| n.stat.czxid)
-        .ok_or(ZkError::NoNode)
+    crate::kafka_zk::register_broker(env.client, env.zk, env.me, env.now)
 }
 
 #[cfg(test)]
@@ -299,15 +263,15 @@ mod tests {
         // (STALE_CONTROLLER_EPOCH) and accepts equal or larger ones.
         let mut b = Broker::new(BrokerId(1));
         b.broker_epoch = 10;
-        assert_eq!(b.handle_request(&request(2, 10, um())), "NONE");
+        assert_eq!(b.handle_request(&request(2, 10, um())), ApiError::None);
         assert_eq!(b.controller_epoch_seen, 2);
         assert_eq!(b.metadata.controller_id, Some(BrokerId(0)));
         assert_eq!(
             b.handle_request(&request(1, 10, um())),
-            "STALE_CONTROLLER_EPOCH"
+            ApiError::StaleControllerEpoch
         );
-        assert_eq!(b.handle_request(&request(2, 10, um())), "NONE");
-        assert_eq!(b.handle_request(&request(3, 10, um())), "NONE");
+        assert_eq!(b.handle_request(&request(2, 10, um())), ApiError::None);
+        assert_eq!(b.handle_request(&request(3, 10, um())), ApiError::None);
         assert_eq!(b.controller_epoch_seen, 3);
     }
 
@@ -316,9 +280,12 @@ mod tests {
         // Kafka: KafkaApis.isBrokerEpochStale (KIP-380); −1 skips the check.
         let mut b = Broker::new(BrokerId(1));
         b.broker_epoch = 10;
-        assert_eq!(b.handle_request(&request(1, 9, um())), "STALE_BROKER_EPOCH");
+        assert_eq!(
+            b.handle_request(&request(1, 9, um())),
+            ApiError::StaleBrokerEpoch
+        );
         assert_eq!(b.controller_epoch_seen, 0, "nothing applied");
-        assert_eq!(b.handle_request(&request(1, -1, um())), "NONE");
+        assert_eq!(b.handle_request(&request(1, -1, um())), ApiError::None);
     }
 
     #[test]

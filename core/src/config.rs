@@ -2,9 +2,39 @@
 //! simulator's own `sim.*` keys for what is a property of hardware in a real
 //! cluster (latencies, start-up time, how long the controller spends on work).
 
-use crate::cost::ZkMode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// How the controller talks to ZooKeeper (`sim.controller.zk.mode`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ZkMode {
+    /// Kafka 1.1 and later: reads and writes pipelined asynchronously
+    /// (KAFKA-5642), so each costs a fraction of a round trip.
+    #[default]
+    Async,
+    /// Kafka 1.0: one synchronous round trip per read and per write.
+    Sync,
+}
+
+impl ZkMode {
+    /// The name used in configuration and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ZkMode::Async => "async",
+            ZkMode::Sync => "sync",
+        }
+    }
+
+    /// Parse `async` or `sync`.
+    pub fn parse(s: &str) -> Option<ZkMode> {
+        match s {
+            "async" => Some(ZkMode::Async),
+            "sync" => Some(ZkMode::Sync),
+            _ => None,
+        }
+    }
+}
 
 /// Why a configuration key or value was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -79,10 +109,10 @@ pub struct Config {
     /// access, the default) or `sync` (Kafka 1.0, one round trip at a time).
     pub sim_controller_zk_mode: ZkMode,
     /// `sim.controller.zk.read.cost.us`: controller time per ZooKeeper read
-    /// in `async` mode (96 µs: see [`crate::cost`]).
+    /// in `async` mode (96 µs: see the `cost` module).
     pub sim_controller_zk_read_cost_us: u64,
     /// `sim.controller.zk.write.cost.us`: controller time per ZooKeeper write
-    /// in `async` mode (140 µs: see [`crate::cost`]).
+    /// in `async` mode (140 µs: see the `cost` module).
     pub sim_controller_zk_write_cost_us: u64,
     /// `sim.controller.request.partition.cost.us`: controller time per
     /// partition state put into a request it builds (21 µs).

@@ -21,38 +21,10 @@
 //! about 3 s or 30 s.
 
 use crate::config::Config;
+/// The ZooKeeper access profile is a setting, so it lives with the
+/// configuration; re-exported at its old path.
+pub use crate::config::ZkMode;
 use serde::{Deserialize, Serialize};
-
-/// How the controller talks to ZooKeeper (`sim.controller.zk.mode`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ZkMode {
-    /// Kafka 1.1 and later: reads and writes pipelined asynchronously
-    /// (KAFKA-5642), so each costs a fraction of a round trip.
-    #[default]
-    Async,
-    /// Kafka 1.0: one synchronous round trip per read and per write.
-    Sync,
-}
-
-impl ZkMode {
-    /// The name used in configuration and JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ZkMode::Async => "async",
-            ZkMode::Sync => "sync",
-        }
-    }
-
-    /// Parse `async` or `sync`.
-    pub fn parse(s: &str) -> Option<ZkMode> {
-        match s {
-            "async" => Some(ZkMode::Async),
-            "sync" => Some(ZkMode::Sync),
-            _ => None,
-        }
-    }
-}
 
 /// Kafka 1.0's synchronous ZooKeeper read, in µs (spec §10 F5: 28 s for a
 /// failover of 100 000 partitions, of which request building is the same as

@@ -27,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 pub mod action;
+pub mod admin;
 pub mod broker;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -37,6 +38,7 @@ pub mod data_plane;
 pub mod figures;
 pub mod ids;
 pub mod invariants;
+pub mod kafka_zk;
 pub mod log;
 pub mod projection;
 pub mod report;

@@ -1,11 +1,10 @@
-//! What the final-state report ([`crate::report`]) and the page's view
-//! ([`crate::view`]) read off the simulation the same way, written once: the
-//! per-partition projection is [`Sim::partition_overview`]; here are the
-//! derivations both build on top of it, and the topic config overrides as the
-//! core reads them.
+//! What the final-state report and the page's view read off the simulation
+//! the same way, written once: the per-partition projection is
+//! [`Sim::partition_overview`]; here are the derivations both build on top of
+//! it. (The topic config overrides they show are decoded in
+//! [`crate::znodes`].)
 
 use crate::sim::{PartitionOverview, Sim};
-use serde_json::{Map, Value};
 
 impl PartitionOverview {
     /// Each assigned replica's log end offset, in `replicas` order (`None`
@@ -18,20 +17,9 @@ impl PartitionOverview {
     }
 }
 
-/// The overrides a `/config/topics/<t>` znode holds (its `config` object),
-/// or `None` for data that is not such a znode.
-pub fn topic_config_overrides(data: &str) -> Option<Map<String, Value>> {
-    let v: Value = serde_json::from_str(data).ok()?;
-    v.get("config")?.as_object().cloned()
-}
-
-/// A topic's `unclean.leader.election.enable` override from its
-/// `/config/topics/<t>` data, read as the controller reads it when an
-/// election needs it (`None`: no override, the cluster setting applies).
-pub fn topic_unclean_override(data: &str) -> Option<bool> {
-    let config = topic_config_overrides(data)?;
-    crate::config::parse_bool(config.get("unclean.leader.election.enable")?)
-}
+/// The topic config decoders, at their old paths (they live with the other
+/// znode codecs).
+pub use crate::znodes::{topic_config_overrides, topic_unclean_override};
 
 #[cfg(test)]
 mod tests {

@@ -400,7 +400,7 @@ impl ClusterView {
                     arrives_at_ms: r.arrives_at.map_or(0, |t| t.as_ms()),
                     queued: r.status == RequestStatus::Queued,
                     summary: match (&r.error, responding) {
-                        (Some(e), true) => e.clone(),
+                        (Some(e), true) => e.to_string(),
                         _ => summary,
                     },
                 }

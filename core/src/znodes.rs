@@ -5,9 +5,35 @@
 //! insertion order and a case class's constructor order; serde_json would sort
 //! the keys, so the encoders here write the bytes themselves, key by key.
 
-use crate::controller::context::LeaderIsr;
 use crate::ids::{BrokerId, TopicPartition};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// A partition's leadership as the controller caches it
+/// (`LeaderIsrAndControllerEpoch` with the state znode's version).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaderIsr {
+    /// The leader, or `None` where Kafka writes −1.
+    pub leader: Option<BrokerId>,
+    /// The leader epoch.
+    pub leader_epoch: i32,
+    /// The in-sync replicas, in ISR order.
+    pub isr: Vec<BrokerId>,
+    /// The state znode's data version.
+    pub zk_version: i32,
+    /// The controller epoch that wrote it.
+    pub controller_epoch: i32,
+}
+
+/// A partition's reassignment in progress (KIP-455's ReplicaAssignment).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reassignment {
+    /// Replicas being added.
+    pub adding: Vec<BrokerId>,
+    /// Replicas being removed.
+    pub removing: Vec<BrokerId>,
+}
 
 /// A JSON string literal (quoted and escaped).
 fn json_str(s: &str) -> String {
@@ -121,7 +147,7 @@ pub fn decode_topic_assignment(data: &str) -> Option<Vec<(u32, Vec<BrokerId>)>> 
 }
 
 /// Decode the `adding_replicas` and `removing_replicas` of a version-2 topic znode.
-pub fn decode_reassigning(data: &str) -> Vec<(u32, crate::controller::topics::Reassignment)> {
+pub fn decode_reassigning(data: &str) -> Vec<(u32, Reassignment)> {
     let Ok(v) = serde_json::from_str::<Value>(data) else {
         return Vec::new();
     };
@@ -149,7 +175,7 @@ pub fn decode_reassigning(data: &str) -> Vec<(u32, crate::controller::topics::Re
     parts
         .into_iter()
         .map(|p| {
-            let r = crate::controller::topics::Reassignment {
+            let r = Reassignment {
                 adding: adding.get(&p).cloned().unwrap_or_default(),
                 removing: removing.get(&p).cloned().unwrap_or_default(),
             };
@@ -158,6 +184,108 @@ pub fn decode_reassigning(data: &str) -> Vec<(u32, crate::controller::topics::Re
         .collect()
 }
 
+/// The overrides a `/config/topics/<t>` znode holds (its `config` object),
+/// or `None` for data that is not such a znode.
+pub fn topic_config_overrides(data: &str) -> Option<Map<String, Value>> {
+    let v: Value = serde_json::from_str(data).ok()?;
+    v.get("config")?.as_object().cloned()
+}
+
+/// A topic's `unclean.leader.election.enable` override from its
+/// `/config/topics/<t>` data, read as the controller reads it when an
+/// election needs it (`None`: no override, the cluster setting applies).
+pub fn topic_unclean_override(data: &str) -> Option<bool> {
+    let config = topic_config_overrides(data)?;
+    crate::config::parse_bool(config.get("unclean.leader.election.enable")?)
+}
+
+/// The `/controller` znode's data, as Kafka writes it (ZkData ControllerZNode.encode).
+pub fn controller_znode_json(broker: BrokerId, timestamp_ms: u64) -> String {
+    format!(r#"{{"version":1,"brokerid":{broker},"timestamp":"{timestamp_ms}"}}"#)
+}
+
+/// The broker id in `/controller`'s data (ControllerZNode.decode reads only `brokerid`).
+pub fn parse_controller_id(data: &str) -> Option<BrokerId> {
+    let v: serde_json::Value = serde_json::from_str(data).ok()?;
+    let id = v.get("brokerid")?.as_i64()?;
+    u32::try_from(id).ok().map(BrokerId)
+}
+
+/// The broker registration JSON (version 4), as KafkaZkClient writes it.
+pub fn broker_znode_json(id: BrokerId, timestamp_ms: u64) -> String {
+    let port = 9092 + id.0;
+    format!(
+        concat!(
+            r#"{{"listener_security_protocol_map":{{"PLAINTEXT":"PLAINTEXT"}},"#,
+            r#""endpoints":["PLAINTEXT://broker{id}:{port}"],"jmx_port":-1,"host":"broker{id}","#,
+            r#""timestamp":"{ts}","port":{port},"version":4}}"#
+        ),
+        id = id,
+        port = port,
+        ts = timestamp_ms
+    )
+}
+
+/// The topic znode's data (`/brokers/topics/<t>`), Kafka 2.4's version 2.
+pub fn topic_znode_json(assignment: &[Vec<BrokerId>]) -> String {
+    let parts: Vec<String> = assignment
+        .iter()
+        .enumerate()
+        .map(|(p, r)| format!("\"{p}\":{}", crate::ids::ids_text(r)))
+        .collect();
+    format!(
+        r#"{{"version":2,"partitions":{{{}}},"adding_replicas":{{}},"removing_replicas":{{}}}}"#,
+        parts.join(",")
+    )
+}
+
+/// The topic config znode's data (`/config/topics/<t>`).
+pub fn topic_config_json(config: &BTreeMap<String, Value>) -> String {
+    let entries: Vec<String> = config
+        .iter()
+        .map(|(k, v)| {
+            // Kafka stores every config value as a string.
+            let s = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            format!("{}:{}", Value::String(k.clone()), Value::String(s))
+        })
+        .collect();
+    format!(r#"{{"version":1,"config":{{{}}}}}"#, entries.join(","))
+}
+
+/// The `/brokers/topics/<t>` data with adding and removing replicas (version 2).
+pub fn topic_znode_json_full(
+    replicas: &BTreeMap<u32, Vec<BrokerId>>,
+    reassigning: &BTreeMap<u32, Reassignment>,
+) -> String {
+    let list = |m: Vec<(u32, &Vec<BrokerId>)>| -> String {
+        let parts: Vec<String> = m
+            .iter()
+            .map(|(p, r)| format!("\"{p}\":{}", crate::ids::ids_text(r.iter())))
+            .collect();
+        format!("{{{}}}", parts.join(","))
+    };
+    let partitions = list(replicas.iter().map(|(p, r)| (*p, r)).collect());
+    let adding = list(
+        reassigning
+            .iter()
+            .filter(|(_, r)| !r.adding.is_empty())
+            .map(|(p, r)| (*p, &r.adding))
+            .collect(),
+    );
+    let removing = list(
+        reassigning
+            .iter()
+            .filter(|(_, r)| !r.removing.is_empty())
+            .map(|(p, r)| (*p, &r.removing))
+            .collect(),
+    );
+    format!(
+        r#"{{"version":2,"partitions":{partitions},"adding_replicas":{adding},"removing_replicas":{removing}}}"#
+    )
+}
 /// Encode a partition `state` znode (TopicPartitionStateZNode.encode).
 pub fn encode_partition_state(l: &LeaderIsr) -> String {
     let isr: Vec<String> = l.isr.iter().map(|b| b.to_string()).collect();

@@ -3,6 +3,7 @@
 //! `doControlledShutdown`.
 
 use super::batch::RequestBatch;
+use super::channel::ControlledShutdownError;
 use super::election::Strategy;
 use super::partitions::tps_text;
 use super::states::{PartitionState, ReplicaState};
@@ -117,15 +118,17 @@ impl KafkaController {
         env: &mut Env<'_>,
         id: BrokerId,
         broker_epoch: i64,
-    ) -> Result<Result<Vec<TopicPartition>, String>, ControllerError> {
+    ) -> Result<Result<Vec<TopicPartition>, ControlledShutdownError>, ControllerError> {
         if let Some(cached) = self.ctx.live_brokers.get(&id) {
             if broker_epoch != -1 && broker_epoch < *cached {
-                return Ok(Err(format!("StaleBrokerEpochException: received a controlled shutdown request from broker {id} with a stale broker epoch {broker_epoch}; the current epoch is {cached}")));
+                return Ok(Err(ControlledShutdownError::StaleBrokerEpoch {
+                    broker: id,
+                    broker_epoch,
+                    current: *cached,
+                }));
             }
         } else {
-            return Ok(Err(format!(
-                "BrokerNotAvailableException: broker id {id} does not exist"
-            )));
+            return Ok(Err(ControlledShutdownError::BrokerNotAvailable(id)));
         }
         self.ctx.shutting_down.insert(id);
         env.out.note(

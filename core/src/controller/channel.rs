@@ -87,6 +87,100 @@ pub enum RequestStatus {
     Responding,
 }
 
+/// A broker's top-level answer to a controller request (the codes of
+/// Kafka's `Errors` this simulator gives): `NONE` when accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ApiError {
+    /// Accepted.
+    None,
+    /// The request's controller epoch is older than one the broker accepted
+    /// (ReplicaManager).
+    StaleControllerEpoch,
+    /// The request is for an earlier registration of the broker (KIP-380,
+    /// KafkaApis.isBrokerEpochStale).
+    StaleBrokerEpoch,
+}
+
+impl ApiError {
+    /// Kafka's name for it (`Errors.name`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ApiError::None => "NONE",
+            ApiError::StaleControllerEpoch => "STALE_CONTROLLER_EPOCH",
+            ApiError::StaleBrokerEpoch => "STALE_BROKER_EPOCH",
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a controlled shutdown attempt failed: the controller's refusal, or
+/// the broker's failure to get an answer (the exceptions Kafka reports).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum ControlledShutdownError {
+    /// The request carried an older broker epoch than the controller knows (KIP-380).
+    #[error("StaleBrokerEpochException: received a controlled shutdown request from broker {broker} with a stale broker epoch {broker_epoch}; the current epoch is {current}")]
+    StaleBrokerEpoch {
+        /// The broker shutting down.
+        broker: BrokerId,
+        /// The epoch it sent.
+        broker_epoch: i64,
+        /// The epoch the controller knows.
+        current: i64,
+    },
+    /// The controller does not know the broker as live.
+    #[error("BrokerNotAvailableException: broker id {0} does not exist")]
+    BrokerNotAvailable(BrokerId),
+    /// The request reached a broker that is not the active controller.
+    #[error("ControllerMovedException: this broker is not the controller")]
+    NotController,
+    /// The controller's event was dropped from its queue (`clearAndPut` on a
+    /// session expiry preempts it).
+    #[error("ControllerMovedException: the controller's event was preempted")]
+    Preempted,
+    /// The controller's handling of it failed.
+    #[error(transparent)]
+    Controller(#[from] crate::kafka_zk::ControllerError),
+    /// No answer: the connection broke, timed out or the answer was lost.
+    #[error("IOException: {0}")]
+    Io(String),
+    /// A response carrying a broker's top-level error instead of the
+    /// controller's answer.
+    #[error("{0}")]
+    Response(ApiError),
+}
+
+/// What a response carries back: the broker's top-level answer, or the
+/// controller's refusal of a ControlledShutdownRequest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ResponseError {
+    /// The broker's answer (`NONE` when accepted; also a controlled
+    /// shutdown answered with the partitions remaining).
+    Api(ApiError),
+    /// A ControlledShutdownRequest refused.
+    ControlledShutdown(ControlledShutdownError),
+}
+
+impl ResponseError {
+    /// Whether it is `NONE`.
+    pub fn is_none(&self) -> bool {
+        *self == ResponseError::Api(ApiError::None)
+    }
+}
+
+impl std::fmt::Display for ResponseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResponseError::Api(e) => f.write_str(e.name()),
+            ResponseError::ControlledShutdown(e) => e.fmt(f),
+        }
+    }
+}
+
 /// A controller-to-broker request, as an object that can be watched,
 /// delayed or dropped.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,6 +205,6 @@ pub struct ControlRequest {
     pub sent_at: Option<SimTime>,
     /// When it (or its response) arrives.
     pub arrives_at: Option<SimTime>,
-    /// The broker's top-level answer, once handled ("NONE" or an error name).
-    pub error: Option<String>,
+    /// The top-level answer, once handled (`NONE` or an error).
+    pub error: Option<ResponseError>,
 }

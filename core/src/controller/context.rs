@@ -5,21 +5,9 @@ use crate::ids::{BrokerId, TopicPartition};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// A partition's leadership as the controller caches it
-/// (`LeaderIsrAndControllerEpoch` with the state znode's version).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LeaderIsr {
-    /// The leader, or `None` where Kafka writes −1.
-    pub leader: Option<BrokerId>,
-    /// The leader epoch.
-    pub leader_epoch: i32,
-    /// The in-sync replicas, in ISR order.
-    pub isr: Vec<BrokerId>,
-    /// The state znode's data version.
-    pub zk_version: i32,
-    /// The controller epoch that wrote it.
-    pub controller_epoch: i32,
-}
+/// The leadership the controller caches, as the state znode carries it
+/// (defined with the znode codecs).
+pub use crate::znodes::LeaderIsr;
 
 /// The controller's in-memory view of the cluster.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

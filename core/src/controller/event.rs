@@ -63,8 +63,8 @@ pub enum ControllerEvent {
         broker: BrokerId,
         /// The partitions it was asked to delete.
         partitions: Vec<crate::ids::TopicPartition>,
-        /// The error, if any.
-        error: Option<String>,
+        /// The broker's error, if any.
+        error: Option<super::channel::ApiError>,
     },
     /// The state znode of a partition being reassigned changed (its leader changed the ISR).
     PartitionReassignmentIsrChange(crate::ids::TopicPartition),

@@ -29,25 +29,23 @@ pub mod topics;
 
 use crate::config::Config;
 use crate::ids::BrokerId;
+use crate::kafka_zk::{
+    fenced, get_controller_id, read_brokers_with_epochs, register_broker,
+    register_controller_and_increment_epoch,
+};
 use crate::time::SimTime;
-use crate::zk::{CreateMode, Op, OpResult, Zk, ZkError};
+use crate::zk::{Op, Zk};
 use crate::zk_client::{paths, ZkClient};
-use channel::{PartitionStateInfo, RequestBody};
+use channel::{ControlledShutdownError, PartitionStateInfo, RequestBody};
 use context::ControllerContext;
 use event::{ControllerEvent, ControllerState};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, VecDeque};
 
-/// Why a controller operation stopped.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ControllerError {
-    /// Another controller bumped `/controller_epoch` (Kafka's ControllerMovedException).
-    #[error("ControllerMovedException: {0}")]
-    ControllerMoved(String),
-    /// A ZooKeeper error the handler did not expect.
-    #[error("KeeperException: {0}")]
-    Zk(#[from] ZkError),
-}
+/// Why a controller operation stopped (raised by [`crate::kafka_zk`]).
+pub use crate::kafka_zk::ControllerError;
+/// The `/controller` znode codecs, at their old paths.
+pub use crate::znodes::{controller_znode_json, parse_controller_id};
 
 /// A request the controller has decided to send; the simulator queues it on
 /// the per-broker channel when the current event finishes.
@@ -89,7 +87,10 @@ pub struct Outbox {
     /// The partitions those unclean elections were for.
     pub unclean_partitions: Vec<crate::ids::TopicPartition>,
     /// Answers to ControlledShutdown requests: (broker, remaining partitions or error).
-    pub shutdown_replies: Vec<(BrokerId, Result<Vec<crate::ids::TopicPartition>, String>)>,
+    pub shutdown_replies: Vec<(
+        BrokerId,
+        Result<Vec<crate::ids::TopicPartition>, ControlledShutdownError>,
+    )>,
 }
 
 impl Outbox {
@@ -136,7 +137,10 @@ pub struct InProgress {
     /// The requests it will send.
     pub requests: Vec<RequestDraft>,
     /// ControlledShutdown answers it will send.
-    pub shutdown_replies: Vec<(BrokerId, Result<Vec<crate::ids::TopicPartition>, String>)>,
+    pub shutdown_replies: Vec<(
+        BrokerId,
+        Result<Vec<crate::ids::TopicPartition>, ControlledShutdownError>,
+    )>,
 }
 
 /// One broker's `KafkaController`.
@@ -154,18 +158,6 @@ pub struct KafkaController {
     pub ctx: ControllerContext,
     /// Events processed on this broker.
     pub events_processed: u64,
-}
-
-/// The `/controller` znode's data, as Kafka writes it (ZkData ControllerZNode.encode).
-pub fn controller_znode_json(broker: BrokerId, timestamp_ms: u64) -> String {
-    format!(r#"{{"version":1,"brokerid":{broker},"timestamp":"{timestamp_ms}"}}"#)
-}
-
-/// The broker id in `/controller`'s data (ControllerZNode.decode reads only `brokerid`).
-pub fn parse_controller_id(data: &str) -> Option<BrokerId> {
-    let v: serde_json::Value = serde_json::from_str(data).ok()?;
-    let id = v.get("brokerid")?.as_i64()?;
-    u32::try_from(id).ok().map(BrokerId)
 }
 
 impl KafkaController {
@@ -209,10 +201,9 @@ impl KafkaController {
                 }
             }
             if let ControllerEvent::ControlledShutdown { broker, .. } = event {
-                env.out.shutdown_replies.push((
-                    *broker,
-                    Err("ControllerMovedException: this broker is not the controller".into()),
-                ));
+                env.out
+                    .shutdown_replies
+                    .push((*broker, Err(ControlledShutdownError::NotController)));
             }
             env.out.note(
                 "skipped",
@@ -240,7 +231,9 @@ impl KafkaController {
                     Ok(())
                 }
                 Err(e) => {
-                    env.out.shutdown_replies.push((*broker, Err(e.to_string())));
+                    env.out
+                        .shutdown_replies
+                        .push((*broker, Err(e.clone().into())));
                     Err(e)
                 }
             },
@@ -282,12 +275,9 @@ impl KafkaController {
                 broker,
                 partitions,
                 error,
-            } => self.process_topic_deletion_stop_replica_response(
-                env,
-                *broker,
-                partitions,
-                error.as_deref(),
-            ),
+            } => {
+                self.process_topic_deletion_stop_replica_response(env, *broker, partitions, *error)
+            }
             ControllerEvent::ZkPartitionReassignment => {
                 self.process_zk_partition_reassignment(env).map(|_| ())
             }
@@ -334,7 +324,7 @@ impl KafkaController {
 
     fn process_register_and_reelect(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
         // Kafka: _brokerEpoch = zkClient.registerBroker(brokerInfo), a new czxid.
-        let epoch = crate::broker::register_broker(env)?;
+        let epoch = register_broker(env.client, env.zk, env.me, env.now)?;
         env.out.new_broker_epoch = Some(epoch);
         self.process_reelect(env)
     }
@@ -346,11 +336,7 @@ impl KafkaController {
 
     /// `getControllerId`: read `/controller` (re-arming the watch).
     fn read_controller_id(&self, env: &mut Env<'_>) -> Result<Option<BrokerId>, ControllerError> {
-        match env.client.get_data(env.zk, paths::CONTROLLER) {
-            Ok((data, _)) => Ok(parse_controller_id(&data)),
-            Err(ZkError::NoNode) => Ok(None),
-            Err(e) => Err(e.into()),
-        }
+        Ok(get_controller_id(env.client, env.zk)?)
     }
 
     fn elect(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
@@ -361,7 +347,7 @@ impl KafkaController {
             env.out.note("elect", format!("broker {id} has been elected as the controller, so stopping the election process"));
             return Ok(());
         }
-        match self.register_controller_and_increment_epoch(env) {
+        match register_controller_and_increment_epoch(env.client, env.zk, env.me, env.now) {
             Ok((epoch, zk_version)) => {
                 self.ctx.epoch = epoch;
                 self.ctx.epoch_zk_version = zk_version;
@@ -393,66 +379,6 @@ impl KafkaController {
         }
     }
 
-    /// KafkaZkClient.registerControllerAndIncrementControllerEpoch.
-    fn register_controller_and_increment_epoch(
-        &mut self,
-        env: &mut Env<'_>,
-    ) -> Result<(i32, i32), ControllerError> {
-        let (cur_epoch, cur_version) = match env.client.get_data(env.zk, paths::CONTROLLER_EPOCH) {
-            Ok((data, stat)) => (data.trim().parse::<i32>().unwrap_or(0), stat.version),
-            Err(ZkError::NoNode) => {
-                let create = Op::Create {
-                    path: paths::CONTROLLER_EPOCH.into(),
-                    data: "0".into(),
-                    mode: CreateMode::Persistent,
-                };
-                match env.client.write(env.zk, create) {
-                    Ok(_) => (0, 0),
-                    Err(ZkError::NodeExists) => {
-                        let (data, stat) = env.client.get_data(env.zk, paths::CONTROLLER_EPOCH)?;
-                        (data.trim().parse::<i32>().unwrap_or(0), stat.version)
-                    }
-                    Err(e) => return Err(e.into()),
-                }
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let new_epoch = cur_epoch + 1;
-        let ops = [
-            Op::Create {
-                path: paths::CONTROLLER.into(),
-                data: controller_znode_json(env.me, env.now.as_ms()),
-                mode: CreateMode::Ephemeral,
-            },
-            Op::SetData {
-                path: paths::CONTROLLER_EPOCH.into(),
-                data: new_epoch.to_string(),
-                version: Some(cur_version),
-            },
-        ];
-        match env.client.multi(env.zk, &ops) {
-            Ok(results) => match results.get(1) {
-                Some(OpResult::SetData(stat)) => Ok((new_epoch, stat.version)),
-                _ => Err(ZkError::BadArguments.into()),
-            },
-            Err((_, ZkError::NodeExists | ZkError::BadVersion)) => {
-                // The check path: our multi may have committed with its reply lost.
-                let owner = self.read_controller_id(env)?;
-                let (data, stat) = env.client.get_data(env.zk, paths::CONTROLLER_EPOCH)?;
-                if owner == Some(env.me) && data.trim() == new_epoch.to_string() {
-                    Ok((new_epoch, stat.version))
-                } else {
-                    Err(ControllerError::ControllerMoved(format!(
-                        "controller moved to {} while broker {} tried to become controller with epoch {new_epoch}",
-                        owner.map_or("nobody".into(), |b| format!("broker {b}")),
-                        env.me
-                    )))
-                }
-            }
-            Err((_, e)) => Err(e.into()),
-        }
-    }
-
     /// `maybeResign`: re-watch `/controller`, re-read it, and resign if this
     /// broker was active and no longer is.
     fn maybe_resign(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
@@ -479,7 +405,8 @@ impl KafkaController {
         self.active_controller_id = None;
         self.on_controller_resignation(env);
         match fenced(
-            env,
+            env.client,
+            env.zk,
             epoch_zk_version,
             Op::Delete {
                 path: paths::CONTROLLER.into(),
@@ -541,7 +468,7 @@ impl KafkaController {
     }
 
     fn initialize_controller_context(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
-        self.ctx.live_brokers = read_brokers_with_epochs(env)?;
+        self.ctx.live_brokers = read_brokers_with_epochs(env.client, env.zk)?;
         self.ctx.shutting_down.clear();
         let topics = env.client.get_children(env.zk, paths::TOPICS)?;
         self.ctx.all_topics = topics.into_iter().collect();
@@ -587,7 +514,7 @@ impl KafkaController {
     // ----- brokers ------------------------------------------------------------
 
     fn process_broker_change(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
-        let current = read_brokers_with_epochs(env)?;
+        let current = read_brokers_with_epochs(env.client, env.zk)?;
         let known = self.ctx.live_brokers.clone();
         let new: BTreeSet<BrokerId> = current
             .keys()
@@ -669,60 +596,6 @@ impl KafkaController {
 
 /// Broker ids as `[1,2,3]` (the one helper lives in [`crate::ids`]).
 pub use crate::ids::ids_text;
-
-/// A controller write fenced by the `/controller_epoch` version
-/// (KafkaZkClient.wrapRequestWithControllerEpochCheck).
-pub fn fenced(
-    env: &mut Env<'_>,
-    epoch_zk_version: i32,
-    op: Op,
-) -> Result<OpResult, ControllerError> {
-    let check = Op::Check {
-        path: paths::CONTROLLER_EPOCH.into(),
-        version: epoch_zk_version,
-    };
-    match env.client.multi(env.zk, &[check, op]) {
-        Ok(mut r) => r.pop().ok_or(ControllerError::Zk(ZkError::BadArguments)),
-        Err((0, ZkError::BadVersion)) => Err(ControllerError::ControllerMoved(format!(
-            "controller epoch zkVersion check fails: expected zkVersion {epoch_zk_version}"
-        ))),
-        Err((_, e)) => Err(e.into()),
-    }
-}
-
-/// A fenced delete that treats a node already gone as done (the controller's
-/// clean-up of notifications, admin requests and its own znodes).
-pub fn fenced_delete(
-    env: &mut Env<'_>,
-    epoch_zk_version: i32,
-    path: String,
-) -> Result<(), ControllerError> {
-    match fenced(
-        env,
-        epoch_zk_version,
-        Op::Delete {
-            path,
-            version: None,
-        },
-    ) {
-        Ok(_) | Err(ControllerError::Zk(ZkError::NoNode)) => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
-/// `getAllBrokerAndEpochsInCluster`: every registered broker with its czxid.
-fn read_brokers_with_epochs(
-    env: &mut Env<'_>,
-) -> Result<std::collections::BTreeMap<BrokerId, i64>, ControllerError> {
-    let mut out = std::collections::BTreeMap::new();
-    let children = env.client.get_children(env.zk, paths::BROKER_IDS)?;
-    for id in crate::ids::broker_ids(&children) {
-        if let Some(node) = env.zk.node(&paths::broker(id)) {
-            out.insert(id, node.stat.czxid);
-        }
-    }
-    Ok(out)
-}
 
 #[cfg(test)]
 mod tests {

@@ -7,10 +7,10 @@
 use super::batch::RequestBatch;
 use super::context::LeaderIsr;
 use super::election::{self, ElectionResult, Strategy};
-use super::partitions::read_leader_isr;
 use super::states::{PartitionState, PartitionStateChangeError};
-use super::{fenced, ids_text, ControllerError, Env, KafkaController};
+use super::{ids_text, ControllerError, Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
+use crate::kafka_zk::{fenced, read_leader_isr};
 use crate::zk::{CreateMode, Op, OpResult, ZkError};
 use crate::zk_client::paths;
 use crate::znodes::encode_partition_state;
@@ -228,7 +228,7 @@ impl KafkaController {
                 data: String::new(),
                 mode: CreateMode::Persistent,
             };
-            match fenced(env, epoch_zk_version, create) {
+            match fenced(env.client, env.zk, epoch_zk_version, create) {
                 Ok(_) | Err(ControllerError::Zk(_)) => {}
                 Err(e) => return Err(e),
             }
@@ -239,7 +239,7 @@ impl KafkaController {
                 data: encode_partition_state(&l),
                 mode: CreateMode::Persistent,
             };
-            match fenced(env, epoch_zk_version, create) {
+            match fenced(env.client, env.zk, epoch_zk_version, create) {
                 Ok(_) => {
                     let leader = l.leader.map_or_else(|| "-1".to_string(), |b| b.to_string());
                     env.out.note("leader_elected", format!("broker {leader} leads {tp}: first live replica in AR {}; ISR {}, leader epoch 0", ids_text(&replicas), ids_text(&l.isr)));
@@ -310,7 +310,7 @@ impl KafkaController {
         tp: &TopicPartition,
         strategy: Strategy,
     ) -> Result<Option<TransitionResult>, ControllerError> {
-        let Some(current) = read_leader_isr(env, tp)? else {
+        let Some(current) = read_leader_isr(env.client, env.zk, tp)? else {
             let e = PartitionStateChangeError::NoLeaderAndIsr { tp: tp.clone() };
             return Ok(Some(election_failed(env, e)));
         };
@@ -392,7 +392,7 @@ impl KafkaController {
             data: encode_partition_state(&l),
             version: Some(l.zk_version),
         };
-        match fenced(env, self.ctx.epoch_zk_version, op) {
+        match fenced(env.client, env.zk, self.ctx.epoch_zk_version, op) {
             Ok(OpResult::SetData(stat)) => {
                 l.zk_version = stat.version;
                 self.ctx.leadership.insert(tp.clone(), l.clone());

@@ -6,12 +6,12 @@
 //! [`super::replica_state_machine`]; topic creation in [`super::topics`].
 
 use super::batch::RequestBatch;
-use super::context::LeaderIsr;
-use super::{fenced_delete, ControllerError, Env, KafkaController};
+use super::{ControllerError, Env, KafkaController};
 use crate::ids::TopicPartition;
+use crate::kafka_zk::{fenced_delete, read_leader_isr};
 use crate::zk::ZkError;
 use crate::zk_client::paths;
-use crate::znodes::{decode_partition_state, decode_topic_assignment};
+use crate::znodes::decode_topic_assignment;
 use std::collections::BTreeSet;
 
 /// `[t-0,t-1]`: partitions as Kafka's collections print them.
@@ -34,7 +34,7 @@ impl KafkaController {
         }
         let tps: Vec<TopicPartition> = self.ctx.assignments.keys().cloned().collect();
         for tp in tps {
-            if let Some(l) = read_leader_isr(env, &tp)? {
+            if let Some(l) = read_leader_isr(env.client, env.zk, &tp)? {
                 self.ctx.leadership.insert(tp, l);
             }
         }
@@ -92,7 +92,7 @@ impl KafkaController {
             .collect();
         let result = (|| {
             for tp in &tps {
-                if let Some(l) = read_leader_isr(env, tp)? {
+                if let Some(l) = read_leader_isr(env.client, env.zk, tp)? {
                     self.ctx.leadership.insert(tp.clone(), l);
                 }
             }
@@ -113,7 +113,8 @@ impl KafkaController {
         let epoch_zk_version = self.ctx.epoch_zk_version;
         for c in children {
             fenced_delete(
-                env,
+                env.client,
+                env.zk,
                 epoch_zk_version,
                 format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION),
             )?;
@@ -132,23 +133,12 @@ impl KafkaController {
         let epoch_zk_version = self.ctx.epoch_zk_version;
         for c in children {
             fenced_delete(
-                env,
+                env.client,
+                env.zk,
                 epoch_zk_version,
                 format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION),
             )?;
         }
         Ok(())
-    }
-}
-
-/// Read a partition's state znode (no watch).
-pub(super) fn read_leader_isr(
-    env: &mut Env<'_>,
-    tp: &TopicPartition,
-) -> Result<Option<LeaderIsr>, ControllerError> {
-    match env.client.get_data(env.zk, &paths::partition_state(tp)) {
-        Ok((data, stat)) => Ok(decode_partition_state(&data, stat.version)),
-        Err(ZkError::NoNode) => Ok(None),
-        Err(e) => Err(e.into()),
     }
 }

@@ -6,28 +6,21 @@
 
 use super::batch::RequestBatch;
 use super::election::Strategy;
-use super::partitions::read_leader_isr;
 use super::states::{PartitionState, ReplicaState};
-use super::{fenced, fenced_delete, ids_text, ControllerError, Env, KafkaController};
+use super::{ids_text, ControllerError, Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
+use crate::kafka_zk::{fenced, fenced_delete, read_leader_isr};
 use crate::zk::{Op, ZkError};
 use crate::zk_client::paths;
 use crate::znodes::encode_partition_state;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-
-/// A partition's reassignment in progress (KIP-455's ReplicaAssignment).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Reassignment {
-    /// Replicas being added.
-    pub adding: Vec<BrokerId>,
-    /// Replicas being removed.
-    pub removing: Vec<BrokerId>,
-}
 
 /// `/admin/reassign_partitions` (the codecs live with the other znode codecs).
 pub use crate::znodes::decode_reassign_partitions as decode_reassignment;
 pub use crate::znodes::encode_reassign_partitions as reassignment_json;
+/// A partition's reassignment in progress, as the topic znode carries it
+/// (defined with the znode codecs).
+pub use crate::znodes::Reassignment;
 
 impl KafkaController {
     /// A partition's full assignment (`partitionFullReplicaAssignment`): RS
@@ -312,7 +305,7 @@ impl KafkaController {
         if r.adding.is_empty() && r.removing.is_empty() {
             return Ok(true);
         }
-        Ok(match read_leader_isr(env, tp)? {
+        Ok(match read_leader_isr(env.client, env.zk, tp)? {
             Some(l) => target.iter().all(|b| l.isr.contains(b)),
             None => false,
         })
@@ -394,7 +387,7 @@ impl KafkaController {
         recipients: &[BrokerId],
     ) -> Result<(), ControllerError> {
         for _ in 0..100 {
-            let Some(current) = read_leader_isr(env, tp)? else {
+            let Some(current) = read_leader_isr(env.client, env.zk, tp)? else {
                 return Ok(());
             };
             if current.controller_epoch > self.ctx.epoch {
@@ -408,7 +401,7 @@ impl KafkaController {
                 data: encode_partition_state(&new),
                 version: Some(current.zk_version),
             };
-            match fenced(env, self.ctx.epoch_zk_version, op) {
+            match fenced(env.client, env.zk, self.ctx.epoch_zk_version, op) {
                 Ok(crate::zk::OpResult::SetData(stat)) => {
                     new.zk_version = stat.version;
                     self.ctx.leadership.insert(tp.clone(), new.clone());
@@ -445,7 +438,8 @@ impl KafkaController {
         let epoch_zk_version = self.ctx.epoch_zk_version;
         if keep.is_empty() {
             fenced_delete(
-                env,
+                env.client,
+                env.zk,
                 epoch_zk_version,
                 paths::REASSIGN_PARTITIONS.to_string(),
             )?;
@@ -456,7 +450,7 @@ impl KafkaController {
                 data: reassignment_json(&keep),
                 version: None,
             };
-            fenced(env, epoch_zk_version, op)?;
+            fenced(env.client, env.zk, epoch_zk_version, op)?;
         }
         Ok(())
     }

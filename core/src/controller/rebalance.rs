@@ -6,8 +6,9 @@
 use super::election::Strategy;
 use super::event::{ControllerEvent, ElectionTrigger, ElectionType};
 use super::states::PartitionState;
-use super::{fenced_delete, ControllerError, Env, KafkaController};
+use super::{ControllerError, Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
+use crate::kafka_zk::fenced_delete;
 use crate::zk::ZkError;
 use crate::zk_client::paths;
 use std::collections::BTreeMap;
@@ -61,7 +62,8 @@ impl KafkaController {
             // Delete the znode (fenced) and re-arm the creation watch.
             let epoch_zk_version = self.ctx.epoch_zk_version;
             fenced_delete(
-                env,
+                env.client,
+                env.zk,
                 epoch_zk_version,
                 paths::PREFERRED_REPLICA_ELECTION.to_string(),
             )?;

@@ -4,10 +4,10 @@
 
 use super::batch::RequestBatch;
 use super::context::LeaderIsr;
-use super::partitions::read_leader_isr;
 use super::states::{ReplicaState, ReplicaStateChangeError};
 use super::{ids_text, ControllerError, Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
+use crate::kafka_zk::read_leader_isr;
 use std::collections::{BTreeMap, BTreeSet};
 
 impl KafkaController {
@@ -210,7 +210,7 @@ impl KafkaController {
         let mut out = Vec::new();
         for tp in tps {
             for _ in 0..100 {
-                let Some(current) = read_leader_isr(env, tp)? else {
+                let Some(current) = read_leader_isr(env.client, env.zk, tp)? else {
                     break;
                 };
                 if current.controller_epoch > self.ctx.epoch {

@@ -6,8 +6,9 @@
 
 use super::batch::RequestBatch;
 use super::states::{PartitionState, ReplicaState};
-use super::{fenced_delete, ids_text, ControllerError, Env, KafkaController};
+use super::{ids_text, ControllerError, Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
+use crate::kafka_zk::fenced_delete;
 use crate::zk::{Op, ZkError};
 use crate::zk_client::paths;
 use std::collections::BTreeSet;
@@ -29,7 +30,8 @@ impl KafkaController {
             .partition(|t| self.ctx.all_topics.contains(t));
         for t in &unknown {
             fenced_delete(
-                env,
+                env.client,
+                env.zk,
                 epoch_zk_version,
                 format!("{}/{t}", paths::DELETE_TOPICS),
             )?;
@@ -37,7 +39,8 @@ impl KafkaController {
         if !env.config.delete_topic_enable {
             for t in &known {
                 fenced_delete(
-                    env,
+                    env.client,
+                    env.zk,
                     epoch_zk_version,
                     format!("{}/{t}", paths::DELETE_TOPICS),
                 )?;
@@ -222,7 +225,7 @@ impl KafkaController {
         env: &mut Env<'_>,
         broker: BrokerId,
         partitions: &[TopicPartition],
-        error: Option<&str>,
+        error: Option<super::channel::ApiError>,
     ) -> Result<(), ControllerError> {
         let replicas: Vec<(TopicPartition, BrokerId)> = partitions
             .iter()

@@ -7,46 +7,18 @@
 use super::election::Strategy;
 use super::partitions::tps_text;
 use super::states::{PartitionState, ReplicaState};
-use super::{fenced, ids_text, ControllerError, Env, KafkaController};
+use super::{ControllerError, Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
+use crate::kafka_zk::fenced;
 use crate::zk::Op;
 use crate::zk_client::paths;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The reassignment types and codecs, at their old paths.
 pub use super::reassignment::{decode_reassignment, reassignment_json, Reassignment};
+/// The topic znode encoder, at its old path.
+pub use crate::znodes::topic_znode_json_full;
 
-/// The `/brokers/topics/<t>` data with adding and removing replicas (version 2).
-pub fn topic_znode_json_full(
-    replicas: &BTreeMap<u32, Vec<BrokerId>>,
-    reassigning: &BTreeMap<u32, Reassignment>,
-) -> String {
-    let list = |m: Vec<(u32, &Vec<BrokerId>)>| -> String {
-        let parts: Vec<String> = m
-            .iter()
-            .map(|(p, r)| format!("\"{p}\":{}", ids_text(r.iter())))
-            .collect();
-        format!("{{{}}}", parts.join(","))
-    };
-    let partitions = list(replicas.iter().map(|(p, r)| (*p, r)).collect());
-    let adding = list(
-        reassigning
-            .iter()
-            .filter(|(_, r)| !r.adding.is_empty())
-            .map(|(p, r)| (*p, &r.adding))
-            .collect(),
-    );
-    let removing = list(
-        reassigning
-            .iter()
-            .filter(|(_, r)| !r.removing.is_empty())
-            .map(|(p, r)| (*p, &r.removing))
-            .collect(),
-    );
-    format!(
-        r#"{{"version":2,"partitions":{partitions},"adding_replicas":{adding},"removing_replicas":{removing}}}"#
-    )
-}
 impl KafkaController {
     fn topic_assignment_znode(&self, topic: &str) -> String {
         let replicas: BTreeMap<u32, Vec<BrokerId>> = self
@@ -76,7 +48,7 @@ impl KafkaController {
             data,
             version: None,
         };
-        fenced(env, self.ctx.epoch_zk_version, op).map(|_| ())
+        fenced(env.client, env.zk, self.ctx.epoch_zk_version, op).map(|_| ())
     }
 
     // ----- adding partitions ---------------------------------------------------

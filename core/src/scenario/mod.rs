@@ -11,15 +11,19 @@ mod actions;
 pub use actions::ACTION_NAMES;
 
 use crate::action::Action;
+use crate::admin;
 use crate::config::Config;
 use crate::ids::BrokerId;
 use crate::sim::Sim;
 use crate::time::SimTime;
-use crate::zk::CreateMode;
-use crate::zk_client::paths;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+
+/// Replica placement (AdminUtils), at its old paths.
+pub use crate::admin::{assign_replicas_from, assign_replicas_rack_unaware, assign_replicas_with};
+/// The topic znode encoders, at their old paths.
+pub use crate::znodes::{topic_config_json, topic_znode_json};
 
 /// The scenario format version this build reads.
 pub const VERSION: u64 = 1;
@@ -183,7 +187,9 @@ impl Scenario {
                     &mut placement_rng,
                 ),
             };
-            write_topic(&mut sim, &t.name, &assignment, &t.config);
+            // Names are unique and ZooKeeper is empty, so nothing refuses it.
+            let _ =
+                admin::create_topic_with_assignment(sim.zk_mut(), &t.name, &assignment, &t.config);
         }
         for (at, a) in &self.actions {
             // Checked at parse time: every broker exists and no time is negative.
@@ -191,116 +197,6 @@ impl Scenario {
         }
         sim
     }
-}
-
-/// The topic znode's data (`/brokers/topics/<t>`), Kafka 2.4's version 2.
-pub fn topic_znode_json(assignment: &[Vec<BrokerId>]) -> String {
-    let parts: Vec<String> = assignment
-        .iter()
-        .enumerate()
-        .map(|(p, r)| format!("\"{p}\":{}", crate::ids::ids_text(r)))
-        .collect();
-    format!(
-        r#"{{"version":2,"partitions":{{{}}},"adding_replicas":{{}},"removing_replicas":{{}}}}"#,
-        parts.join(",")
-    )
-}
-
-/// The topic config znode's data (`/config/topics/<t>`).
-pub fn topic_config_json(config: &BTreeMap<String, Value>) -> String {
-    let entries: Vec<String> = config
-        .iter()
-        .map(|(k, v)| {
-            // Kafka stores every config value as a string.
-            let s = match v {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            format!("{}:{}", Value::String(k.clone()), Value::String(s))
-        })
-        .collect();
-    format!(r#"{{"version":1,"config":{{{}}}}}"#, entries.join(","))
-}
-
-fn write_topic(
-    sim: &mut Sim,
-    name: &str,
-    assignment: &[Vec<BrokerId>],
-    config: &BTreeMap<String, Value>,
-) {
-    let zk = sim.zk_mut();
-    let _ = zk.create_recursive(
-        None,
-        &paths::topic_config(name),
-        &topic_config_json(config),
-        CreateMode::Persistent,
-    );
-    let _ = zk.create_recursive(
-        None,
-        &paths::topic(name),
-        &topic_znode_json(assignment),
-        CreateMode::Persistent,
-    );
-}
-
-/// Kafka's rack-unaware replica placement (AdminUtils.assignReplicasToBrokers
-/// without racks): a random start broker and a random shift for the
-/// followers, both from the seeded generator, brokers in id order.
-pub fn assign_replicas_rack_unaware(
-    partitions: u32,
-    replication_factor: u32,
-    brokers: &[BrokerId],
-    rng: &mut crate::rng::Rng,
-) -> Vec<Vec<BrokerId>> {
-    let n = brokers.len() as u64;
-    let start = rng.below(n);
-    let shift = rng.below(n);
-    assign_replicas_with(partitions, replication_factor, brokers, start, shift)
-}
-
-/// The placement with a given start index and follower shift (Kafka's
-/// `fixedStartIndex` sets both).
-pub fn assign_replicas_with(
-    partitions: u32,
-    replication_factor: u32,
-    brokers: &[BrokerId],
-    start: u64,
-    shift: u64,
-) -> Vec<Vec<BrokerId>> {
-    assign_replicas_from(partitions, replication_factor, brokers, start, shift, 0)
-}
-
-/// The placement of `partitions` new partitions numbered from
-/// `first_partition` (Kafka's `startPartitionId`, used when adding partitions).
-pub fn assign_replicas_from(
-    partitions: u32,
-    replication_factor: u32,
-    brokers: &[BrokerId],
-    start: u64,
-    mut shift: u64,
-    first_partition: u32,
-) -> Vec<Vec<BrokerId>> {
-    let mut ids: Vec<BrokerId> = brokers.to_vec();
-    ids.sort();
-    let n = ids.len() as u64;
-    if n == 0 {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let first = u64::from(first_partition);
-    for p in first..first + u64::from(partitions) {
-        if p > 0 && p % n == 0 {
-            shift += 1;
-        }
-        let first = (p + start) % n;
-        let mut replicas = vec![ids[first as usize]];
-        for j in 0..u64::from(replication_factor.saturating_sub(1)) {
-            let s = 1 + (shift + j) % (n - 1).max(1);
-            replicas.push(ids[((first + s) % n) as usize]);
-        }
-        out.push(replicas);
-    }
-    out
 }
 
 fn object<'a>(v: &'a Value, field: &str) -> Result<&'a Map<String, Value>, ScenarioError> {

@@ -1,14 +1,25 @@
 //! The admin tools at run time (AdminZkClient and the scripts): topic
 //! creation, adding partitions, deletion, reassignment, preferred election
-//! and configuration, all written to ZooKeeper for the controller to act on.
+//! and configuration. The checks and the writes are [`crate::admin`]'s; this
+//! routes each action there and notes what came of it.
 
 use super::*;
+use crate::admin::{self, AdminError};
 use crate::controller::event::ControllerEvent;
 use crate::ids::BrokerId;
-use crate::zk_client::paths;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 impl Sim {
+    /// Note an admin request refused (`action_failed`) or failed in
+    /// ZooKeeper (`zk_error`).
+    fn note_admin_error(&mut self, e: AdminError) {
+        if e.is_zk() {
+            self.note("zk", "zk_error", e.to_string());
+        } else {
+            self.note("user", "action_failed", e.to_string());
+        }
+    }
+
     /// `kafka-configs.sh --alter`: a cluster default or a topic override.
     /// Turning unclean election on makes the controller elect the offline
     /// partitions it covers (UncleanLeaderElectionEnable events).
@@ -27,49 +38,13 @@ impl Sim {
                 }
             }
             Some(t) => {
-                if !Config::TOPIC_KEYS.contains(&key) {
-                    return self.note(
-                        "user",
-                        "action_failed",
-                        format!("{key} is not a topic-level config key"),
-                    );
-                }
-                let mut probe = self.config.clone();
-                if let Err(e) = probe.set(key, value) {
-                    return self.note("user", "action_failed", e.to_string());
-                }
-                let path = paths::topic_config(t);
-                if self.zk.node(&paths::topic(t)).is_none() {
-                    return self.note("user", "action_failed", format!("topic {t} does not exist"));
-                }
-                let mut config: BTreeMap<String, serde_json::Value> = self
-                    .zk
-                    .node(&path)
-                    .and_then(|n| serde_json::from_str::<serde_json::Value>(&n.data).ok())
-                    .and_then(|v| v.get("config").and_then(|c| c.as_object().cloned()))
-                    .map(|m| m.into_iter().collect())
-                    .unwrap_or_default();
-                config.insert(key.to_string(), value.clone());
-                let data = crate::scenario::topic_config_json(&config);
-                let r = if self.zk.node(&path).is_some() {
-                    self.zk.set_data(None, &path, &data, None).map(|_| ())
-                } else {
-                    self.zk
-                        .create_recursive(None, &path, &data, crate::zk::CreateMode::Persistent)
-                        .map(|_| ())
-                };
-                if let Err(e) = r {
-                    return self.note("zk", "zk_error", format!("set {path}: {e}"));
-                }
-                // AdminZkClient.changeEntityConfig: then notify the brokers.
-                let change =
-                    crate::znodes::encode_config_change_notification(&format!("topics/{t}"));
-                let (at, seq) = (
-                    paths::CONFIG_CHANGE_PREFIX,
-                    crate::zk::CreateMode::PersistentSequential,
-                );
-                if let Err(e) = self.zk.create_recursive(None, at, &change, seq) {
-                    self.note("zk", "zk_error", format!("create {at}: {e}"));
+                match admin::change_topic_config(&mut self.zk, &self.config, t, key, value) {
+                    Ok(changed) => {
+                        if let Some(e) = changed.notification_error {
+                            self.note_admin_error(e);
+                        }
+                    }
+                    Err(e) => return self.note_admin_error(e),
                 }
                 if key == "unclean.leader.election.enable"
                     && crate::config::parse_bool(value) == Some(true)
@@ -82,8 +57,8 @@ impl Sim {
         }
     }
 
-    /// `AdminZkClient.createTopic`: validate, then write the config and the
-    /// assignment znodes. The controller does the rest.
+    /// `AdminZkClient.createTopic`: with the assignment given, or placed on
+    /// the registered brokers.
     pub(super) fn create_topic(
         &mut self,
         name: &str,
@@ -91,240 +66,64 @@ impl Sim {
         partitions: Option<u32>,
         replication_factor: Option<u32>,
     ) {
-        if self.zk.node(&paths::topic(name)).is_some() {
-            return self.note(
-                "user",
-                "action_failed",
-                format!("TopicExistsException: topic '{name}' already exists"),
-            );
-        }
-        let registered: Vec<BrokerId> = self
-            .zk
-            .node(paths::BROKER_IDS)
-            .map(|n| {
-                n.children()
-                    .filter_map(|c| c.parse().ok())
-                    .map(BrokerId)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let assignment = match assignment {
-            Some(a) => a,
-            None => {
-                let (p, rf) = (partitions.unwrap_or(1), replication_factor.unwrap_or(1));
-                if rf as usize > registered.len() {
-                    return self.note(
-                        "user",
-                        "action_failed",
-                        format!("InvalidReplicationFactorException: replication factor: {rf} larger than available brokers: {}", registered.len()),
-                    );
-                }
-                crate::scenario::assign_replicas_rack_unaware(p, rf, &registered, &mut self.rng)
-            }
+        let no_overrides = BTreeMap::new();
+        let r = match assignment {
+            Some(a) => admin::create_topic_with_assignment(&mut self.zk, name, &a, &no_overrides),
+            None => admin::create_topic(
+                &mut self.zk,
+                name,
+                partitions.unwrap_or(1),
+                replication_factor.unwrap_or(1),
+                &no_overrides,
+                &mut self.rng,
+            ),
         };
-        let data = crate::scenario::topic_znode_json(&assignment);
-        let config = crate::scenario::topic_config_json(&BTreeMap::new());
-        let _ = self.zk.create_recursive(
-            None,
-            &paths::topic_config(name),
-            &config,
-            crate::zk::CreateMode::Persistent,
-        );
-        match self.zk.create_recursive(
-            None,
-            &paths::topic(name),
-            &data,
-            crate::zk::CreateMode::Persistent,
-        ) {
-            Ok(_) => self.note(
+        match r {
+            Ok(data) => self.note(
                 "zk",
                 "topic_created",
                 format!("/brokers/topics/{name} = {data}"),
             ),
-            Err(e) => self.note(
-                "zk",
-                "zk_error",
-                format!("create /brokers/topics/{name}: {e}"),
-            ),
+            Err(e) => self.note_admin_error(e),
         }
     }
 
-    /// `kafka-preferred-replica-election.sh --zookeeper`: write the znode
-    /// (all partitions when none are named); refuse if one is pending.
+    /// `kafka-preferred-replica-election.sh --zookeeper`.
     pub(super) fn write_preferred_election(
         &mut self,
         partitions: Option<Vec<crate::ids::TopicPartition>>,
     ) {
-        if self.zk.node(paths::PREFERRED_REPLICA_ELECTION).is_some() {
-            return self.note(
-                "user",
-                "action_failed",
-                "there is an existing preferred replica election in progress".to_string(),
-            );
-        }
-        let all = partitions.unwrap_or_else(|| {
-            self.partition_overview()
-                .into_iter()
-                .map(|p| p.tp)
-                .collect()
-        });
-        let data = crate::controller::rebalance::preferred_election_json(&all);
-        if let Err(e) = self.zk.create_recursive(
-            None,
-            paths::PREFERRED_REPLICA_ELECTION,
-            &data,
-            crate::zk::CreateMode::Persistent,
-        ) {
-            self.note(
-                "zk",
-                "zk_error",
-                format!("create {}: {e}", paths::PREFERRED_REPLICA_ELECTION),
-            );
+        if let Err(e) = admin::write_preferred_election(&mut self.zk, partitions) {
+            self.note_admin_error(e);
         }
     }
 
-    pub(super) fn topic_assignment(&self, topic: &str) -> Option<Vec<(u32, Vec<BrokerId>)>> {
-        let n = self.zk.node(&paths::topic(topic))?;
-        crate::znodes::decode_topic_assignment(&n.data)
-    }
-
-    pub(super) fn registered_brokers(&self) -> Vec<BrokerId> {
-        self.zk
-            .node(paths::BROKER_IDS)
-            .map(|n| {
-                n.children()
-                    .filter_map(|c| c.parse().ok())
-                    .map(BrokerId)
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    /// `AdminZkClient.addPartitions`: keep the existing assignment, place the
-    /// new partitions starting at partition 0's first replica, and rewrite
-    /// the whole topic znode.
+    /// `AdminZkClient.addPartitions`.
     pub(super) fn add_partitions(&mut self, topic: &str, count: u32) {
-        let Some(existing) = self.topic_assignment(topic) else {
-            return self.note(
-                "user",
-                "action_failed",
-                format!("UnknownTopicOrPartitionException: topic {topic} does not exist"),
-            );
-        };
-        let current = existing.len() as u32;
-        if count <= current {
-            return self.note(
-                "user",
-                "action_failed",
-                format!("InvalidPartitionsException: topic {topic} currently has {current} partitions, {count} would not be an increase"),
-            );
-        }
-        let brokers = self.registered_brokers();
-        let rf = existing.first().map_or(1, |(_, r)| r.len()) as u32;
-        if rf as usize > brokers.len() {
-            return self.note("user", "action_failed", format!("InvalidReplicationFactorException: replication factor {rf} larger than available brokers {}", brokers.len()));
-        }
-        let first = existing
-            .first()
-            .and_then(|(_, r)| r.first().copied())
-            .unwrap_or(BrokerId(0));
-        let mut sorted = brokers.clone();
-        sorted.sort();
-        let start = sorted.iter().position(|b| *b >= first).unwrap_or(0) as u64;
-        let added = crate::scenario::assign_replicas_from(
-            count - current,
-            rf,
-            &brokers,
-            start,
-            start,
-            current,
-        );
-        let mut all: Vec<Vec<BrokerId>> = existing.into_iter().map(|(_, r)| r).collect();
-        all.extend(added);
-        let data = crate::scenario::topic_znode_json(&all);
-        match self.zk.set_data(None, &paths::topic(topic), &data, None) {
-            Ok(_) => self.note(
+        match admin::add_partitions(&mut self.zk, topic, count) {
+            Ok(data) => self.note(
                 "zk",
                 "partitions_added",
                 format!("/brokers/topics/{topic} = {data}"),
             ),
-            Err(e) => self.note(
-                "zk",
-                "zk_error",
-                format!("set /brokers/topics/{topic}: {e}"),
-            ),
+            Err(e) => self.note_admin_error(e),
         }
     }
 
-    /// `AdminZkClient.deleteTopic`: create `/admin/delete_topics/<topic>`.
+    /// `AdminZkClient.deleteTopic`.
     pub(super) fn delete_topic(&mut self, topic: &str) {
-        if self.zk.node(&paths::topic(topic)).is_none() {
-            return self.note(
-                "user",
-                "action_failed",
-                format!("UnknownTopicOrPartitionException: topic {topic} does not exist"),
-            );
-        }
-        let path = format!("{}/{topic}", paths::DELETE_TOPICS);
-        match self.zk.create_recursive(None, &path, "", crate::zk::CreateMode::Persistent) {
-            Ok(_) => {}
-            Err(crate::zk::ZkError::NodeExists) => {
-                self.note("user", "action_failed", format!("TopicAlreadyMarkedForDeletionException: topic {topic} is already marked for deletion"))
-            }
-            Err(e) => self.note("zk", "zk_error", format!("create {path}: {e}")),
+        if let Err(e) = admin::delete_topic(&mut self.zk, topic) {
+            self.note_admin_error(e);
         }
     }
 
-    /// `kafka-reassign-partitions.sh --execute`: check, then write
-    /// `/admin/reassign_partitions` (refused while one is running).
+    /// `kafka-reassign-partitions.sh --execute`: every broker named must be
+    /// one of the cluster's.
     pub(super) fn reassign_partitions(&mut self, targets: Vec<crate::action::PartitionTarget>) {
-        if self.zk.node(paths::REASSIGN_PARTITIONS).is_some() {
-            return self.note(
-                "user",
-                "action_failed",
-                "there is an existing assignment running".to_string(),
-            );
-        }
-        let mut entries = Vec::new();
-        for t in targets {
-            let tp = crate::ids::TopicPartition::new(&t.topic, t.partition);
-            let exists = self
-                .topic_assignment(&t.topic)
-                .is_some_and(|a| a.iter().any(|(p, _)| *p == t.partition));
-            if !exists {
-                return self.note(
-                    "user",
-                    "action_failed",
-                    format!(
-                        "UnknownTopicOrPartitionException: {tp} does not exist; nothing written"
-                    ),
-                );
-            }
-            let distinct: BTreeSet<BrokerId> = t.replicas.iter().copied().collect();
-            if t.replicas.is_empty() || distinct.len() != t.replicas.len() {
-                return self.note("user", "action_failed", format!("InvalidReplicaAssignmentException: {tp}: duplicate or no replicas in {:?}; nothing written", t.replicas.iter().map(|b| b.0).collect::<Vec<_>>()));
-            }
-            if let Some(b) = t.replicas.iter().find(|b| !self.brokers.contains_key(b)) {
-                return self.note(
-                    "user",
-                    "action_failed",
-                    format!("{tp}: broker {b} does not exist; nothing written"),
-                );
-            }
-            entries.push((tp, t.replicas));
-        }
-        let data = crate::controller::topics::reassignment_json(&entries);
-        if let Err(e) = self.zk.create_recursive(
-            None,
-            paths::REASSIGN_PARTITIONS,
-            &data,
-            crate::zk::CreateMode::Persistent,
-        ) {
-            self.note(
-                "zk",
-                "zk_error",
-                format!("create {}: {e}", paths::REASSIGN_PARTITIONS),
-            );
+        let brokers = &self.brokers;
+        let r = admin::reassign_partitions(&mut self.zk, targets, |b| brokers.contains_key(&b));
+        if let Err(e) = r {
+            self.note_admin_error(e);
         }
     }
 }

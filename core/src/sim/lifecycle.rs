@@ -156,8 +156,8 @@ impl Sim {
             format!("ZooKeeper session expired; queued events preempted: {names:?}; new session {new_session}"),
         );
         for from in preempted_shutdowns {
-            let err = "ControllerMovedException: the controller's event was preempted";
-            self.reply_to_shutdown(broker, from, Err(err.to_string()));
+            let err = crate::controller::channel::ControlledShutdownError::Preempted;
+            self.reply_to_shutdown(broker, from, Err(err));
         }
         self.push(
             now.plus_ms(timeout / 3),

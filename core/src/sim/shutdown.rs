@@ -4,7 +4,9 @@
 
 use super::*;
 use crate::broker::BrokerStatus;
-use crate::controller::channel::{ControlRequest, RequestBody, RequestStatus};
+use crate::controller::channel::{
+    ApiError, ControlRequest, ControlledShutdownError, RequestBody, RequestStatus, ResponseError,
+};
 use crate::controller::event::ControllerEvent;
 use crate::ids::BrokerId;
 use crate::ids::TopicPartition;
@@ -103,7 +105,7 @@ impl Sim {
             BrokerStatus::Dead | BrokerStatus::Starting => {
                 self.fail_shutdown_request(
                     req.id,
-                    format!("IOException: connection to controller {to} refused"),
+                    ControlledShutdownError::Io(format!("connection to controller {to} refused")),
                 );
             }
             BrokerStatus::Paused => {
@@ -132,7 +134,7 @@ impl Sim {
         &mut self,
         from: BrokerId,
         to: BrokerId,
-        result: Result<Vec<TopicPartition>, String>,
+        result: Result<Vec<TopicPartition>, ControlledShutdownError>,
     ) {
         let Some(id) = self.brokers.get(&to).and_then(|b| b.shutdown_request) else {
             return;
@@ -145,20 +147,20 @@ impl Sim {
         r.arrives_at = Some(at);
         match result {
             Ok(remaining) => {
-                r.error = Some("NONE".to_string());
+                r.error = Some(ResponseError::Api(ApiError::None));
                 r.body = RequestBody::ControlledShutdown {
                     broker: to,
                     remaining,
                 };
             }
-            Err(e) => r.error = Some(e),
+            Err(e) => r.error = Some(ResponseError::ControlledShutdown(e)),
         }
         self.push(at, SimEvent::ResponseArrives { id });
     }
 
     /// The connection to the controller failed: the broker learns at once
     /// (an IOException in KafkaServer.controlledShutdown).
-    pub(super) fn fail_shutdown_request(&mut self, id: u64, why: String) {
+    pub(super) fn fail_shutdown_request(&mut self, id: u64, why: ControlledShutdownError) {
         let Some(r) = self.channels.remove(id) else {
             return;
         };
@@ -189,7 +191,7 @@ impl Sim {
             .map(|r| r.id)
             .collect();
         for id in waiting {
-            self.fail_shutdown_request(id, format!("IOException: {why}"));
+            self.fail_shutdown_request(id, ControlledShutdownError::Io(why.to_string()));
         }
     }
 
@@ -203,11 +205,13 @@ impl Sim {
             b.shutdown_request = None;
         }
         let result = match (req.error, req.body) {
-            (Some(e), RequestBody::ControlledShutdown { remaining, .. }) if e == "NONE" => {
-                Ok(remaining)
-            }
-            (Some(e), _) => Err(e),
-            (None, _) => Err("IOException: no response".to_string()),
+            (
+                Some(ResponseError::Api(ApiError::None)),
+                RequestBody::ControlledShutdown { remaining, .. },
+            ) => Ok(remaining),
+            (Some(ResponseError::ControlledShutdown(e)), _) => Err(e),
+            (Some(ResponseError::Api(e)), _) => Err(ControlledShutdownError::Response(e)),
+            (None, _) => Err(ControlledShutdownError::Io("no response".to_string())),
         };
         self.shutdown_reply(broker, result);
     }
@@ -222,16 +226,16 @@ impl Sim {
         let to = self.channels.get(id).map(|r| r.to);
         self.fail_shutdown_request(
             id,
-            format!(
-                "IOException: no answer from controller {} within controller.socket.timeout.ms",
+            ControlledShutdownError::Io(format!(
+                "no answer from controller {} within controller.socket.timeout.ms",
                 to.map_or("?".to_string(), |t| t.to_string())
-            ),
+            )),
         );
     }
     pub(super) fn shutdown_reply(
         &mut self,
         broker: BrokerId,
-        result: Result<Vec<TopicPartition>, String>,
+        result: Result<Vec<TopicPartition>, ControlledShutdownError>,
     ) {
         let attempt = self.brokers.get(&broker).map_or(0, |b| b.shutdown_attempt);
         match result {
@@ -249,7 +253,7 @@ impl Sim {
                         let v: Vec<String> = remaining.iter().map(|t| t.to_string()).collect();
                         format!("remaining partitions to move: [{}]", v.join(","))
                     }
-                    Err(e) => e,
+                    Err(e) => e.to_string(),
                 };
                 let backoff = self.config.controlled_shutdown_retry_backoff_ms;
                 self.note(

@@ -4,7 +4,9 @@
 
 use super::*;
 use crate::broker::BrokerStatus;
-use crate::controller::channel::{RequestBody, RequestStatus};
+use crate::controller::channel::{
+    ApiError, ControlledShutdownError, RequestBody, RequestStatus, ResponseError,
+};
 use crate::controller::event::ControllerEvent;
 use crate::ids::BrokerId;
 use crate::invariants;
@@ -69,14 +71,14 @@ impl Sim {
         };
         let seen_before = b.controller_epoch_seen;
         let error = b.handle_request(&req);
-        let applied = error == "NONE";
+        let applied = error == ApiError::None;
         if applied && req.controller_epoch < seen_before {
             self.checker.record(self.now, invariants::NO_STALE_REQUEST_APPLIED, format!(
                 "broker {to} applied {} with controller epoch {} after applying epoch {seen_before}",
                 req.body.name(), req.controller_epoch
             ));
         }
-        if error == "STALE_CONTROLLER_EPOCH" {
+        if error == ApiError::StaleControllerEpoch {
             self.stats.stale_requests_rejected += 1;
         }
         if applied {
@@ -100,7 +102,7 @@ impl Sim {
         let at = self.now.plus_ms(self.net_delay());
         if let Some(r) = self.channels.get_mut(id) {
             r.status = RequestStatus::Responding;
-            r.error = Some(error.to_string());
+            r.error = Some(ResponseError::Api(error));
             r.arrives_at = Some(at);
         }
         self.push(at, SimEvent::ResponseArrives { id });
@@ -131,7 +133,10 @@ impl Sim {
         {
             if let Some(b) = self.brokers.get_mut(&from) {
                 if b.is_up() && b.controller.is_active(from) {
-                    let error = req.error.clone().filter(|e| e != "NONE");
+                    let error = match &req.error {
+                        Some(ResponseError::Api(e)) if *e != ApiError::None => Some(*e),
+                        _ => None,
+                    };
                     let event = ControllerEvent::TopicDeletionStopReplicaResponseReceived {
                         broker: req.to,
                         partitions: partitions.clone(),
@@ -228,7 +233,9 @@ impl Sim {
                 );
                 self.fail_shutdown_request(
                     id,
-                    "IOException: the connection to the controller broke".to_string(),
+                    ControlledShutdownError::Io(
+                        "the connection to the controller broke".to_string(),
+                    ),
                 );
             }
             _ => {

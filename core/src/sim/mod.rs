@@ -161,7 +161,36 @@ impl SimEvent {
             | SimEvent::Timer { broker, .. } => Some(*broker),
             SimEvent::Fetch { follower, .. } => Some(*follower),
             SimEvent::BrokerTask { broker, .. } => Some(*broker),
-            _ => None,
+            // Registration is checked against the broker's status itself;
+            // ZooKeeper's own deadlines and the wire are nobody's process.
+            SimEvent::Register { .. }
+            | SimEvent::SessionDeadline { .. }
+            | SimEvent::ZkVisible
+            | SimEvent::RequestArrives { .. }
+            | SimEvent::ResponseArrives { .. }
+            | SimEvent::Resume { .. } => None,
+        }
+    }
+
+    /// The message id, for a message on the wire (a watch notification, a
+    /// request or its response).
+    pub(crate) fn message_id(&self) -> Option<u64> {
+        match self {
+            SimEvent::Notify { id, .. }
+            | SimEvent::RequestArrives { id }
+            | SimEvent::ResponseArrives { id } => Some(*id),
+            SimEvent::Register { .. }
+            | SimEvent::Heartbeat { .. }
+            | SimEvent::SessionDeadline { .. }
+            | SimEvent::ControllerDone { .. }
+            | SimEvent::ControllerSend { .. }
+            | SimEvent::ZkVisible
+            | SimEvent::Resume { .. }
+            | SimEvent::ShutdownTimeout { .. }
+            | SimEvent::ShutdownAttempt { .. }
+            | SimEvent::Fetch { .. }
+            | SimEvent::BrokerTask { .. }
+            | SimEvent::Timer { .. } => None,
         }
     }
 

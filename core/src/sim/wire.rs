@@ -160,15 +160,9 @@ impl Sim {
     }
 
     pub(super) fn find_message(&self, id: u64) -> Option<(SimTime, u64)> {
-        self.queue.iter().find_map(|(k, e)| match e {
-            SimEvent::Notify { id: x, .. }
-            | SimEvent::RequestArrives { id: x }
-            | SimEvent::ResponseArrives { id: x }
-                if *x == id =>
-            {
-                Some(*k)
-            }
-            _ => None,
+        self.queue.iter().find_map(|(k, e)| {
+            let x = e.message_id()?;
+            (x == id).then_some(*k)
         })
     }
 
@@ -221,10 +215,11 @@ impl Sim {
                 );
                 self.note("user", "message_dropped", d);
             }
-            _ if self
-                .channels
-                .get(id)
-                .is_some_and(|r| matches!(r.body, RequestBody::ControlledShutdown { .. })) =>
+            SimEvent::RequestArrives { .. } | SimEvent::ResponseArrives { .. }
+                if self
+                    .channels
+                    .get(id)
+                    .is_some_and(|r| matches!(r.body, RequestBody::ControlledShutdown { .. })) =>
             {
                 self.note(
                     "user",
@@ -238,7 +233,7 @@ impl Sim {
                     ),
                 );
             }
-            _ => {
+            SimEvent::RequestArrives { .. } | SimEvent::ResponseArrives { .. } => {
                 let at = self.now.plus_ms(100 + self.net_delay());
                 if let Some(r) = self.channels.get_mut(id) {
                     r.status = RequestStatus::InFlight;
@@ -252,6 +247,22 @@ impl Sim {
                     format!("message {id} lost; the controller resends it after 100 ms"),
                 );
                 self.push(at, SimEvent::RequestArrives { id });
+            }
+            // Not messages: `find_message` never returns them.
+            other @ (SimEvent::Register { .. }
+            | SimEvent::Heartbeat { .. }
+            | SimEvent::SessionDeadline { .. }
+            | SimEvent::ControllerDone { .. }
+            | SimEvent::ControllerSend { .. }
+            | SimEvent::ZkVisible
+            | SimEvent::Resume { .. }
+            | SimEvent::ShutdownTimeout { .. }
+            | SimEvent::ShutdownAttempt { .. }
+            | SimEvent::Fetch { .. }
+            | SimEvent::BrokerTask { .. }
+            | SimEvent::Timer { .. }) => {
+                debug_assert!(false, "only messages are found on the wire");
+                self.push(key.0, other);
             }
         }
     }

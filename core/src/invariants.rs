@@ -17,7 +17,7 @@ pub const NO_STALE_REQUEST_APPLIED: &str = "no_stale_request_applied";
 /// `/controller`'s brokerid.
 pub const CONTROLLER_AGREEMENT_WHEN_QUIET: &str = "controller_agreement_when_quiet";
 
-/// A partition's leader is in its ISR (an unclean election makes the ISR [leader]).
+/// A partition's leader is in its ISR (an unclean election makes the ISR `[leader]`).
 pub const LEADER_IN_ISR: &str = "leader_in_isr";
 /// A partition's ISR is a subset of its assigned replicas.
 pub const ISR_SUBSET_OF_AR: &str = "isr_subset_of_ar";

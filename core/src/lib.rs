@@ -7,6 +7,17 @@
 //! driven by one seeded generator and one event queue ([`sim`]), so a seed and
 //! a list of actions always give the same trace, natively and in WebAssembly.
 //!
+//! Where to find Kafka in it: KafkaZkClient's operations in [`kafka_zk`], every
+//! znode's bytes in [`znodes`], AdminZkClient in [`admin`]; in [`controller`]
+//! the event manager and `process` (`mod.rs`), the partition and replica state
+//! machines, the four election strategies, the channel manager, topic deletion
+//! and reassignment; ReplicaManager, Partition and the fetcher in
+//! [`data_plane`]; the controller's clock in [`cost`], fitted to Kafka's
+//! published figures ([`figures`]); the invariants and their checker in
+//! [`invariants`]. Data moves one way: an [`Action`] enters [`sim`], which
+//! routes it; components return what they want sent and scheduled; the checker
+//! and the view ([`view`], [`report`]) read the result.
+//!
 //! A tour:
 //!
 //! ```

@@ -61,7 +61,7 @@ fn set(v: &[BrokerId]) -> String {
 
 /// Offline election: the first replica in AR order that is live and in the
 /// ISR; if none and unclean election is allowed, the first live replica
-/// (ISR becomes exactly [leader]). `unclean_allowed` is consulted only when
+/// (ISR becomes exactly `[leader]`). `unclean_allowed` is consulted only when
 /// no ISR member is live, as Kafka reads the topic config only then.
 pub fn offline(
     assignment: &[BrokerId],
@@ -150,7 +150,7 @@ pub fn reassign(
     }
 }
 
-/// Preferred election: AR[0], only if live and in the ISR; no fallback.
+/// Preferred election: `AR[0]`, only if live and in the ISR; no fallback.
 pub fn preferred(
     assignment: &[BrokerId],
     isr: &[BrokerId],

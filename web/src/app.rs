@@ -12,7 +12,7 @@ use crate::components::partition_table::PartitionTable;
 use crate::components::why::{Why, WHY_KINDS};
 use crate::components::znode_tree::ZnodeTree;
 use crate::hooks::use_interval;
-use crate::state::{Msg, SimState};
+use crate::state::{zk_mode_label, Msg, SimState};
 use yew::prelude::*;
 
 /// How often the playback timer ticks (wall-clock ms).
@@ -151,6 +151,7 @@ pub fn App(props: &AppProps) -> Html {
                 <p class="subtitle">{ "Kafka 2.x's ZooKeeper-era controller, simulated" }</p>
                 <p class="summary" aria-live="polite">
                     { format!("controller: {controller} · epoch {}", view.controller_epoch) }
+                    <span class="zk-mode-shown">{ format!(" · ZooKeeper access: {}", zk_mode_label(state.running_zk_mode())) }</span>
                     if view.stale_requests_rejected > 0 {
                         <span class="stale">{ format!(" · {} stale-epoch request(s) rejected", view.stale_requests_rejected) }</span>
                     }
@@ -166,6 +167,9 @@ pub fn App(props: &AppProps) -> Html {
             if let Some(e) = &state.error {
                 <div class="error" role="alert">{ e }<button aria-label="Dismiss the error" onclick={dismiss}>{ "×" }</button></div>
             }
+            if let Some(n) = &state.notice {
+                <div class="notice" role="status">{ n }</div>
+            }
             if let Some(t) = state.forked_at {
                 <div class="fork" role="status">{ format!("You acted at {:.3} s, in the past: the future after it was recomputed (a fork). Undo takes it back.", t as f64 / 1000.0) }</div>
             }
@@ -177,7 +181,7 @@ pub fn App(props: &AppProps) -> Html {
                 </div>
             }
             <Controls now_ms={now} horizon_ms={state.scrub_end_ms()} playing={state.playing} speed={state.speed}
-                scenario={state.scenario} can_undo={state.can_undo()} on_msg={on_msg.clone()} />
+                scenario={state.scenario} zk_mode={state.zk_mode} can_undo={state.can_undo()} on_msg={on_msg.clone()} />
             <section class="brokers" aria-label="Brokers">
                 { for view.brokers.iter().map(|b| html! {
                     <BrokerCard key={b.id.0} broker={b.clone()} zk_controller={view.controller} now_ms={now} on_msg={on_msg.clone()} />

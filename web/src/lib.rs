@@ -13,6 +13,9 @@ pub mod share;
 pub mod state;
 
 pub use app::App;
+/// The controller's ZooKeeper access profile (`sim.controller.zk.mode`). The
+/// one place this crate names the core module it lives in.
+pub use kcsim_core::cost::ZkMode;
 
 /// Mount the app into `root` (used by the browser tests).
 pub fn mount(root: web_sys::Element) -> yew::AppHandle<App> {

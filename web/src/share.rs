@@ -1,8 +1,12 @@
 //! Share links: the URL fragment carries the whole moment — the built-in
-//! scenario, the user's actions (with whether each forked the future) and
-//! the time cursor — so a link replays to exactly what its author saw:
-//! `#s=zombie-controller&t=21402&a=<percent-encoded JSON>`.
+//! scenario, the controller's ZooKeeper access profile, the user's actions
+//! (with whether each forked the future) and the time cursor — so a link
+//! replays to exactly what its author saw:
+//! `#s=zombie-controller&t=21402&zk=sync&a=<percent-encoded JSON>`.
+//! `zk=` is left out for `async`, the default, so links made before it
+//! existed still mean what they meant.
 
+use crate::ZkMode;
 use kcsim_core::Action;
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +28,9 @@ pub struct Moment {
     pub scenario: String,
     /// The time cursor.
     pub t_ms: u64,
+    /// The controller's ZooKeeper access the cluster started with (`zk=`;
+    /// absent means `async`).
+    pub zk: ZkMode,
     /// The user's actions, in the order taken.
     pub acts: Vec<UserAct>,
 }
@@ -62,6 +69,10 @@ fn pct_decode(s: &str) -> Result<String, String> {
 /// The fragment (without `#`) for a moment.
 pub fn encode(m: &Moment) -> String {
     let mut out = format!("s={}&t={}", pct_encode(&m.scenario), m.t_ms);
+    if m.zk != ZkMode::Async {
+        out.push_str("&zk=");
+        out.push_str(m.zk.as_str());
+    }
     if !m.acts.is_empty() {
         let json = serde_json::to_string(&m.acts).unwrap_or_default();
         out.push_str("&a=");
@@ -73,7 +84,7 @@ pub fn encode(m: &Moment) -> String {
 /// Read a fragment (with or without `#`). Errors say what is wrong.
 pub fn decode(fragment: &str) -> Result<Moment, String> {
     let fragment = fragment.trim_start_matches('#');
-    let (mut scenario, mut t_ms, mut acts) = (None, None, Vec::new());
+    let (mut scenario, mut t_ms, mut zk, mut acts) = (None, None, ZkMode::Async, Vec::new());
     for part in fragment.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = part
             .split_once('=')
@@ -86,6 +97,12 @@ pub fn decode(fragment: &str) -> Result<Moment, String> {
                         .map_err(|_| format!("t={v:?} is not a time in ms"))?,
                 )
             }
+            "zk" => {
+                let mode = pct_decode(v)?;
+                zk = ZkMode::parse(&mode).ok_or_else(|| {
+                    format!("zk={mode:?} is not a ZooKeeper access mode (async or sync)")
+                })?;
+            }
             "a" => {
                 let json = pct_decode(v)?;
                 acts = serde_json::from_str(&json)
@@ -97,6 +114,7 @@ pub fn decode(fragment: &str) -> Result<Moment, String> {
     Ok(Moment {
         scenario: scenario.ok_or("no scenario (s=…)")?,
         t_ms: t_ms.ok_or("no time (t=…)")?,
+        zk,
         acts,
     })
 }
@@ -111,6 +129,7 @@ mod tests {
         let m = Moment {
             scenario: "zombie-controller".into(),
             t_ms: 21_402,
+            zk: ZkMode::Async,
             acts: vec![
                 UserAct {
                     at_ms: 9_000,
@@ -135,6 +154,50 @@ mod tests {
     }
 
     #[test]
+    fn the_zookeeper_mode_is_in_the_link_only_when_sync() {
+        let m = Moment {
+            scenario: "controller-failover".into(),
+            t_ms: 9_000,
+            zk: ZkMode::Sync,
+            acts: vec![],
+        };
+        let f = encode(&m);
+        assert_eq!(f, "s=controller-failover&t=9000&zk=sync");
+        assert_eq!(decode(&f), Ok(m.clone()));
+        let with_acts = Moment {
+            acts: vec![UserAct {
+                at_ms: 4_000,
+                fork: false,
+                action: Action::KillBroker {
+                    broker: BrokerId(1),
+                },
+            }],
+            ..m
+        };
+        let f = encode(&with_acts);
+        assert!(
+            f.starts_with("s=controller-failover&t=9000&zk=sync&a=%5B"),
+            "{f}"
+        );
+        assert_eq!(decode(&f), Ok(with_acts));
+        // async is the default: left out, and a link without zk= (every link
+        // made before the setting existed) reads as async.
+        let plain = encode(&Moment {
+            scenario: "default".into(),
+            t_ms: 3_000,
+            zk: ZkMode::Async,
+            acts: vec![],
+        });
+        assert_eq!(plain, "s=default&t=3000");
+        assert_eq!(decode("s=default&t=3000").map(|m| m.zk), Ok(ZkMode::Async));
+        assert_eq!(
+            decode("s=default&t=3000&zk=async").map(|m| m.zk),
+            Ok(ZkMode::Async),
+            "written out by hand, async is accepted too"
+        );
+    }
+
+    #[test]
     fn broken_links_say_what_is_wrong() {
         assert_eq!(decode("s=x"), Err("no time (t=…)".to_string()));
         assert_eq!(decode("t=5"), Err("no scenario (s=…)".to_string()));
@@ -154,6 +217,18 @@ mod tests {
             .unwrap_err()
             .starts_with("the actions do not read"));
         assert_eq!(decode("s=x&t=1&z=2"), Err("unknown key \"z\"".to_string()));
+        assert_eq!(
+            decode("s=x&t=1&zk=fast"),
+            Err("zk=\"fast\" is not a ZooKeeper access mode (async or sync)".to_string())
+        );
+        assert_eq!(
+            decode("s=x&t=1&zk=SYNC"),
+            Err("zk=\"SYNC\" is not a ZooKeeper access mode (async or sync)".to_string())
+        );
+        assert_eq!(
+            decode("s=x&t=1&zk="),
+            Err("zk=\"\" is not a ZooKeeper access mode (async or sync)".to_string())
+        );
         assert_eq!(
             decode("s=x&t=1&oops"),
             Err("\"oops\" is not key=value".to_string())

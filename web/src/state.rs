@@ -5,6 +5,7 @@
 //! [`ClusterView`] and trace.
 
 use crate::share::{self, Moment, UserAct};
+use crate::ZkMode;
 use kcsim_core::scenario::Scenario;
 use kcsim_core::timeline::Timeline;
 use kcsim_core::trace::TraceRecord;
@@ -114,6 +115,21 @@ pub const SPEEDS: &[(f64, &str)] = &[
     (100.0, "100×"),
 ];
 
+/// The controller's ZooKeeper access profiles (`sim.controller.zk.mode`) and
+/// what the page calls them.
+pub const ZK_MODES: &[(ZkMode, &str)] = &[
+    (ZkMode::Async, "async — Kafka 1.1+"),
+    (ZkMode::Sync, "sync — Kafka 1.0"),
+];
+
+/// What the page calls a ZooKeeper access profile.
+pub fn zk_mode_label(mode: ZkMode) -> &'static str {
+    ZK_MODES
+        .iter()
+        .find(|(m, _)| *m == mode)
+        .map_or(mode.as_str(), |(_, label)| label)
+}
+
 /// Trace kinds that "jump to the next interesting event" stops at.
 pub const INTERESTING: &[&str] = &[
     "elected",
@@ -143,6 +159,11 @@ pub struct SimState {
     view: Rc<ClusterView>,
     /// Which built-in scenario is loaded.
     pub scenario: &'static str,
+    /// The controller's ZooKeeper access the cluster started with: the
+    /// scenario's own unless the user chose another ([`Msg::SetZkMode`]).
+    pub zk_mode: ZkMode,
+    /// Set when changing the starting configuration restarted the scenario.
+    pub notice: Option<String>,
     /// Whether time runs.
     pub playing: bool,
     /// Index into [`SPEEDS`].
@@ -165,6 +186,8 @@ impl PartialEq for SimState {
             && self.version == other.version
             && self.view == other.view
             && self.scenario == other.scenario
+            && self.zk_mode == other.zk_mode
+            && self.notice == other.notice
             && self.playing == other.playing
             && self.speed == other.speed
             && self.horizon_ms == other.horizon_ms
@@ -194,8 +217,11 @@ pub enum Msg {
     Act(Action),
     /// Take the last action back.
     Undo,
-    /// Load a built-in scenario by id.
+    /// Load a built-in scenario by id (with its own ZooKeeper access).
     Load(String),
+    /// Restart the current scenario from the beginning with this ZooKeeper
+    /// access (a static setting: a new cluster, the user's actions dropped).
+    SetZkMode(ZkMode),
     /// Forget the shown error.
     DismissError,
     /// Show an error found before reaching the core (a malformed form field).
@@ -211,14 +237,24 @@ impl SimState {
 
     /// A built-in scenario at 3 s (a controller elected, leaders in place).
     pub fn load(id: &str) -> Result<SimState, String> {
+        SimState::load_with(id, None)
+    }
+
+    /// A built-in scenario at 3 s, its controller's ZooKeeper access set to
+    /// `zk` (`None`: the scenario's own, `async` unless it says otherwise).
+    pub fn load_with(id: &str, zk: Option<ZkMode>) -> Result<SimState, String> {
         let b = SCENARIOS
             .iter()
             .find(|s| s.id == id)
             .ok_or_else(|| format!("no built-in scenario {id:?}"))?;
-        let scenario = match b.json {
+        let mut scenario = match b.json {
             None => default_scenario(),
             Some(text) => Scenario::parse(text).map_err(|e| format!("{}: {e}", b.id))?,
         };
+        if let Some(mode) = zk {
+            scenario.config.sim_controller_zk_mode = mode;
+        }
+        let zk_mode = scenario.config.sim_controller_zk_mode;
         let mut timeline = Timeline::new(&scenario);
         timeline.seek(SimTime(3_000));
         let view = ClusterView::of(timeline.sim());
@@ -228,6 +264,8 @@ impl SimState {
             version: 0,
             view: Rc::new(view),
             scenario: b.id,
+            zk_mode,
+            notice: None,
             playing: false,
             speed: 2,
             error: None,
@@ -242,6 +280,7 @@ impl SimState {
         share::encode(&Moment {
             scenario: self.scenario.to_string(),
             t_ms: self.now_ms(),
+            zk: self.zk_mode,
             acts: self.acts.to_vec(),
         })
     }
@@ -251,7 +290,8 @@ impl SimState {
     /// is wrong.
     pub fn from_fragment(fragment: &str) -> Result<SimState, String> {
         let m = share::decode(fragment).map_err(|e| format!("broken share link: {e}"))?;
-        let mut s = SimState::load(&m.scenario).map_err(|e| format!("broken share link: {e}"))?;
+        let mut s = SimState::load_with(&m.scenario, Some(m.zk))
+            .map_err(|e| format!("broken share link: {e}"))?;
         for (i, a) in m.acts.iter().enumerate() {
             let at = SimTime(a.at_ms);
             let action = a.action.clone();
@@ -278,6 +318,12 @@ impl SimState {
             t.seek(SimTime(m.t_ms));
             Ok(())
         }))
+    }
+
+    /// The ZooKeeper access the simulated controller runs with, as the
+    /// core's configuration says.
+    pub fn running_zk_mode(&self) -> ZkMode {
+        self.timeline.borrow().sim().config().sim_controller_zk_mode
     }
 
     /// The current picture.
@@ -424,6 +470,8 @@ impl SimState {
                     next.error = next.with_trace(|t| refusal(t, at.as_ms(), name));
                 }
                 if next.error.is_none() {
+                    // The restart notice is about the cluster before this.
+                    next.notice = None;
                     let mut acts = (*self.acts).clone();
                     acts.push(UserAct {
                         at_ms: at.as_ms(),
@@ -452,6 +500,26 @@ impl SimState {
             }
             Msg::Load(id) => match SimState::load(&id) {
                 Ok(s) => s,
+                Err(e) => SimState {
+                    error: Some(e),
+                    ..self.clone()
+                },
+            },
+            Msg::SetZkMode(mode) if mode == self.zk_mode => self.clone(),
+            Msg::SetZkMode(mode) => match SimState::load_with(self.scenario, Some(mode)) {
+                Ok(mut s) => {
+                    let dropped = match self.acts.len() {
+                        0 => String::new(),
+                        1 => " Your action was dropped.".to_string(),
+                        n => format!(" Your {n} actions were dropped."),
+                    };
+                    s.notice = Some(format!(
+                        "ZooKeeper access is part of the cluster's starting configuration: \
+                         the scenario restarted from the beginning with {} (a new cluster).{dropped}",
+                        zk_mode_label(mode)
+                    ));
+                    s
+                }
                 Err(e) => SimState {
                     error: Some(e),
                     ..self.clone()
@@ -638,6 +706,7 @@ mod tests {
         let bad = share::encode(&Moment {
             scenario: "default".into(),
             t_ms: 5_000,
+            zk: ZkMode::Async,
             acts: vec![UserAct {
                 at_ms: 4_000,
                 fork: false,
@@ -650,6 +719,167 @@ mod tests {
             SimState::from_fragment(&bad).unwrap_err(),
             "broken share link: action 0: no broker 9 in this cluster"
         );
+    }
+
+    #[test]
+    fn switching_the_zookeeper_mode_restarts_the_scenario_with_it() {
+        // sim.controller.zk.mode is static: the core takes it only in the
+        // starting configuration, so the page starts a new cluster with it.
+        let s = SimState::load("controller-failover").unwrap();
+        assert_eq!(s.zk_mode, ZkMode::Async, "the scenario's own");
+        assert_eq!(s.running_zk_mode(), ZkMode::Async);
+        let scripted = s.actions();
+        let acted = s
+            .apply(Msg::Seek(9_000))
+            .apply(Msg::Seek(5_000))
+            .apply(Msg::Act(Action::KillBroker {
+                broker: BrokerId(2),
+            }));
+        assert_eq!(acted.forked_at, Some(5_000));
+        let sync = acted.apply(Msg::SetZkMode(ZkMode::Sync));
+        assert_eq!(sync.error, None);
+        assert_eq!(sync.scenario, "controller-failover", "the same scenario");
+        assert_eq!(sync.zk_mode, ZkMode::Sync);
+        assert_eq!(
+            sync.running_zk_mode(),
+            ZkMode::Sync,
+            "the mode is in the sim's config"
+        );
+        assert_eq!(sync.now_ms(), 3_000, "from the start");
+        assert_eq!(sync.actions(), scripted, "the user's action is dropped");
+        assert_eq!(sync.forked_at, None);
+        assert!(!sync.can_undo());
+        assert_eq!(
+            sync.share_fragment(),
+            "s=controller-failover&t=3000&zk=sync"
+        );
+        let notice = sync.notice.clone().expect("the page says what happened");
+        assert!(notice.contains("starting configuration"), "{notice}");
+        assert!(notice.contains("sync — Kafka 1.0"), "{notice}");
+        assert!(notice.contains("Your action was dropped."), "{notice}");
+        // Choosing the mode already in use changes nothing.
+        let kept = sync
+            .apply(Msg::Seek(4_000))
+            .apply(Msg::Act(Action::KillBroker {
+                broker: BrokerId(0),
+            }));
+        assert_eq!(kept.notice, None, "acting clears the restart notice");
+        let same = kept.apply(Msg::SetZkMode(ZkMode::Sync));
+        assert_eq!(same, kept);
+        assert!(same.can_undo());
+        // And back to async: a new cluster again.
+        let back = kept.apply(Msg::SetZkMode(ZkMode::Async));
+        assert_eq!(back.running_zk_mode(), ZkMode::Async);
+        assert_eq!(back.share_fragment(), "s=controller-failover&t=3000");
+        assert!(back
+            .notice
+            .as_deref()
+            .unwrap_or_default()
+            .contains("async — Kafka 1.1+"));
+        let fresh = SimState::load("default")
+            .unwrap()
+            .apply(Msg::SetZkMode(ZkMode::Sync));
+        assert!(
+            !fresh
+                .notice
+                .as_deref()
+                .unwrap_or_default()
+                .contains("dropped"),
+            "nothing to drop"
+        );
+    }
+
+    #[test]
+    fn loading_a_scenario_resets_the_zookeeper_mode_to_its_own() {
+        // The mode belongs to the scenario's starting configuration: another
+        // scenario starts with its own (async for every built-in one).
+        let sync = SimState::default_cluster().apply(Msg::SetZkMode(ZkMode::Sync));
+        assert_eq!(sync.running_zk_mode(), ZkMode::Sync);
+        let other = sync.apply(Msg::Load("zombie-controller".into()));
+        assert_eq!(other.scenario, "zombie-controller");
+        assert_eq!(other.zk_mode, ZkMode::Async);
+        assert_eq!(other.running_zk_mode(), ZkMode::Async);
+        assert_eq!(other.notice, None);
+        let again = other.apply(Msg::Load("default".into()));
+        assert_eq!(again.running_zk_mode(), ZkMode::Async);
+    }
+
+    #[test]
+    fn every_built_in_scenario_elects_a_controller_in_sync_mode_too() {
+        for s in SCENARIOS {
+            let st = SimState::load_with(s.id, Some(ZkMode::Sync))
+                .unwrap_or_else(|e| panic!("{}: {e}", s.id));
+            assert_eq!(st.running_zk_mode(), ZkMode::Sync, "{}", s.id);
+            assert!(st.view().controller.is_some(), "{} in sync mode", s.id);
+        }
+    }
+
+    #[test]
+    fn a_share_link_carries_the_zookeeper_mode() {
+        let s = SimState::load("controller-failover")
+            .unwrap()
+            .apply(Msg::SetZkMode(ZkMode::Sync))
+            .apply(Msg::Seek(6_000))
+            .apply(Msg::Act(Action::KillBroker {
+                broker: BrokerId(1),
+            }))
+            .apply(Msg::Seek(20_000));
+        let link = s.share_fragment();
+        assert!(link.contains("&zk=sync&"), "{link}");
+        let again = SimState::from_fragment(&link).unwrap();
+        assert_eq!(again.running_zk_mode(), ZkMode::Sync);
+        assert_eq!(again.zk_mode, ZkMode::Sync);
+        assert_eq!(again.view(), s.view(), "{link}");
+        assert_eq!(again.share_fragment(), link);
+        assert_eq!(
+            SimState::from_fragment("s=default&t=3000&zk=1.0").unwrap_err(),
+            "broken share link: zk=\"1.0\" is not a ZooKeeper access mode (async or sync)"
+        );
+    }
+
+    /// Kill the default cluster's controller in `mode` and run to the new
+    /// controller's election: when its failover (the Reelect event) will be
+    /// done, and the cluster 30 s later.
+    fn failover(mode: ZkMode) -> (u64, ClusterView) {
+        let s = SimState::default_cluster().apply(Msg::SetZkMode(mode));
+        let old = s.view().controller.expect("a controller");
+        let mut s = s.apply(Msg::Act(Action::KillBroker { broker: old }));
+        while s.view().controller_epoch < 2 {
+            assert!(s.now_ms() < 20_000, "no new controller in {mode:?}");
+            s = s.apply(Msg::NextInteresting);
+        }
+        let new = s.view().controller.expect("a new controller");
+        let done = s
+            .view()
+            .queues
+            .iter()
+            .find(|q| q.broker == new)
+            .and_then(|q| q.current.clone())
+            .filter(|(event, _)| event == "Reelect")
+            .map(|(_, done)| done)
+            .expect("the new controller is in its failover");
+        (done, s.apply(Msg::Seek(30_000)).view().clone())
+    }
+
+    #[test]
+    fn a_sync_failover_has_the_same_outcome_later() {
+        // Kafka 1.0 read each znode in its own round trip (KAFKA-5642 made
+        // them asynchronous in 1.1): the same election, finished later.
+        let (async_done, async_view) = failover(ZkMode::Async);
+        let (sync_done, sync_view) = failover(ZkMode::Sync);
+        assert!(
+            sync_done > async_done,
+            "sync done at {sync_done} ms, async at {async_done} ms"
+        );
+        assert_eq!(sync_view.controller, async_view.controller);
+        assert_eq!(sync_view.controller_epoch, async_view.controller_epoch);
+        let leadership = |v: &ClusterView| {
+            v.partitions
+                .iter()
+                .map(|p| p.overview.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(leadership(&sync_view), leadership(&async_view));
     }
 
     #[test]
@@ -702,6 +932,8 @@ mod properties {
                     .collect::<Vec<_>>()
             )
             .prop_map(Msg::Load),
+            prop::sample::select(ZK_MODES.iter().map(|(m, _)| *m).collect::<Vec<_>>())
+                .prop_map(Msg::SetZkMode),
         ]
     }
 

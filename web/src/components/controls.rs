@@ -1,7 +1,9 @@
 //! Time: play, pause, step, speed, the scrub bar, jump to the next
-//! interesting event, undo, and the scenario picker.
+//! interesting event, undo, the scenario picker and the controller's
+//! ZooKeeper access (part of the starting configuration).
 
-use crate::state::{Msg, SCENARIOS, SPEEDS};
+use crate::state::{Msg, SCENARIOS, SPEEDS, ZK_MODES};
+use crate::ZkMode;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -18,11 +20,20 @@ pub struct ControlsProps {
     pub speed: usize,
     /// The loaded scenario.
     pub scenario: &'static str,
+    /// The controller's ZooKeeper access the cluster started with.
+    pub zk_mode: ZkMode,
     /// Whether there is an action to undo.
     pub can_undo: bool,
     /// Where input goes.
     pub on_msg: Callback<Msg>,
 }
+
+/// The ZooKeeper access picker's tooltip.
+const ZK_MODE_TITLE: &str = "How the controller reads and writes ZooKeeper \
+    (sim.controller.zk.mode). It is part of the cluster's starting configuration: changing it \
+    restarts the scenario from the beginning and drops your actions. sync is Kafka 1.0, one \
+    round trip per read and per write; async is Kafka 1.1+, pipelined. With many partitions a \
+    controller failover takes about twice as long in sync, a controlled shutdown about ten times.";
 
 /// The time bar.
 #[component]
@@ -57,6 +68,15 @@ pub fn Controls(props: &ControlsProps) -> Html {
             ))
         })
     };
+    let on_zk_mode = {
+        let cb = props.on_msg.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            if let Some(mode) = ZkMode::parse(&v) {
+                cb.emit(Msg::SetZkMode(mode));
+            }
+        })
+    };
     let max = props.horizon_ms.max(props.now_ms).max(1);
     let about = SCENARIOS
         .iter()
@@ -89,6 +109,13 @@ pub fn Controls(props: &ControlsProps) -> Html {
                     <select aria-label="Scenario" onchange={on_scenario}>
                         { for SCENARIOS.iter().map(|s| html! {
                             <option value={s.id} selected={s.id == props.scenario}>{ s.title }</option>
+                        }) }
+                    </select>
+                </label>
+                <label class="zk-mode" title={ZK_MODE_TITLE}>{ "ZooKeeper access " }
+                    <select aria-label="ZooKeeper access" title={ZK_MODE_TITLE} onchange={on_zk_mode}>
+                        { for ZK_MODES.iter().map(|(m, label)| html! {
+                            <option value={m.as_str()} selected={*m == props.zk_mode}>{ *label }</option>
                         }) }
                     </select>
                 </label>

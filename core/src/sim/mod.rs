@@ -379,17 +379,17 @@ impl Sim {
         self.queue.iter().map(|((t, _), e)| (*t, e))
     }
 
-    /// `/controller`'s brokerid, if the node exists.
+    /// `/controller`'s brokerid, if the node exists, as observers see it now.
     pub fn controller_id(&self) -> Option<BrokerId> {
         self.zk
-            .node(paths::CONTROLLER)
+            .observed(paths::CONTROLLER)
             .and_then(|n| parse_controller_id(&n.data))
     }
 
-    /// `/controller_epoch`'s value (0 if absent).
+    /// `/controller_epoch`'s value (0 if absent), as observers see it now.
     pub fn controller_epoch(&self) -> i32 {
         self.zk
-            .node(paths::CONTROLLER_EPOCH)
+            .observed(paths::CONTROLLER_EPOCH)
             .and_then(|n| n.data.trim().parse().ok())
             .unwrap_or(0)
     }

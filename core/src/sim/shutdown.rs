@@ -38,7 +38,11 @@ impl Sim {
             return;
         }
         let now = self.now;
-        let controller = self.controller_id();
+        // The broker reads /controller itself (KafkaServer.controlledShutdown).
+        let controller = self
+            .zk
+            .node(paths::CONTROLLER)
+            .and_then(|n| crate::znodes::parse_controller_id(&n.data));
         let registered = controller.is_some_and(|c| self.zk.node(&paths::broker(c)).is_some());
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;

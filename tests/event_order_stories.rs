@@ -117,3 +117,31 @@ fn the_new_leaders_learn_before_the_isr_shrinks_are_done() {
         "a leads before the event ends ({end}): LeaderAndIsr applied at {applied}"
     );
 }
+
+#[test]
+fn the_trace_says_elected_when_zookeeper_shows_the_new_controller() {
+    // Kafka: KafkaController.elect logs "successfully elected as the controller"
+    // right after registerControllerAndIncrementControllerEpoch returns, so an
+    // operator reading the log and `get /controller` sees the two together.
+    let mut s = Story::brokers(51, 3);
+    s.until(5_000);
+    let old = s.controller();
+    s.at(5_000, Action::KillBroker { broker: old });
+    let seen = s.records("elected").len();
+    while s.records("elected").len() == seen {
+        assert!(s.sim.now().as_ms() < 20_000, "a new controller is elected");
+        assert!(s.sim.step());
+    }
+    let line = s.records("elected")[seen].clone();
+    let winner = s
+        .sim
+        .controller_id()
+        .expect("/controller exists when the trace says so");
+    assert!(
+        line.details
+            .starts_with(&format!("broker {winner} successfully elected")),
+        "{} while /controller names {winner}",
+        line.details
+    );
+    assert_eq!(s.epoch(), 2, "and /controller_epoch shows the new epoch");
+}

@@ -131,7 +131,7 @@ impl KafkaController {
             return Ok(Err(ControlledShutdownError::BrokerNotAvailable(id)));
         }
         self.ctx.shutting_down.insert(id);
-        env.out.note(
+        env.note(
             "controlled_shutdown",
             format!(
                 "shutting down broker {id}; all shutting down brokers: {}",
@@ -184,7 +184,7 @@ impl KafkaController {
             })
             .map(|(tp, _)| tp.clone())
             .collect();
-        env.out.note(
+        env.note(
             "controlled_shutdown",
             format!(
                 "broker {id} still leads {} partition(s) {}",

@@ -79,7 +79,7 @@ pub struct Outbox {
     /// Timers to start: (delay in ms, timer).
     pub timers: Vec<(u64, Timer)>,
     /// Trace lines: (kind, details).
-    pub notes: Vec<(String, String)>,
+    pub notes: Vec<Note>,
     /// The broker's new epoch, when it re-registered.
     pub new_broker_epoch: Option<i64>,
     /// Unclean leader elections made.
@@ -93,9 +93,26 @@ pub struct Outbox {
     )>,
 }
 
-impl Outbox {
-    fn note(&mut self, kind: &str, details: impl Into<String>) {
-        self.notes.push((kind.to_string(), details.into()));
+/// A trace line an event writes, and how far into the event (µs) it is
+/// written: the trace says it when the event reaches it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    /// µs into the event.
+    pub at_us: u64,
+    /// The trace kind.
+    pub kind: String,
+    /// The sentence.
+    pub details: String,
+}
+
+impl Env<'_> {
+    /// Write a trace line at this moment of the event.
+    pub fn note(&mut self, kind: &str, details: impl Into<String>) {
+        self.out.notes.push(Note {
+            at_us: self.client.meter.elapsed_us,
+            kind: kind.to_string(),
+            details: details.into(),
+        });
     }
 }
 
@@ -136,6 +153,9 @@ pub struct InProgress {
     pub done_at: SimTime,
     /// The requests it will send.
     pub requests: Vec<RequestDraft>,
+    /// The trace lines it has yet to write.
+    #[serde(default)]
+    pub notes: Vec<Note>,
     /// ControlledShutdown answers it will send.
     pub shutdown_replies: Vec<(
         BrokerId,
@@ -194,7 +214,7 @@ impl KafkaController {
             } = event
             {
                 for tp in ps {
-                    env.out.note(
+                    env.note(
                         "election_result",
                         format!("election of {tp}: NOT_CONTROLLER"),
                     );
@@ -205,7 +225,7 @@ impl KafkaController {
                     .shutdown_replies
                     .push((*broker, Err(ControlledShutdownError::NotController)));
             }
-            env.out.note(
+            env.note(
                 "skipped",
                 format!("{} ignored: not the active controller", event.name()),
             );
@@ -286,7 +306,7 @@ impl KafkaController {
             }
             // Endpoints never change in this simulator, so there is nothing to do.
             ControllerEvent::BrokerModifications(_) => {
-                env.out.note(
+                env.note(
                     "unmodelled",
                     format!("{} is not modelled yet", event.name()),
                 );
@@ -296,13 +316,12 @@ impl KafkaController {
         match result {
             Ok(()) => {}
             Err(ControllerError::ControllerMoved(why)) => {
-                env.out.note("controller_moved", why);
+                env.note("controller_moved", why);
                 if let Err(e) = self.maybe_resign(env) {
-                    env.out
-                        .note("error", format!("error processing event: {e}"));
+                    env.note("error", format!("error processing event: {e}"));
                 }
             }
-            Err(e) => env.out.note(
+            Err(e) => env.note(
                 "error",
                 format!("error processing event {}: {e}", event.name()),
             ),
@@ -344,7 +363,7 @@ impl KafkaController {
         if let Some(id) = self.active_controller_id {
             // KAFKA-13407 reproduced: this returns even when /controller names
             // this very broker, leaving it "active" without having run failover.
-            env.out.note("elect", format!("broker {id} has been elected as the controller, so stopping the election process"));
+            env.note("elect", format!("broker {id} has been elected as the controller, so stopping the election process"));
             return Ok(());
         }
         match register_controller_and_increment_epoch(env.client, env.zk, env.me, env.now) {
@@ -352,7 +371,7 @@ impl KafkaController {
                 self.ctx.epoch = epoch;
                 self.ctx.epoch_zk_version = zk_version;
                 self.active_controller_id = Some(env.me);
-                env.out.note(
+                env.note(
                     "elected",
                     format!("broker {} successfully elected as the controller; epoch {epoch}, epoch zk version {zk_version}", env.me),
                 );
@@ -361,13 +380,13 @@ impl KafkaController {
             Err(ControllerError::ControllerMoved(why)) => {
                 self.maybe_resign(env)?;
                 match self.active_controller_id {
-                    Some(id) => env.out.note("elect", format!("broker {id} was elected as controller instead of broker {} ({why})", env.me)),
-                    None => env.out.note("elect", format!("a controller was elected but has already resigned; another round follows ({why})")),
+                    Some(id) => env.note("elect", format!("broker {id} was elected as controller instead of broker {} ({why})", env.me)),
+                    None => env.note("elect", format!("a controller was elected but has already resigned; another round follows ({why})")),
                 }
                 Ok(())
             }
             Err(e) => {
-                env.out.note(
+                env.note(
                     "error",
                     format!(
                         "error while electing or becoming controller on broker {}: {e}",
@@ -387,7 +406,7 @@ impl KafkaController {
         env.client.exists(env.zk, paths::CONTROLLER)?;
         self.active_controller_id = self.read_controller_id(env)?;
         if was_active && !self.is_active(env.me) {
-            env.out.note(
+            env.note(
                 "resign",
                 format!("broker {} resigning as controller", env.me),
             );
@@ -454,7 +473,7 @@ impl KafkaController {
             event::ElectionType::Preferred,
             event::ElectionTrigger::Zk,
         )?;
-        env.out.note(
+        env.note(
             "failover",
             format!(
                 "ready to serve as the new controller with epoch {}",
@@ -531,7 +550,7 @@ impl KafkaController {
             .filter(|(b, e)| known.get(b).is_some_and(|k| *e > k))
             .map(|(b, _)| *b)
             .collect();
-        env.out.note(
+        env.note(
             "broker_change",
             format!(
                 "newly added brokers: {}, deleted brokers: {}, bounced brokers: {}, all live brokers: {}",

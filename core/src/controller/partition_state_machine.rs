@@ -104,7 +104,7 @@ impl KafkaController {
                     from: current,
                     to: target,
                 };
-                env.out.note("invalid_transition", e.to_string());
+                env.note("invalid_transition", e.to_string());
                 results.insert(tp.clone(), Err(e));
             }
         }
@@ -157,7 +157,7 @@ impl KafkaController {
     ) {
         let old = self.ctx.partition_states.insert(tp.clone(), state);
         if old != Some(state) {
-            env.out.note(
+            env.note(
                 "partition_state",
                 format!(
                     "{tp}: {} → {state}",
@@ -242,7 +242,7 @@ impl KafkaController {
             match fenced(env.client, env.zk, epoch_zk_version, create) {
                 Ok(_) => {
                     let leader = l.leader.map_or_else(|| "-1".to_string(), |b| b.to_string());
-                    env.out.note("leader_elected", format!("broker {leader} leads {tp}: first live replica in AR {}; ISR {}, leader epoch 0", ids_text(&replicas), ids_text(&l.isr)));
+                    env.note("leader_elected", format!("broker {leader} leads {tp}: first live replica in AR {}; ISR {}, leader epoch 0", ids_text(&replicas), ids_text(&l.isr)));
                     self.ctx.leadership.insert(tp.clone(), l.clone());
                     batch.add_leader_and_isr(&self.ctx, &l.isr, &tp, &l, true);
                     out.push((tp, Ok(())));
@@ -291,7 +291,7 @@ impl KafkaController {
             "elections still conflicting after {rounds} rounds"
         );
         if !remaining.is_empty() {
-            env.out.note(
+            env.note(
                 "election_gave_up",
                 format!(
                     "gave up electing {} after {rounds} rounds of BadVersion",
@@ -367,7 +367,7 @@ impl KafkaController {
                 } else {
                     "leader_elected"
                 };
-                env.out.note(
+                env.note(
                     kind,
                     format!(
                         "broker {leader} leads {tp}: {}; leader epoch {}",
@@ -418,6 +418,6 @@ fn topic_unclean_enabled(env: &mut Env<'_>, topic: &str) -> Option<bool> {
 
 /// An election that failed: noted in the trace, and the partition's result.
 fn election_failed(env: &mut Env<'_>, e: PartitionStateChangeError) -> TransitionResult {
-    env.out.note("election_failed", e.to_string());
+    env.note("election_failed", e.to_string());
     Err(e)
 }

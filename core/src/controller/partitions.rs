@@ -100,7 +100,7 @@ impl KafkaController {
                 let mut batch = RequestBatch::default();
                 batch.add_update_metadata(&self.ctx.live_or_shutting_down(), &tps);
                 batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
-                env.out.note(
+                env.note(
                     "isr_change",
                     format!(
                         "ISR changes of {} propagated to every broker",

@@ -83,7 +83,7 @@ impl KafkaController {
             };
             match error {
                 Some(e) => {
-                    env.out.note(
+                    env.note(
                         "reassignment_failed",
                         format!("reassignment of {tp} to {}: {e}", ids_text(&target)),
                     );
@@ -97,8 +97,7 @@ impl KafkaController {
                         }
                         Err(e @ ControllerError::ControllerMoved(_)) => return Err(e),
                         Err(e) => {
-                            env.out
-                                .note("reassignment_failed", format!("reassignment of {tp}: {e}"));
+                            env.note("reassignment_failed", format!("reassignment of {tp}: {e}"));
                             failed.push(tp);
                         }
                     }
@@ -158,7 +157,7 @@ impl KafkaController {
         if !self.ctx.assignments.contains_key(tp) {
             // Kafka would fail here (the partition has no leadership info); the
             // event has no effect.
-            env.out.note(
+            env.note(
                 "reassignment_failed",
                 format!("reassignment of {tp}: the partition does not exist"),
             );
@@ -184,7 +183,7 @@ impl KafkaController {
                     ReplicaState::NewReplica,
                 )?;
             }
-            env.out.note(
+            env.note(
                 "reassignment",
                 format!(
                     "{tp}: waiting for {} to join ISR {}",
@@ -222,8 +221,7 @@ impl KafkaController {
                     Some(Strategy::Reassign),
                 )?;
                 if let Some(Err(e)) = out.get(tp) {
-                    env.out
-                        .note("reassignment", format!("{tp}: leader move failed: {e}"));
+                    env.note("reassignment", format!("{tp}: leader move failed: {e}"));
                 }
             }
         }
@@ -242,7 +240,7 @@ impl KafkaController {
         let mut batch = RequestBatch::default();
         batch.add_update_metadata(&self.ctx.live_or_shutting_down(), std::slice::from_ref(tp));
         batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
-        env.out.note(
+        env.note(
             "reassignment_completed",
             format!("{tp}: reassignment to {} completed", ids_text(&target)),
         );
@@ -276,7 +274,7 @@ impl KafkaController {
             if !unneeded.is_empty() {
                 self.stop_removed_replicas(env, &unneeded)?;
             }
-            env.out.note(
+            env.note(
                 "reassignment",
                 format!(
                     "{tp}: replicas {}, adding {}, removing {}",

@@ -55,8 +55,7 @@ impl KafkaController {
             ElectionType::Unclean => "UNCLEAN",
         };
         for (tp, r) in &results {
-            env.out
-                .note("election_result", format!("{label} election of {tp}: {r}"));
+            env.note("election_result", format!("{label} election of {tp}: {r}"));
         }
         if trigger == ElectionTrigger::Zk {
             // Delete the znode (fenced) and re-arm the creation watch.
@@ -174,7 +173,7 @@ impl KafkaController {
         let threshold = env.config.leader_imbalance_per_broker_percentage as f64 / 100.0;
         for (broker, (not_preferred, total)) in self.imbalance() {
             let ratio = not_preferred.len() as f64 / total.max(1) as f64;
-            env.out.note(
+            env.note(
                 "imbalance",
                 format!("leader imbalance ratio for broker {broker} is {ratio:.3} ({} of {total} partitions not led by their preferred replica {broker})", not_preferred.len()),
             );
@@ -198,7 +197,7 @@ impl KafkaController {
                     ElectionTrigger::Auto,
                 )?;
                 for (tp, r) in results {
-                    env.out.note(
+                    env.note(
                         "election_result",
                         format!("auto rebalance PREFERRED election of {tp}: {r}"),
                     );

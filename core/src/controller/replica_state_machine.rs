@@ -93,7 +93,7 @@ impl KafkaController {
                         from: current,
                         to: target,
                     };
-                    env.out.note("invalid_transition", e.to_string());
+                    env.note("invalid_transition", e.to_string());
                 }
             }
             self.do_replica_transitions(env, &mut batch, broker, &valid, target)?;
@@ -123,7 +123,7 @@ impl KafkaController {
                                 tp: tp.clone(),
                                 replica: broker,
                             };
-                            env.out.note("invalid_transition", e.to_string());
+                            env.note("invalid_transition", e.to_string());
                             continue;
                         }
                         batch.add_leader_and_isr(&self.ctx, &[broker], tp, &l, true);
@@ -214,7 +214,7 @@ impl KafkaController {
                     break;
                 };
                 if current.controller_epoch > self.ctx.epoch {
-                    env.out.note("isr_shrink_failed", format!("leader and isr of {tp} written by another controller (epoch {}); not removing replica {broker}", current.controller_epoch));
+                    env.note("isr_shrink_failed", format!("leader and isr of {tp} written by another controller (epoch {}); not removing replica {broker}", current.controller_epoch));
                     break;
                 }
                 if !current.isr.contains(&broker) {
@@ -245,7 +245,7 @@ impl KafkaController {
                     controller_epoch: self.ctx.epoch,
                 };
                 if let Some(written) = self.write_leader_isr(env, tp, new)? {
-                    env.out.note(
+                    env.note(
                         "isr_shrunk",
                         format!(
                             "{tp}: replica {broker} offline; leader {}, ISR {}, leader epoch {}{}",

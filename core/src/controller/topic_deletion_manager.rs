@@ -45,7 +45,7 @@ impl KafkaController {
                     format!("{}/{t}", paths::DELETE_TOPICS),
                 )?;
             }
-            env.out.note(
+            env.note(
                 "topic_deletion",
                 "delete.topic.enable is false: deletion requests removed".to_string(),
             );
@@ -75,7 +75,7 @@ impl KafkaController {
         // enqueueTopicsForDeletion: queue them all, then resumeDeletions.
         self.ctx.topics_to_be_deleted.extend(known);
         if !new.is_empty() {
-            env.out.note(
+            env.note(
                 "topic_deletion",
                 format!("topics queued for deletion: {new:?}"),
             );
@@ -97,7 +97,7 @@ impl KafkaController {
                 .topics_ineligible_for_deletion
                 .insert(topic.to_string())
         {
-            env.out.note(
+            env.note(
                 "topic_deletion_paused",
                 format!("halted deletion of topic {topic} due to {reason}"),
             );
@@ -203,7 +203,7 @@ impl KafkaController {
             self.ctx
                 .topics_ineligible_for_deletion
                 .insert(topic.to_string());
-            env.out.note(
+            env.note(
                 "topic_deletion_paused",
                 format!(
                     "deletion of topic {topic} paused: replicas on dead or shutting-down brokers {}",
@@ -211,7 +211,7 @@ impl KafkaController {
                 ),
             );
         } else {
-            env.out.note(
+            env.note(
                 "topic_deletion",
                 format!("StopReplica(delete=true) sent for every replica of {topic}"),
             );
@@ -252,7 +252,7 @@ impl KafkaController {
                         .topics_ineligible_for_deletion
                         .insert(tp.topic.clone());
                 }
-                env.out.note(
+                env.note(
                     "topic_deletion_paused",
                     format!("replica deletion failed on broker {broker}: {e}"),
                 );
@@ -320,7 +320,7 @@ impl KafkaController {
         self.ctx
             .replica_states
             .retain(|(tp, _), _| tp.topic != topic);
-        env.out.note(
+        env.note(
             "topic_deleted",
             format!("deletion of topic {topic} successfully completed"),
         );
@@ -344,8 +344,7 @@ impl KafkaController {
         for t in &queued {
             self.ctx.topics_ineligible_for_deletion.remove(t);
         }
-        env.out
-            .note("topic_deletion", format!("resuming deletion of {queued:?}"));
+        env.note("topic_deletion", format!("resuming deletion of {queued:?}"));
         self.resume_deletions(env)
     }
 

@@ -76,10 +76,10 @@ impl KafkaController {
             for tp in &added {
                 self.ctx.assignments.remove(tp);
             }
-            env.out.note("add_partitions_skipped", format!("skipping adding partitions {} for topic {topic} since it is currently being deleted", tps_text(&added)));
+            env.note("add_partitions_skipped", format!("skipping adding partitions {} for topic {topic} since it is currently being deleted", tps_text(&added)));
             return self.write_topic_assignment(env, topic);
         }
-        env.out.note(
+        env.note(
             "partitions_added",
             format!("new partitions to be added: {}", tps_text(&added)),
         );
@@ -112,7 +112,7 @@ impl KafkaController {
         for t in &new {
             added.extend(self.read_topic_assignment(env, t)?);
         }
-        env.out.note("topic_change", format!("new topics: {new:?}, deleted topics: {deleted:?}, new partition replica assignment for {} partition(s)", added.len()));
+        env.note("topic_change", format!("new topics: {new:?}, deleted topics: {deleted:?}, new partition replica assignment for {} partition(s)", added.len()));
         if !added.is_empty() {
             self.on_new_partition_creation(env, &added)?;
         }

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::controller::event::{ControllerEvent, ControllerState, ElectionTrigger, ElectionType};
-use crate::controller::{Env, InProgress, Outbox, RequestDraft};
+use crate::controller::{Env, InProgress, Note, Outbox, RequestDraft};
 use crate::cost::{CostModel, Meter};
 use crate::ids::BrokerId;
 use crate::zk::{WatchKind, WatchedEvent};
@@ -135,6 +135,7 @@ impl Sim {
             started_at: now,
             done_at,
             requests: out.requests,
+            notes: out.notes,
             shutdown_replies: out.shutdown_replies,
         });
         self.stats.events_processed += 1;
@@ -152,9 +153,6 @@ impl Sim {
                 done_at.since(now),
             ),
         );
-        for (kind, details) in out.notes {
-            self.note(actor.clone(), &kind, details);
-        }
         // Kafka's scheduler counts a task's delay from when the work that
         // schedules it is done.
         for (delay, timer) in out.timers {
@@ -184,10 +182,13 @@ impl Sim {
             return;
         };
         let incarnation = b.incarnation;
-        let next_send = c
-            .requests
-            .first()
-            .map(|r| c.started_at.plus_ms(r.sent_at_us.div_ceil(1000)))
+        let at = |us: u64| c.started_at.plus_ms(us.div_ceil(1000));
+        let next_request = c.requests.first().map(|r| at(r.sent_at_us));
+        let next_note = c.notes.first().map(|n| at(n.at_us));
+        let next_send = next_request
+            .into_iter()
+            .chain(next_note)
+            .min()
             .filter(|t| *t < c.done_at);
         let done_at = c.done_at;
         match next_send {
@@ -219,19 +220,43 @@ impl Sim {
             return;
         };
         let started_at = c.started_at;
+        let reached = |us: u64| started_at.plus_ms(us.div_ceil(1000)) <= now;
         let due = c
             .requests
             .iter()
-            .take_while(|r| started_at.plus_ms(r.sent_at_us.div_ceil(1000)) <= now)
+            .take_while(|r| reached(r.sent_at_us))
             .count();
-        if due == 0 {
+        let due_notes = c.notes.iter().take_while(|n| reached(n.at_us)).count();
+        if due == 0 && due_notes == 0 {
             // Stale: the event was stretched by a pause; its moments are
             // scheduled again.
             return;
         }
         let drafts: Vec<RequestDraft> = c.requests.drain(..due).collect();
+        let notes: Vec<Note> = c.notes.drain(..due_notes).collect();
+        self.write_notes(broker, notes);
         self.release_requests(broker, drafts);
         self.schedule_controller_work(broker);
+    }
+
+    /// The event in progress stops (its process died or exits): what it has
+    /// done so far is said now.
+    pub(super) fn write_unwritten_notes(&mut self, broker: BrokerId) {
+        let notes = self
+            .brokers
+            .get_mut(&broker)
+            .and_then(|b| b.controller.current.as_mut())
+            .map(|c| std::mem::take(&mut c.notes))
+            .unwrap_or_default();
+        self.write_notes(broker, notes);
+    }
+
+    /// Write an event's trace lines now.
+    pub(super) fn write_notes(&mut self, broker: BrokerId, notes: Vec<Note>) {
+        let actor = format!("controller-{broker}");
+        for n in notes {
+            self.note(actor.clone(), &n.kind, n.details);
+        }
     }
 
     /// Put drafts on their channels (only an active controller sends, and
@@ -276,6 +301,7 @@ impl Sim {
             return;
         };
         b.controller.state = ControllerState::Idle;
+        self.write_notes(broker, done.notes);
         for (to, result) in done.shutdown_replies {
             self.reply_to_shutdown(broker, to, result);
         }

@@ -18,6 +18,7 @@ impl Sim {
                         format!("broker {broker} has no process to kill"),
                     );
                 }
+                self.write_unwritten_notes(broker);
                 if let Some(b) = self.brokers.get_mut(&broker) {
                     // The process and all it held in memory are gone; its
                     // ZooKeeper session lives on until it times out.

@@ -236,6 +236,7 @@ impl Sim {
     /// the ZooKeeper session closes, deleting the broker's ephemeral znodes.
     pub(super) fn finish_shutdown(&mut self, broker: BrokerId) {
         let now = self.now;
+        self.write_unwritten_notes(broker);
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;
         };

@@ -4,10 +4,9 @@
 
 pub use crate::controller::channel::ApiError;
 use crate::controller::channel::{ControlRequest, RequestBody, NO_LEADER};
-use crate::controller::{Env, KafkaController};
+use crate::controller::KafkaController;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
-use crate::zk::ZkError;
 use crate::zk_client::ZkClient;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -222,12 +221,6 @@ impl Broker {
 
 /// The registration znode's data, at its old path (encoded in [`crate::znodes`]).
 pub use crate::znodes::broker_znode_json;
-
-/// `registerBroker` for this broker, in its event thread's environment
-/// (KafkaZkClient.registerBroker is in [`crate::kafka_zk`]).
-pub fn register_broker(env: &mut Env<'_>) -> Result<i64, ZkError> {
-    crate::kafka_zk::register_broker(env.client, env.zk, env.me, env.now)
-}
 
 #[cfg(test)]
 mod tests {

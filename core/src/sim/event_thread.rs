@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::controller::event::{ControllerEvent, ControllerState, ElectionTrigger, ElectionType};
-use crate::controller::{Env, InProgress, Note, Outbox, RequestDraft};
+use crate::controller::{Env, InProgress, KafkaController, Note, Outbox, RequestDraft};
 use crate::cost::{CostModel, Meter};
 use crate::ids::BrokerId;
 use crate::zk::{WatchKind, WatchedEvent};
@@ -100,19 +100,14 @@ impl Sim {
         };
         let event = queued.event;
         b.controller.state = event.state();
-        b.zk_client.meter = Meter::start(CostModel::of(&self.config));
-        let mut out = Outbox::default();
-        {
-            let mut env = Env {
-                now,
-                me: broker,
-                client: &mut b.zk_client,
-                zk: &mut self.zk,
-                config: &self.config,
-                out: &mut out,
-            };
-            b.controller.process(&mut env, &event);
-        }
+        let Some(((), mut out)) =
+            self.in_controller(broker, |controller, env| controller.process(env, &event))
+        else {
+            return;
+        };
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
         if let Some(epoch) = out.new_broker_epoch {
             b.broker_epoch = epoch;
         }
@@ -170,6 +165,29 @@ impl Sim {
             self.channels.remove_all_from(broker);
         }
         self.schedule_controller_work(broker);
+    }
+
+    /// Run `f` as `broker`'s controller, with its environment: the one place
+    /// the controller's [`Env`] is built. The event thread's meter starts
+    /// afresh; what the controller produced comes back in the [`Outbox`].
+    pub(super) fn in_controller<R>(
+        &mut self,
+        broker: BrokerId,
+        f: impl FnOnce(&mut KafkaController, &mut Env<'_>) -> R,
+    ) -> Option<(R, Outbox)> {
+        let b = self.brokers.get_mut(&broker)?;
+        b.zk_client.meter = Meter::start(CostModel::of(&self.config));
+        let mut out = Outbox::default();
+        let mut env = Env {
+            now: self.now,
+            me: broker,
+            client: &mut b.zk_client,
+            zk: &mut self.zk,
+            config: &self.config,
+            out: &mut out,
+        };
+        let r = f(&mut b.controller, &mut env);
+        Some((r, out))
     }
 
     /// Schedule the in-progress event's next moment: its next request batch

@@ -3,9 +3,8 @@
 //! and the end of a clean shutdown.
 
 use super::*;
-use crate::broker::{register_broker, BrokerStatus};
+use crate::broker::BrokerStatus;
 use crate::controller::event::ControllerEvent;
-use crate::controller::{Env, Outbox};
 use crate::ids::{BrokerId, SessionId};
 
 impl Sim {
@@ -34,18 +33,7 @@ impl Sim {
             return;
         };
         b.zk_client.session = Some(session);
-        let mut out = Outbox::default();
-        let result = {
-            let mut env = Env {
-                now,
-                me: broker,
-                client: &mut b.zk_client,
-                zk: &mut self.zk,
-                config: &self.config,
-                out: &mut out,
-            };
-            register_broker(&mut env)
-        };
+        let result = crate::kafka_zk::register_broker(&mut b.zk_client, &mut self.zk, broker, now);
         match result {
             Ok(epoch) => {
                 b.broker_epoch = epoch;
@@ -246,18 +234,14 @@ impl Sim {
         b.controller.queue.clear();
         b.controller.current = None;
         if was_active {
-            let mut out = Outbox::default();
-            let mut env = Env {
-                now,
-                me: broker,
-                client: &mut b.zk_client,
-                zk: &mut self.zk,
-                config: &self.config,
-                out: &mut out,
-            };
             b.controller.active_controller_id = None;
-            b.controller.resign_for_shutdown(&mut env);
+            self.in_controller(broker, |controller, env| {
+                controller.resign_for_shutdown(env)
+            });
         }
+        let Some(b) = self.brokers.get_mut(&broker) else {
+            return;
+        };
         if let Some(s) = b.zk_client.session.take() {
             let _ = self.zk.close_session(s);
         }

@@ -233,9 +233,12 @@ pub struct Zk {
     /// see yet: path → (when they see it, the node as it was before), in order.
     #[serde(default)]
     pending: BTreeMap<String, Vec<(SimTime, Option<Znode>)>>,
-    /// Changed paths to report once observers see them.
+    /// The same paths by the moment they become visible.
     #[serde(default)]
-    deferred_changed: Vec<(SimTime, String)>,
+    pending_by_time: BTreeMap<SimTime, Vec<String>>,
+    /// Changed paths to report once observers see them, by that moment.
+    #[serde(default)]
+    deferred_changed: BTreeMap<SimTime, Vec<String>>,
     /// Moments at which pending changes become visible, not yet taken.
     #[serde(default)]
     new_visible: BTreeSet<SimTime>,
@@ -314,7 +317,8 @@ impl Zk {
             op_offset_us: 0,
             now: SimTime::ZERO,
             pending: BTreeMap::new(),
-            deferred_changed: Vec::new(),
+            pending_by_time: BTreeMap::new(),
+            deferred_changed: BTreeMap::new(),
             new_visible: BTreeSet::new(),
         }
     }

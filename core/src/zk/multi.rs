@@ -89,6 +89,10 @@ impl Zk {
             // One before-image per path and moment: the first change's.
             if entries.last().is_none_or(|(t, _)| *t != at) {
                 entries.push((at, before));
+                self.pending_by_time
+                    .entry(at)
+                    .or_default()
+                    .push(path.clone());
             }
         }
         self.new_visible.insert(at);
@@ -314,7 +318,11 @@ impl Zk {
         for (path, trigger) in std::mem::take(&mut self.triggers) {
             if matches!(trigger, Trigger::Data(_)) {
                 match self.visible_at() {
-                    Some(at) => self.deferred_changed.push((at, path.clone())),
+                    Some(at) => self
+                        .deferred_changed
+                        .entry(at)
+                        .or_default()
+                        .push(path.clone()),
                     None => self.changed.push(path.clone()),
                 }
             }

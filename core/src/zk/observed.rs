@@ -12,18 +12,25 @@ impl Zk {
     pub fn set_now(&mut self, now: SimTime) {
         debug_assert!(now >= self.now, "the ensemble's clock only moves forward");
         self.now = now;
-        if self.pending.is_empty() && self.deferred_changed.is_empty() {
-            return;
+        while let Some(entry) = self.pending_by_time.first_entry() {
+            if *entry.key() > now {
+                break;
+            }
+            for path in entry.remove() {
+                if let Some(entries) = self.pending.get_mut(&path) {
+                    entries.retain(|(at, _)| *at > now);
+                    if entries.is_empty() {
+                        self.pending.remove(&path);
+                    }
+                }
+            }
         }
-        self.pending.retain(|_, entries| {
-            entries.retain(|(at, _)| *at > now);
-            !entries.is_empty()
-        });
-        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred_changed)
-            .into_iter()
-            .partition(|(at, _)| *at <= now);
-        self.deferred_changed = later;
-        self.changed.extend(due.into_iter().map(|(_, path)| path));
+        while let Some(entry) = self.deferred_changed.first_entry() {
+            if *entry.key() > now {
+                break;
+            }
+            self.changed.extend(entry.remove());
+        }
     }
 
     /// The moments at which changes made since the last call become visible

@@ -205,65 +205,43 @@ impl Sim {
         let Some(ev) = self.queue.remove(&key) else {
             return;
         };
-        match ev {
-            SimEvent::Notify {
-                watched, broker, ..
-            } => {
-                let d = format!(
-                    "watch notification {id} ({:?} on {} for broker {broker}) lost",
-                    watched.kind, watched.path
-                );
-                self.note("user", "message_dropped", d);
-            }
-            SimEvent::RequestArrives { .. } | SimEvent::ResponseArrives { .. }
-                if self
-                    .channels
-                    .get(id)
-                    .is_some_and(|r| matches!(r.body, RequestBody::ControlledShutdown { .. })) =>
-            {
-                self.note(
-                    "user",
-                    "message_dropped",
-                    format!("message {id} lost; the broker's connection to the controller breaks"),
-                );
-                self.fail_shutdown_request(
-                    id,
-                    ControlledShutdownError::Io(
-                        "the connection to the controller broke".to_string(),
-                    ),
-                );
-            }
-            SimEvent::RequestArrives { .. } | SimEvent::ResponseArrives { .. } => {
-                let at = self.now.plus_ms(100 + self.net_delay());
-                if let Some(r) = self.channels.get_mut(id) {
-                    r.status = RequestStatus::InFlight;
-                    r.sent_at = Some(self.now.plus_ms(100));
-                    r.arrives_at = Some(at);
-                    r.error = None;
-                }
-                self.note(
-                    "user",
-                    "message_dropped",
-                    format!("message {id} lost; the controller resends it after 100 ms"),
-                );
-                self.push(at, SimEvent::RequestArrives { id });
-            }
-            // Not messages: `find_message` never returns them.
-            other @ (SimEvent::Register { .. }
-            | SimEvent::Heartbeat { .. }
-            | SimEvent::SessionDeadline { .. }
-            | SimEvent::ControllerDone { .. }
-            | SimEvent::ControllerSend { .. }
-            | SimEvent::ZkVisible
-            | SimEvent::Resume { .. }
-            | SimEvent::ShutdownTimeout { .. }
-            | SimEvent::ShutdownAttempt { .. }
-            | SimEvent::Fetch { .. }
-            | SimEvent::BrokerTask { .. }
-            | SimEvent::Timer { .. }) => {
-                debug_assert!(false, "only messages are found on the wire");
-                self.push(key.0, other);
-            }
+        if let SimEvent::Notify {
+            watched, broker, ..
+        } = &ev
+        {
+            let d = format!(
+                "watch notification {id} ({:?} on {} for broker {broker}) lost",
+                watched.kind, watched.path
+            );
+            return self.note("user", "message_dropped", d);
         }
+        // Otherwise a request or its response (`find_message` finds nothing else).
+        debug_assert!(ev.message_id() == Some(id));
+        let shutdown_request = self
+            .channels
+            .get(id)
+            .is_some_and(|r| matches!(r.body, RequestBody::ControlledShutdown { .. }));
+        if shutdown_request {
+            self.note(
+                "user",
+                "message_dropped",
+                format!("message {id} lost; the broker's connection to the controller breaks"),
+            );
+            let why = "the connection to the controller broke".to_string();
+            return self.fail_shutdown_request(id, ControlledShutdownError::Io(why));
+        }
+        let at = self.now.plus_ms(100 + self.net_delay());
+        if let Some(r) = self.channels.get_mut(id) {
+            r.status = RequestStatus::InFlight;
+            r.sent_at = Some(self.now.plus_ms(100));
+            r.arrives_at = Some(at);
+            r.error = None;
+        }
+        self.note(
+            "user",
+            "message_dropped",
+            format!("message {id} lost; the controller resends it after 100 ms"),
+        );
+        self.push(at, SimEvent::RequestArrives { id });
     }
 }

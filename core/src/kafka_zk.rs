@@ -205,3 +205,15 @@ pub fn read_leader_isr(
         Err(e) => Err(e),
     }
 }
+
+/// `getTopicDeletions`: the topics queued in `/admin/delete_topics` (re-arming
+/// the child watch when its handler is registered).
+pub fn get_topic_deletions(
+    client: &mut ZkClient,
+    zk: &mut Zk,
+) -> Result<std::collections::BTreeSet<String>, ZkError> {
+    Ok(client
+        .get_children(zk, paths::DELETE_TOPICS)?
+        .into_iter()
+        .collect())
+}

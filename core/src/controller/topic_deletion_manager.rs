@@ -19,11 +19,7 @@ impl KafkaController {
         &mut self,
         env: &mut Env<'_>,
     ) -> Result<(), ControllerError> {
-        let queued: BTreeSet<String> = env
-            .client
-            .get_children(env.zk, paths::DELETE_TOPICS)?
-            .into_iter()
-            .collect();
+        let queued = crate::kafka_zk::get_topic_deletions(env.client, env.zk)?;
         let epoch_zk_version = self.ctx.epoch_zk_version;
         let (known, unknown): (Vec<String>, Vec<String>) = queued
             .into_iter()
@@ -376,11 +372,7 @@ impl KafkaController {
         &mut self,
         env: &mut Env<'_>,
     ) -> Result<(), ControllerError> {
-        let queued: BTreeSet<String> = env
-            .client
-            .get_children(env.zk, paths::DELETE_TOPICS)?
-            .into_iter()
-            .collect();
+        let queued = crate::kafka_zk::get_topic_deletions(env.client, env.zk)?;
         for t in queued
             .into_iter()
             .filter(|t| self.ctx.all_topics.contains(t))

@@ -166,16 +166,21 @@ impl Sim {
         })
     }
 
+    /// Take message `id` off the wire to act on it; if it is not there, say so.
+    fn take_message(&mut self, id: u64) -> Option<((SimTime, u64), SimEvent)> {
+        let taken = self
+            .find_message(id)
+            .and_then(|key| self.queue.remove(&key).map(|ev| (key, ev)));
+        if taken.is_none() {
+            let why = format!("no message {id} is on the wire");
+            self.note("user", "action_ignored", why);
+        }
+        taken
+    }
+
     /// Hold a message on the wire `delay_ms` longer.
     pub(super) fn delay_message(&mut self, id: u64, delay_ms: u64) {
-        let Some(key) = self.find_message(id) else {
-            return self.note(
-                "user",
-                "action_ignored",
-                format!("no message {id} is on the wire"),
-            );
-        };
-        let Some(ev) = self.queue.remove(&key) else {
+        let Some((key, ev)) = self.take_message(id) else {
             return;
         };
         let at = key.0.plus_ms(delay_ms);
@@ -195,14 +200,7 @@ impl Sim {
     /// the connection, and the controller's sender thread resends the request
     /// after its 100 ms back-off.
     pub(super) fn drop_message(&mut self, id: u64) {
-        let Some(key) = self.find_message(id) else {
-            return self.note(
-                "user",
-                "action_ignored",
-                format!("no message {id} is on the wire"),
-            );
-        };
-        let Some(ev) = self.queue.remove(&key) else {
+        let Some((_, ev)) = self.take_message(id) else {
             return;
         };
         if let SimEvent::Notify {

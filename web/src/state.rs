@@ -130,7 +130,8 @@ pub fn zk_mode_label(mode: ZkMode) -> &'static str {
         .map_or(mode.as_str(), |(_, label)| label)
 }
 
-/// Trace kinds that "jump to the next interesting event" stops at.
+/// Trace kinds that "jump to the next interesting event" stops at, besides
+/// every kind the Why panel shows ([`is_interesting`]).
 pub const INTERESTING: &[&str] = &[
     "elected",
     "resign",
@@ -148,6 +149,13 @@ pub const INTERESTING: &[&str] = &[
     "reassignment_completed",
     "startup_failed",
 ];
+
+/// Whether "next event" stops at this trace record: every user action and
+/// every controller decision (each has a Why line), and the moments listed in
+/// [`INTERESTING`].
+pub fn is_interesting(kind: &str) -> bool {
+    INTERESTING.contains(&kind) || crate::components::why::WHY_KINDS.contains(&kind)
+}
 
 /// What the page shows and drives.
 #[derive(Debug, Clone)]
@@ -442,10 +450,7 @@ impl SimState {
                     if !t.step() {
                         break;
                     }
-                    if t.trace()[from..]
-                        .iter()
-                        .any(|r| INTERESTING.contains(&r.kind.as_str()))
-                    {
+                    if t.trace()[from..].iter().any(|r| is_interesting(&r.kind)) {
                         break;
                     }
                 }
@@ -893,6 +898,102 @@ mod tests {
         assert!(
             n.recent(INTERESTING, 1)[0].time_ms > 10_000,
             "it stopped at one after 10 s"
+        );
+    }
+
+    use crate::components::why::WHY_KINDS;
+
+    /// The newest record "next event" would stop at, and the newest Why line.
+    fn last_stop_and_why(s: &SimState) -> (TraceRecord, TraceRecord) {
+        let stop = s.with_trace(|t| {
+            t.iter()
+                .rev()
+                .find(|r| is_interesting(&r.kind))
+                .cloned()
+                .expect("a stop")
+        });
+        (stop, s.recent(WHY_KINDS, 1)[0].clone())
+    }
+
+    #[test]
+    fn next_event_stops_at_a_kill_and_why_says_it() {
+        // The zombie-controller scenario kills broker 2 at 6 s.
+        let s = SimState::load("zombie-controller")
+            .unwrap()
+            .apply(Msg::Seek(5_900));
+        let n = s.apply(Msg::NextInteresting);
+        assert_eq!(n.now_ms(), 6_000, "stopped at the kill, not after it");
+        let (stop, why) = last_stop_and_why(&n);
+        assert_eq!((stop.kind.as_str(), stop.time_ms), ("kill_broker", 6_000));
+        assert_eq!(why, stop, "the kill is the newest Why line");
+        assert_eq!(why.details, "kill -9 broker 2");
+    }
+
+    #[test]
+    fn a_users_action_is_a_why_line() {
+        let s = SimState::default_cluster();
+        let broker = s.view().brokers[0].id;
+        for action in [
+            Action::KillBroker { broker },
+            Action::StartBroker { broker },
+            Action::PauseBroker {
+                broker,
+                duration_ms: 1_000,
+            },
+            Action::ExpireSession { broker },
+            Action::ShutdownBroker { broker },
+            Action::SetConfig {
+                key: "unclean.leader.election.enable".into(),
+                value: serde_json::json!(true),
+                topic: None,
+            },
+            Action::DeleteTopic {
+                topic: "audit".into(),
+            },
+        ] {
+            let s = SimState::default_cluster().apply(Msg::Act(action.clone()));
+            let why = s.recent(WHY_KINDS, 3);
+            assert!(
+                why.iter()
+                    .any(|r| r.kind == action.name() && r.details == action.describe()),
+                "{action:?}: {why:#?}"
+            );
+        }
+    }
+
+    #[test]
+    fn next_event_stops_at_the_zombies_resignation() {
+        // Kafka: the zombie wakes, its session has expired (processExpire), and
+        // it resigns (onControllerResignation) before re-registering.
+        let mut s = SimState::load("zombie-controller")
+            .unwrap()
+            .apply(Msg::Seek(21_100));
+        let zombie_resigned = |s: &SimState| {
+            s.with_trace(|t| {
+                t.iter()
+                    .find(|r| r.kind == "resign" && r.actor == "controller-0")
+                    .cloned()
+            })
+        };
+        assert!(zombie_resigned(&s).is_none(), "not yet at 21.1 s");
+        let mut stops = 0;
+        while zombie_resigned(&s).is_none() {
+            s = s.apply(Msg::NextInteresting);
+            stops += 1;
+            assert!(
+                stops < 20 && s.now_ms() < 30_000,
+                "it resigns soon after waking"
+            );
+        }
+        let resign = zombie_resigned(&s).unwrap();
+        assert_eq!(s.now_ms(), resign.time_ms, "stopped at the resignation");
+        let (stop, why) = last_stop_and_why(&s);
+        assert_eq!(stop, resign);
+        assert_eq!(why, resign, "the resignation is the newest Why line");
+        assert!(
+            resign.details.contains("session expired"),
+            "{}",
+            resign.details
         );
     }
 }

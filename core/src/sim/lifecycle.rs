@@ -235,9 +235,11 @@ impl Sim {
         b.controller.current = None;
         if was_active {
             b.controller.active_controller_id = None;
-            self.in_controller(broker, |controller, env| {
+            if let Some(((), out)) = self.in_controller(broker, |controller, env| {
                 controller.resign_for_shutdown(env)
-            });
+            }) {
+                self.write_notes(broker, out.notes);
+            }
         }
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;

@@ -54,6 +54,7 @@ impl Sim {
             }
             Err(e) => {
                 b.status = BrokerStatus::Dead;
+                b.exit = Some(crate::broker::BrokerExit::StartupFailed);
                 b.zk_client.session = None;
                 let _ = self.zk.close_session(session);
                 self.note(
@@ -248,6 +249,7 @@ impl Sim {
             let _ = self.zk.close_session(s);
         }
         b.status = BrokerStatus::Dead;
+        b.exit = Some(crate::broker::BrokerExit::Clean);
         self.channels.remove_all_from(broker);
         self.fail_shutdown_requests_to(
             broker,

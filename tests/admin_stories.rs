@@ -674,3 +674,165 @@ fn a_static_broker_config_is_still_set_in_the_starting_configuration() {
     assert!(!sim.config().auto_leader_rebalance_enable);
     assert_eq!(sim.config().zookeeper_session_timeout_ms, 18_000);
 }
+
+const ILLEGAL_CHARS: &str = "Topic name \"my topic/!\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'";
+const EMPTY: &str = "Topic name is illegal, it can't be empty";
+
+#[test]
+fn illegal_topic_names_are_refused_from_an_action_with_kafkas_message() {
+    // Kafka: AdminZkClient.validateTopicCreate → Topic.validate throws
+    // InvalidTopicException before anything is written.
+    let mut s = Story::brokers(60, 3);
+    s.until(5_000);
+    let before = kcsim_core::report::FinalState::of(&s.sim).zk;
+    let mut at = 5_000;
+    for (name, message) in [
+        ("my topic/!", ILLEGAL_CHARS),
+        ("", EMPTY),
+        (".", "Topic name cannot be \".\" or \"..\""),
+        ("..", "Topic name cannot be \".\" or \"..\""),
+    ] {
+        for placed in [false, true] {
+            let action = if placed {
+                Action::CreateTopic {
+                    name: name.into(),
+                    assignment: None,
+                    partitions: Some(2),
+                    replication_factor: Some(2),
+                }
+            } else {
+                Action::CreateTopic {
+                    name: name.into(),
+                    assignment: Some(vec![vec![BrokerId(0), BrokerId(1)]]),
+                    partitions: None,
+                    replication_factor: None,
+                }
+            };
+            s.at(at, action).until(at + 10);
+            let failed = s
+                .first_after("action_failed", at)
+                .map(|r| r.details.clone());
+            assert_eq!(
+                failed.as_deref(),
+                Some(format!("InvalidTopicException: {message}").as_str()),
+                "{name:?}"
+            );
+            at += 10;
+        }
+    }
+    assert!(s.records("topic_created").is_empty());
+    assert_eq!(
+        kcsim_core::report::FinalState::of(&s.sim).zk,
+        before,
+        "nothing written"
+    );
+    // A topic config change names the topic too (AdminZkClient.validateTopicConfig).
+    s.at(
+        at,
+        Action::SetConfig {
+            key: "unclean.leader.election.enable".into(),
+            value: serde_json::json!(true),
+            topic: Some("my topic/!".into()),
+        },
+    )
+    .until(at + 10);
+    let failed = s
+        .first_after("action_failed", at)
+        .map(|r| r.details.clone());
+    assert_eq!(
+        failed,
+        Some(format!("InvalidTopicException: {ILLEGAL_CHARS}"))
+    );
+    s.assert_no_violations();
+}
+
+#[test]
+fn a_topic_name_of_249_characters_is_accepted_and_250_refused() {
+    // Kafka: Topic.MAX_NAME_LENGTH = 249.
+    let mut s = Story::brokers(61, 3);
+    s.until(5_000);
+    let long = "a".repeat(249);
+    let too_long = "b".repeat(250);
+    s.at(
+        5_000,
+        Action::CreateTopic {
+            name: too_long.clone(),
+            assignment: None,
+            partitions: Some(1),
+            replication_factor: Some(1),
+        },
+    )
+    .until(5_010);
+    let failed = s
+        .first_after("action_failed", 5_000)
+        .map(|r| r.details.clone());
+    assert_eq!(
+        failed,
+        Some(format!(
+            "InvalidTopicException: Topic name is illegal, it can't be longer than 249 characters, topic name: {too_long}"
+        ))
+    );
+    s.at(
+        5_010,
+        Action::CreateTopic {
+            name: long.clone(),
+            assignment: None,
+            partitions: Some(1),
+            replication_factor: Some(1),
+        },
+    )
+    .until(6_000);
+    assert!(s.first_after("action_failed", 5_010).is_none());
+    assert!(s.partition(&long, 0).leader.is_some(), "created and led");
+    assert!(s
+        .sim
+        .zk()
+        .node(&format!("/brokers/topics/{too_long}"))
+        .is_none());
+    s.assert_no_violations();
+}
+
+#[test]
+fn a_topic_name_colliding_in_metric_names_is_refused() {
+    // Kafka: validateTopicCreate — a name with '.' or '_' may not equal an existing
+    // topic's once '.' and '_' are the same.
+    let mut s = Story::brokers(62, 3);
+    s.until(5_000);
+    s.create_topic(5_000, "a.b", &[&[0]]).until(5_010);
+    s.create_topic(5_010, "a_b", &[&[0]]).until(5_020);
+    let failed = s
+        .first_after("action_failed", 5_010)
+        .map(|r| r.details.clone());
+    assert_eq!(
+        failed.as_deref(),
+        Some("InvalidTopicException: Topic 'a_b' collides with existing topics: a.b")
+    );
+    assert!(s.sim.zk().node("/brokers/topics/a_b").is_none());
+}
+
+#[test]
+fn illegal_topic_names_are_refused_from_a_scenario_file_with_kafkas_message() {
+    use kcsim_core::scenario::Scenario;
+    for (name, message) in [("my topic/!", ILLEGAL_CHARS), ("", EMPTY)] {
+        let quoted = serde_json::to_string(name).unwrap();
+        let declared = format!(
+            r#"{{"version":1,"brokers":[0,1],"topics":[{{"name":{quoted},"partitions":1,"replication_factor":1}}]}}"#
+        );
+        let e = Scenario::parse(&declared).unwrap_err();
+        assert_eq!(e.field, "topics[0].name");
+        assert_eq!(e.message, format!("InvalidTopicException: {message}"));
+        let created = format!(
+            r#"{{"version":1,"brokers":[0,1],"actions":[{{"at_ms":5000,"action":"create_topic","name":{quoted},"partitions":1,"replication_factor":1}}]}}"#
+        );
+        let e = Scenario::parse(&created).unwrap_err();
+        assert_eq!(e.field, "actions[0].name");
+        assert_eq!(e.message, format!("InvalidTopicException: {message}"));
+    }
+    let colliding = r#"{"version":1,"brokers":[0],"topics":[{"name":"a.b","partitions":1,"replication_factor":1},{"name":"a_b","partitions":1,"replication_factor":1}]}"#;
+    let e = Scenario::parse(colliding).unwrap_err();
+    assert_eq!(e.field, "topics[1].name");
+    assert_eq!(
+        e.message,
+        "InvalidTopicException: Topic 'a_b' collides with existing topics: a.b"
+    );
+}

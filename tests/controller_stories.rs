@@ -206,6 +206,12 @@ fn clean_shutdown_of_the_controller_moves_it_at_once() {
         "re-elected within milliseconds, at {elected}"
     );
     assert_eq!(s.broker(old).status, BrokerStatus::Dead);
+    assert!(
+        s.records("resign")
+            .iter()
+            .any(|r| r.actor == format!("controller-{old}") && r.details.contains("shutting down")),
+        "the shutdown resignation is traced"
+    );
     s.until(20_000);
     s.assert_everyone_agrees();
     s.assert_no_violations();
@@ -296,6 +302,16 @@ fn zombie_controller_wakes_and_its_stale_requests_are_rejected() {
     assert!(
         !s.broker(zombie).controller.is_active(zombie),
         "the zombie learned and resigned"
+    );
+    // Kafka: processExpire → onControllerResignation when it wakes; the trace says so.
+    let resigned = s.records("resign");
+    assert!(
+        resigned
+            .iter()
+            .any(|r| r.actor == format!("controller-{zombie}")
+                && r.time_ms > t + 10_000
+                && r.details.contains("session expired")),
+        "{resigned:#?}"
     );
     s.assert_everyone_agrees();
     s.assert_no_violations();

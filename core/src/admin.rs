@@ -23,6 +23,10 @@ use std::collections::{BTreeMap, BTreeSet};
 /// the tool reports.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AdminError {
+    /// A topic name Kafka's `Topic.validate` refuses; the text is the
+    /// exception's message.
+    #[error("InvalidTopicException: {0}")]
+    InvalidTopic(String),
     /// Creating a topic that exists.
     #[error("TopicExistsException: topic '{0}' already exists")]
     TopicExists(String),
@@ -157,6 +161,66 @@ pub fn all_partitions(zk: &Zk) -> Vec<TopicPartition> {
     out
 }
 
+/// The longest topic name Kafka accepts (`Topic.MAX_NAME_LENGTH`).
+pub const MAX_TOPIC_NAME_LENGTH: usize = 249;
+
+/// Kafka 2.4's `Topic.validate`: a topic name is 1 to 249 characters of
+/// ASCII alphanumerics, '.', '_' and '-', and neither "." nor "..". The error
+/// carries Kafka's message. Every way into the core (scenario files, actions
+/// from the page, share links, lessons) goes through this, by way of the
+/// admin functions below.
+pub fn validate_topic_name(name: &str) -> Result<(), AdminError> {
+    let refuse = |m: String| Err(AdminError::InvalidTopic(m));
+    if name.is_empty() {
+        return refuse("Topic name is illegal, it can't be empty".to_string());
+    }
+    if name == "." || name == ".." {
+        return refuse("Topic name cannot be \".\" or \"..\"".to_string());
+    }
+    // Java's String.length(): UTF-16 code units.
+    if name.encode_utf16().count() > MAX_TOPIC_NAME_LENGTH {
+        return refuse(format!(
+            "Topic name is illegal, it can't be longer than {MAX_TOPIC_NAME_LENGTH} characters, topic name: {name}"
+        ));
+    }
+    let legal = |c: char| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-';
+    if !name.chars().all(legal) {
+        return refuse(format!(
+            "Topic name \"{name}\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"
+        ));
+    }
+    Ok(())
+}
+
+/// `AdminZkClient.validateTopicCreate`'s checks of the name: `Topic.validate`,
+/// then the topic must not exist, then (for a name with '.' or '_') it must
+/// not collide with an existing topic's name once '.' and '_' are taken as
+/// the same (metric names cannot tell them apart).
+fn validate_topic_create(zk: &Zk, name: &str) -> Result<(), AdminError> {
+    validate_topic_name(name)?;
+    if zk.node(&paths::topic(name)).is_some() {
+        return Err(AdminError::TopicExists(name.to_string()));
+    }
+    if name.contains(['.', '_']) {
+        let unified = |t: &str| t.replace('.', "_");
+        let colliding: Vec<&str> = zk
+            .node(paths::TOPICS)
+            .map(|n| {
+                n.children()
+                    .filter(|t| unified(t) == unified(name))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !colliding.is_empty() {
+            return Err(AdminError::InvalidTopic(format!(
+                "Topic '{name}' collides with existing topics: {}",
+                colliding.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// `AdminZkClient.createTopic`: place `partitions` × `replication_factor`
 /// replicas on the registered brokers (rack-unaware), then
 /// [`create_topic_with_assignment`]. Returns the topic znode's data.
@@ -168,9 +232,9 @@ pub fn create_topic(
     config: &BTreeMap<String, Value>,
     rng: &mut Rng,
 ) -> Result<String, AdminError> {
-    if zk.node(&paths::topic(name)).is_some() {
-        return Err(AdminError::TopicExists(name.to_string()));
-    }
+    // Kafka places the replicas first (refusing a replication factor larger
+    // than the brokers), then validates; the name is checked here before
+    // the placement draws from `rng`, so a refused create changes nothing.
     let registered = registered_brokers(zk);
     if replication_factor as usize > registered.len() {
         return Err(AdminError::InvalidReplicationFactor {
@@ -178,6 +242,7 @@ pub fn create_topic(
             available: registered.len(),
         });
     }
+    validate_topic_create(zk, name)?;
     let assignment = assign_replicas_rack_unaware(partitions, replication_factor, &registered, rng);
     create_topic_with_assignment(zk, name, &assignment, config)
 }
@@ -191,9 +256,7 @@ pub fn create_topic_with_assignment(
     assignment: &[Vec<BrokerId>],
     config: &BTreeMap<String, Value>,
 ) -> Result<String, AdminError> {
-    if zk.node(&paths::topic(name)).is_some() {
-        return Err(AdminError::TopicExists(name.to_string()));
-    }
+    validate_topic_create(zk, name)?;
     let data = topic_znode_json(assignment);
     // The config znode is written first; if it is already there the
     // assignment is written all the same.
@@ -365,6 +428,8 @@ pub fn change_topic_config(
     key: &str,
     value: &Value,
 ) -> Result<ConfigChanged, AdminError> {
+    // AdminZkClient.validateTopicConfig: the name first.
+    validate_topic_name(topic)?;
     if !Config::TOPIC_KEYS.contains(&key) {
         return Err(AdminError::NotTopicConfig(key.to_string()));
     }

@@ -90,6 +90,22 @@ pub struct MetadataCache {
     pub partitions: BTreeMap<TopicPartition, LocalPartition>,
 }
 
+/// How a broker's last process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BrokerExit {
+    /// A clean exit (`kill -15`, `kafka-server-stop.sh`, after a controlled
+    /// shutdown that worked or not): the ZooKeeper session was closed, so its
+    /// ephemeral znodes went at once.
+    Clean,
+    /// `kill -9`: the session lingers, and `/brokers/ids/<id>` (and
+    /// `/controller` if it held it) with it, until ZooKeeper expires it.
+    Killed,
+    /// It failed to start (`/brokers/ids/<id>` still held by its previous
+    /// session); its new session was closed.
+    StartupFailed,
+}
+
 /// One broker.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Broker {
@@ -126,6 +142,10 @@ pub struct Broker {
     pub last_isr_change: SimTime,
     /// When it last wrote an ISR change notification.
     pub last_isr_propagation: SimTime,
+    /// How its last process ended, while it is down (`None` once started
+    /// again, or never started).
+    #[serde(default)]
+    pub exit: Option<BrokerExit>,
 }
 
 impl Broker {
@@ -148,6 +168,7 @@ impl Broker {
             isr_change_set: std::collections::BTreeSet::new(),
             last_isr_change: SimTime::ZERO,
             last_isr_propagation: SimTime::ZERO,
+            exit: None,
         }
     }
 

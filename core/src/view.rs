@@ -1,6 +1,7 @@
 //! What the UI and the CLI show: a serializable picture of the cluster at one
 //! moment, computed from the simulation and nothing else.
 
+pub use crate::broker::BrokerExit;
 use crate::broker::BrokerStatus;
 use crate::controller::channel::{RequestBody, RequestStatus};
 use crate::ids::{comma_list, BrokerId, TopicPartition};
@@ -32,8 +33,21 @@ pub struct BrokerView {
     /// When its ZooKeeper session expires if no heartbeat comes (a live session
     /// that a dead or paused broker still holds).
     pub session_expires_at_ms: Option<u64>,
-    /// Partitions it leads (by its own belief).
+    /// Partitions it leads by its own replica state (for a broker that is
+    /// down: what its process held when it stopped, not what is true now).
     pub leader_of: usize,
+    /// Partitions whose state znode (`/brokers/topics/<t>/partitions/<p>/state`)
+    /// names it as leader: what the cluster, and a new controller, go by.
+    pub leader_of_in_zk: usize,
+    /// Whether the ZooKeeper session of its last process is alive: while it
+    /// is, its ephemeral `/brokers/ids/<id>` (and `/controller`, if it held
+    /// it) exist, even for a broker killed with `kill -9` or paused.
+    pub session_alive: bool,
+    /// How its last process ended while it is down: `clean` (kill -15, the
+    /// session closed at once), `killed` (kill -9, the session lingers until
+    /// it expires: see `session_alive`, `session_expires_at_ms`) or
+    /// `startup_failed`; `None` while it runs.
+    pub exit: Option<BrokerExit>,
     /// Partitions it hosts.
     pub replicas: usize,
     /// Extra fetch lag from `slow_broker`.
@@ -79,6 +93,12 @@ pub struct PartitionView {
     pub reassigning: bool,
     /// When its leader, ISR or epochs last changed.
     pub changed_at_ms: Option<u64>,
+    /// The running controller whose PartitionStateMachine holds `state`.
+    /// `None`: no running controller knows the partition (none is elected,
+    /// or the controller has not read it yet), so `state` reads
+    /// `NonExistentPartition` only by default; what ZooKeeper holds (the
+    /// state znode's `leader`, `isr` and epochs) is still true.
+    pub state_known_by: Option<BrokerId>,
     /// The leader and ISR the active controller has cached.
     pub controller_cache: Option<CachedLeadership>,
     /// The leader and ISR each running broker's metadata cache holds.
@@ -207,6 +227,8 @@ impl ClusterView {
     pub fn of(sim: &Sim) -> ClusterView {
         let zk = sim.zk();
         let watches = zk.watches();
+        let overview = sim.partition_overview();
+        let leads_in_zk = |b: BrokerId| overview.iter().filter(|p| p.leader == Some(b)).count();
         let brokers = sim
             .brokers()
             .values()
@@ -230,11 +252,22 @@ impl ClusterView {
                     .and_then(|s| zk.session(s))
                     .filter(|s| s.state == crate::zk::SessionState::Alive)
                     .map(|s| s.expires_at().as_ms()),
+                session_alive: b
+                    .zk_client
+                    .session
+                    .and_then(|s| zk.session(s))
+                    .is_some_and(|s| s.state == crate::zk::SessionState::Alive),
+                exit: if b.status == BrokerStatus::Dead {
+                    b.exit
+                } else {
+                    None
+                },
                 leader_of: b
                     .replicas
                     .values()
                     .filter(|p| p.leader == b.id.0 as i32)
                     .count(),
+                leader_of_in_zk: leads_in_zk(b.id),
                 replicas: b.replicas.len(),
                 slowed_ms: sim.slow_lag(b.id),
             })
@@ -252,11 +285,14 @@ impl ClusterView {
                 watchers: watches.iter().filter(|(wp, _, _)| wp == p).count(),
             })
             .collect();
-        let ctx = sim.active_controller().map(|b| &b.controller.ctx);
-        let partitions: Vec<PartitionView> = sim
-            .partition_overview()
+        let active = sim.active_controller();
+        let ctx = active.map(|b| &b.controller.ctx);
+        let partitions: Vec<PartitionView> = overview
             .into_iter()
             .map(|p| PartitionView {
+                state_known_by: active
+                    .filter(|b| b.controller.ctx.partition_states.contains_key(&p.tp))
+                    .map(|b| b.id),
                 log_end_offsets: p.log_end_offsets(sim),
                 high_watermark: sim.high_watermark(&p.tp),
                 available: sim.is_available(&p.tp),
@@ -505,6 +541,68 @@ impl ClusterView {
     }
 }
 
+/// A partition's result of a preferred or unclean election (the admin API,
+/// the ZooKeeper znode or the auto rebalance), read from an
+/// `election_result` trace line, with what Kafka's code means.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ElectionOutcome {
+    /// The partition.
+    pub partition: String,
+    /// Kafka's error code: `NONE`, `ELECTION_NOT_NEEDED`, ….
+    pub code: String,
+    /// Whether the election happened and elected a leader. Kafka reports a
+    /// success as the error code `NONE` ("no error").
+    pub success: bool,
+    /// The code in words, for a reader who does not know Kafka's codes.
+    pub meaning: String,
+    /// The leader elected (on success).
+    pub leader: Option<BrokerId>,
+}
+
+/// What one of Kafka's election result codes means.
+pub fn election_code_meaning(code: &str) -> &'static str {
+    match code {
+        "NONE" => "success: NONE is Kafka's code for no error; the leader was elected",
+        "ELECTION_NOT_NEEDED" => {
+            "nothing to do: the leader is already the one this election would choose"
+        }
+        "PREFERRED_LEADER_NOT_AVAILABLE" => {
+            "refused: the preferred replica is not live or not in the ISR"
+        }
+        "ELIGIBLE_LEADERS_NOT_AVAILABLE" => "refused: no live replica can lead",
+        "UNKNOWN_TOPIC_OR_PARTITION" => "refused: the partition does not exist",
+        "INVALID_TOPIC_EXCEPTION" => "refused: the topic is being deleted",
+        "NOT_CONTROLLER" => "refused: the broker asked is not the active controller",
+        _ => "failed",
+    }
+}
+
+/// The outcome an `election_result` trace line reports (`None` for any
+/// other line).
+pub fn election_outcome(record: &crate::trace::TraceRecord) -> Option<ElectionOutcome> {
+    if record.kind != "election_result" {
+        return None;
+    }
+    let rest = record.details.split_once("election of ")?.1;
+    let (partition, result) = rest.split_once(": ")?;
+    let code = result
+        .split([' ', ':'])
+        .next()
+        .filter(|c| !c.is_empty())?
+        .to_string();
+    let leader = result
+        .split_once("(leader ")
+        .and_then(|(_, l)| l.trim_end_matches(')').parse().ok())
+        .map(BrokerId);
+    Some(ElectionOutcome {
+        partition: partition.to_string(),
+        leader,
+        success: code == "NONE",
+        meaning: election_code_meaning(&code).to_string(),
+        code,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -561,6 +659,175 @@ mod tests {
                 .contains("Topic: b\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: unclean.leader.election.enable=true\n"),
             "{}",
             v.describe()
+        );
+    }
+}
+
+#[cfg(test)]
+mod display_tests {
+    use super::*;
+    use crate::action::Action;
+    use crate::scenario::Scenario;
+    use crate::time::SimTime;
+    use crate::trace::TraceRecord;
+
+    /// Three brokers, broker 0 the controller; `t-0` on [1, 2] and `solo-0`
+    /// on [1] only, created at 4 s.
+    fn cluster() -> Sim {
+        let s = Scenario::parse(
+            r#"{"version":1,"seed":3,"brokers":[0,1,2],"config":{"sim.broker.startup.jitter.ms":0},
+                "actions":[{"at_ms":4000,"action":"create_topic","name":"t","assignment":[[1,2]]},
+                           {"at_ms":4000,"action":"create_topic","name":"solo","assignment":[[1]]}]}"#,
+        )
+        .unwrap();
+        let mut sim = s.build();
+        sim.run_until(SimTime(6_000));
+        sim
+    }
+
+    fn broker(v: &ClusterView, id: u32) -> &BrokerView {
+        v.brokers.iter().find(|b| b.id == BrokerId(id)).unwrap()
+    }
+
+    #[test]
+    fn without_a_running_controller_no_state_is_known_but_zookeeper_still_holds_the_leader() {
+        let mut sim = cluster();
+        let v = ClusterView::of(&sim);
+        assert_eq!(v.controller, Some(BrokerId(0)));
+        let t0 = v.partition(&TopicPartition::new("t", 0)).unwrap();
+        assert_eq!(t0.state_known_by, Some(BrokerId(0)));
+        assert_eq!(t0.state.to_string(), "OnlinePartition");
+        // kill -9 the controller: its session (and /controller) linger for 6 s,
+        // but no running broker is the controller.
+        sim.schedule_action(
+            SimTime(6_000),
+            Action::KillBroker {
+                broker: BrokerId(0),
+            },
+        )
+        .unwrap();
+        sim.run_until(SimTime(7_000));
+        let v = ClusterView::of(&sim);
+        let t0 = v.partition(&TopicPartition::new("t", 0)).unwrap();
+        assert_eq!(t0.state_known_by, None, "no running controller knows it");
+        assert_eq!(
+            t0.state.to_string(),
+            "NonExistentPartition",
+            "only by default"
+        );
+        assert_eq!(
+            t0.leader,
+            Some(BrokerId(1)),
+            "ZooKeeper still holds the leader"
+        );
+        let zero = broker(&v, 0);
+        assert_eq!(zero.status, "dead");
+        assert_eq!(zero.exit, Some(BrokerExit::Killed));
+        assert!(zero.session_alive, "kill -9: the session lingers");
+        assert!(zero.registered, "so /brokers/ids/0 still exists");
+        assert!(zero.session_expires_at_ms.is_some());
+        // Once the session expires, another broker is elected and reads every partition.
+        sim.run_until(SimTime(14_000));
+        let v = ClusterView::of(&sim);
+        let c = v.controller.expect("a new controller");
+        assert_ne!(c, BrokerId(0));
+        let t0 = v.partition(&TopicPartition::new("t", 0)).unwrap();
+        assert_eq!(t0.state_known_by, Some(c));
+        let zero = broker(&v, 0);
+        assert!(!zero.session_alive && !zero.registered, "expired");
+        assert_eq!(zero.exit, Some(BrokerExit::Killed));
+    }
+
+    #[test]
+    fn a_clean_exit_closes_the_session_and_leadership_is_counted_both_ways() {
+        let mut sim = cluster();
+        let v = ClusterView::of(&sim);
+        let one = broker(&v, 1);
+        assert_eq!((one.leader_of, one.leader_of_in_zk), (2, 2));
+        assert!(one.session_alive && one.exit.is_none());
+        // kill -15: a controlled shutdown moves t-0 to broker 2; solo-0 has no
+        // other replica to move to.
+        sim.schedule_action(
+            SimTime(6_000),
+            Action::ShutdownBroker {
+                broker: BrokerId(1),
+            },
+        )
+        .unwrap();
+        sim.run_until(SimTime(9_000));
+        let v = ClusterView::of(&sim);
+        let one = broker(&v, 1);
+        assert_eq!(one.status, "dead");
+        assert_eq!(one.exit, Some(BrokerExit::Clean));
+        assert!(!one.session_alive, "the session closed at once");
+        assert!(!one.registered);
+        assert_eq!(one.session_expires_at_ms, None);
+        assert_eq!(
+            v.partition(&TopicPartition::new("t", 0)).unwrap().leader,
+            Some(BrokerId(2))
+        );
+        // solo-0 went offline when broker 1 left (leader -1, Kafka's
+        // removeReplicasFromIsr), so the state znodes name it for nothing,
+        // while its process's last replica state still says it led solo-0.
+        assert_eq!(one.leader_of_in_zk, 0, "per the state znodes");
+        assert_eq!(one.leader_of, 1, "per its own, stale, replica state");
+        assert_eq!(
+            v.partition(&TopicPartition::new("solo", 0)).unwrap().leader,
+            None
+        );
+        assert_eq!(broker(&v, 2).leader_of_in_zk, 1);
+        assert_eq!(broker(&v, 2).exit, None, "running");
+        // Started again, the exit is forgotten.
+        sim.schedule_action(
+            SimTime(9_000),
+            Action::StartBroker {
+                broker: BrokerId(1),
+            },
+        )
+        .unwrap();
+        sim.run_until(SimTime(10_000));
+        let v = ClusterView::of(&sim);
+        assert_eq!(broker(&v, 1).exit, None);
+        assert!(broker(&v, 1).session_alive);
+    }
+
+    #[test]
+    fn an_election_result_of_none_is_a_success() {
+        let r = |d: &str| TraceRecord::new(SimTime(1), "controller-0", "election_result", d);
+        let ok = election_outcome(&r(
+            "auto rebalance PREFERRED election of orders-1: NONE (leader 1)",
+        ))
+        .unwrap();
+        assert_eq!(ok.partition, "orders-1");
+        assert_eq!(ok.code, "NONE");
+        assert!(ok.success);
+        assert_eq!(ok.leader, Some(BrokerId(1)));
+        assert!(ok.meaning.starts_with("success"), "{}", ok.meaning);
+        let not_needed =
+            election_outcome(&r("PREFERRED election of t-1: ELECTION_NOT_NEEDED")).unwrap();
+        assert_eq!(
+            (not_needed.code.as_str(), not_needed.success),
+            ("ELECTION_NOT_NEEDED", false)
+        );
+        let refused = election_outcome(&r(
+            "PREFERRED election of t-0: PREFERRED_LEADER_NOT_AVAILABLE: failed to elect leader",
+        ))
+        .unwrap();
+        assert_eq!(refused.code, "PREFERRED_LEADER_NOT_AVAILABLE");
+        assert!(!refused.success && refused.leader.is_none());
+        assert!(election_outcome(&TraceRecord::new(SimTime(1), "x", "elected", "NONE")).is_none());
+        // And from a run: the zombie scenario's auto rebalance at 6.8 s.
+        let mut sim = Scenario::parse(include_str!("../scenarios/zombie-controller.json"))
+            .unwrap()
+            .build();
+        sim.run_until(SimTime(7_000));
+        let outcomes: Vec<ElectionOutcome> =
+            sim.trace().iter().filter_map(election_outcome).collect();
+        assert!(
+            outcomes
+                .iter()
+                .any(|o| o.success && o.code == "NONE" && o.leader == Some(BrokerId(1))),
+            "{outcomes:#?}"
         );
     }
 }

@@ -89,7 +89,7 @@ fn bad_input_gives_exit_2_and_names_the_field() {
         ("missing-brokers", r#"{"version":1}"#, "brokers: is required"),
         ("rf-too-big", r#"{"version":1,"brokers":[0,1],"topics":[{"name":"t","partitions":1,"replication_factor":3}]}"#, "topics[0].replication_factor: replication factor 3 is larger than the 2 available brokers"),
         ("dup-replica", r#"{"version":1,"brokers":[0,1],"topics":[{"name":"t","assignment":[[0,0]]}]}"#, "topics[0].assignment[0][1]: duplicate replica 0"),
-        ("bad-topic-name", r#"{"version":1,"brokers":[0],"topics":[{"name":"a b","partitions":1,"replication_factor":1}]}"#, "topics[0].name: \"a b\" is not a legal topic name"),
+        ("bad-topic-name", r#"{"version":1,"brokers":[0],"topics":[{"name":"a b","partitions":1,"replication_factor":1}]}"#, "topics[0].name: InvalidTopicException: Topic name \"a b\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"),
         ("create-dup-replica", r#"{"version":1,"brokers":[0,1],"actions":[{"at_ms":1,"action":"create_topic","name":"t","assignment":[[0,0]]}]}"#, "actions[0].assignment[0][1]: duplicate replica 0 in partition 0"),
         ("create-unknown-broker", r#"{"version":1,"brokers":[0,1],"actions":[{"at_ms":1,"action":"create_topic","name":"t","assignment":[[0,5]]}]}"#, "actions[0].assignment[0][1]: no broker 5 in this cluster"),
         ("add-partitions-unknown-topic", r#"{"version":1,"brokers":[0],"actions":[{"at_ms":1,"action":"add_partitions","topic":"nope","count":3}]}"#, "actions[0].topic: no topic \"nope\" in this scenario"),

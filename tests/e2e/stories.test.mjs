@@ -181,7 +181,15 @@ test('a share link carries the moment; a broken one says what is wrong', async (
   await other.page.locator('.fork').waitFor();
   await screenshot(other.page, 'story-share-link');
   const broken = await openPage(browser, server.url + '#s=controller-failover&t=soon', { width: 1280, height: 720 });
-  await broken.page.locator('.error', { hasText: 'broken share link: t="soon" is not a time in ms' }).waitFor();
-  assert.equal(await broken.page.locator('article.broker').count(), 4, 'the default cluster instead');
-  assert.deepEqual([...errors, ...other.errors, ...broken.errors], []);
+  await broken.page.locator('.error', { hasText: 'broken share link: t="soon" is not a time in ms; the scenario opens at its start' }).waitFor();
+  assert.equal(await broken.page.locator('article.broker').count(), 3, 'the scenario it names (three brokers)');
+  assert.equal(await clock(broken.page), 3000, 'at its start');
+  // A link naming only a scenario opens it at its start, with nothing to complain about.
+  const only = await openPage(browser, server.url + '#s=zombie-controller', { width: 1280, height: 720 });
+  await only.page.locator('article.broker').first().waitFor();
+  assert.equal(await only.page.locator('article.broker').count(), 3);
+  assert.equal(await clock(only.page), 3000);
+  assert.equal(await only.page.locator('.error').count(), 0, 'no error');
+  assert.match(await only.page.getByLabel('Share link to this moment').inputValue(), /^#s=zombie-controller&t=3000$/);
+  assert.deepEqual([...errors, ...other.errors, ...broken.errors, ...only.errors], []);
 });

@@ -81,42 +81,169 @@ pub fn encode(m: &Moment) -> String {
     out
 }
 
-/// Read a fragment (with or without `#`). Errors say what is wrong.
-pub fn decode(fragment: &str) -> Result<Moment, String> {
+/// The latest time a link can name: the timeline runs no further (a day of
+/// virtual time, and a minute past it).
+pub const LATEST_MS: u64 = kcsim_core::scenario::MAX_TIME_MS + 60_000;
+
+/// What could be read from a link, and what could not. Every problem is
+/// listed, each saying what the page does instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkRead {
+    /// The built-in scenario id (`s=`), if given.
+    pub scenario: Option<String>,
+    /// The time cursor (`t=`), if given and readable; clamped to
+    /// [`LATEST_MS`]. Without it the scenario opens at its start.
+    pub t_ms: Option<u64>,
+    /// The controller's ZooKeeper access (`async` unless `zk=sync`).
+    pub zk: ZkMode,
+    /// The actions that read, each with its index in the link's list.
+    pub acts: Vec<(usize, UserAct)>,
+    /// What is wrong, in plain words.
+    pub problems: Vec<String>,
+}
+
+/// Read a fragment (with or without `#`): everything that reads, and every
+/// problem with the rest.
+pub fn read(fragment: &str) -> LinkRead {
     let fragment = fragment.trim_start_matches('#');
-    let (mut scenario, mut t_ms, mut zk, mut acts) = (None, None, ZkMode::Async, Vec::new());
+    let mut out = LinkRead {
+        scenario: None,
+        t_ms: None,
+        zk: ZkMode::Async,
+        acts: Vec::new(),
+        problems: Vec::new(),
+    };
     for part in fragment.split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = part
-            .split_once('=')
-            .ok_or_else(|| format!("{part:?} is not key=value"))?;
+        let Some((k, v)) = part.split_once('=') else {
+            out.problems
+                .push(format!("{part:?} is not key=value; ignored"));
+            continue;
+        };
         match k {
-            "s" => scenario = Some(pct_decode(v)?),
-            "t" => {
-                t_ms = Some(
-                    v.parse::<u64>()
-                        .map_err(|_| format!("t={v:?} is not a time in ms"))?,
-                )
-            }
-            "zk" => {
-                let mode = pct_decode(v)?;
-                zk = ZkMode::parse(&mode).ok_or_else(|| {
-                    format!("zk={mode:?} is not a ZooKeeper access mode (async or sync)")
-                })?;
-            }
-            "a" => {
-                let json = pct_decode(v)?;
-                acts = serde_json::from_str(&json)
-                    .map_err(|e| format!("the actions do not read: {e}"))?;
-            }
-            other => return Err(format!("unknown key {other:?}")),
+            "s" => match pct_decode(v) {
+                Ok(id) => out.scenario = Some(id),
+                Err(e) => out.problems.push(format!("the scenario (s=): {e}")),
+            },
+            "t" => match v.parse::<u64>() {
+                Ok(t) if t > LATEST_MS => {
+                    out.problems.push(format!(
+                        "t={t} is past the latest time the page runs to ({LATEST_MS} ms); clamped to {LATEST_MS} ms"
+                    ));
+                    out.t_ms = Some(LATEST_MS);
+                }
+                Ok(t) => out.t_ms = Some(t),
+                Err(_) => out.problems.push(format!(
+                    "t={v:?} is not a time in ms; the scenario opens at its start"
+                )),
+            },
+            "zk" => match pct_decode(v) {
+                Ok(mode) => match ZkMode::parse(&mode) {
+                    Some(m) => out.zk = m,
+                    None => out.problems.push(format!(
+                        "zk={mode:?} is not a ZooKeeper access mode (async or sync); async is used"
+                    )),
+                },
+                Err(e) => out.problems.push(format!("zk=: {e}; async is used")),
+            },
+            "a" => read_actions(v, &mut out),
+            other => out.problems.push(format!("unknown key {other:?}; ignored")),
         }
     }
-    Ok(Moment {
-        scenario: scenario.ok_or("no scenario (s=…)")?,
-        t_ms: t_ms.ok_or("no time (t=…)")?,
-        zk,
-        acts,
+    out
+}
+
+/// The `a=` list: each action that reads is kept; each that does not is a
+/// problem naming it.
+fn read_actions(v: &str, out: &mut LinkRead) {
+    let json = match pct_decode(v) {
+        Ok(j) => j,
+        Err(e) => {
+            return out
+                .problems
+                .push(format!("the actions (a=): {e}; no action is replayed"))
+        }
+    };
+    let list = match serde_json::from_str::<serde_json::Value>(&json) {
+        Ok(serde_json::Value::Array(list)) => list,
+        Ok(_) | Err(_) => {
+            return out.problems.push(
+                "the actions (a=) are not a list of actions; no action is replayed".to_string(),
+            )
+        }
+    };
+    let n = list.len();
+    for (i, item) in list.into_iter().enumerate() {
+        match read_act(item) {
+            Ok(act) => out.acts.push((i, act)),
+            Err(e) => out
+                .problems
+                .push(format!("action {} of {n} {e}; skipped", i + 1)),
+        }
+    }
+}
+
+/// One entry of the `a=` list, with a plain message for what is wrong.
+fn read_act(item: serde_json::Value) -> Result<UserAct, String> {
+    let serde_json::Value::Object(mut obj) = item else {
+        return Err("is not an action (an object with at_ms, fork and action)".to_string());
+    };
+    let at_ms = obj
+        .get("at_ms")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or("has no time (at_ms, a whole number of ms)")?;
+    let fork = obj
+        .get("fork")
+        .and_then(serde_json::Value::as_bool)
+        .ok_or("does not say whether it was taken in the past (fork, true or false)")?;
+    let action = obj
+        .remove("action")
+        .ok_or("does not say what was done (action)")?;
+    let name = action
+        .get("action")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string)
+        .ok_or("does not name its action (action.action, e.g. kill_broker)")?;
+    if !kcsim_core::scenario::ACTION_NAMES.contains(&name.as_str()) {
+        return Err(format!(
+            "names {name:?}, which is not an action this page knows"
+        ));
+    }
+    let action: Action = serde_json::from_value(action).map_err(|e| {
+        let e = e.to_string();
+        match e
+            .strip_prefix("missing field `")
+            .and_then(|f| f.strip_suffix('`'))
+        {
+            Some(field) => format!("is a {name} at {at_ms} ms without its field {field:?}"),
+            None => format!(
+                "is a {name} at {at_ms} ms that does not read: {}",
+                e.replace('`', "")
+            ),
+        }
+    })?;
+    Ok(UserAct {
+        at_ms,
+        fork,
+        action,
     })
+}
+
+/// Read a fragment strictly: the moment, or every problem (joined by `; `).
+pub fn decode(fragment: &str) -> Result<Moment, String> {
+    let r = read(fragment);
+    let mut problems = r.problems;
+    if r.scenario.is_none() {
+        problems.insert(0, "no scenario (s=…)".to_string());
+    }
+    match (r.scenario, problems.is_empty()) {
+        (Some(scenario), true) => Ok(Moment {
+            scenario,
+            t_ms: r.t_ms.unwrap_or(0),
+            zk: r.zk,
+            acts: r.acts.into_iter().map(|(_, a)| a).collect(),
+        }),
+        _ => Err(problems.join("; ")),
+    }
 }
 
 #[cfg(test)]
@@ -199,39 +326,121 @@ mod tests {
 
     #[test]
     fn broken_links_say_what_is_wrong() {
-        assert_eq!(decode("s=x"), Err("no time (t=…)".to_string()));
+        let problems = |f: &str| read(f).problems;
+        assert_eq!(
+            problems("s=x&t=soon"),
+            ["t=\"soon\" is not a time in ms; the scenario opens at its start"]
+        );
+        assert_eq!(
+            problems("s=x&t=1&a=%ZZ"),
+            ["the actions (a=): %ZZ is not a valid escape; no action is replayed"]
+        );
+        assert_eq!(
+            problems("s=x&t=1&a=%5"),
+            ["the actions (a=): a % escape is cut short; no action is replayed"]
+        );
+        assert_eq!(
+            problems("s=x&t=1&a=%7B%7D"),
+            ["the actions (a=) are not a list of actions; no action is replayed"]
+        );
+        assert_eq!(problems("s=x&t=1&z=2"), ["unknown key \"z\"; ignored"]);
+        for bad in ["fast", "SYNC", ""] {
+            assert_eq!(
+                problems(&format!("s=x&t=1&zk={bad}")),
+                [format!(
+                    "zk={bad:?} is not a ZooKeeper access mode (async or sync); async is used"
+                )]
+            );
+        }
+        assert_eq!(
+            problems("s=x&t=1&oops"),
+            ["\"oops\" is not key=value; ignored"]
+        );
         assert_eq!(decode("t=5"), Err("no scenario (s=…)".to_string()));
+    }
+
+    #[test]
+    fn a_link_naming_only_a_scenario_reads_without_a_problem() {
+        let r = read("#s=zombie-controller");
+        assert_eq!(r.scenario.as_deref(), Some("zombie-controller"));
+        assert_eq!(r.t_ms, None, "the scenario's start");
+        assert!(r.problems.is_empty() && r.acts.is_empty());
+    }
+
+    #[test]
+    fn every_problem_is_reported_not_only_the_first() {
+        let r = read("s=controller-failover&t=soon&zk=fast&z=2&oops");
+        assert_eq!(r.scenario.as_deref(), Some("controller-failover"));
+        assert_eq!(r.zk, ZkMode::Async);
         assert_eq!(
-            decode("s=x&t=soon"),
-            Err("t=\"soon\" is not a time in ms".to_string())
+            r.problems,
+            [
+                "t=\"soon\" is not a time in ms; the scenario opens at its start",
+                "zk=\"fast\" is not a ZooKeeper access mode (async or sync); async is used",
+                "unknown key \"z\"; ignored",
+                "\"oops\" is not key=value; ignored",
+            ]
         );
         assert_eq!(
-            decode("s=x&t=1&a=%ZZ"),
-            Err("%ZZ is not a valid escape".to_string())
+            decode("s=x&t=soon&zk=fast").unwrap_err(),
+            "t=\"soon\" is not a time in ms; the scenario opens at its start; \
+             zk=\"fast\" is not a ZooKeeper access mode (async or sync); async is used"
         );
+    }
+
+    #[test]
+    fn a_time_past_the_end_is_clamped_and_says_so() {
+        let r = read(&format!("s=default&t={}", LATEST_MS + 1));
+        assert_eq!(r.t_ms, Some(LATEST_MS));
         assert_eq!(
-            decode("s=x&t=1&a=%5"),
-            Err("a % escape is cut short".to_string())
+            r.problems,
+            [format!(
+                "t={} is past the latest time the page runs to ({LATEST_MS} ms); clamped to {LATEST_MS} ms",
+                LATEST_MS + 1
+            )]
         );
-        assert!(decode("s=x&t=1&a=%5B1%5D")
-            .unwrap_err()
-            .starts_with("the actions do not read"));
-        assert_eq!(decode("s=x&t=1&z=2"), Err("unknown key \"z\"".to_string()));
+        let r = read(&format!("s=default&t={LATEST_MS}"));
         assert_eq!(
-            decode("s=x&t=1&zk=fast"),
-            Err("zk=\"fast\" is not a ZooKeeper access mode (async or sync)".to_string())
+            (r.t_ms, r.problems.len()),
+            (Some(LATEST_MS), 0),
+            "the end itself is fine"
         );
+    }
+
+    #[test]
+    fn a_malformed_action_list_says_which_action_and_what_is_wrong() {
+        let list = r#"[{"at_ms":1,"action":{"action":"kill_broker","broker":1}},
+            {"at_ms":2,"fork":false,"action":{"action":"kill_broker"}},
+            {"at_ms":3,"fork":false,"action":{"action":"explode"}},
+            5,
+            {"fork":false,"action":{"action":"kill_broker","broker":1}},
+            {"at_ms":4,"fork":false},
+            {"at_ms":4,"fork":false,"action":{"action":"kill_broker","broker":"one"}},
+            {"at_ms":4,"fork":true,"action":{"action":"start_broker","broker":1}}]"#;
+        let r = read(&format!("s=default&t=5000&a={}", pct_encode(list)));
         assert_eq!(
-            decode("s=x&t=1&zk=SYNC"),
-            Err("zk=\"SYNC\" is not a ZooKeeper access mode (async or sync)".to_string())
+            r.problems,
+            [
+                "action 1 of 8 does not say whether it was taken in the past (fork, true or false); skipped",
+                "action 2 of 8 is a kill_broker at 2 ms without its field \"broker\"; skipped",
+                "action 3 of 8 names \"explode\", which is not an action this page knows; skipped",
+                "action 4 of 8 is not an action (an object with at_ms, fork and action); skipped",
+                "action 5 of 8 has no time (at_ms, a whole number of ms); skipped",
+                "action 6 of 8 does not say what was done (action); skipped",
+                "action 7 of 8 is a kill_broker at 4 ms that does not read: invalid type: string \"one\", expected u32; skipped",
+            ]
         );
-        assert_eq!(
-            decode("s=x&t=1&zk="),
-            Err("zk=\"\" is not a ZooKeeper access mode (async or sync)".to_string())
+        assert!(
+            r.problems.iter().all(|p| !p.contains("line 1 column")),
+            "no parser positions"
         );
+        assert_eq!(r.acts.len(), 1, "the one that reads is kept");
+        assert_eq!(r.acts[0].0, 7);
         assert_eq!(
-            decode("s=x&t=1&oops"),
-            Err("\"oops\" is not key=value".to_string())
+            r.acts[0].1.action,
+            Action::StartBroker {
+                broker: BrokerId(1)
+            }
         );
     }
 }

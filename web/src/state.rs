@@ -130,7 +130,8 @@ pub fn zk_mode_label(mode: ZkMode) -> &'static str {
         .map_or(mode.as_str(), |(_, label)| label)
 }
 
-/// Trace kinds that "jump to the next interesting event" stops at.
+/// Trace kinds that "jump to the next interesting event" stops at, besides
+/// every kind the Why panel shows ([`is_interesting`]).
 pub const INTERESTING: &[&str] = &[
     "elected",
     "resign",
@@ -148,6 +149,13 @@ pub const INTERESTING: &[&str] = &[
     "reassignment_completed",
     "startup_failed",
 ];
+
+/// Whether "next event" stops at this trace record: every user action and
+/// every controller decision (each has a Why line), and the moments listed in
+/// [`INTERESTING`].
+pub fn is_interesting(kind: &str) -> bool {
+    INTERESTING.contains(&kind) || crate::components::why::WHY_KINDS.contains(&kind)
+}
 
 /// What the page shows and drives.
 #[derive(Debug, Clone)]
@@ -286,15 +294,44 @@ impl SimState {
     }
 
     /// The moment a share link names: its scenario, its actions replayed as
-    /// they were taken, and its time. A broken link is an error naming what
-    /// is wrong.
+    /// they were taken, and its time (without one, the scenario's start).
+    /// A link opens whatever it can: every problem with it is listed in
+    /// `error` ("broken share link: …; …"), each saying what the page did
+    /// instead (the default cluster for an unknown scenario, an action that
+    /// does not read or that the cluster refuses skipped, a time clamped).
+    /// `Err` only if not even the default cluster opens.
     pub fn from_fragment(fragment: &str) -> Result<SimState, String> {
-        let m = share::decode(fragment).map_err(|e| format!("broken share link: {e}"))?;
-        let mut s = SimState::load_with(&m.scenario, Some(m.zk))
-            .map_err(|e| format!("broken share link: {e}"))?;
-        for (i, a) in m.acts.iter().enumerate() {
+        let link = share::read(fragment);
+        let mut problems = link.problems;
+        let named = link.scenario.unwrap_or_else(|| {
+            problems.insert(
+                0,
+                "no scenario (s=…); the default cluster opens".to_string(),
+            );
+            "default".to_string()
+        });
+        let mut s = match SimState::load_with(&named, Some(link.zk)) {
+            Ok(s) => s,
+            Err(e) => {
+                let dropped = match link.acts.len() {
+                    0 => String::new(),
+                    n => format!(", without the link's {n} action(s)"),
+                };
+                problems.insert(
+                    0,
+                    format!("{e}; the default cluster opens at its start{dropped}"),
+                );
+                let mut s = SimState::load_with("default", Some(link.zk))
+                    .map_err(|e| format!("broken share link: {e}"))?;
+                s.error = Some(format!("broken share link: {}", problems.join("; ")));
+                return Ok(s);
+            }
+        };
+        let mut acts = Vec::new();
+        for (i, a) in link.acts {
             let at = SimTime(a.at_ms);
             let action = a.action.clone();
+            let described = action.describe();
             let fork = a.fork;
             s = s.with_timeline(|t| {
                 t.seek(at);
@@ -303,21 +340,33 @@ impl SimState {
                 } else {
                     t.insert(at, action)
                 };
-                r.map_err(|e| format!("broken share link: action {i}: {e}"))
+                r.map_err(|e| e.to_string())
             });
             if let Some(e) = s.error.take() {
-                return Err(e);
+                problems.push(format!(
+                    "action {} ({described} at {} ms): {e}; skipped",
+                    i + 1,
+                    a.at_ms
+                ));
+                continue;
             }
             if fork {
                 s.forked_at = Some(a.at_ms);
                 s.horizon_ms = a.at_ms;
             }
+            acts.push(a);
         }
-        s.acts = Rc::new(m.acts);
-        Ok(s.with_timeline(|t| {
-            t.seek(SimTime(m.t_ms));
-            Ok(())
-        }))
+        s.acts = Rc::new(acts);
+        if let Some(t_ms) = link.t_ms {
+            s = s.with_timeline(|t| {
+                t.seek(SimTime(t_ms));
+                Ok(())
+            });
+        }
+        if !problems.is_empty() {
+            s.error = Some(format!("broken share link: {}", problems.join("; ")));
+        }
+        Ok(s)
     }
 
     /// The ZooKeeper access the simulated controller runs with, as the
@@ -442,10 +491,7 @@ impl SimState {
                     if !t.step() {
                         break;
                     }
-                    if t.trace()[from..]
-                        .iter()
-                        .any(|r| INTERESTING.contains(&r.kind.as_str()))
-                    {
+                    if t.trace()[from..].iter().any(|r| is_interesting(&r.kind)) {
                         break;
                     }
                 }
@@ -698,26 +744,87 @@ mod tests {
     }
 
     #[test]
-    fn a_broken_share_link_is_an_error() {
-        let e = SimState::from_fragment("s=nope&t=1").unwrap_err();
-        assert_eq!(e, "broken share link: no built-in scenario \"nope\"");
-        let e = SimState::from_fragment("s=default&t=x").unwrap_err();
-        assert!(e.starts_with("broken share link: t="), "{e}");
+    fn a_broken_share_link_opens_what_it_can_and_says_what_is_wrong() {
+        let s = SimState::from_fragment("s=nope&t=1").unwrap();
+        assert_eq!(s.scenario, "default");
+        assert_eq!(
+            s.error.as_deref(),
+            Some("broken share link: no built-in scenario \"nope\"; the default cluster opens at its start")
+        );
+        let s = SimState::from_fragment("s=controller-failover&t=x").unwrap();
+        assert_eq!(s.scenario, "controller-failover", "the scenario it names");
+        assert_eq!(s.now_ms(), 3_000, "at its start");
+        assert_eq!(
+            s.error.as_deref(),
+            Some("broken share link: t=\"x\" is not a time in ms; the scenario opens at its start")
+        );
         let bad = share::encode(&Moment {
             scenario: "default".into(),
             t_ms: 5_000,
             zk: ZkMode::Async,
-            acts: vec![UserAct {
-                at_ms: 4_000,
-                fork: false,
-                action: Action::KillBroker {
-                    broker: BrokerId(9),
+            acts: vec![
+                UserAct {
+                    at_ms: 4_000,
+                    fork: false,
+                    action: Action::KillBroker {
+                        broker: BrokerId(9),
+                    },
                 },
-            }],
+                UserAct {
+                    at_ms: 4_500,
+                    fork: false,
+                    action: Action::KillBroker {
+                        broker: BrokerId(1),
+                    },
+                },
+            ],
         });
+        let s = SimState::from_fragment(&bad).unwrap();
         assert_eq!(
-            SimState::from_fragment(&bad).unwrap_err(),
-            "broken share link: action 0: no broker 9 in this cluster"
+            s.error.as_deref(),
+            Some("broken share link: action 1 (kill -9 broker 9 at 4000 ms): no broker 9 in this cluster; skipped")
+        );
+        assert_eq!(s.now_ms(), 5_000);
+        assert_eq!(
+            s.view().brokers[1].status,
+            "dead",
+            "the second action replayed"
+        );
+        assert!(s.can_undo());
+        let undone = s.apply(Msg::Undo);
+        assert_eq!(undone.view().brokers[1].status, "running");
+    }
+
+    #[test]
+    fn a_link_naming_only_a_scenario_opens_it_at_its_start() {
+        let s = SimState::from_fragment("#s=zombie-controller").unwrap();
+        assert_eq!(s.error, None, "nothing wrong with it");
+        assert_eq!(s.scenario, "zombie-controller");
+        let start = SimState::load("zombie-controller").unwrap();
+        assert_eq!(s.now_ms(), start.now_ms());
+        assert_eq!(s.view(), start.view());
+        assert_eq!(s.share_fragment(), "s=zombie-controller&t=3000");
+    }
+
+    #[test]
+    fn a_link_with_several_problems_lists_them_all() {
+        let s = SimState::from_fragment("s=controller-failover&t=soon&zk=fast&extra=1").unwrap();
+        assert_eq!(s.scenario, "controller-failover");
+        assert_eq!(s.zk_mode, ZkMode::Async);
+        assert_eq!(
+            s.error.as_deref(),
+            Some(
+                "broken share link: t=\"soon\" is not a time in ms; the scenario opens at its start; \
+                 zk=\"fast\" is not a ZooKeeper access mode (async or sync); async is used; \
+                 unknown key \"extra\"; ignored"
+            )
+        );
+        let s = SimState::from_fragment("t=4000").unwrap();
+        assert_eq!(s.scenario, "default");
+        assert_eq!(s.now_ms(), 4_000, "the time still applies");
+        assert_eq!(
+            s.error.as_deref(),
+            Some("broken share link: no scenario (s=…); the default cluster opens")
         );
     }
 
@@ -831,10 +938,12 @@ mod tests {
         assert_eq!(again.zk_mode, ZkMode::Sync);
         assert_eq!(again.view(), s.view(), "{link}");
         assert_eq!(again.share_fragment(), link);
+        let odd = SimState::from_fragment("s=default&t=3000&zk=1.0").unwrap();
         assert_eq!(
-            SimState::from_fragment("s=default&t=3000&zk=1.0").unwrap_err(),
-            "broken share link: zk=\"1.0\" is not a ZooKeeper access mode (async or sync)"
+            odd.error.as_deref(),
+            Some("broken share link: zk=\"1.0\" is not a ZooKeeper access mode (async or sync); async is used")
         );
+        assert_eq!(odd.zk_mode, ZkMode::Async);
     }
 
     /// Kill the default cluster's controller in `mode` and run to the new
@@ -893,6 +1002,102 @@ mod tests {
         assert!(
             n.recent(INTERESTING, 1)[0].time_ms > 10_000,
             "it stopped at one after 10 s"
+        );
+    }
+
+    use crate::components::why::WHY_KINDS;
+
+    /// The newest record "next event" would stop at, and the newest Why line.
+    fn last_stop_and_why(s: &SimState) -> (TraceRecord, TraceRecord) {
+        let stop = s.with_trace(|t| {
+            t.iter()
+                .rev()
+                .find(|r| is_interesting(&r.kind))
+                .cloned()
+                .expect("a stop")
+        });
+        (stop, s.recent(WHY_KINDS, 1)[0].clone())
+    }
+
+    #[test]
+    fn next_event_stops_at_a_kill_and_why_says_it() {
+        // The zombie-controller scenario kills broker 2 at 6 s.
+        let s = SimState::load("zombie-controller")
+            .unwrap()
+            .apply(Msg::Seek(5_900));
+        let n = s.apply(Msg::NextInteresting);
+        assert_eq!(n.now_ms(), 6_000, "stopped at the kill, not after it");
+        let (stop, why) = last_stop_and_why(&n);
+        assert_eq!((stop.kind.as_str(), stop.time_ms), ("kill_broker", 6_000));
+        assert_eq!(why, stop, "the kill is the newest Why line");
+        assert_eq!(why.details, "kill -9 broker 2");
+    }
+
+    #[test]
+    fn a_users_action_is_a_why_line() {
+        let s = SimState::default_cluster();
+        let broker = s.view().brokers[0].id;
+        for action in [
+            Action::KillBroker { broker },
+            Action::StartBroker { broker },
+            Action::PauseBroker {
+                broker,
+                duration_ms: 1_000,
+            },
+            Action::ExpireSession { broker },
+            Action::ShutdownBroker { broker },
+            Action::SetConfig {
+                key: "unclean.leader.election.enable".into(),
+                value: serde_json::json!(true),
+                topic: None,
+            },
+            Action::DeleteTopic {
+                topic: "audit".into(),
+            },
+        ] {
+            let s = SimState::default_cluster().apply(Msg::Act(action.clone()));
+            let why = s.recent(WHY_KINDS, 3);
+            assert!(
+                why.iter()
+                    .any(|r| r.kind == action.name() && r.details == action.describe()),
+                "{action:?}: {why:#?}"
+            );
+        }
+    }
+
+    #[test]
+    fn next_event_stops_at_the_zombies_resignation() {
+        // Kafka: the zombie wakes, its session has expired (processExpire), and
+        // it resigns (onControllerResignation) before re-registering.
+        let mut s = SimState::load("zombie-controller")
+            .unwrap()
+            .apply(Msg::Seek(21_100));
+        let zombie_resigned = |s: &SimState| {
+            s.with_trace(|t| {
+                t.iter()
+                    .find(|r| r.kind == "resign" && r.actor == "controller-0")
+                    .cloned()
+            })
+        };
+        assert!(zombie_resigned(&s).is_none(), "not yet at 21.1 s");
+        let mut stops = 0;
+        while zombie_resigned(&s).is_none() {
+            s = s.apply(Msg::NextInteresting);
+            stops += 1;
+            assert!(
+                stops < 20 && s.now_ms() < 30_000,
+                "it resigns soon after waking"
+            );
+        }
+        let resign = zombie_resigned(&s).unwrap();
+        assert_eq!(s.now_ms(), resign.time_ms, "stopped at the resignation");
+        let (stop, why) = last_stop_and_why(&s);
+        assert_eq!(stop, resign);
+        assert_eq!(why, resign, "the resignation is the newest Why line");
+        assert!(
+            resign.details.contains("session expired"),
+            "{}",
+            resign.details
         );
     }
 }

@@ -349,6 +349,18 @@ impl KafkaController {
     }
 
     fn process_expire(&mut self, env: &mut Env<'_>) {
+        // A controller whose session expired (a zombie waking from a stall,
+        // or an expiry by request) learns it here: its /controller znode went
+        // with the session, so it resigns before re-registering.
+        if self.is_active(env.me) {
+            env.note(
+                "resign",
+                format!(
+                    "broker {} resigning as controller: its ZooKeeper session expired, and /controller (epoch {}) went with it",
+                    env.me, self.ctx.epoch
+                ),
+            );
+        }
         self.active_controller_id = None;
         self.on_controller_resignation(env);
     }
@@ -421,6 +433,13 @@ impl KafkaController {
             return Ok(());
         }
         let epoch_zk_version = self.ctx.epoch_zk_version;
+        env.note(
+            "resign",
+            format!(
+                "broker {} resigning as controller and deleting /controller after an error (triggerControllerMove)",
+                env.me
+            ),
+        );
         self.active_controller_id = None;
         self.on_controller_resignation(env);
         match fenced(
@@ -503,6 +522,13 @@ impl KafkaController {
     /// `KafkaController.shutdown()` on a clean broker exit: the event thread
     /// stops and an active controller resigns.
     pub fn resign_for_shutdown(&mut self, env: &mut Env<'_>) {
+        env.note(
+            "resign",
+            format!(
+                "broker {} resigning as controller: it is shutting down, and closing its session deletes /controller",
+                env.me
+            ),
+        );
         self.on_controller_resignation(env);
     }
 

@@ -8,7 +8,7 @@
 //! (`kafka-leader-election`), a reassignment (`kafka-reassign-partitions`).
 
 use super::{
-    bad, broker_id, err, known_keys, missing, object, parse_placement, valid_topic_name, Placement,
+    bad, broker_id, check_topic_name, err, known_keys, missing, object, parse_placement, Placement,
     ScenarioError, MAX_TIME_MS,
 };
 use crate::action::Action;
@@ -291,9 +291,7 @@ pub(super) fn parse_actions(
             }
             "create_topic" => {
                 let name = text("name")?;
-                if !valid_topic_name(&name) {
-                    return err(format!("{f}.name"), format!("{name:?} is not a legal topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-')"));
-                }
+                check_topic_name(&name, &format!("{f}.name"))?;
                 let placement = parse_placement(obj, &f, brokers)?;
                 let action = match placement {
                     Placement::Assignment(a) => Action::CreateTopic {

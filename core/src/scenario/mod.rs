@@ -269,15 +269,13 @@ fn parse_brokers(v: &Value) -> Result<Vec<BrokerId>, ScenarioError> {
     Ok(out)
 }
 
-fn valid_topic_name(name: &str) -> bool {
-    // Kafka: Topic.validate — 1 to 249 of [a-zA-Z0-9._-], not "." or "..".
-    !name.is_empty()
-        && name.len() <= 249
-        && name != "."
-        && name != ".."
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-')
+/// Kafka's `Topic.validate`, the same check as every other way in
+/// ([`admin::validate_topic_name`]), with Kafka's message.
+fn check_topic_name(name: &str, field: &str) -> Result<(), ScenarioError> {
+    admin::validate_topic_name(name).map_err(|e| ScenarioError {
+        field: field.to_string(),
+        message: e.to_string(),
+    })
 }
 
 fn parse_topics(v: &Value, brokers: &[BrokerId]) -> Result<Vec<TopicSpec>, ScenarioError> {
@@ -306,18 +304,27 @@ fn parse_topics(v: &Value, brokers: &[BrokerId]) -> Result<Vec<TopicSpec>, Scena
         let name = name_v
             .as_str()
             .ok_or_else(|| bad(&format!("{f}.name"), "a string", name_v))?;
-        if !valid_topic_name(name) {
-            return err(
-                format!("{f}.name"),
-                format!(
-                    "{name:?} is not a legal topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-')"
-                ),
-            );
-        }
+        check_topic_name(name, &format!("{f}.name"))?;
         if !names.insert(name.to_string()) {
             return err(
                 format!("{f}.name"),
                 format!("topic {name:?} is declared twice"),
+            );
+        }
+        // AdminZkClient.validateTopicCreate: '.' and '_' collide in metric names.
+        let unified = name.replace('.', "_");
+        let colliding: Vec<&str> = names
+            .iter()
+            .filter(|n| n.as_str() != name && n.replace('.', "_") == unified)
+            .map(String::as_str)
+            .collect();
+        if !colliding.is_empty() {
+            return err(
+                format!("{f}.name"),
+                format!(
+                    "InvalidTopicException: Topic '{name}' collides with existing topics: {}",
+                    colliding.join(", ")
+                ),
             );
         }
         let placement = parse_placement(obj, &f, brokers)?;

@@ -23,6 +23,7 @@ impl Sim {
                     // The process and all it held in memory are gone; its
                     // ZooKeeper session lives on until it times out.
                     b.status = BrokerStatus::Dead;
+                    b.exit = Some(crate::broker::BrokerExit::Killed);
                     b.controller = crate::controller::KafkaController::default();
                 }
                 self.held.remove(&broker);

@@ -54,6 +54,7 @@ impl Sim {
             }
             Err(e) => {
                 b.status = BrokerStatus::Dead;
+                b.exit = Some(crate::broker::BrokerExit::StartupFailed);
                 b.zk_client.session = None;
                 let _ = self.zk.close_session(session);
                 self.note(
@@ -235,9 +236,11 @@ impl Sim {
         b.controller.current = None;
         if was_active {
             b.controller.active_controller_id = None;
-            self.in_controller(broker, |controller, env| {
+            if let Some(((), out)) = self.in_controller(broker, |controller, env| {
                 controller.resign_for_shutdown(env)
-            });
+            }) {
+                self.write_notes(broker, out.notes);
+            }
         }
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;
@@ -246,6 +249,7 @@ impl Sim {
             let _ = self.zk.close_session(s);
         }
         b.status = BrokerStatus::Dead;
+        b.exit = Some(crate::broker::BrokerExit::Clean);
         self.channels.remove_all_from(broker);
         self.fail_shutdown_requests_to(
             broker,

@@ -3,9 +3,42 @@
 use kcsim_core::trace::TraceRecord;
 use yew::prelude::*;
 
-/// Trace kinds that explain a decision.
+/// Trace kinds that explain a decision: every user action (what was done,
+/// and what came of it when it was refused or ignored) and every decision of
+/// a controller (its election and resignation, leader elections, refusals).
+/// A produce is not listed: the scenarios produce every few seconds, and a
+/// record's fate shows in the partition table and the invariants.
 pub const WHY_KINDS: &[&str] = &[
+    // The user's actions, as the core names them (`Action::name`), ...
+    "kill_broker",
+    "start_broker",
+    "shutdown_broker",
+    "pause_broker",
+    "expire_session",
+    "delete_znode",
+    "set_znode",
+    "set_config",
+    "create_topic",
+    "add_partitions",
+    "delete_topic",
+    "reassign_partitions",
+    "slow_broker",
+    "heal_broker",
+    "preferred_election",
+    "elect_leaders",
+    "delay_message",
+    "drop_message",
+    // ... and what came of them.
+    "action_failed",
+    "action_ignored",
+    "message_delayed",
+    "message_dropped",
+    "topic_created",
+    "partitions_added",
+    // The controllers' decisions.
     "elected",
+    "elect",
+    "resign",
     "leader_elected",
     "unclean_leader_elected",
     "election_failed",
@@ -18,7 +51,6 @@ pub const WHY_KINDS: &[&str] = &[
     "election_result",
     "startup_failed",
     "session_expired",
-    "resign",
     "topic_deleted",
     "reassignment_completed",
 ];
@@ -47,5 +79,21 @@ pub fn Why(props: &WhyProps) -> Html {
                 }) }
             </ol>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WHY_KINDS;
+
+    #[test]
+    fn every_user_action_but_produce_has_a_why_line() {
+        for name in kcsim_core::scenario::ACTION_NAMES {
+            assert_eq!(
+                WHY_KINDS.contains(name),
+                *name != "produce",
+                "{name}: every action the core notes as `user` is explained, produce aside"
+            );
+        }
     }
 }

@@ -11,7 +11,7 @@ use crate::components::network::Network;
 use crate::components::partition_table::PartitionTable;
 use crate::components::why::{Why, WHY_KINDS};
 use crate::components::znode_tree::ZnodeTree;
-use crate::hooks::use_interval;
+use crate::hooks::{use_focus_rescue, use_interval, use_page_keys};
 use crate::state::{zk_mode_label, Msg, SimState};
 use yew::prelude::*;
 
@@ -82,18 +82,12 @@ pub fn App(props: &AppProps) -> Html {
             Callback::from(move |_| on_msg.emit(Msg::Tick(u64::from(TICK_MS)))),
         );
     }
-    let onkeydown = {
+    {
+        // On the document, not on <main>: the keys work whatever has focus,
+        // the body included (where focus falls when a focused button disables).
         let on_msg = on_msg.clone();
         let help = help.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            let tag = e
-                .target()
-                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-                .map(|el| el.tag_name())
-                .unwrap_or_default();
-            if tag == "SELECT" || tag == "INPUT" {
-                return;
-            }
+        use_page_keys(Callback::from(move |e: KeyboardEvent| {
             let m = match e.key().as_str() {
                 " " => Some(Msg::TogglePlay),
                 "ArrowRight" => Some(Msg::Step),
@@ -114,9 +108,10 @@ pub fn App(props: &AppProps) -> Html {
             if let Some(m) = m {
                 on_msg.emit(m);
             }
-        })
-    };
+        }));
+    }
     let root = use_node_ref();
+    use_focus_rescue(root.clone());
     {
         let root = root.clone();
         use_effect_with((), move |_| {
@@ -145,7 +140,7 @@ pub fn App(props: &AppProps) -> Html {
         .map_or("none".to_string(), |c| format!("broker {c}"));
     let topics: Vec<String> = view.topics.iter().map(|t| t.name.clone()).collect();
     html! {
-        <main class={classes!("kcsim", dark.then_some("dark"))} tabindex="0" ref={root} {onkeydown}>
+        <main class={classes!("kcsim", dark.then_some("dark"))} tabindex="0" ref={root}>
             <header>
                 <h1>{ "kcsim" }</h1>
                 <p class="subtitle">{ "Kafka 2.x's ZooKeeper-era controller, simulated" }</p>

@@ -45,7 +45,7 @@ pub fn BrokerCard(props: &BrokerCardProps) -> Html {
         .active_controller_id
         .map_or("-1".to_string(), |c| c.to_string());
     html! {
-        <article class={class} data-broker={id.to_string()} aria-label={format!("Broker {id}")}>
+        <article class={class} data-broker={id.to_string()} aria-label={format!("Broker {id}")} tabindex="-1">
             <h3>{ format!("Broker {id}") }
                 if b.is_active_controller { <span class="badge controller-badge">{ if zombie { "zombie controller" } else { "controller" } }</span> }
             </h3>

@@ -70,9 +70,34 @@ pub fn App(props: &AppProps) -> Html {
     }
     let dark = use_state(|| false);
     let help = use_state(|| false);
+    // The admin form whose action or fields caused the error shown, if one
+    // did: the error is shown under that form rather than at the top.
+    let admin_form = use_state_eq(|| None::<usize>);
     let on_msg = {
         let state = state.clone();
-        Callback::from(move |m: Msg| state.dispatch(m))
+        let admin_form = admin_form.clone();
+        Callback::from(move |m: Msg| {
+            if matches!(
+                m,
+                Msg::Act(_) | Msg::Undo | Msg::Load(_) | Msg::SetZkMode(_) | Msg::DismissError
+            ) {
+                // A new action replaces the error shown, wherever it was.
+                state.dispatch(Msg::DismissError);
+                admin_form.set(None);
+            }
+            if m != Msg::DismissError {
+                state.dispatch(m);
+            }
+        })
+    };
+    let on_admin = {
+        let state = state.clone();
+        let admin_form = admin_form.clone();
+        Callback::from(move |(form, m): (usize, Msg)| {
+            state.dispatch(Msg::DismissError);
+            state.dispatch(m);
+            admin_form.set(Some(form));
+        })
     };
     {
         let on_msg = on_msg.clone();
@@ -159,8 +184,8 @@ pub fn App(props: &AppProps) -> Html {
                 <button aria-label="Toggle dark theme" onclick={toggle_dark}>{ if *dark { "light" } else { "dark" } }</button>
                 <button aria-label="Keyboard shortcuts (?)" onclick={toggle_help}>{ "?" }</button>
             </header>
-            if let Some(e) = &state.error {
-                <div class="error" role="alert">{ e }<button aria-label="Dismiss the error" onclick={dismiss}>{ "×" }</button></div>
+            if let (Some(e), None) = (&state.error, *admin_form) {
+                <div class="error" role="alert">{ e }<button aria-label="Dismiss the error" onclick={dismiss.clone()}>{ "×" }</button></div>
             }
             if let Some(n) = &state.notice {
                 <div class="notice" role="status">{ n }</div>
@@ -192,7 +217,7 @@ pub fn App(props: &AppProps) -> Html {
                     <Network brokers={view.brokers.clone()} messages={view.messages.clone()} controller={view.controller} now_ms={now} />
                     <PartitionTable view={view.clone()} on_msg={on_msg.clone()} />
                     <KafkaText describe={view.describe()} controller={view.zookeeper_shell_get_controller()} />
-                    <Admin topics={topics} on_msg={on_msg.clone()} />
+                    <Admin topics={topics} on_submit={on_admin} error={state.error.clone().zip(*admin_form).map(|(e, f)| (f, e))} on_dismiss={dismiss.clone()} />
                 </div>
                 <div class="col">
                     <Invariants invariants={view.invariants.clone()} acked_records_lost={view.acked_records_lost} on_msg={on_msg.clone()} />

@@ -170,15 +170,16 @@ pub fn App(props: &AppProps) -> Html {
                 <h1>{ "kcsim" }</h1>
                 <p class="subtitle">{ "Kafka 2.x's ZooKeeper-era controller, simulated" }</p>
                 <p class="summary" aria-live="polite">
-                    { format!("controller: {controller} · epoch {}", view.controller_epoch) }
+                    <span class="who">{ format!("controller: {controller} · epoch {}", view.controller_epoch) }</span>
                     <span class="zk-mode-shown">{ format!(" · ZooKeeper access: {}", zk_mode_label(state.running_zk_mode())) }</span>
-                    if view.stale_requests_rejected > 0 {
-                        <span class="stale">{ format!(" · {} stale-epoch request(s) rejected", view.stale_requests_rejected) }</span>
-                    }
+                    // Always there, hidden while zero: the header does not move when it appears.
+                    <span class={classes!("stale", (view.stale_requests_rejected == 0).then_some("none"))}>
+                        { format!(" · {} stale-epoch requests rejected", view.stale_requests_rejected) }
+                    </span>
                 </p>
                 if url_state {
-                    <label class="share">{ "share link " }
-                        <input readonly=true aria-label="Share link to this moment" value={format!("#{fragment}")} size="24" />
+                    <label class="share" title="A link to this moment: it replays to exactly what you see">{ "link " }
+                        <input readonly=true aria-label="Share link to this moment" value={format!("#{fragment}")} size="12" />
                     </label>
                 }
                 <button aria-label="Toggle dark theme" onclick={toggle_dark}>{ if *dark { "light" } else { "dark" } }</button>
@@ -207,19 +208,22 @@ pub fn App(props: &AppProps) -> Html {
                     <BrokerCard key={b.id.0} broker={b.clone()} zk_controller={view.controller} now_ms={now} on_msg={on_msg.clone()} />
                 }) }
             </section>
+            // Below the brokers, three columns: the controller at work (its
+            // queues, then Why), the partitions and Kafka's own words, the wire
+            // and ZooKeeper. At 1280×720 the top of each is in the first screen.
             <div class="grid">
-                <div class="col">
+                <div class="col col-work">
                     <EventQueue queues={view.queues.clone()} now_ms={now} />
-                    <Messages messages={view.messages.clone()} now_ms={now} on_msg={on_msg.clone()} />
                     <Why records={why} />
                 </div>
-                <div class="col wide">
-                    <Network brokers={view.brokers.clone()} messages={view.messages.clone()} controller={view.controller} now_ms={now} />
+                <div class="col col-data">
                     <PartitionTable view={view.clone()} on_msg={on_msg.clone()} />
                     <KafkaText describe={view.describe()} controller={view.zookeeper_shell_get_controller()} />
                     <Admin topics={topics} on_submit={on_admin} error={state.error.clone().zip(*admin_form).map(|(e, f)| (f, e))} on_dismiss={dismiss.clone()} />
                 </div>
-                <div class="col">
+                <div class="col col-wire">
+                    <Network brokers={view.brokers.clone()} messages={view.messages.clone()} controller={view.controller} now_ms={now} />
+                    <Messages messages={view.messages.clone()} now_ms={now} on_msg={on_msg.clone()} />
                     <Invariants invariants={view.invariants.clone()} acked_records_lost={view.acked_records_lost} on_msg={on_msg.clone()} />
                     <ZnodeTree znodes={view.znodes.clone()} brokers={view.brokers.iter().map(|b| b.id.0).collect::<Vec<_>>()}
                         controller={view.controller.map(|c| c.0)} now_ms={now} on_msg={on_msg.clone()} />

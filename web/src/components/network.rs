@@ -25,9 +25,9 @@ pub struct NetworkProps {
 }
 
 /// The picture's width, in its own units.
-pub const W: f64 = 440.0;
+pub const W: f64 = 340.0;
 /// The picture's height.
-pub const H: f64 = 250.0;
+pub const H: f64 = 230.0;
 /// ZooKeeper's box: centre and half sizes.
 const ZK: (f64, f64) = (W / 2.0, 34.0);
 const ZK_HALF: (f64, f64) = (56.0, 20.0);

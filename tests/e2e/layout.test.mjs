@@ -39,10 +39,10 @@ async function shot(page, name) {
   await page.screenshot({ path: join(SHOTS, `${name}.png`) });
 }
 
-for (const [width, height] of [[1280, 720], [1920, 1080]]) {
-  for (const dark of [false, true]) {
-    test(`${width}×${height}${dark ? ' dark' : ''}: the cluster, queues, wire, Why and key columns in the first screen`, async () => {
-      const { page, errors } = await openPage(browser, `${server.url}#s=controller-failover&t=12000`, { width, height });
+for (const [width, height, scenario] of [[1280, 720, 'controller-failover'], [1920, 1080, 'controller-failover'], [1280, 720, 'default']]) {
+  for (const dark of scenario === 'default' ? [false] : [false, true]) {
+    test(`${width}×${height}${dark ? ' dark' : ''}, ${scenario}: the cluster, queues, wire, Why and key columns in the first screen`, async () => {
+      const { page, errors } = await openPage(browser, `${server.url}#s=${scenario}&t=12000`, { width, height });
       await page.locator('article.broker').first().waitFor();
       if (dark) {
         await page.getByRole('button', { name: 'Toggle dark theme' }).click();
@@ -62,7 +62,11 @@ for (const [width, height] of [[1280, 720], [1920, 1080]]) {
       const px = await page.evaluate(() => ['.why-line', 'tr.partition td.pstate', '.event', '.broker dd', '.invariants li']
         .map((s) => [s, parseFloat(getComputedStyle(document.querySelector(s)).fontSize)]));
       for (const [s, size] of px) assert.ok(size >= 15, `${s} is ${size} px`);
-      await shot(page, `layout-${width}${dark ? '-dark' : ''}`);
+      await shot(page, `layout-${width}${dark ? '-dark' : ''}-${scenario}`);
+      // No figure on a broker card is cut short.
+      for (const dt of await page.locator('article.broker dt').all()) {
+        assert.ok(await dt.evaluate((e) => e.scrollWidth <= e.clientWidth), `${await dt.textContent()} shown whole`);
+      }
       // znode data on demand: the tree's shape first.
       assert.equal(await page.locator('.znodes .zdata').count(), 0, 'no raw JSON by default');
       await page.getByRole('button', { name: "Show each znode's data" }).click();

@@ -11,7 +11,7 @@ use crate::components::network::Network;
 use crate::components::partition_table::PartitionTable;
 use crate::components::why::{Why, WHY_KINDS};
 use crate::components::znode_tree::ZnodeTree;
-use crate::hooks::use_interval;
+use crate::hooks::{use_focus_rescue, use_interval, use_page_keys};
 use crate::state::{zk_mode_label, Msg, SimState};
 use yew::prelude::*;
 
@@ -70,9 +70,34 @@ pub fn App(props: &AppProps) -> Html {
     }
     let dark = use_state(|| false);
     let help = use_state(|| false);
+    // The admin form whose action or fields caused the error shown, if one
+    // did: the error is shown under that form rather than at the top.
+    let admin_form = use_state_eq(|| None::<usize>);
     let on_msg = {
         let state = state.clone();
-        Callback::from(move |m: Msg| state.dispatch(m))
+        let admin_form = admin_form.clone();
+        Callback::from(move |m: Msg| {
+            if matches!(
+                m,
+                Msg::Act(_) | Msg::Undo | Msg::Load(_) | Msg::SetZkMode(_) | Msg::DismissError
+            ) {
+                // A new action replaces the error shown, wherever it was.
+                state.dispatch(Msg::DismissError);
+                admin_form.set(None);
+            }
+            if m != Msg::DismissError {
+                state.dispatch(m);
+            }
+        })
+    };
+    let on_admin = {
+        let state = state.clone();
+        let admin_form = admin_form.clone();
+        Callback::from(move |(form, m): (usize, Msg)| {
+            state.dispatch(Msg::DismissError);
+            state.dispatch(m);
+            admin_form.set(Some(form));
+        })
     };
     {
         let on_msg = on_msg.clone();
@@ -82,18 +107,12 @@ pub fn App(props: &AppProps) -> Html {
             Callback::from(move |_| on_msg.emit(Msg::Tick(u64::from(TICK_MS)))),
         );
     }
-    let onkeydown = {
+    {
+        // On the document, not on <main>: the keys work whatever has focus,
+        // the body included (where focus falls when a focused button disables).
         let on_msg = on_msg.clone();
         let help = help.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            let tag = e
-                .target()
-                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-                .map(|el| el.tag_name())
-                .unwrap_or_default();
-            if tag == "SELECT" || tag == "INPUT" {
-                return;
-            }
+        use_page_keys(Callback::from(move |e: KeyboardEvent| {
             let m = match e.key().as_str() {
                 " " => Some(Msg::TogglePlay),
                 "ArrowRight" => Some(Msg::Step),
@@ -114,9 +133,10 @@ pub fn App(props: &AppProps) -> Html {
             if let Some(m) = m {
                 on_msg.emit(m);
             }
-        })
-    };
+        }));
+    }
     let root = use_node_ref();
+    use_focus_rescue(root.clone());
     {
         let root = root.clone();
         use_effect_with((), move |_| {
@@ -145,27 +165,28 @@ pub fn App(props: &AppProps) -> Html {
         .map_or("none".to_string(), |c| format!("broker {c}"));
     let topics: Vec<String> = view.topics.iter().map(|t| t.name.clone()).collect();
     html! {
-        <main class={classes!("kcsim", dark.then_some("dark"))} tabindex="0" ref={root} {onkeydown}>
+        <main class={classes!("kcsim", dark.then_some("dark"))} tabindex="0" ref={root}>
             <header>
                 <h1>{ "kcsim" }</h1>
                 <p class="subtitle">{ "Kafka 2.x's ZooKeeper-era controller, simulated" }</p>
                 <p class="summary" aria-live="polite">
-                    { format!("controller: {controller} · epoch {}", view.controller_epoch) }
+                    <span class="who">{ format!("controller: {controller} · epoch {}", view.controller_epoch) }</span>
                     <span class="zk-mode-shown">{ format!(" · ZooKeeper access: {}", zk_mode_label(state.running_zk_mode())) }</span>
-                    if view.stale_requests_rejected > 0 {
-                        <span class="stale">{ format!(" · {} stale-epoch request(s) rejected", view.stale_requests_rejected) }</span>
-                    }
+                    // Always there, hidden while zero: the header does not move when it appears.
+                    <span class={classes!("stale", (view.stale_requests_rejected == 0).then_some("none"))}>
+                        { format!(" · {} stale-epoch requests rejected", view.stale_requests_rejected) }
+                    </span>
                 </p>
                 if url_state {
-                    <label class="share">{ "share link " }
-                        <input readonly=true aria-label="Share link to this moment" value={format!("#{fragment}")} size="24" />
+                    <label class="share" title="A link to this moment: it replays to exactly what you see">{ "link " }
+                        <input readonly=true aria-label="Share link to this moment" value={format!("#{fragment}")} size="12" />
                     </label>
                 }
                 <button aria-label="Toggle dark theme" onclick={toggle_dark}>{ if *dark { "light" } else { "dark" } }</button>
                 <button aria-label="Keyboard shortcuts (?)" onclick={toggle_help}>{ "?" }</button>
             </header>
-            if let Some(e) = &state.error {
-                <div class="error" role="alert">{ e }<button aria-label="Dismiss the error" onclick={dismiss}>{ "×" }</button></div>
+            if let (Some(e), None) = (&state.error, *admin_form) {
+                <div class="error" role="alert">{ e }<button aria-label="Dismiss the error" onclick={dismiss.clone()}>{ "×" }</button></div>
             }
             if let Some(n) = &state.notice {
                 <div class="notice" role="status">{ n }</div>
@@ -187,19 +208,22 @@ pub fn App(props: &AppProps) -> Html {
                     <BrokerCard key={b.id.0} broker={b.clone()} zk_controller={view.controller} now_ms={now} on_msg={on_msg.clone()} />
                 }) }
             </section>
+            // Below the brokers, three columns: the controller at work (its
+            // queues, then Why), the partitions and Kafka's own words, the wire
+            // and ZooKeeper. At 1280×720 the top of each is in the first screen.
             <div class="grid">
-                <div class="col">
+                <div class="col col-work">
                     <EventQueue queues={view.queues.clone()} now_ms={now} />
-                    <Messages messages={view.messages.clone()} now_ms={now} on_msg={on_msg.clone()} />
                     <Why records={why} />
                 </div>
-                <div class="col wide">
-                    <Network brokers={view.brokers.clone()} messages={view.messages.clone()} controller={view.controller} now_ms={now} />
+                <div class="col col-data">
                     <PartitionTable view={view.clone()} on_msg={on_msg.clone()} />
                     <KafkaText describe={view.describe()} controller={view.zookeeper_shell_get_controller()} />
-                    <Admin topics={topics} on_msg={on_msg.clone()} />
+                    <Admin topics={topics} on_submit={on_admin} error={state.error.clone().zip(*admin_form).map(|(e, f)| (f, e))} on_dismiss={dismiss.clone()} />
                 </div>
-                <div class="col">
+                <div class="col col-wire">
+                    <Network brokers={view.brokers.clone()} messages={view.messages.clone()} controller={view.controller} now_ms={now} />
+                    <Messages messages={view.messages.clone()} now_ms={now} on_msg={on_msg.clone()} />
                     <Invariants invariants={view.invariants.clone()} acked_records_lost={view.acked_records_lost} on_msg={on_msg.clone()} />
                     <ZnodeTree znodes={view.znodes.clone()} brokers={view.brokers.iter().map(|b| b.id.0).collect::<Vec<_>>()}
                         controller={view.controller.map(|c| c.0)} now_ms={now} on_msg={on_msg.clone()} />

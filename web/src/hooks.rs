@@ -1,6 +1,12 @@
-//! Hooks: the playback timer.
+//! Hooks: the playback timer, the page's keyboard shortcuts (wherever focus
+//! is) and keeping focus somewhere sensible when a focused button disables.
 
 use gloo_timers::callback::Interval;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
 /// Call `tick` every `period_ms` while `active`; the interval is owned by the
@@ -11,4 +17,166 @@ pub fn use_interval(active: bool, period_ms: u32, tick: Callback<()>) {
         let interval = active.then(|| Interval::new(period_ms, move || tick.emit(())));
         move || drop(interval)
     });
+}
+
+/// Whether a key pressed in `target` belongs to it rather than to the page's
+/// shortcuts: text fields, selects and editable text keep every key; a range
+/// input (the scrub bar) keeps the keys that move it.
+pub fn key_belongs_to_target(tag: &str, input_type: &str, editable: bool, key: &str) -> bool {
+    match tag {
+        "SELECT" | "TEXTAREA" => true,
+        "INPUT" if input_type == "range" => matches!(
+            key,
+            "ArrowLeft"
+                | "ArrowRight"
+                | "ArrowUp"
+                | "ArrowDown"
+                | "Home"
+                | "End"
+                | "PageUp"
+                | "PageDown"
+        ),
+        "INPUT" => !matches!(
+            input_type,
+            "button" | "submit" | "reset" | "checkbox" | "radio"
+        ),
+        _ => editable,
+    }
+}
+
+fn document() -> Option<web_sys::Document> {
+    web_sys::window().and_then(|w| w.document())
+}
+
+/// A listener on the document, removed on cleanup.
+struct Listener {
+    target: web_sys::Document,
+    kind: &'static str,
+    closure: Closure<dyn Fn(web_sys::Event)>,
+}
+
+impl Listener {
+    fn new(kind: &'static str, f: impl Fn(web_sys::Event) + 'static) -> Option<Listener> {
+        let target = document()?;
+        let closure = Closure::<dyn Fn(web_sys::Event)>::new(f);
+        target
+            .add_event_listener_with_callback(kind, closure.as_ref().unchecked_ref())
+            .ok()?;
+        Some(Listener {
+            target,
+            kind,
+            closure,
+        })
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let _ = self
+            .target
+            .remove_event_listener_with_callback(self.kind, self.closure.as_ref().unchecked_ref());
+    }
+}
+
+/// Call `on_key` for every key pressed on the page, whatever has focus (the
+/// body too, where focus falls when a focused button becomes disabled), except
+/// keys that belong to a text field, a select or the scrub bar, and keys
+/// pressed with Ctrl, Alt or Meta (the browser's own shortcuts).
+#[hook]
+pub fn use_page_keys(on_key: Callback<KeyboardEvent>) {
+    // The listener is added once and always calls the latest callback.
+    let latest = use_mut_ref(|| on_key.clone());
+    *latest.borrow_mut() = on_key;
+    use_effect_with((), move |_| {
+        let listener = Listener::new("keydown", move |e: web_sys::Event| {
+            let Ok(e) = e.dyn_into::<KeyboardEvent>() else {
+                return;
+            };
+            if e.default_prevented() || e.ctrl_key() || e.alt_key() || e.meta_key() {
+                return;
+            }
+            let target = e.target().and_then(|t| t.dyn_into::<Element>().ok());
+            if let Some(el) = &target {
+                let input_type = el
+                    .dyn_ref::<web_sys::HtmlInputElement>()
+                    .map(|i| i.type_())
+                    .unwrap_or_default();
+                let editable = el
+                    .dyn_ref::<HtmlElement>()
+                    .is_some_and(|h| h.is_content_editable());
+                if key_belongs_to_target(&el.tag_name(), &input_type, editable, &e.key()) {
+                    return;
+                }
+            }
+            let cb = latest.borrow().clone();
+            cb.emit(e);
+        });
+        move || drop(listener)
+    });
+}
+
+/// When the element that had focus becomes disabled or leaves the page (a
+/// broker's "kill -9" once the broker is dead), move focus to its nearest
+/// focusable container (the broker's card) or else to `fallback`, instead of
+/// letting it fall to the body.
+#[hook]
+pub fn use_focus_rescue(fallback: NodeRef) {
+    let last: Rc<RefCell<Option<Element>>> = use_mut_ref(|| None);
+    {
+        let last = last.clone();
+        use_effect_with((), move |_| {
+            let listener = Listener::new("focusin", move |e: web_sys::Event| {
+                *last.borrow_mut() = e.target().and_then(|t| t.dyn_into::<Element>().ok());
+            });
+            move || drop(listener)
+        });
+    }
+    // After every render: the render may have disabled the focused element.
+    use_effect(move || {
+        rescue(&last, &fallback);
+    });
+}
+
+fn rescue(last: &RefCell<Option<Element>>, fallback: &NodeRef) {
+    let Some(doc) = document() else { return };
+    let Some(el) = last.borrow().clone() else {
+        return;
+    };
+    let lost = !el.is_connected() || el.matches(":disabled").unwrap_or(false);
+    if !lost {
+        return;
+    }
+    let body: Option<Element> = doc.body().map(Into::into);
+    let active = doc.active_element();
+    if active.is_some() && active != Some(el.clone()) && active != body {
+        return; // focus is already somewhere else the user chose
+    }
+    let home = el
+        .parent_element()
+        .and_then(|p| p.closest("[tabindex]").ok().flatten())
+        .filter(|h| h.is_connected())
+        .or_else(|| fallback.cast::<Element>());
+    if let Some(home) = home.and_then(|h| h.dyn_into::<HtmlElement>().ok()) {
+        let opts = web_sys::FocusOptions::new();
+        opts.set_prevent_scroll(true);
+        let _ = home.focus_with_options(&opts);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_belongs_to_target;
+
+    #[test]
+    fn text_fields_and_selects_keep_their_keys_the_rest_is_the_pages() {
+        assert!(key_belongs_to_target("INPUT", "text", false, "n"));
+        assert!(key_belongs_to_target("SELECT", "", false, " "));
+        assert!(key_belongs_to_target("DIV", "", true, " "));
+        assert!(key_belongs_to_target("INPUT", "range", false, "ArrowLeft"));
+        assert!(!key_belongs_to_target("INPUT", "range", false, " "));
+        assert!(!key_belongs_to_target("INPUT", "range", false, "n"));
+        assert!(!key_belongs_to_target("BUTTON", "", false, " "));
+        assert!(!key_belongs_to_target("BODY", "", false, "ArrowRight"));
+        assert!(!key_belongs_to_target("MAIN", "", false, "n"));
+    }
 }

@@ -1,6 +1,7 @@
 //! Admin tools: create a topic, add partitions, reassign a partition, delete
 //! a topic. Each form builds an action; the core checks it, and a refusal
-//! shows as a message with the state kept.
+//! shows as a message next to the form that caused it, with the state kept.
+//! Every field has a visible label.
 
 use crate::state::Msg;
 use kcsim_core::action::PartitionTarget;
@@ -13,9 +14,28 @@ use yew::prelude::*;
 pub struct AdminProps {
     /// Topic names.
     pub topics: Vec<String>,
-    /// Where actions go.
-    pub on_msg: Callback<Msg>,
+    /// Where a form's action (or the error found in its fields) goes, with
+    /// the form's index ([`FORMS`]).
+    pub on_submit: Callback<(usize, Msg)>,
+    /// The error to show, and the form it belongs to.
+    #[prop_or_default]
+    pub error: Option<(usize, String)>,
+    /// Dismiss the error.
+    pub on_dismiss: Callback<MouseEvent>,
 }
+
+/// The forms, in the order they are drawn (their index names them in
+/// [`AdminProps::on_submit`] and [`AdminProps::error`]).
+pub const FORMS: [&str; 4] = [
+    "Create a topic",
+    "Add partitions",
+    "Reassign a partition",
+    "Delete a topic",
+];
+const CREATE: usize = 0;
+const ADD: usize = 1;
+const REASSIGN: usize = 2;
+const DELETE: usize = 3;
 
 fn value(r: &NodeRef) -> String {
     r.cast::<HtmlInputElement>()
@@ -44,10 +64,10 @@ pub fn Admin(props: &AdminProps) -> Html {
     let (add_topic, add_count) = (use_node_ref(), use_node_ref());
     let (re_topic, re_part, re_replicas) = (use_node_ref(), use_node_ref(), use_node_ref());
     let del_topic = use_node_ref();
-    let err = |cb: &Callback<Msg>, e: String| cb.emit(Msg::Error(e));
+    let err = |cb: &Callback<(usize, Msg)>, form: usize, e: String| cb.emit((form, Msg::Error(e)));
     let create = {
         let (cb, name, parts, rf) = (
-            props.on_msg.clone(),
+            props.on_submit.clone(),
             name.clone(),
             parts.clone(),
             rf.clone(),
@@ -56,14 +76,18 @@ pub fn Admin(props: &AdminProps) -> Html {
             e.prevent_default();
             let (p, r) = (value(&parts).parse::<u32>(), value(&rf).parse::<u32>());
             match (p, r) {
-                (Ok(p), Ok(r)) if p > 0 && r > 0 => cb.emit(Msg::Act(Action::CreateTopic {
-                    name: value(&name),
-                    assignment: None,
-                    partitions: Some(p),
-                    replication_factor: Some(r),
-                })),
+                (Ok(p), Ok(r)) if p > 0 && r > 0 => cb.emit((
+                    CREATE,
+                    Msg::Act(Action::CreateTopic {
+                        name: value(&name),
+                        assignment: None,
+                        partitions: Some(p),
+                        replication_factor: Some(r),
+                    }),
+                )),
                 _ => err(
                     &cb,
+                    CREATE,
                     "create topic: partitions and replication factor must be whole numbers above 0"
                         .into(),
                 ),
@@ -71,16 +95,24 @@ pub fn Admin(props: &AdminProps) -> Html {
         })
     };
     let add = {
-        let (cb, t, c) = (props.on_msg.clone(), add_topic.clone(), add_count.clone());
+        let (cb, t, c) = (
+            props.on_submit.clone(),
+            add_topic.clone(),
+            add_count.clone(),
+        );
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             match value(&c).parse::<u32>() {
-                Ok(count) => cb.emit(Msg::Act(Action::AddPartitions {
-                    topic: value(&t),
-                    count,
-                })),
+                Ok(count) => cb.emit((
+                    ADD,
+                    Msg::Act(Action::AddPartitions {
+                        topic: value(&t),
+                        count,
+                    }),
+                )),
                 Err(_) => err(
                     &cb,
+                    ADD,
                     "add partitions: the count must be a whole number".into(),
                 ),
             }
@@ -88,7 +120,7 @@ pub fn Admin(props: &AdminProps) -> Html {
     };
     let reassign = {
         let (cb, t, p, r) = (
-            props.on_msg.clone(),
+            props.on_submit.clone(),
             re_topic.clone(),
             re_part.clone(),
             re_replicas.clone(),
@@ -96,58 +128,84 @@ pub fn Admin(props: &AdminProps) -> Html {
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             match (value(&p).parse::<u32>(), parse_ids(&value(&r))) {
-                (Ok(partition), Ok(replicas)) if !replicas.is_empty() => {
-                    cb.emit(Msg::Act(Action::ReassignPartitions {
+                (Ok(partition), Ok(replicas)) if !replicas.is_empty() => cb.emit((
+                    REASSIGN,
+                    Msg::Act(Action::ReassignPartitions {
                         partitions: vec![PartitionTarget {
                             topic: value(&t),
                             partition,
                             replicas,
                         }],
-                    }))
-                }
-                (_, Err(e)) => err(&cb, format!("reassign: {e}")),
+                    }),
+                )),
+                (_, Err(e)) => err(&cb, REASSIGN, format!("reassign: {e}")),
                 _ => err(
                     &cb,
+                    REASSIGN,
                     "reassign: give a partition number and at least one broker id".into(),
                 ),
             }
         })
     };
     let delete = {
-        let (cb, t) = (props.on_msg.clone(), del_topic.clone());
+        let (cb, t) = (props.on_submit.clone(), del_topic.clone());
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            cb.emit(Msg::Act(Action::DeleteTopic { topic: value(&t) }));
+            cb.emit((DELETE, Msg::Act(Action::DeleteTopic { topic: value(&t) })));
         })
     };
     let first = props.topics.first().cloned().unwrap_or_default();
+    // The error, under the form that caused it.
+    let error_for = |form: usize| -> Html {
+        match &props.error {
+            Some((f, e)) if *f == form => html! {
+                <p class="error form-error" role="alert">
+                    <span>{ e }</span>
+                    <button type="button" aria-label="Dismiss the error" onclick={props.on_dismiss.clone()}>{ "×" }</button>
+                </p>
+            },
+            _ => Html::default(),
+        }
+    };
+    let field = |label: &str, aria: &str, r: &NodeRef, value: String, size: &str, class: &str| {
+        html! {
+            <label class={classes!("field", class.to_string())}>
+                <span class="field-label">{ label.to_string() }</span>
+                <input ref={r.clone()} aria-label={aria.to_string()} {value} size={size.to_string()} />
+            </label>
+        }
+    };
     html! {
         <section class="panel admin" aria-label="Admin tools">
             <h2>{ "Admin tools" }</h2>
-            <form onsubmit={create} aria-label="Create a topic">
-                <code>{ "kafka-topics.sh --create" }</code>
-                <input ref={name} aria-label="New topic name" value="events" size="8" />
-                <input ref={parts} aria-label="Partitions" value="3" size="2" />
-                <input ref={rf} aria-label="Replication factor" value="2" size="2" />
+            <form onsubmit={create} aria-label={FORMS[CREATE]}>
+                <code class="admin-cmd">{ "kafka-topics.sh --create" }</code>
+                { field("topic", "New topic name", &name, "events".into(), "9", "wide") }
+                { field("partitions", "Partitions", &parts, "3".into(), "3", "") }
+                { field("replication factor", "Replication factor", &rf, "2".into(), "3", "") }
                 <button type="submit">{ "create" }</button>
+                { error_for(CREATE) }
             </form>
-            <form onsubmit={add} aria-label="Add partitions">
-                <code>{ "--alter --partitions" }</code>
-                <input ref={add_topic} aria-label="Topic to add partitions to" value={first.clone()} size="8" />
-                <input ref={add_count} aria-label="New partition count" value="6" size="2" />
+            <form onsubmit={add} aria-label={FORMS[ADD]}>
+                <code class="admin-cmd">{ "kafka-topics.sh --alter --partitions" }</code>
+                { field("topic", "Topic to add partitions to", &add_topic, first.clone(), "9", "wide") }
+                { field("partition count", "New partition count", &add_count, "6".into(), "3", "") }
                 <button type="submit">{ "alter" }</button>
+                { error_for(ADD) }
             </form>
-            <form onsubmit={reassign} aria-label="Reassign a partition">
-                <code>{ "kafka-reassign-partitions.sh" }</code>
-                <input ref={re_topic} aria-label="Topic to reassign" value={first.clone()} size="8" />
-                <input ref={re_part} aria-label="Partition to reassign" value="0" size="2" />
-                <input ref={re_replicas} aria-label="Target replicas, comma separated" value="2,3" size="5" />
+            <form onsubmit={reassign} aria-label={FORMS[REASSIGN]}>
+                <code class="admin-cmd">{ "kafka-reassign-partitions.sh --execute" }</code>
+                { field("topic", "Topic to reassign", &re_topic, first.clone(), "9", "wide") }
+                { field("partition", "Partition to reassign", &re_part, "0".into(), "3", "") }
+                { field("replicas (e.g. 2,3)", "Target replicas, comma separated", &re_replicas, "2,3".into(), "6", "") }
                 <button type="submit">{ "execute" }</button>
+                { error_for(REASSIGN) }
             </form>
-            <form onsubmit={delete} aria-label="Delete a topic">
-                <code>{ "kafka-topics.sh --delete" }</code>
-                <input ref={del_topic} aria-label="Topic to delete" value={first} size="8" />
+            <form onsubmit={delete} aria-label={FORMS[DELETE]}>
+                <code class="admin-cmd">{ "kafka-topics.sh --delete" }</code>
+                { field("topic", "Topic to delete", &del_topic, first, "9", "wide") }
                 <button type="submit">{ "delete" }</button>
+                { error_for(DELETE) }
             </form>
         </section>
     }

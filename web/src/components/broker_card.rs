@@ -45,19 +45,20 @@ pub fn BrokerCard(props: &BrokerCardProps) -> Html {
         .active_controller_id
         .map_or("-1".to_string(), |c| c.to_string());
     html! {
-        <article class={class} data-broker={id.to_string()} aria-label={format!("Broker {id}")}>
-            <h3>{ format!("Broker {id}") }
+        <article class={class} data-broker={id.to_string()} aria-label={format!("Broker {id}")} tabindex="-1">
+            <h3><span class="broker-name">{ format!("Broker {id}") }</span>
                 if b.is_active_controller { <span class="badge controller-badge">{ if zombie { "zombie controller" } else { "controller" } }</span> }
+                <span class="broker-status">{ b.status.replace('_', " ") }</span>
             </h3>
             <dl>
-                <dt>{ "status" }</dt><dd class="broker-status">{ b.status.replace('_', " ") }</dd>
-                <dt>{ "activeControllerId" }</dt><dd class="active-controller-id">{ active }</dd>
-                <dt>{ "controller epoch seen" }</dt><dd class="epoch-seen">{ b.controller_epoch_seen }</dd>
-                <dt>{ "broker epoch" }</dt><dd>{ b.broker_epoch }</dd>
-                <dt>{ "leads / hosts" }</dt><dd>{ format!("{} / {}", b.leader_of, b.replicas) }</dd>
-                if b.slowed_ms > 0 { <dt>{ "fetch lag" }</dt><dd>{ format!("+{} ms", b.slowed_ms) }</dd> }
+                <div><dt title="the controller this broker believes is active (Kafka's ActiveControllerId)">{ "activeControllerId" }</dt><dd class="active-controller-id">{ active }</dd></div>
+                <div><dt title="controller epoch seen: the highest controller epoch this broker has accepted a request from">{ "epoch seen" }</dt><dd class="epoch-seen">{ b.controller_epoch_seen }</dd></div>
+                <div><dt title="the czxid of its /brokers/ids znode (KIP-380)">{ "broker epoch" }</dt><dd>{ b.broker_epoch }</dd></div>
+                <div><dt title="partitions it leads / replicas it hosts">{ "leads / hosts" }</dt><dd>{ format!("{} / {}", b.leader_of, b.replicas) }</dd></div>
+                if b.slowed_ms > 0 { <div><dt>{ "fetch lag" }</dt><dd>{ format!("+{} ms", b.slowed_ms) }</dd></div> }
             </dl>
-            { for countdown }
+            // A line kept for the session countdown, so the card does not grow when it appears.
+            <div class="session-line">{ for countdown }</div>
             <div class="broker-actions">
                 <button disabled={!up} aria-label={format!("Kill broker {id} (kill -9)")} onclick={act(Action::KillBroker { broker: id })}>{ "kill -9" }</button>
                 <button disabled={b.status != "running"} aria-label={format!("Stop broker {id} (controlled shutdown)")} onclick={act(Action::ShutdownBroker { broker: id })}>{ "stop" }</button>

@@ -101,10 +101,10 @@ pub fn Controls(props: &ControlsProps) -> Html {
                 </label>
                 <button aria-label="Undo the last action (u)" disabled={!props.can_undo} onclick={send(Msg::Undo)}>{ "undo" }</button>
                 <span class="clock" aria-live="off">{ format!("t = {:.3} s", props.now_ms as f64 / 1000.0) }</span>
+                <input class="scrub" type="range" min="0" max={max.to_string()} step="1" value={props.now_ms.to_string()}
+                    aria-label="Timeline: scrub back and forth" oninput={on_seek} />
             </div>
-            <input class="scrub" type="range" min="0" max={max.to_string()} step="1" value={props.now_ms.to_string()}
-                aria-label="Timeline: scrub back and forth" oninput={on_seek} />
-            <div class="control-row">
+            <div class="control-row second">
                 <label>{ "scenario " }
                     <select aria-label="Scenario" onchange={on_scenario}>
                         { for SCENARIOS.iter().map(|s| html! {

@@ -43,7 +43,7 @@ pub fn Messages(props: &MessagesProps) -> Html {
                             <div class="message-head">
                                 <strong>{ &m.kind }</strong>
                                 <span>{ format!(" #{id} {} → {}{epoch}", m.from, m.to) }</span>
-                                <span class="when">{ if m.queued { "queued".to_string() } else { format!(" arrives {:.3} s", m.arrives_at_ms as f64 / 1000.0) } }</span>
+                                <span class="when">{ when(m) }</span>
                             </div>
                             <progress max="100" value={pct.to_string()} aria-label={format!("message {id} progress")}></progress>
                             <div class="summary">{ &m.summary }</div>
@@ -56,5 +56,40 @@ pub fn Messages(props: &MessagesProps) -> Html {
                 }) }
             </ul>
         </section>
+    }
+}
+
+/// When a message arrives, after a separator: " · queued" (waiting for its
+/// connection) or " · arrives 1.234 s".
+pub fn when(m: &MessageView) -> String {
+    if m.queued {
+        " · queued".to_string()
+    } else {
+        format!(" · arrives {:.3} s", m.arrives_at_ms as f64 / 1000.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(queued: bool) -> MessageView {
+        MessageView {
+            id: 7,
+            kind: "LeaderAndIsr".into(),
+            from: "broker-1".into(),
+            to: "broker-2".into(),
+            controller_epoch: Some(2),
+            sent_at_ms: 1_000,
+            arrives_at_ms: 1_250,
+            queued,
+            summary: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_epoch_and_the_arrival_are_separated() {
+        assert_eq!(format!("epoch 2{}", when(&msg(true))), "epoch 2 · queued");
+        assert_eq!(when(&msg(false)), " · arrives 1.250 s");
     }
 }

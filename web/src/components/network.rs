@@ -1,9 +1,14 @@
 //! The wire: ZooKeeper and the brokers as nodes, and every request,
 //! response and watch notification on its way between them as a moving
 //! dot, labelled with its type and controller epoch. Click one to inspect it.
+//!
+//! Dots travel from the edge of one node to the edge of the other, never
+//! across a node; each label is put beside its dot where it covers no node,
+//! no node's status and no other label (see [`place_label`]).
 
 use kcsim_core::view::{BrokerView, MessageView};
 use kcsim_core::BrokerId;
+use std::f64::consts::{PI, TAU};
 use yew::prelude::*;
 
 /// Properties of [`Network`].
@@ -19,19 +24,136 @@ pub struct NetworkProps {
     pub now_ms: u64,
 }
 
-const W: f64 = 520.0;
-const H: f64 = 250.0;
+/// The picture's width, in its own units.
+pub const W: f64 = 340.0;
+/// The picture's height.
+pub const H: f64 = 230.0;
+/// ZooKeeper's box: centre and half sizes.
+const ZK: (f64, f64) = (W / 2.0, 34.0);
+const ZK_HALF: (f64, f64) = (56.0, 20.0);
+/// A broker's circle.
+const R: f64 = 24.0;
+const BROKER_Y: f64 = H - 62.0;
+/// Where a broker's status is written, below its circle.
+const STATUS_DY: f64 = R + 17.0;
+/// A label's font size and the width of one of its (monospace) characters.
+const LABEL_PX: f64 = 13.0;
+const CHAR_W: f64 = LABEL_PX * 0.62;
 
-/// Where a node sits: ZooKeeper at the top centre, brokers on an arc below.
-fn position(node: &str, brokers: &[BrokerView]) -> (f64, f64) {
+/// A box: left, top, width, height.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rect(pub f64, pub f64, pub f64, pub f64);
+
+impl Rect {
+    fn overlaps(&self, o: &Rect) -> bool {
+        self.0 < o.0 + o.2 && o.0 < self.0 + self.2 && self.1 < o.1 + o.3 && o.1 < self.1 + self.3
+    }
+    fn inside_picture(&self) -> bool {
+        self.0 >= 0.0 && self.1 >= 0.0 && self.0 + self.2 <= W && self.1 + self.3 <= H
+    }
+}
+
+/// Where a node sits: ZooKeeper at the top centre, brokers in a row below.
+pub fn position(node: &str, brokers: &[BrokerId]) -> (f64, f64) {
     if node == "zk" {
-        return (W / 2.0, 36.0);
+        return ZK;
     }
     let id: u32 = node.trim_start_matches("broker-").parse().unwrap_or(0);
     let n = brokers.len().max(1) as f64;
-    let i = brokers.iter().position(|b| b.id.0 == id).unwrap_or(0) as f64;
-    let x = 60.0 + (W - 120.0) * if n > 1.0 { i / (n - 1.0) } else { 0.5 };
-    (x, H - 50.0)
+    let i = brokers.iter().position(|b| b.0 == id).unwrap_or(0) as f64;
+    let x = 52.0 + (W - 104.0) * if n > 1.0 { i / (n - 1.0) } else { 0.5 };
+    (x, BROKER_Y)
+}
+
+/// What a label must not cover: ZooKeeper's box, every broker's circle and
+/// the status written under it (each broker's id and status).
+pub fn obstacles(brokers: &[(BrokerId, String)]) -> Vec<Rect> {
+    let ids: Vec<BrokerId> = brokers.iter().map(|(id, _)| *id).collect();
+    let mut v = vec![Rect(
+        ZK.0 - ZK_HALF.0 - 2.0,
+        ZK.1 - ZK_HALF.1 - 2.0,
+        2.0 * ZK_HALF.0 + 4.0,
+        2.0 * ZK_HALF.1 + 4.0,
+    )];
+    for (id, status) in brokers {
+        let (x, y) = position(&format!("broker-{id}"), &ids);
+        v.push(Rect(x - R - 3.0, y - R - 3.0, 2.0 * R + 6.0, 2.0 * R + 6.0));
+        let status = status.replace('_', " ");
+        let w = status.len() as f64 * 7.0 + 4.0;
+        v.push(Rect(x - w / 2.0, y + STATUS_DY - 12.0, w, 15.0));
+    }
+    v
+}
+
+/// How far from a node's centre its edge is, along the unit direction (ux, uy).
+fn edge(node: &str, ux: f64, uy: f64) -> f64 {
+    if node == "zk" {
+        let tx = if ux.abs() > 1e-9 {
+            ZK_HALF.0 / ux.abs()
+        } else {
+            f64::INFINITY
+        };
+        let ty = if uy.abs() > 1e-9 {
+            ZK_HALF.1 / uy.abs()
+        } else {
+            f64::INFINITY
+        };
+        tx.min(ty) + 14.0
+    } else {
+        R + 8.0
+    }
+}
+
+/// Where a message's dot is, a fraction `f` of the way: from the edge of the
+/// sender to the edge of the receiver. Between brokers it arcs above the row
+/// (higher from right to left, so both directions show), clear of the
+/// brokers in between; to itself it loops above its broker.
+pub fn dot(from: &str, to: &str, f: f64, brokers: &[BrokerId]) -> (f64, f64) {
+    let (x1, y1) = position(from, brokers);
+    let (x2, y2) = position(to, brokers);
+    if from == to {
+        let a = f * TAU;
+        return (
+            x1 + 34.0 * a.sin(),
+            y1 - R - 8.0 - 34.0 * (1.0 - a.cos()) / 2.0,
+        );
+    }
+    if from != "zk" && to != "zk" {
+        // Out of the top of the sender, over the row, into the top of the
+        // receiver: higher from right to left, so both directions show.
+        let rise = if x2 > x1 { 40.0 } else { 64.0 };
+        let top = y1 - R - 8.0;
+        return (x1 + (x2 - x1) * f, top - rise * (f * PI).sin());
+    }
+    let (dx, dy) = (x2 - x1, y2 - y1);
+    let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+    let (ux, uy) = (dx / len, dy / len);
+    let (s, e) = (edge(from, ux, uy), len - edge(to, -ux, -uy));
+    let d = s + (e - s).max(0.0) * f;
+    (x1 + ux * d, y1 + uy * d)
+}
+
+/// A label's box beside its dot at (x, y): to the right or left, above or
+/// below, the first that stays in the picture and covers no node and no label
+/// already placed; else the first that covers no node.
+pub fn place_label(x: f64, y: f64, text: &str, nodes: &[Rect], placed: &[Rect]) -> Rect {
+    let w = text.chars().count() as f64 * CHAR_W + 2.0;
+    let h = LABEL_PX + 1.0;
+    let candidates = [
+        Rect(x + 9.0, y - 6.0 - h, w, h),
+        Rect(x - 9.0 - w, y - 6.0 - h, w, h),
+        Rect(x + 9.0, y + 6.0, w, h),
+        Rect(x - 9.0 - w, y + 6.0, w, h),
+        Rect(x - w / 2.0, y - 10.0 - h, w, h),
+        Rect(x - w / 2.0, y + 10.0, w, h),
+    ];
+    let clear_of_nodes = |r: &Rect| r.inside_picture() && !nodes.iter().any(|n| n.overlaps(r));
+    candidates
+        .iter()
+        .find(|r| clear_of_nodes(r) && !placed.iter().any(|p| p.overlaps(r)))
+        .or_else(|| candidates.iter().find(|r| clear_of_nodes(r)))
+        .copied()
+        .unwrap_or(candidates[0])
 }
 
 /// The network picture.
@@ -40,63 +162,68 @@ pub fn Network(props: &NetworkProps) -> Html {
     let selected = use_state(|| None::<u64>);
     let inflight: Vec<&MessageView> = props.messages.iter().filter(|m| !m.queued).collect();
     let detail = (*selected).and_then(|id| props.messages.iter().find(|m| m.id == id));
+    let ids: Vec<BrokerId> = props.brokers.iter().map(|b| b.id).collect();
+    let nodes = obstacles(
+        &props
+            .brokers
+            .iter()
+            .map(|b| (b.id, b.status.clone()))
+            .collect::<Vec<_>>(),
+    );
+    let mut placed: Vec<Rect> = Vec::new();
+    let dots: Vec<Html> = inflight
+        .iter()
+        .map(|m| {
+            let total = m.arrives_at_ms.saturating_sub(m.sent_at_ms).max(1) as f64;
+            let f = (props.now_ms.saturating_sub(m.sent_at_ms) as f64 / total).clamp(0.0, 1.0);
+            let (x, y) = dot(&m.from, &m.to, f, &ids);
+            let id = m.id;
+            let onclick = {
+                let selected = selected.clone();
+                Callback::from(move |_: MouseEvent| selected.set(Some(id)))
+            };
+            let label = match m.controller_epoch {
+                Some(e) => format!("{} e{e}", short(&m.kind)),
+                None => "watch".to_string(),
+            };
+            let r = place_label(x, y, &label, &nodes, &placed);
+            placed.push(r);
+            let class = classes!("msg", m.kind.replace(' ', "-").to_lowercase(), (*selected == Some(id)).then_some("selected"));
+            html! {
+                <g {class} {onclick} role="button" aria-label={format!("Inspect message {id}: {} from {} to {}", m.kind, m.from, m.to)}>
+                    <circle cx={fmt(x)} cy={fmt(y)} r="7" />
+                    <text x={fmt(r.0 + 1.0)} y={fmt(r.1 + r.3 - 3.0)}>{ label }</text>
+                </g>
+            }
+        })
+        .collect();
     html! {
         <section class="panel network" aria-label="Messages on the wire">
             <h2>{ "On the wire" }</h2>
             <svg viewBox={format!("0 0 {W} {H}")} role="img" aria-label="ZooKeeper, the brokers and the messages between them">
                 { for props.brokers.iter().map(|b| {
-                    let (x, y) = position(&format!("broker-{}", b.id), &props.brokers);
-                    html! { <line class="link" x1={(W / 2.0).to_string()} y1="36" x2={x.to_string()} y2={y.to_string()} /> }
+                    let (x, y) = position(&format!("broker-{}", b.id), &ids);
+                    html! { <line class="link" x1={fmt(ZK.0)} y1={fmt(ZK.1)} x2={fmt(x)} y2={fmt(y)} /> }
                 }) }
                 <g class="node zk">
-                    <rect x={(W / 2.0 - 48.0).to_string()} y="16" width="96" height="40" rx="8" />
-                    <text x={(W / 2.0).to_string()} y="41" text-anchor="middle">{ "ZooKeeper" }</text>
+                    <rect x={fmt(ZK.0 - ZK_HALF.0)} y={fmt(ZK.1 - ZK_HALF.1)} width={fmt(2.0 * ZK_HALF.0)} height={fmt(2.0 * ZK_HALF.1)} rx="8" />
+                    <text x={fmt(ZK.0)} y={fmt(ZK.1 + 6.0)} text-anchor="middle">{ "ZooKeeper" }</text>
                 </g>
                 { for props.brokers.iter().map(|b| {
-                    let (x, y) = position(&format!("broker-{}", b.id), &props.brokers);
+                    let (x, y) = position(&format!("broker-{}", b.id), &ids);
                     let class = classes!(
                         "node", "broker-node", format!("status-{}", b.status),
                         (props.controller == Some(b.id)).then_some("controller")
                     );
                     html! {
                         <g {class}>
-                            <circle cx={x.to_string()} cy={y.to_string()} r="26" />
-                            <text x={x.to_string()} y={(y + 5.0).to_string()} text-anchor="middle">{ b.id.to_string() }</text>
-                            <text class="sub" x={x.to_string()} y={(y + 44.0).to_string()} text-anchor="middle">{ b.status.replace('_', " ") }</text>
+                            <circle cx={fmt(x)} cy={fmt(y)} r={fmt(R)} />
+                            <text x={fmt(x)} y={fmt(y + 6.0)} text-anchor="middle">{ b.id.to_string() }</text>
+                            <text class="sub" x={fmt(x)} y={fmt(y + STATUS_DY)} text-anchor="middle">{ b.status.replace('_', " ") }</text>
                         </g>
                     }
                 }) }
-                { for inflight.iter().map(|m| {
-                    let (x1, y1) = position(&m.from, &props.brokers);
-                    let (x2, y2) = position(&m.to, &props.brokers);
-                    let total = m.arrives_at_ms.saturating_sub(m.sent_at_ms).max(1) as f64;
-                    let f = (props.now_ms.saturating_sub(m.sent_at_ms) as f64 / total).clamp(0.0, 1.0);
-                    // Messages between two brokers bow below the line so both directions show.
-                    let bow = if m.from != "zk" && m.to != "zk" { 40.0 * (f * std::f64::consts::PI).sin() } else { 0.0 };
-                    let (mut x, mut y) = (x1 + (x2 - x1) * f, y1 + (y2 - y1) * f + bow);
-                    if m.from == m.to {
-                        // A controller's request to its own broker loops out and back.
-                        let a = f * std::f64::consts::TAU;
-                        x += 38.0 * a.sin();
-                        y -= 38.0 * (1.0 - a.cos()) / 2.0 + 30.0;
-                    }
-                    let id = m.id;
-                    let onclick = {
-                        let selected = selected.clone();
-                        Callback::from(move |_: MouseEvent| selected.set(Some(id)))
-                    };
-                    let label = match m.controller_epoch {
-                        Some(e) => format!("{} e{e}", short(&m.kind)),
-                        None => "watch".to_string(),
-                    };
-                    let class = classes!("msg", m.kind.replace(' ', "-").to_lowercase(), (*selected == Some(id)).then_some("selected"));
-                    html! {
-                        <g {class} {onclick} role="button" aria-label={format!("Inspect message {id}: {} from {} to {}", m.kind, m.from, m.to)}>
-                            <circle cx={x.to_string()} cy={y.to_string()} r="7" />
-                            <text x={(x + 9.0).to_string()} y={(y - 6.0).to_string()}>{ label }</text>
-                        </g>
-                    }
-                }) }
+                { for dots }
             </svg>
             { for detail.map(|m| html! {
                 <div class="inspect" role="status">
@@ -111,9 +238,81 @@ pub fn Network(props: &NetworkProps) -> Html {
     }
 }
 
+fn fmt(v: f64) -> String {
+    format!("{v:.1}")
+}
+
 fn short(kind: &str) -> String {
     kind.replace("LeaderAndIsr", "LAI")
         .replace("UpdateMetadata", "UM")
         .replace("StopReplica", "SR")
         .replace(" response", "↩")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brokers(n: u32) -> Vec<(BrokerId, String)> {
+        (0..n)
+            .map(|i| {
+                (
+                    BrokerId(i),
+                    if i == 1 {
+                        "shutting_down".into()
+                    } else {
+                        "running".into()
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// The distance from (x, y) to the nearest point of `r`.
+    fn distance(x: f64, y: f64, r: &Rect) -> f64 {
+        let dx = (r.0 - x).max(0.0).max(x - (r.0 + r.2));
+        let dy = (r.1 - y).max(0.0).max(y - (r.1 + r.3));
+        (dx * dx + dy * dy).sqrt()
+    }
+
+    #[test]
+    fn no_label_covers_a_node_and_no_dot_crosses_one() {
+        for n in [1, 2, 3, 4, 5, 6] {
+            let bs = brokers(n);
+            let ids: Vec<BrokerId> = bs.iter().map(|(id, _)| *id).collect();
+            let nodes = obstacles(&bs);
+            let mut ends: Vec<String> = vec!["zk".into()];
+            ends.extend(ids.iter().map(|id| format!("broker-{id}")));
+            for from in &ends {
+                for to in &ends {
+                    if from == "zk" && to == "zk" {
+                        continue;
+                    }
+                    let mut placed = Vec::new();
+                    for k in 0..=20 {
+                        let f = f64::from(k) / 20.0;
+                        let (x, y) = dot(from, to, f, &ids);
+                        for id in &ids {
+                            let (cx, cy) = position(&format!("broker-{id}"), &ids);
+                            let d = ((x - cx).powi(2) + (y - cy).powi(2)).sqrt();
+                            assert!(
+                                d >= R + 7.0,
+                                "{n} brokers, {from}->{to} at {f}: dot {d:.1} from broker {id}"
+                            );
+                        }
+                        assert!(
+                            distance(x, y, &nodes[0]) >= 6.0,
+                            "{from}->{to} at {f}: dot on ZooKeeper"
+                        );
+                        let r = place_label(x, y, "UM↩ e12", &nodes, &placed);
+                        assert!(
+                            !nodes.iter().any(|o| o.overlaps(&r)),
+                            "{n} brokers, {from}->{to} at {f}: label {r:?}"
+                        );
+                        placed.push(r);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -44,7 +44,7 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>) -> Html {
             // Leader, ISR or epochs changed in the last second of virtual time.
             p.changed_at_ms.is_some_and(|t| now_ms.saturating_sub(t) < 1_000).then_some("changed")
         )} data-partition={p.tp.to_string()}>
-            <td>{ p.tp.to_string() }</td>
+            <td class="tp">{ p.tp.to_string() }</td>
             <td class="pstate">{ p.state.name() }{ if p.deleting { " (deleting)" } else if p.reassigning { " (reassigning)" } else { "" } }</td>
             <td class="replicas">
                 { for p.replicas.iter().enumerate().map(|(i, r)| {
@@ -61,17 +61,17 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>) -> Html {
                 }) }
             </td>
             <td class="isr">{ ids_text(&p.isr) }</td>
-            <td class="missing">{ if missing.is_empty() { "-".to_string() } else { comma_list(missing) } }</td>
             <td class="leader">{ p.leader.map_or("none".to_string(), |l| l.to_string()) }</td>
-            <td>{ p.leader_epoch }</td>
-            <td>{ p.controller_epoch }</td>
-            <td>{ p.high_watermark }</td>
-            <td>{ format!("{:.1} s", p.unavailable_ms as f64 / 1000.0) }</td>
-            <td class="caches">{ caches(p) }</td>
-            <td class="row-actions">
+            <td class="leader-epoch">{ p.leader_epoch }</td>
+            <td class="hw">{ p.high_watermark }</td>
+            <td class="missing extra">{ if missing.is_empty() { "-".to_string() } else { comma_list(missing) } }</td>
+            <td class="ctrl-epoch extra">{ p.controller_epoch }</td>
+            <td class="unavail-time extra">{ format!("{:.1} s", p.unavailable_ms as f64 / 1000.0) }</td>
+            <td class="row-actions extra">
                 <button aria-label={format!("Produce 5 records to {} with acks=all", p.tp)} onclick={produce}>{ "+5 acks=all" }</button>
                 <button aria-label={format!("Produce 5 records to {} with acks=1", p.tp)} onclick={produce1}>{ "+5 acks=1" }</button>
             </td>
+            <td class="caches extra all-only">{ caches(p) }</td>
         </tr>
     }
 }
@@ -105,6 +105,13 @@ fn caches(p: &PartitionView) -> Html {
 #[component]
 pub fn PartitionTable(props: &PartitionTableProps) -> Html {
     let v = &props.view;
+    // The key columns always; the others (not in ISR, controller epoch,
+    // unavailable time, produce, the caches) when there is room or when asked.
+    let all = use_state(|| false);
+    let toggle_all = {
+        let all = all.clone();
+        Callback::from(move |_: MouseEvent| all.set(!*all))
+    };
     let cluster_unclean = {
         let cb = props.on_msg.clone();
         let on = !v.unclean_enabled;
@@ -123,7 +130,7 @@ pub fn PartitionTable(props: &PartitionTableProps) -> Html {
         })
     };
     html! {
-        <section class="panel partitions" aria-label="Partitions">
+        <section class={classes!("panel", "partitions", all.then_some("all-columns"))} aria-label="Partitions">
             <h2>{ "Partitions" }</h2>
             <div class="toggles">
                 <button aria-pressed={v.unclean_enabled.to_string()} aria-label="Toggle unclean.leader.election.enable for the cluster" onclick={cluster_unclean}>
@@ -133,9 +140,12 @@ pub fn PartitionTable(props: &PartitionTableProps) -> Html {
                 // shown, not toggled (the core refuses to change it at run time).
                 <span class="static-config" role="note" aria-label="auto.leader.rebalance.enable (static)"
                     title="auto.leader.rebalance.enable is a static broker config in Kafka 2.4: it is read from server.properties at start-up and cannot change while the cluster runs. Set it in the scenario's config.">
-                    { format!("auto-rebalance: {} (static, set at start-up)", if v.auto_rebalance_enabled { "on" } else { "off" }) }
+                    { format!("auto-rebalance: {} (static)", if v.auto_rebalance_enabled { "on" } else { "off" }) }
                 </span>
                 <button aria-label="Run a preferred replica election for every partition" onclick={preferred}>{ "preferred election" }</button>
+                <button class="more-columns" aria-pressed={all.to_string()} aria-label="Show every column (not in ISR, controller epoch, unavailable time, produce, caches)" onclick={toggle_all}>
+                    { if *all { "fewer columns" } else { "more columns, produce" } }
+                </button>
             </div>
             { for v.topics.iter().map(|topic| {
                 let t = topic.name.as_str();
@@ -155,14 +165,15 @@ pub fn PartitionTable(props: &PartitionTableProps) -> Html {
                                 { format!("unclean election: {}", if on { "on" } else { "off" }) }
                             </button>
                         </h3>
-                        <table>
+                        <div class="table-scroll"><table>
                             <thead><tr>
-                                <th>{ "partition" }</th><th>{ "state" }</th><th>{ "AR (* preferred, LEO below)" }</th><th>{ "ISR" }</th>
-                                <th>{ "not in ISR" }</th><th>{ "leader" }</th><th>{ "leader epoch" }</th><th>{ "ctrl epoch" }</th>
-                                <th>{ "HW" }</th><th>{ "unavailable" }</th><th>{ "cached by controller / brokers" }</th><th>{ "produce" }</th>
+                                <th>{ "partition" }</th><th>{ "state" }</th><th title="assigned replicas; * the preferred one, the log end offset below each">{ "AR (*preferred)" }</th><th>{ "ISR" }</th>
+                                <th>{ "leader" }</th><th>{ "leader epoch" }</th><th title="high watermark">{ "HW" }</th>
+                                <th class="extra">{ "not in ISR" }</th><th class="extra">{ "ctrl epoch" }</th><th class="extra">{ "unavailable" }</th>
+                                <th class="extra produce">{ "produce" }</th><th class="extra all-only">{ "cached by controller / brokers" }</th>
                             </tr></thead>
                             <tbody>{ for v.partitions.iter().filter(|p| p.tp.topic == t).map(|p| row(p, v.time_ms, &props.on_msg)) }</tbody>
-                        </table>
+                        </table></div>
                     </div>
                 }
             }) }

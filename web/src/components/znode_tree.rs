@@ -1,5 +1,5 @@
 //! The ZooKeeper tree: every znode, ephemeral ones marked, watches counted,
-//! data exactly as stored.
+//! and, when asked for, its data exactly as stored.
 
 use crate::state::Msg;
 use kcsim_core::controller::controller_znode_json;
@@ -25,6 +25,12 @@ pub struct ZnodeTreeProps {
 /// The znode tree.
 #[component]
 pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
+    // The tree's shape by default; each znode's raw data when asked for.
+    let show_data = use_state(|| false);
+    let toggle_data = {
+        let show_data = show_data.clone();
+        Callback::from(move |_: MouseEvent| show_data.set(!*show_data))
+    };
     let delete = {
         let cb = props.on_msg.clone();
         Callback::from(move |_: MouseEvent| {
@@ -60,6 +66,9 @@ pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
                 { for write.map(|(b, cb)| html! {
                     <button aria-label={format!("Write brokerid {b} into /controller")} onclick={cb}>{ format!("set /controller to broker {b}") }</button>
                 }) }
+                <button class="show-data" aria-pressed={show_data.to_string()} aria-label="Show each znode's data" onclick={toggle_data}>
+                    { if *show_data { "hide data" } else { "show data" } }
+                </button>
             </div>
             <ul class="tree">
                 { for props.znodes.iter().map(|z| {
@@ -70,7 +79,7 @@ pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
                             <span class="zname">{ name }</span>
                             if z.ephemeral { <span class="tag" title="ephemeral: deleted with its session">{ "E" }</span> }
                             if z.watchers > 0 { <span class="tag watch" title="sessions watching it">{ format!("watched ×{}", z.watchers) }</span> }
-                            if !z.data.is_empty() { <code class="zdata">{ &z.data }</code> }
+                            if *show_data && !z.data.is_empty() { <code class="zdata">{ &z.data }</code> }
                         </li>
                     }
                 }) }

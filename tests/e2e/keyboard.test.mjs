@@ -1,0 +1,72 @@
+// The keyboard drives the page whatever has focus: after clicking a button
+// that then becomes disabled (kill -9), focus moves to the broker's card
+// instead of falling to the body, and space, the arrows and `n` still work.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveDist, launch, openPage, screenshot } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => { server = await serveDist(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+const btn = (page, name) => page.getByRole('button', { name, exact: true });
+
+async function clock(page) {
+  const t = await page.locator('.control-row .clock').textContent();
+  return Math.round(parseFloat(t.replace('t = ', '').replace(' s', '')) * 1000);
+}
+
+async function clockPast(page, t) {
+  await page.waitForFunction((t0) => {
+    const c = document.querySelector('.control-row .clock').textContent;
+    return Math.round(parseFloat(c.replace('t = ', '')) * 1000) > t0;
+  }, t);
+}
+
+test('after clicking kill -9 (which then disables) the keys still drive the page', async () => {
+  const { page, errors } = await openPage(browser, server.url, { width: 1280, height: 720 });
+  await page.locator('article.broker').first().waitFor();
+  const kill = btn(page, 'Kill broker 2 (kill -9)');
+  await kill.click();
+  await page.locator('article.broker[data-broker="2"] .broker-status', { hasText: 'dead' }).waitFor();
+  assert.equal(await kill.isDisabled(), true);
+  // Focus did not fall to the body: it is on broker 2's card.
+  await page.waitForFunction(() => document.activeElement?.matches('article.broker[data-broker="2"]'));
+
+  const t0 = await clock(page);
+  await page.keyboard.press('n');
+  await clockPast(page, t0);
+  const t1 = await clock(page);
+  await page.keyboard.press('ArrowRight');
+  await clockPast(page, t1);
+  const t2 = await clock(page);
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction((t) => {
+    const c = document.querySelector('.control-row .clock').textContent;
+    return Math.round(parseFloat(c.replace('t = ', '')) * 1000) < t;
+  }, t2);
+  await page.keyboard.press(' ');
+  await btn(page, 'Pause (space)').waitFor();
+  const t3 = await clock(page);
+  await clockPast(page, t3 + 100);
+  await page.keyboard.press(' ');
+  await btn(page, 'Play (space)').waitFor();
+  await screenshot(page, 'keyboard-after-kill');
+
+  // Even with focus on the body, the keys work.
+  await page.evaluate(() => document.activeElement?.blur());
+  assert.equal(await page.evaluate(() => document.activeElement === document.body), true);
+  const t4 = await clock(page);
+  await page.keyboard.press('n');
+  await clockPast(page, t4);
+
+  // A text field keeps its keys: typing `n` in a form field does not step.
+  const field = page.getByLabel('New topic name');
+  await field.fill('');
+  const t5 = await clock(page);
+  await field.type('n u');
+  assert.equal(await field.inputValue(), 'n u');
+  assert.equal(await clock(page), t5);
+  assert.deepEqual(errors, []);
+});

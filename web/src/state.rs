@@ -504,7 +504,13 @@ impl SimState {
                 let in_past = at.as_ms() < self.horizon_ms;
                 let name = action.name();
                 let last_action = action.clone();
-                let mut next = self.with_timeline(|t| {
+                // A new action replaces whatever error was shown, so that its
+                // own outcome decides whether it is recorded.
+                let this = SimState {
+                    error: None,
+                    ..self.clone()
+                };
+                let mut next = this.with_timeline(|t| {
                     let r = if in_past {
                         t.intervene(at, action)
                     } else {
@@ -1162,5 +1168,25 @@ mod properties {
                 prop_assert!(s.now_ms() <= kcsim_core::scenario::MAX_TIME_MS + 60_000);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod act_after_error {
+    use super::*;
+
+    #[test]
+    fn an_action_after_an_error_is_recorded_in_the_share_link() {
+        let s = SimState::default_cluster().apply(Msg::Undo);
+        assert!(s.error.is_some(), "nothing to undo");
+        let b = kcsim_core::BrokerId(3);
+        let next = s.apply(Msg::Act(Action::KillBroker { broker: b }));
+        assert!(next.error.is_none(), "{:?}", next.error);
+        assert_eq!(next.acts.len(), 1, "the kill is one of the user's actions");
+        assert!(
+            next.share_fragment().contains("&a="),
+            "{}",
+            next.share_fragment()
+        );
     }
 }

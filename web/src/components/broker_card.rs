@@ -2,6 +2,7 @@
 //! things a person can do to it.
 
 use crate::state::Msg;
+use kcsim_core::broker::BrokerExit;
 use kcsim_core::view::BrokerView;
 use kcsim_core::{Action, BrokerId};
 use yew::prelude::*;
@@ -39,8 +40,27 @@ pub fn BrokerCard(props: &BrokerCardProps) -> Html {
     let up = b.status == "running" || b.status == "shutting_down";
     let countdown = b.session_expires_at_ms.filter(|_| b.status == "dead" || b.status == "paused").map(|t| {
         let left = t.saturating_sub(props.now_ms);
-        html! { <p class="session-countdown" role="status">{ format!("session expires in {:.1} s", left as f64 / 1000.0) }</p> }
+        let why = if b.exit == Some(BrokerExit::Killed) {
+            format!("kill -9: /brokers/ids/{id} lingers; session expires in {:.1} s", left as f64 / 1000.0)
+        } else {
+            format!("session expires in {:.1} s", left as f64 / 1000.0)
+        };
+        html! { <p class="session-countdown" role="status" title="ZooKeeper keeps a silent session's ephemeral znodes until zookeeper.session.timeout.ms passes: until then the controller still counts this broker as registered">{ why }</p> }
     });
+    // How the last process ended, once nothing is counting down.
+    let exit = match (b.exit, countdown.is_some()) {
+        (_, true) | (None, false) => None,
+        (Some(BrokerExit::Clean), false) => Some(format!(
+            "exited cleanly: session closed, /brokers/ids/{id} went at once"
+        )),
+        (Some(BrokerExit::Killed), false) => Some(format!(
+            "killed: its session expired, /brokers/ids/{id} is gone"
+        )),
+        (Some(BrokerExit::StartupFailed), false) => Some(format!(
+            "failed to start: /brokers/ids/{id} was still held by its old session"
+        )),
+    };
+    let exit = exit.map(|e| html! { <p class="broker-exit" role="status">{ e }</p> });
     let active = b
         .active_controller_id
         .map_or("-1".to_string(), |c| c.to_string());
@@ -54,11 +74,11 @@ pub fn BrokerCard(props: &BrokerCardProps) -> Html {
                 <div><dt title="the controller this broker believes is active (Kafka's ActiveControllerId)">{ "activeControllerId" }</dt><dd class="active-controller-id">{ active }</dd></div>
                 <div><dt title="controller epoch seen: the highest controller epoch this broker has accepted a request from">{ "epoch seen" }</dt><dd class="epoch-seen">{ b.controller_epoch_seen }</dd></div>
                 <div><dt title="the czxid of its /brokers/ids znode (KIP-380)">{ "broker epoch" }</dt><dd>{ b.broker_epoch }</dd></div>
-                <div><dt title="partitions it leads / replicas it hosts">{ "leads / hosts" }</dt><dd>{ format!("{} / {}", b.leader_of, b.replicas) }</dd></div>
+                <div><dt title="partitions whose state znode names it leader (what the cluster goes by) / replicas it hosts">{ "leads / hosts" }</dt><dd>{ format!("{} / {}", b.leader_of_in_zk, b.replicas) }</dd></div>
                 if b.slowed_ms > 0 { <div><dt>{ "fetch lag" }</dt><dd>{ format!("+{} ms", b.slowed_ms) }</dd></div> }
             </dl>
             // A line kept for the session countdown, so the card does not grow when it appears.
-            <div class="session-line">{ for countdown }</div>
+            <div class="session-line">{ for countdown }{ for exit }</div>
             <div class="broker-actions">
                 <button disabled={!up} aria-label={format!("Kill broker {id} (kill -9)")} onclick={act(Action::KillBroker { broker: id })}>{ "kill -9" }</button>
                 <button disabled={b.status != "running"} aria-label={format!("Stop broker {id} (controlled shutdown)")} onclick={act(Action::ShutdownBroker { broker: id })}>{ "stop" }</button>

@@ -45,7 +45,11 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>) -> Html {
             p.changed_at_ms.is_some_and(|t| now_ms.saturating_sub(t) < 1_000).then_some("changed")
         )} data-partition={p.tp.to_string()}>
             <td class="tp">{ p.tp.to_string() }</td>
-            <td class="pstate">{ p.state.name() }{ if p.deleting { " (deleting)" } else if p.reassigning { " (reassigning)" } else { "" } }</td>
+            if p.state_known_by.is_some() {
+                <td class="pstate">{ p.state.name() }{ if p.deleting { " (deleting)" } else if p.reassigning { " (reassigning)" } else { "" } }</td>
+            } else {
+                <td class="pstate no-controller" title="no running controller holds this partition's state; leader and ISR are what ZooKeeper's state znode holds">{ "no controller" }</td>
+            }
             <td class="replicas">
                 { for p.replicas.iter().enumerate().map(|(i, r)| {
                     let leo = p.log_end_offsets.get(i).copied().flatten();

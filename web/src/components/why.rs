@@ -75,6 +75,10 @@ pub fn Why(props: &WhyProps) -> Html {
                         <span class="t">{ format!("{:.3} s", r.time_ms as f64 / 1000.0) }</span>
                         <span class="actor">{ &r.actor }</span>
                         <span class="text">{ &r.details }</span>
+                        // Kafka's codes in words: NONE is the success code.
+                        { for kcsim_core::view::election_outcome(r).map(|o| html! {
+                            <span class={classes!("meaning", o.success.then_some("success"))}>{ format!(" — {}", o.meaning) }</span>
+                        }) }
                     </li>
                 }) }
             </ol>

@@ -112,7 +112,10 @@ async fn broker_card_kill_button_kills_that_broker() {
         "article.broker[data-broker=\"3\"] .session-countdown",
     )
     .expect("countdown");
-    assert!(countdown.starts_with("session expires in"), "{countdown}");
+    assert!(
+        countdown.contains("/brokers/ids/3 lingers") && countdown.contains("session expires in"),
+        "kill -9 leaves the session, and the page says so: {countdown}"
+    );
     // The start button is enabled now, kill is not.
     let kill = root
         .query_selector("button[aria-label=\"Kill broker 3 (kill -9)\"]")

@@ -119,6 +119,7 @@ pub fn App(props: &AppProps) -> Html {
                 "ArrowLeft" => Some(Msg::StepBack),
                 "n" => Some(Msg::NextInteresting),
                 "u" => Some(Msg::Undo),
+                "m" => Some(Msg::Mark),
                 "?" => {
                     help.set(!*help);
                     None
@@ -202,7 +203,8 @@ pub fn App(props: &AppProps) -> Html {
                 </div>
             }
             <Controls now_ms={now} horizon_ms={state.scrub_end_ms()} playing={state.playing} speed={state.speed}
-                scenario={state.scenario} zk_mode={state.zk_mode} can_undo={state.can_undo()} on_msg={on_msg.clone()} />
+                scenario={state.scenario} zk_mode={state.zk_mode} can_undo={state.can_undo()}
+                follow={state.follow} slowed={state.slowed} marks={state.marks.to_vec()} on_msg={on_msg.clone()} />
             <section class="brokers" aria-label="Brokers">
                 { for view.brokers.iter().map(|b| html! {
                     <BrokerCard key={b.id.0} broker={b.clone()} zk_controller={view.controller} now_ms={now} on_msg={on_msg.clone()} />

@@ -115,6 +115,55 @@ pub const SPEEDS: &[(f64, &str)] = &[
     (100.0, "100×"),
 ];
 
+/// Auto-follow: how long (wall-clock ms, at 1×; shorter at faster speeds)
+/// each new piece of controller work (an event started or queued, a request
+/// or watch notification put on the wire) stays on screen before the next
+/// change is shown.
+pub const FOLLOW_DWELL_MS: f64 = 1_000.0;
+
+/// Auto-follow: the speed (virtual ms per wall-clock ms) time creeps at while
+/// new controller work is held on screen (never faster than the chosen
+/// speed), so that messages on the wire are seen moving.
+pub const FOLLOW_CREEP: f64 = 0.02;
+
+/// What auto-follow says while it slows playback down.
+pub const FOLLOW_STATUS: &str = "slowed down: the controller is at work";
+
+/// One piece of controller work on screen, told apart from every other.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Work {
+    /// A request (or its response) or a watch notification, by message id.
+    Message(u64),
+    /// The event a broker's controller is processing: broker, name, when done.
+    Current(u32, &'static str, u64),
+    /// An event waiting in a broker's controller queue: broker, name, when
+    /// enqueued.
+    Waiting(u32, &'static str, u64),
+}
+
+/// The controller work in progress, queued or on the wire right now.
+fn work_of(sim: &kcsim_core::sim::Sim) -> Vec<Work> {
+    let mut w: Vec<Work> = sim.requests().keys().map(|id| Work::Message(*id)).collect();
+    for (_, e) in sim.pending() {
+        if let kcsim_core::sim::SimEvent::Notify { id, .. } = e {
+            w.push(Work::Message(*id));
+        }
+    }
+    for b in sim.brokers().values() {
+        if b.status == kcsim_core::broker::BrokerStatus::Dead {
+            continue;
+        }
+        if let Some(c) = &b.controller.current {
+            w.push(Work::Current(b.id.0, c.event.name(), c.done_at.as_ms()));
+        }
+        for q in &b.controller.queue {
+            w.push(Work::Waiting(b.id.0, q.event.name(), q.enqueued_at.as_ms()));
+        }
+    }
+    w.sort();
+    w
+}
+
 /// The controller's ZooKeeper access profiles (`sim.controller.zk.mode`) and
 /// what the page calls them.
 pub const ZK_MODES: &[(ZkMode, &str)] = &[
@@ -186,6 +235,19 @@ pub struct SimState {
     carry: f64,
     /// The user's actions, for the share link.
     acts: Rc<Vec<UserAct>>,
+    /// Whether playback slows down by itself around controller work (on
+    /// unless the user turns it off).
+    pub follow: bool,
+    /// Whether the last tick was slowed down by auto-follow (the controls
+    /// say so while playing).
+    pub slowed: bool,
+    /// Wall-clock ms the controller work on screen is still held for.
+    hold: f64,
+    /// The controller work on screen at the end of the last tick.
+    work: Rc<Vec<Work>>,
+    /// Marked moments (ms, ascending): shown on the scrub bar; playing
+    /// pauses when it reaches one.
+    pub marks: Rc<Vec<u64>>,
 }
 
 impl PartialEq for SimState {
@@ -201,6 +263,9 @@ impl PartialEq for SimState {
             && self.horizon_ms == other.horizon_ms
             && self.error == other.error
             && self.forked_at == other.forked_at
+            && self.follow == other.follow
+            && self.slowed == other.slowed
+            && self.marks == other.marks
     }
 }
 
@@ -234,6 +299,12 @@ pub enum Msg {
     DismissError,
     /// Show an error found before reaching the core (a malformed form field).
     Error(String),
+    /// Turn auto-follow (slowing down around controller work) on or off.
+    SetFollow(bool),
+    /// Mark the current moment (playing pauses when it reaches a mark).
+    Mark,
+    /// Remove the mark at this time.
+    Unmark(u64),
 }
 
 impl SimState {
@@ -280,6 +351,11 @@ impl SimState {
             forked_at: None,
             carry: 0.0,
             acts: Rc::new(Vec::new()),
+            follow: true,
+            slowed: false,
+            hold: 0.0,
+            work: Rc::new(Vec::new()),
+            marks: Rc::new(Vec::new()),
         })
     }
 
@@ -443,24 +519,7 @@ impl SimState {
     /// Apply one message, returning the new state.
     pub fn apply(&self, msg: Msg) -> SimState {
         match msg {
-            Msg::Tick(wall_ms) => {
-                if !self.playing {
-                    return self.clone();
-                }
-                let owed = self.carry + wall_ms as f64 * SPEEDS[self.speed].0;
-                let whole = owed.floor() as u64;
-                let mut next = if whole == 0 {
-                    self.clone()
-                } else {
-                    let to = SimTime(self.now_ms() + whole);
-                    self.with_timeline(|t| {
-                        t.seek(to);
-                        Ok(())
-                    })
-                };
-                next.carry = owed - whole as f64;
-                next
-            }
+            Msg::Tick(wall_ms) => self.tick(wall_ms as f64),
             Msg::TogglePlay => SimState {
                 playing: !self.playing,
                 ..self.clone()
@@ -585,7 +644,127 @@ impl SimState {
                 error: Some(e),
                 ..self.clone()
             },
+            Msg::SetFollow(follow) => SimState {
+                follow,
+                slowed: self.slowed && follow,
+                hold: 0.0,
+                ..self.clone()
+            },
+            Msg::Mark => {
+                let now = self.now_ms();
+                let mut marks = (*self.marks).clone();
+                if let Err(i) = marks.binary_search(&now) {
+                    marks.insert(i, now);
+                }
+                SimState {
+                    marks: Rc::new(marks),
+                    ..self.clone()
+                }
+            }
+            Msg::Unmark(at) => SimState {
+                marks: Rc::new(self.marks.iter().copied().filter(|m| *m != at).collect()),
+                ..self.clone()
+            },
         }
+    }
+
+    /// `wall_ms` of wall-clock time passed while playing: virtual time runs
+    /// at the chosen speed, except that (with auto-follow on) every new piece
+    /// of controller work is held on screen for [`FOLLOW_DWELL_MS`] (divided
+    /// by the speed above 1×) while time creeps at [`FOLLOW_CREEP`], never
+    /// past the next change; playing pauses at a mark.
+    fn tick(&self, wall_ms: f64) -> SimState {
+        if !self.playing {
+            return self.clone();
+        }
+        let plain = SPEEDS[self.speed].0;
+        let dwell = FOLLOW_DWELL_MS / plain.max(1.0);
+        let creep = plain.min(FOLLOW_CREEP);
+        let mut next = self.clone();
+        let mut wall = wall_ms;
+        let start = self.now_ms();
+        let mark = self.marks.iter().copied().find(|m| *m > start);
+        let mut reached_mark = false;
+        let mut slowed = false;
+        {
+            let mut tl = self.timeline.borrow_mut();
+            let t = &mut *tl;
+            // Whatever is on screen and was not at the end of the last tick
+            // (the user stepped, sought or acted) is new.
+            let noticed = |t: &Timeline, seen: &[Work], hold: &mut f64| -> Vec<Work> {
+                let now = work_of(t.sim());
+                if self.follow && now.iter().any(|w| seen.binary_search(w).is_err()) {
+                    *hold = dwell;
+                }
+                now
+            };
+            let mut work = noticed(t, &self.work, &mut next.hold);
+            while wall > 0.0 && !reached_mark {
+                let now = t.now().as_ms();
+                let upcoming = t.sim().next_event_time().map(|n| n.as_ms().max(now + 1));
+                let limit = mark.unwrap_or(u64::MAX);
+                if self.follow && next.hold > 0.0 && !work.is_empty() {
+                    // Hold the new work on screen, creeping up to the change.
+                    slowed = true;
+                    let used = wall.min(next.hold);
+                    next.hold -= used;
+                    wall -= used;
+                    let owed = next.carry + used * creep;
+                    let whole = owed.floor() as u64;
+                    next.carry = owed - whole as f64;
+                    let cap = upcoming.map_or(u64::MAX, |n| n - 1).min(limit);
+                    let to = (now + whole).min(cap);
+                    if to > now {
+                        t.seek(SimTime(to));
+                    }
+                    reached_mark = to == limit && to > now;
+                    continue;
+                }
+                next.hold = 0.0;
+                // (Rounding: the wall time left after stepping to events
+                // should not lose a millisecond to floating point.)
+                let owed = next.carry + wall * plain;
+                let whole = (owed + 1e-9).floor() as u64;
+                let target = (now + whole).min(limit);
+                match upcoming.filter(|n| self.follow && *n <= target) {
+                    Some(n) => {
+                        // Run to the next change and look at it.
+                        t.seek(SimTime(n));
+                        wall -= ((n - now) as f64 - next.carry).max(0.0) / plain;
+                        next.carry = 0.0;
+                        work = noticed(t, &work, &mut next.hold);
+                        if !work.is_empty() {
+                            slowed = true;
+                        }
+                        reached_mark = n == limit;
+                    }
+                    None => {
+                        if target > now {
+                            t.seek(SimTime(target));
+                        }
+                        next.carry = if target == limit && whole > 0 {
+                            0.0
+                        } else {
+                            (owed - whole as f64).max(0.0)
+                        };
+                        reached_mark = target == limit && target > now;
+                        wall = 0.0;
+                    }
+                }
+            }
+            next.slowed = slowed || (self.follow && !work.is_empty());
+            next.work = Rc::new(work);
+            if t.now().as_ms() != start {
+                next.view = Rc::new(ClusterView::of(t.sim()));
+                next.horizon_ms = next.horizon_ms.max(t.now().as_ms());
+                next.version += 1;
+            }
+        }
+        if reached_mark {
+            next.playing = false;
+            next.carry = 0.0;
+        }
+        next
     }
 }
 
@@ -1188,5 +1367,113 @@ mod act_after_error {
             "{}",
             next.share_fragment()
         );
+    }
+}
+
+#[cfg(test)]
+mod follow {
+    use super::*;
+
+    /// The ticks (of 50 ms) from `from_ms` until the new controller's
+    /// failover (Reelect) is over, and how many of them it was current in.
+    fn play_failover(follow: bool) -> (usize, usize, bool) {
+        let mut s = SimState::load("controller-failover")
+            .unwrap()
+            .apply(Msg::Seek(10_000))
+            .apply(Msg::SetFollow(follow))
+            .apply(Msg::TogglePlay);
+        let reelect = |s: &SimState| {
+            s.view()
+                .queues
+                .iter()
+                .any(|q| q.current.as_ref().is_some_and(|(e, _)| e == "Reelect"))
+        };
+        let (mut ticks, mut during, mut said) = (0, 0, false);
+        while s.view().controller_epoch < 2 || reelect(&s) {
+            s = s.apply(Msg::Tick(50));
+            ticks += 1;
+            if reelect(&s) {
+                during += 1;
+                said |= s.slowed;
+            }
+            assert!(ticks < 5_000, "the failover ends");
+        }
+        (ticks, during, said)
+    }
+
+    #[test]
+    fn auto_follow_holds_the_failover_on_screen_and_says_so() {
+        // At 1× a tick is 50 ms: the new controller's Reelect event is over
+        // in a few virtual ms, so plain playback jumps over it; auto-follow
+        // holds each new piece of it (the event, each request batch on the
+        // wire) for a second of wall-clock time.
+        let (ticks, during, said) = play_failover(true);
+        assert!(during >= 20, "Reelect current for {during} ticks of 50 ms");
+        assert!(said, "the controls say playback is slowed down");
+        assert!(ticks < 400, "bounded: {ticks} ticks for the whole failover");
+    }
+
+    #[test]
+    fn without_auto_follow_the_failover_passes_at_the_plain_speed() {
+        let (ticks, during, said) = play_failover(false);
+        assert!(during <= 1, "Reelect current for {during} ticks");
+        assert!(!said);
+        assert!(ticks <= 200, "{ticks} ticks: 10 s at 1× is 200");
+    }
+
+    #[test]
+    fn a_quiet_stretch_passes_at_the_chosen_speed() {
+        // Between the failover's auto-rebalance check (20 s) and the
+        // restarts (30 s) the controller has nothing to do.
+        let mut s = SimState::load("controller-failover")
+            .unwrap()
+            .apply(Msg::Seek(21_000))
+            .apply(Msg::TogglePlay);
+        for _ in 0..40 {
+            s = s.apply(Msg::Tick(50));
+        }
+        assert_eq!(s.now_ms(), 23_000, "1×");
+        assert!(!s.slowed);
+        let s = s.apply(Msg::SetSpeed(4)).apply(Msg::Tick(50));
+        assert_eq!(s.now_ms(), 24_000, "20×");
+    }
+
+    #[test]
+    fn playing_pauses_at_a_mark() {
+        let s = SimState::load("controller-failover")
+            .unwrap()
+            .apply(Msg::Seek(21_000))
+            .apply(Msg::Mark)
+            .apply(Msg::Seek(20_000))
+            .apply(Msg::Mark)
+            .apply(Msg::Mark);
+        assert_eq!(*s.marks, vec![20_000, 21_000], "sorted, once each");
+        let mut s = s.apply(Msg::SetSpeed(3)).apply(Msg::TogglePlay);
+        for _ in 0..10 {
+            s = s.apply(Msg::Tick(50));
+        }
+        assert_eq!(s.now_ms(), 21_000, "stopped at the mark, not after it");
+        assert!(!s.playing, "paused");
+        // Playing on leaves the mark behind; a mark can be taken away.
+        let s = s.apply(Msg::TogglePlay).apply(Msg::Tick(50));
+        assert_eq!(s.now_ms(), 21_250);
+        assert_eq!(*s.apply(Msg::Unmark(20_000)).marks, vec![21_000]);
+    }
+
+    #[test]
+    fn a_mark_stops_playback_in_the_middle_of_controller_work_too() {
+        let s = SimState::load("controller-failover").unwrap();
+        let mut s = s
+            .apply(Msg::Seek(30_001))
+            .apply(Msg::Mark)
+            .apply(Msg::Seek(29_000));
+        s = s.apply(Msg::TogglePlay);
+        for _ in 0..2_000 {
+            if !s.playing {
+                break;
+            }
+            s = s.apply(Msg::Tick(50));
+        }
+        assert_eq!((s.now_ms(), s.playing), (30_001, false));
     }
 }

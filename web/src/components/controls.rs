@@ -2,7 +2,7 @@
 //! interesting event, undo, the scenario picker and the controller's
 //! ZooKeeper access (part of the starting configuration).
 
-use crate::state::{Msg, SCENARIOS, SPEEDS, ZK_MODES};
+use crate::state::{Msg, FOLLOW_STATUS, SCENARIOS, SPEEDS, ZK_MODES};
 use crate::ZkMode;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -24,6 +24,12 @@ pub struct ControlsProps {
     pub zk_mode: ZkMode,
     /// Whether there is an action to undo.
     pub can_undo: bool,
+    /// Whether auto-follow is on.
+    pub follow: bool,
+    /// Whether auto-follow is slowing playback down now.
+    pub slowed: bool,
+    /// Marked moments (ms), shown on the scrub bar.
+    pub marks: Vec<u64>,
     /// Where input goes.
     pub on_msg: Callback<Msg>,
 }
@@ -77,7 +83,16 @@ pub fn Controls(props: &ControlsProps) -> Html {
             }
         })
     };
+    let on_follow = {
+        let cb = props.on_msg.clone();
+        Callback::from(move |e: Event| {
+            cb.emit(Msg::SetFollow(
+                e.target_unchecked_into::<HtmlInputElement>().checked(),
+            ))
+        })
+    };
     let max = props.horizon_ms.max(props.now_ms).max(1);
+    let pct = |ms: u64| ms.min(max) as f64 * 100.0 / max as f64;
     let about = SCENARIOS
         .iter()
         .find(|s| s.id == props.scenario)
@@ -101,8 +116,21 @@ pub fn Controls(props: &ControlsProps) -> Html {
                 </label>
                 <button aria-label="Undo the last action (u)" disabled={!props.can_undo} onclick={send(Msg::Undo)}>{ "undo" }</button>
                 <span class="clock" aria-live="off">{ format!("t = {:.3} s", props.now_ms as f64 / 1000.0) }</span>
-                <input class="scrub" type="range" min="0" max={max.to_string()} step="1" value={props.now_ms.to_string()}
-                    aria-label="Timeline: scrub back and forth" oninput={on_seek} />
+                <button aria-label="Mark this moment (m)" title="Playing pauses when it reaches a mark" onclick={send(Msg::Mark)}>{ "mark" }</button>
+                <div class="scrub-wrap">
+                    <input class="scrub" type="range" min="0" max={max.to_string()} step="1" value={props.now_ms.to_string()}
+                        aria-label="Timeline: scrub back and forth" oninput={on_seek} />
+                    <div class="marks">
+                        { for props.marks.iter().map(|m| {
+                            let at = format!("{:.3} s", *m as f64 / 1000.0);
+                            html! {
+                                <button class="mark" style={format!("left: {:.3}%", pct(*m))}
+                                    aria-label={format!("Go to the mark at {at}")} title={format!("mark at {at} (double-click to remove)")}
+                                    onclick={send(Msg::Seek(*m))} ondblclick={send(Msg::Unmark(*m))}></button>
+                            }
+                        }) }
+                    </div>
+                </div>
             </div>
             <div class="control-row second">
                 <label>{ "scenario " }
@@ -119,6 +147,12 @@ pub fn Controls(props: &ControlsProps) -> Html {
                         }) }
                     </select>
                 </label>
+                <label class="follow" title="Slow down by itself while the controller is at work, so that each event and message stays on screen">
+                    <input type="checkbox" checked={props.follow} onchange={on_follow} />{ " auto-follow" }
+                </label>
+                <span class={classes!("follow-status", (!(props.playing && props.slowed)).then_some("idle"))} role="status" aria-live="polite">
+                    { if props.playing && props.slowed { FOLLOW_STATUS } else { "" } }
+                </span>
                 <span class="about">{ about }</span>
             </div>
         </section>

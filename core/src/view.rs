@@ -22,6 +22,12 @@ pub struct BrokerView {
     pub active_controller_id: Option<BrokerId>,
     /// Whether this broker's process runs and believes it is the controller.
     pub is_active_controller: bool,
+    /// A zombie controller: it believes it is the controller, but `/controller`
+    /// names another broker (or none) for an epoch at least as new as its own.
+    /// A broker in the middle of winning an election (its epoch already newer
+    /// than what ZooKeeper shows yet) is not one.
+    #[serde(default)]
+    pub is_zombie_controller: bool,
     /// The controller epoch in its context, when it believes it is controller.
     pub controller_context_epoch: i32,
     /// The highest controller epoch the broker has accepted.
@@ -242,6 +248,10 @@ impl ClusterView {
                 },
                 is_active_controller: b.status != BrokerStatus::Dead
                     && b.controller.is_active(b.id),
+                is_zombie_controller: b.status != BrokerStatus::Dead
+                    && b.controller.is_active(b.id)
+                    && sim.controller_id() != Some(b.id)
+                    && b.controller.ctx.epoch <= sim.controller_epoch(),
                 controller_context_epoch: b.controller.ctx.epoch,
                 controller_epoch_seen: b.controller_epoch_seen,
                 broker_epoch: b.broker_epoch,
@@ -608,6 +618,50 @@ mod tests {
     use super::*;
     use crate::scenario::Scenario;
     use crate::time::SimTime;
+
+    #[test]
+    fn a_broker_winning_an_election_is_not_a_zombie_and_a_woken_old_controller_is() {
+        // Kafka: a zombie controller is one that still acts with an older epoch
+        // (KafkaController's controllerEpoch fencing); the winner of an election,
+        // while its writes are not yet visible, is the newest, not a zombie.
+        let text = include_str!("../scenarios/zombie-controller.json");
+        let mut sim = Scenario::parse(text).unwrap().build();
+        sim.run_until(SimTime(5_000));
+        let old = sim.controller_id().unwrap();
+        sim.schedule_action(SimTime(5_000), crate::Action::KillBroker { broker: old })
+            .unwrap();
+        let mut checked = false;
+        while sim.now() < SimTime(20_000) && sim.step() {
+            let winning = sim.brokers().values().find(|b| {
+                b.controller.is_active(b.id) && sim.controller_id() != Some(b.id) && b.is_up()
+            });
+            if let Some(w) = winning {
+                let v = ClusterView::of(&sim);
+                let card = v.brokers.iter().find(|c| c.id == w.id).unwrap();
+                assert!(
+                    !card.is_zombie_controller,
+                    "{} is mid-election at {:?}",
+                    w.id,
+                    sim.now()
+                );
+                checked = true;
+                break;
+            }
+        }
+        assert!(
+            checked,
+            "an election was seen before its /controller write was visible"
+        );
+        // The zombie scenario's paused controller wakes at 21.1 s believing it
+        // is still the controller of an older epoch.
+        let mut sim = Scenario::parse(text).unwrap().build();
+        let mut seen = false;
+        while sim.now() < SimTime(23_000) && sim.step() {
+            let v = ClusterView::of(&sim);
+            seen |= v.brokers.iter().any(|c| c.is_zombie_controller);
+        }
+        assert!(seen, "the woken old controller is shown as a zombie");
+    }
 
     #[test]
     fn describe_uses_kafka_topics_sh_format() {

@@ -29,7 +29,7 @@ pub fn BrokerCard(props: &BrokerCardProps) -> Html {
     if b.is_active_controller {
         class.push("controller");
     }
-    let zombie = b.is_active_controller && props.zk_controller != Some(id);
+    let zombie = b.is_zombie_controller;
     if zombie {
         class.push("zombie");
     }

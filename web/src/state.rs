@@ -73,8 +73,10 @@ pub const SCENARIOS: &[BuiltIn] = &[
     },
 ];
 
-/// The default classroom cluster: four brokers, two topics, a record every
-/// two seconds for half an hour.
+/// The default classroom cluster: four brokers, two topics created once
+/// they have registered (at 2 s, as an operator would, so each partition's
+/// leader is its preferred replica), a record every two seconds for half an
+/// hour.
 pub fn default_scenario() -> Scenario {
     let mut actions = String::new();
     for i in 0..900u64 {
@@ -92,9 +94,9 @@ pub fn default_scenario() -> Scenario {
     }
     let text = format!(
         r#"{{"version":1,"seed":42,"brokers":[0,1,2,3],
-            "topics":[{{"name":"orders","partitions":4,"replication_factor":3}},
-                      {{"name":"audit","partitions":2,"replication_factor":2}}],
-            "actions":[{actions}]}}"#
+            "actions":[{{"at_ms":2000,"action":"create_topic","name":"orders","partitions":4,"replication_factor":3}},
+                       {{"at_ms":2000,"action":"create_topic","name":"audit","partitions":2,"replication_factor":2}},
+                       {actions}]}}"#
     );
     Scenario::parse(&text).unwrap_or_else(|_| Scenario {
         seed: 42,
@@ -631,6 +633,39 @@ mod tests {
             );
         }
         assert!(SimState::load("nope").is_err());
+    }
+
+    #[test]
+    fn every_built_in_scenario_opens_with_its_topics_led_by_their_preferred_replicas() {
+        // Kafka: brokers register, then `kafka-topics.sh --create`; the
+        // controller's onNewPartitionCreation elects the first live replica
+        // of each assignment (PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection),
+        // which is the preferred one when every broker is up.
+        for s in SCENARIOS {
+            let st = SimState::load(s.id).unwrap_or_else(|e| panic!("{}: {e}", s.id));
+            let v = st.view();
+            assert!(
+                !v.partitions.is_empty(),
+                "{}: its topics exist at the start",
+                s.id
+            );
+            for p in &v.partitions {
+                let o = &p.overview;
+                assert_eq!(
+                    o.leader,
+                    o.replicas.first().copied(),
+                    "{}: {}-{} is led by its preferred replica at the start",
+                    s.id,
+                    o.tp.topic,
+                    o.tp.partition
+                );
+                assert_eq!(
+                    o.isr, o.replicas,
+                    "{}: {}-{} has its full ISR",
+                    s.id, o.tp.topic, o.tp.partition
+                );
+            }
+        }
     }
 
     #[test]

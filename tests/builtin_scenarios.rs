@@ -68,3 +68,44 @@ fn zombie_controller_has_its_stale_requests_rejected() {
     assert!(f.stats.stale_requests_rejected >= 1);
     assert!(f.violations.is_empty(), "{:?}", f.violations);
 }
+
+#[test]
+fn every_built_in_scenario_starts_with_its_leaders_on_their_preferred_replicas() {
+    // Kafka: the brokers register, then `kafka-topics.sh --create` at 2 s; the
+    // controller's onNewPartitionCreation elects the first live replica of each
+    // assignment, the preferred one when every broker is up. The page opens at 3 s.
+    let dir = format!("{}/core/scenarios", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("scenario dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 6);
+    for path in names {
+        let text = std::fs::read_to_string(&path).expect("scenario file");
+        let s = Scenario::parse(&text).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        let mut sim = s.build();
+        sim.run_until(SimTime(3_000));
+        let f = FinalState::of(&sim);
+        assert!(
+            !f.partitions.is_empty(),
+            "{path:?}: its topics exist at 3 s"
+        );
+        for p in &f.partitions {
+            assert_eq!(
+                p.leader,
+                p.replicas.first().copied(),
+                "{path:?}: {}-{} led by its preferred replica",
+                p.tp.topic,
+                p.tp.partition
+            );
+            assert_eq!(
+                p.isr, p.replicas,
+                "{path:?}: {}-{} full ISR",
+                p.tp.topic, p.tp.partition
+            );
+            assert_eq!(p.state, PartitionState::OnlinePartition);
+        }
+    }
+}

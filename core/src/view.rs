@@ -870,11 +870,12 @@ mod display_tests {
         assert_eq!(refused.code, "PREFERRED_LEADER_NOT_AVAILABLE");
         assert!(!refused.success && refused.leader.is_none());
         assert!(election_outcome(&TraceRecord::new(SimTime(1), "x", "elected", "NONE")).is_none());
-        // And from a run: the zombie scenario's auto rebalance at 6.8 s.
-        let mut sim = Scenario::parse(include_str!("../scenarios/zombie-controller.json"))
+        // And from a run: the preferred-election scenario's election by hand at 30 s
+        // (broker 1, restarted, gets orders-0 back).
+        let mut sim = Scenario::parse(include_str!("../scenarios/preferred-election.json"))
             .unwrap()
             .build();
-        sim.run_until(SimTime(7_000));
+        sim.run_until(SimTime(31_000));
         let outcomes: Vec<ElectionOutcome> =
             sim.trace().iter().filter_map(election_outcome).collect();
         assert!(

@@ -4,6 +4,7 @@ use crate::components::admin::Admin;
 use crate::components::broker_card::BrokerCard;
 use crate::components::controls::Controls;
 use crate::components::event_queue::EventQueue;
+use crate::components::help::Help;
 use crate::components::invariants::Invariants;
 use crate::components::kafka_text::KafkaText;
 use crate::components::messages::Messages;
@@ -157,6 +158,10 @@ pub fn App(props: &AppProps) -> Html {
         let help = help.clone();
         Callback::from(move |_: MouseEvent| help.set(!*help))
     };
+    let close_help = {
+        let help = help.clone();
+        Callback::from(move |()| help.set(false))
+    };
     let dismiss = {
         let on_msg = on_msg.clone();
         Callback::from(move |_: MouseEvent| on_msg.emit(Msg::DismissError))
@@ -184,7 +189,7 @@ pub fn App(props: &AppProps) -> Html {
                     </label>
                 }
                 <button aria-label="Toggle dark theme" onclick={toggle_dark}>{ if *dark { "light" } else { "dark" } }</button>
-                <button aria-label="Keyboard shortcuts (?)" onclick={toggle_help}>{ "?" }</button>
+                <button aria-label="Help: the page, its terms and keys (?)" onclick={toggle_help}>{ "?" }</button>
             </header>
             if let (Some(e), None) = (&state.error, *admin_form) {
                 <div class="error" role="alert">{ e }<button aria-label="Dismiss the error" onclick={dismiss.clone()}>{ "×" }</button></div>
@@ -196,16 +201,14 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="fork" role="status">{ format!("You acted at {:.3} s, in the past: the future after it was recomputed (a fork). Undo takes it back.", t as f64 / 1000.0) }</div>
             }
             if *help {
-                <div class="help" role="dialog" aria-label="Keyboard shortcuts">
-                    <p><kbd>{ "space" }</kbd>{ " play / pause · " }<kbd>{ "→" }</kbd>{ " one event · " }<kbd>{ "←" }</kbd>{ " back 100 ms · " }
-                       <kbd>{ "n" }</kbd>{ " next interesting event · " }<kbd>{ "u" }</kbd>{ " undo · " }<kbd>{ "?" }</kbd>{ " this help" }</p>
-                    <p>{ "Simplified on purpose: one ZooKeeper server; controller events apply their ZooKeeper writes when they start and cost virtual time; replication copies what a follower lacks in one fetch round. See the README." }</p>
-                </div>
+                <Help on_close={close_help} />
             }
-            <Controls now_ms={now} horizon_ms={state.scrub_end_ms()} playing={state.playing} speed={state.speed}
-                scenario={state.scenario} zk_mode={state.zk_mode} can_undo={state.can_undo()}
-                follow={state.follow} slowed={state.slowed} marks={state.marks.to_vec()} on_msg={on_msg.clone()} />
-            <section class="brokers" aria-label="Brokers">
+            <div id="p-time">
+                <Controls now_ms={now} horizon_ms={state.scrub_end_ms()} playing={state.playing} speed={state.speed}
+                    scenario={state.scenario} zk_mode={state.zk_mode} can_undo={state.can_undo()}
+                    follow={state.follow} slowed={state.slowed} marks={state.marks.to_vec()} on_msg={on_msg.clone()} />
+            </div>
+            <section id="p-brokers" class="brokers" aria-label="Brokers">
                 { for view.brokers.iter().map(|b| html! {
                     <BrokerCard key={b.id.0} broker={b.clone()} zk_controller={view.controller} now_ms={now} on_msg={on_msg.clone()} />
                 }) }

@@ -21,7 +21,7 @@ pub struct BuiltIn {
     pub id: &'static str,
     /// Title shown in the picker.
     pub title: &'static str,
-    /// What it shows.
+    /// What it shows and, in the same sentence, what to try first.
     pub about: &'static str,
     /// The scenario JSON (`None`: the generated default cluster).
     pub json: Option<&'static str>,
@@ -32,49 +32,51 @@ pub const SCENARIOS: &[BuiltIn] = &[
     BuiltIn {
         id: "default",
         title: "Default cluster",
-        about: "Four brokers, two topics, light produce traffic. Break it.",
+        about: "Four brokers, two topics, a record every two seconds: try kill -9 on the controller's card first, then press n to watch the others race for /controller.",
         json: None,
     },
     BuiltIn {
         id: "controller-failover",
         title: "Controller failover",
-        about: "Two brokers die; the survivor wins /controller after the session timeout, epoch 2.",
+        about: "Brokers 0 and 1, the controller among them, die at 10 s: press n from there to watch broker 2 wait out their session timeout and win /controller with epoch 2.",
         json: Some(include_str!("../../core/scenarios/controller-failover.json")),
     },
     BuiltIn {
         id: "zombie-controller",
         title: "Zombie controller",
-        about: "The controller stalls mid-event past its session timeout; when it wakes, brokers reject its stale epoch.",
+        about: "The controller stalls mid-event at 11.1 s, past its session timeout: press n from there to see broker 1 take over with epoch 2 and, at 21 s, reject the woken zombie's requests (STALE_CONTROLLER_EPOCH).",
         json: Some(include_str!("../../core/scenarios/zombie-controller.json")),
     },
     BuiltIn {
         id: "unclean-election",
         title: "Clean versus unclean election",
-        about: "The ISR shrinks to the leader, the leader dies; turning unclean election on brings the partition back and loses data.",
+        about: "The ISR shrinks to leader 1, which is killed at 15 s, so payments-0 goes offline when its session expires: scrub to 29 s and turn on unclean election for payments to bring it back, losing acknowledged records.",
         json: Some(include_str!("../../core/scenarios/unclean-election.json")),
     },
     BuiltIn {
         id: "controlled-shutdown-vs-kill",
         title: "Controlled shutdown versus kill -9",
-        about: "One broker stops gracefully, another is killed: compare each partition's unavailable time.",
+        about: "At 10 s broker 1 stops gracefully and broker 2 is killed: press n from there and compare the partitions' unavailable time (graceful 0 s, abrupt about a session timeout).",
         json: Some(include_str!("../../core/scenarios/controlled-shutdown-vs-kill.json")),
     },
     BuiltIn {
         id: "preferred-election",
         title: "Preferred election and auto-rebalance",
-        about: "A restarted broker gets its leaderships back only through a preferred election: by hand, then by the 300 s check.",
+        about: "Broker 1 dies at 8 s and restarts at 20 s without its leaderships: watch the preferred election by hand at 30 s give orders-0 back, then play on to the 300 s auto-rebalance check for the rest.",
         json: Some(include_str!("../../core/scenarios/preferred-election.json")),
     },
     BuiltIn {
         id: "reassignment",
         title: "Reassignment",
-        about: "A partition moves to new brokers: replicas added, the leader moved, old replicas deleted.",
+        about: "orders-0 moves from brokers [0,1] to [2,3] at 10 s: press n from there to watch the new replicas added, the leader moved and the old replicas deleted.",
         json: Some(include_str!("../../core/scenarios/reassignment.json")),
     },
 ];
 
-/// The default classroom cluster: four brokers, two topics, a record every
-/// two seconds for half an hour.
+/// The default classroom cluster: four brokers, two topics created once
+/// they have registered (at 2 s, as an operator would, so each partition's
+/// leader is its preferred replica), a record every two seconds for half an
+/// hour.
 pub fn default_scenario() -> Scenario {
     let mut actions = String::new();
     for i in 0..900u64 {
@@ -92,9 +94,9 @@ pub fn default_scenario() -> Scenario {
     }
     let text = format!(
         r#"{{"version":1,"seed":42,"brokers":[0,1,2,3],
-            "topics":[{{"name":"orders","partitions":4,"replication_factor":3}},
-                      {{"name":"audit","partitions":2,"replication_factor":2}}],
-            "actions":[{actions}]}}"#
+            "actions":[{{"at_ms":2000,"action":"create_topic","name":"orders","partitions":4,"replication_factor":3}},
+                       {{"at_ms":2000,"action":"create_topic","name":"audit","partitions":2,"replication_factor":2}},
+                       {actions}]}}"#
     );
     Scenario::parse(&text).unwrap_or_else(|_| Scenario {
         seed: 42,
@@ -810,6 +812,39 @@ mod tests {
             );
         }
         assert!(SimState::load("nope").is_err());
+    }
+
+    #[test]
+    fn every_built_in_scenario_opens_with_its_topics_led_by_their_preferred_replicas() {
+        // Kafka: brokers register, then `kafka-topics.sh --create`; the
+        // controller's onNewPartitionCreation elects the first live replica
+        // of each assignment (PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection),
+        // which is the preferred one when every broker is up.
+        for s in SCENARIOS {
+            let st = SimState::load(s.id).unwrap_or_else(|e| panic!("{}: {e}", s.id));
+            let v = st.view();
+            assert!(
+                !v.partitions.is_empty(),
+                "{}: its topics exist at the start",
+                s.id
+            );
+            for p in &v.partitions {
+                let o = &p.overview;
+                assert_eq!(
+                    o.leader,
+                    o.replicas.first().copied(),
+                    "{}: {}-{} is led by its preferred replica at the start",
+                    s.id,
+                    o.tp.topic,
+                    o.tp.partition
+                );
+                assert_eq!(
+                    o.isr, o.replicas,
+                    "{}: {}-{} has its full ISR",
+                    s.id, o.tp.topic, o.tp.partition
+                );
+            }
+        }
     }
 
     #[test]

@@ -176,7 +176,7 @@ pub fn Admin(props: &AdminProps) -> Html {
         }
     };
     html! {
-        <section class="panel admin" aria-label="Admin tools">
+        <section id="p-admin" class="panel admin" aria-label="Admin tools">
             <h2>{ "Admin tools" }</h2>
             <form onsubmit={create} aria-label={FORMS[CREATE]}>
                 <code class="admin-cmd">{ "kafka-topics.sh --create" }</code>

@@ -16,7 +16,7 @@ pub struct EventQueueProps {
 #[component]
 pub fn EventQueue(props: &EventQueueProps) -> Html {
     html! {
-        <section class="panel queues" aria-label="Controller event queues">
+        <section id="p-queues" class="panel queues" aria-label="Controller event queues">
             <h2>{ "Controller event queues" }</h2>
             { for props.queues.iter().map(|q| {
                 let busy = q.current.is_some() || !q.waiting.is_empty();

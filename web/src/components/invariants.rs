@@ -19,7 +19,7 @@ pub struct InvariantsProps {
 #[component]
 pub fn Invariants(props: &InvariantsProps) -> Html {
     html! {
-        <section class="panel invariants" aria-label="Invariants">
+        <section id="p-invariants" class="panel invariants" aria-label="Invariants">
             <h2>{ "Invariants" }</h2>
             if props.acked_records_lost > 0 {
                 <p class="lesson" role="alert">{ format!("{} acknowledged record(s) lost: a producer was told they were safe.", props.acked_records_lost) }</p>

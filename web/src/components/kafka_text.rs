@@ -15,7 +15,7 @@ pub struct KafkaTextProps {
 #[component]
 pub fn KafkaText(props: &KafkaTextProps) -> Html {
     html! {
-        <section class="panel kafka-text" aria-label="Kafka's tools">
+        <section id="p-kafka-text" class="panel kafka-text" aria-label="Kafka's tools">
             <h2>{ "Kafka's tools" }</h2>
             <p class="cmd">{ "$ zookeeper-shell.sh localhost:2181 get /controller" }</p>
             <pre class="controller-json">{ props.controller.trim_end() }</pre>

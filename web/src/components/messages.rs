@@ -20,7 +20,7 @@ pub struct MessagesProps {
 #[component]
 pub fn Messages(props: &MessagesProps) -> Html {
     html! {
-        <section class="panel messages" aria-label="Messages in flight">
+        <section id="p-messages" class="panel messages" aria-label="Messages in flight">
             <h2>{ format!("In flight ({})", props.messages.len()) }</h2>
             if props.messages.is_empty() { <p class="quiet">{ "nothing on the wire" }</p> }
             <ul>

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod broker_card;
 pub mod controls;
 pub mod event_queue;
+pub mod help;
 pub mod invariants;
 pub mod kafka_text;
 pub mod messages;

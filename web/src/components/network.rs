@@ -198,7 +198,7 @@ pub fn Network(props: &NetworkProps) -> Html {
         })
         .collect();
     html! {
-        <section class="panel network" aria-label="Messages on the wire">
+        <section id="p-wire" class="panel network" aria-label="Messages on the wire">
             <h2>{ "On the wire" }</h2>
             <svg viewBox={format!("0 0 {W} {H}")} role="img" aria-label="ZooKeeper, the brokers and the messages between them">
                 { for props.brokers.iter().map(|b| {

@@ -134,7 +134,7 @@ pub fn PartitionTable(props: &PartitionTableProps) -> Html {
         })
     };
     html! {
-        <section class={classes!("panel", "partitions", all.then_some("all-columns"))} aria-label="Partitions">
+        <section id="p-partitions" class={classes!("panel", "partitions", all.then_some("all-columns"))} aria-label="Partitions">
             <h2>{ "Partitions" }</h2>
             <div class="toggles">
                 <button aria-pressed={v.unclean_enabled.to_string()} aria-label="Toggle unclean.leader.election.enable for the cluster" onclick={cluster_unclean}>

@@ -66,7 +66,7 @@ pub struct WhyProps {
 #[component]
 pub fn Why(props: &WhyProps) -> Html {
     html! {
-        <section class="panel why" aria-label="Why">
+        <section id="p-why" class="panel why" aria-label="Why">
             <h2>{ "Why" }</h2>
             if props.records.is_empty() { <p class="quiet">{ "nothing decided yet" }</p> }
             <ol>

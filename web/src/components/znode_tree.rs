@@ -59,7 +59,7 @@ pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
         )
     });
     html! {
-        <section class="panel znodes" aria-label="ZooKeeper">
+        <section id="p-zookeeper" class="panel znodes" aria-label="ZooKeeper">
             <h2>{ "ZooKeeper" }</h2>
             <div class="toggles">
                 <button aria-label="Delete /controller in ZooKeeper" disabled={props.controller.is_none()} onclick={delete}>{ "delete /controller" }</button>

@@ -64,3 +64,24 @@ test('a bad admin form shows its error next to it; every field has a visible lab
   await page.locator('main > .error', { hasText: 'nothing to undo' }).waitFor();
   assert.deepEqual(errors, []);
 });
+
+test('an illegal topic name from the form is refused with Kafka\'s message, and nothing is created', async () => {
+  // Kafka: Topic.validate (InvalidTopicException), checked in the core for every
+  // way in: the form here, scenario files in tests/admin_stories.rs.
+  const { page, errors } = await openPage(browser, server.url, { width: 1280, height: 720 });
+  await page.locator('article.broker').first().waitFor();
+  const create = page.locator('form[aria-label="Create a topic"]');
+  const topics = async () => page.locator('section.partitions h3, section.partitions .topic-name').allTextContents();
+  const before = await topics();
+  await create.getByLabel('New topic name').fill('my topic/!');
+  await create.getByRole('button', { name: 'create' }).click();
+  const err = create.locator('.error', { hasText: /InvalidTopicException/ });
+  await err.waitFor();
+  assert.match(await err.textContent(), /contains a character other than ASCII alphanumerics, '\.', '_' and '-'/);
+  await create.getByLabel('New topic name').fill('');
+  await create.getByRole('button', { name: 'create' }).click();
+  await create.locator('.error', { hasText: /it can't be empty/ }).waitFor();
+  assert.deepEqual(await topics(), before, 'no topic appeared');
+  assert.equal(await page.locator('.znode-tree, section.zookeeper').getByText('my topic', { exact: false }).count(), 0);
+  assert.deepEqual(errors, []);
+});

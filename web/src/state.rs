@@ -32,7 +32,7 @@ pub const SCENARIOS: &[BuiltIn] = &[
     BuiltIn {
         id: "default",
         title: "Default cluster",
-        about: "Four brokers, two topics, a record every two seconds: try kill -9 on the controller's card first, then press n to watch the others race for /controller.",
+        about: "Four brokers, two topics, a record every two seconds: try kill -9 on the controller's card first, then press n to watch its session expire (6 s later) and the others race for /controller.",
         json: None,
     },
     BuiltIn {
@@ -44,7 +44,7 @@ pub const SCENARIOS: &[BuiltIn] = &[
     BuiltIn {
         id: "zombie-controller",
         title: "Zombie controller",
-        about: "The controller stalls mid-event at 11.1 s, past its session timeout: press n from there to see broker 1 take over with epoch 2 and, at 21 s, reject the woken zombie's requests (STALE_CONTROLLER_EPOCH).",
+        about: "The controller stalls mid-event at 11.1 s for 10 s, longer than its 6 s session timeout: press n from there to see broker 1 take over with epoch 2 and, at 21 s, reject the woken zombie's requests (STALE_CONTROLLER_EPOCH).",
         json: Some(include_str!("../../core/scenarios/zombie-controller.json")),
     },
     BuiltIn {
@@ -62,7 +62,7 @@ pub const SCENARIOS: &[BuiltIn] = &[
     BuiltIn {
         id: "preferred-election",
         title: "Preferred election and auto-rebalance",
-        about: "Broker 1 dies at 8 s and restarts at 20 s without its leaderships: watch the preferred election by hand at 30 s give orders-0 back, then play on to the 300 s auto-rebalance check for the rest.",
+        about: "Broker 1 dies at 8 s and restarts at 20 s without its leaderships: watch the preferred election by hand at 30 s give orders-0 back, then play on past 300 s to the periodic auto-rebalance check for the rest.",
         json: Some(include_str!("../../core/scenarios/preferred-election.json")),
     },
     BuiltIn {

@@ -8,7 +8,7 @@ use yew::prelude::*;
 pub const PARTS: &[(&str, &str, &str)] = &[
     ("Broker cards", "p-brokers", "each broker's status, the controller it believes in (activeControllerId), the highest controller epoch it accepted, its broker epoch and what it leads; the buttons kill it (kill -9), stop it (controlled shutdown), start it, pause it (a GC stall) or expire its session."),
     ("Event queues", "p-queues", "each broker's controller event queue (ControllerEventManager): the controller handles one event at a time, the rest wait, and Kafka's ControllerState says what it is doing."),
-    ("The wire", "p-wire", "requests (LeaderAndIsr, UpdateMetadata, StopReplica) and ZooKeeper watch notifications as moving dots, labelled with their type and controller epoch; click one to inspect it, or delay or drop it in the list below."),
+    ("The wire", "p-wire", "requests (LeaderAndIsr, UpdateMetadata, StopReplica) and ZooKeeper watch notifications as moving dots, labelled with their type (a request also with its controller epoch); click one to inspect it, or delay or drop it in the list below."),
     ("Why", "p-why", "every action taken and every controller decision (elections, refusals, resignations) with its reason, from the trace."),
     ("Partitions", "p-partitions", "each partition's state, AR (preferred replica marked, each replica's LEO), ISR, leader, epochs, HW and time without a leader; unclean election, preferred election and produce are here."),
     ("Kafka's tools", "p-kafka-text", "what kafka-topics.sh --describe and zookeeper-shell.sh get /controller print at this moment."),
@@ -20,15 +20,15 @@ pub const PARTS: &[(&str, &str, &str)] = &[
 
 /// A term: its name, the panel it is seen in, and what it means in Kafka 2.4.
 pub const TERMS: &[(&str, &str, &str)] = &[
-    ("Controller", "p-brokers", "the one broker that created the ephemeral /controller znode first; it elects partition leaders and tells the brokers (LeaderAndIsr, UpdateMetadata)."),
-    ("Controller epoch", "p-zookeeper", "/controller_epoch, one higher for each new controller; brokers reject a request with an older epoch (STALE_CONTROLLER_EPOCH), which fences a zombie controller."),
+    ("Controller", "p-brokers", "the one broker whose id is in the ephemeral /controller znode (the broker that managed to create it); it elects partition leaders and tells the brokers (LeaderAndIsr, UpdateMetadata)."),
+    ("Controller epoch", "p-zookeeper", "the number in /controller_epoch, one higher for each new controller; a broker rejects a request whose epoch is older than the newest it has accepted (STALE_CONTROLLER_EPOCH), and an old controller's ZooKeeper writes fail once /controller_epoch has moved on, so a zombie controller is fenced."),
     ("activeControllerId", "p-brokers", "a broker's own idea of who the controller is (KafkaController.activeControllerId), read from /controller when its watch fires, so it can lag."),
     ("AR", "p-partitions", "assigned replicas, from /brokers/topics/<topic>, preferred replica first."),
-    ("ISR", "p-partitions", "in-sync replicas: those caught up with the leader within replica.lag.time.max.ms; a clean election picks from them, and acks=all waits for all of them."),
+    ("ISR", "p-partitions", "in-sync replicas: the leader and the followers that have caught up with it within the last replica.lag.time.max.ms (10000 ms in 2.4); a clean election picks from them, and acks=all waits for all of them."),
     ("LEO", "p-partitions", "log end offset: the offset a replica will write its next record at."),
-    ("HW", "p-partitions", "high watermark: the offset every ISR member has reached; records below it are committed and readable."),
-    ("Preferred replica", "p-partitions", "the first replica in AR; a preferred election (by hand, or auto.leader.rebalance.enable's check every 300 s) moves leadership back to it."),
-    ("Unclean election", "p-partitions", "electing a leader outside the ISR when no ISR member is alive (unclean.leader.election.enable, false by default): the partition comes back, acknowledged records can be lost."),
+    ("HW", "p-partitions", "high watermark: the offset up to which every ISR replica has the records; records below it are committed and readable."),
+    ("Preferred replica", "p-partitions", "the first replica in AR; a preferred election moves leadership back to it if it is alive and in the ISR, by hand or by the auto.leader.rebalance.enable check (every 300 s, for a broker with more than 10% of its preferred partitions led elsewhere)."),
+    ("Unclean election", "p-partitions", "electing the first live replica in AR order, outside the ISR, when no ISR member is alive (unclean.leader.election.enable, false by default): the partition comes back, acknowledged records can be lost."),
     ("Ephemeral znode", "p-zookeeper", "a znode that lives as long as the session that created it: /controller and /brokers/ids/<id>."),
     ("Session timeout", "p-brokers", "zookeeper.session.timeout.ms (6000): how long ZooKeeper waits without a heartbeat before expiring a session and deleting its ephemeral znodes; a killed broker's card counts it down."),
 ];

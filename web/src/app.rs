@@ -210,7 +210,7 @@ pub fn App(props: &AppProps) -> Html {
             </div>
             <section id="p-brokers" class="brokers" aria-label="Brokers">
                 { for view.brokers.iter().map(|b| html! {
-                    <BrokerCard key={b.id.0} broker={b.clone()} zk_controller={view.controller} now_ms={now} on_msg={on_msg.clone()} />
+                    <BrokerCard key={b.id.0} broker={b.clone()} now_ms={now} on_msg={on_msg.clone()} />
                 }) }
             </section>
             // Below the brokers, three columns: the controller at work (its

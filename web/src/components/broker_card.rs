@@ -4,7 +4,7 @@
 use crate::state::Msg;
 use kcsim_core::broker::BrokerExit;
 use kcsim_core::view::BrokerView;
-use kcsim_core::{Action, BrokerId};
+use kcsim_core::Action;
 use yew::prelude::*;
 
 /// Properties of [`BrokerCard`].
@@ -12,8 +12,6 @@ use yew::prelude::*;
 pub struct BrokerCardProps {
     /// The broker to draw.
     pub broker: BrokerView,
-    /// `/controller`'s brokerid.
-    pub zk_controller: Option<BrokerId>,
     /// Now, for the session countdown.
     pub now_ms: u64,
     /// Where actions go.

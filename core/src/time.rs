@@ -24,6 +24,12 @@ impl SimTime {
         SimTime(self.0.saturating_add(ms))
     }
 
+    /// The moment `us` microseconds after this one, rounded up to the whole
+    /// millisecond (how far into a controller event a piece of its work is).
+    pub fn plus_us_ceil(self, us: u64) -> SimTime {
+        self.plus_ms(us.div_ceil(1000))
+    }
+
     /// Milliseconds from `earlier` to `self`, or 0 if `earlier` is later.
     pub fn since(self, earlier: SimTime) -> u64 {
         self.0.saturating_sub(earlier.0)

@@ -200,7 +200,7 @@ impl Sim {
             return;
         };
         let incarnation = b.incarnation;
-        let at = |us: u64| c.started_at.plus_ms(us.div_ceil(1000));
+        let at = |us: u64| c.started_at.plus_us_ceil(us);
         let next_request = c.requests.first().map(|r| at(r.sent_at_us));
         let next_note = c.notes.first().map(|n| at(n.at_us));
         let next_send = next_request
@@ -238,7 +238,7 @@ impl Sim {
             return;
         };
         let started_at = c.started_at;
-        let reached = |us: u64| started_at.plus_ms(us.div_ceil(1000)) <= now;
+        let reached = |us: u64| started_at.plus_us_ceil(us) <= now;
         let due = c
             .requests
             .iter()

@@ -668,7 +668,7 @@ impl Sim {
                 // Sent when the writer's work reached the change, and never
                 // before an earlier notification of the same session:
                 // ZooKeeper delivers a client's watch events in order.
-                let sent = self.now.plus_ms(watched.offset_us.div_ceil(1000));
+                let sent = self.now.plus_us_ceil(watched.offset_us);
                 let earliest = self.last_notify.get(&watched.session).copied();
                 let at = sent
                     .plus_ms(self.zk_delay())

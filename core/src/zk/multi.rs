@@ -65,7 +65,7 @@ impl Zk {
     /// When observers see the operation being applied: later than now when
     /// its writer is partway through its work.
     fn visible_at(&self) -> Option<SimTime> {
-        let at = self.now.plus_ms(self.op_offset_us.div_ceil(1000));
+        let at = self.now.plus_us_ceil(self.op_offset_us);
         (at > self.now).then_some(at)
     }
 

@@ -9,6 +9,7 @@
 pub mod app;
 pub mod components;
 pub mod hooks;
+pub mod i18n;
 pub mod share;
 pub mod state;
 

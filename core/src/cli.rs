@@ -13,6 +13,7 @@
 use crate::controller::election;
 use crate::controller::states::{PartitionState, ReplicaState};
 use crate::ids::BrokerId;
+use crate::lesson::{self, Lesson};
 use crate::report::FinalState;
 use crate::scenario::Scenario;
 use crate::time::SimTime;
@@ -26,7 +27,8 @@ const USAGE: &str = "usage: kcsim run FILE.json [--until-ms T] [--trace OUT.json
        kcsim elect --strategy offline|reassign|preferred|controlled-shutdown --assignment IDS --isr IDS --live IDS [--shutting-down IDS] [--unclean]
        kcsim transitions --machine partition|replica
        kcsim bench [--brokers B] [--partitions P]
-       kcsim figures [--scale K]";
+       kcsim figures [--scale K]
+       kcsim lesson check FILE.json... | --builtin";
 
 /// A failure: the exit code and the one-line message.
 #[derive(Debug)]
@@ -57,6 +59,7 @@ fn dispatch(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
         Some("transitions") => transitions(&args[1..], out),
         Some("bench") => bench(&args[1..], out),
         Some("figures") => figures(&args[1..], out),
+        Some("lesson") => lesson(&args[1..], out),
         Some("--help" | "-h" | "help") => {
             let _ = writeln!(out, "{USAGE}");
             Ok(())
@@ -362,6 +365,46 @@ fn figures(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
             "<!-- {}: async {} reads, {} writes, {} requests ({} partition states); {wall:.1} s wall for both runs -->",
             p.id, asynchronous.reads, asynchronous.writes, asynchronous.requests, asynchronous.request_partitions
         );
+    }
+    Ok(())
+}
+
+/// `kcsim lesson check FILE... | --builtin`: parse each lesson and play its
+/// "show me" path; exit 2 on a malformed file, 1 when a checkpoint is not
+/// reached.
+fn lesson(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
+    if args.first().map(String::as_str) != Some("check") {
+        return Err(usage(
+            "lesson needs a subcommand: lesson check FILE.json... | --builtin",
+        ));
+    }
+    let mut lessons: Vec<(String, String)> = Vec::new();
+    for a in &args[1..] {
+        if a == "--builtin" {
+            for (id, text) in lesson::builtin::FILES {
+                lessons.push((format!("(built-in) {id}"), (*text).to_string()));
+            }
+        } else if a.starts_with("--") {
+            return Err(usage(&format!("unknown option {a}")));
+        } else {
+            let text = std::fs::read_to_string(a)
+                .map_err(|e| Failure(2, format!("{a}: cannot read: {e}")))?;
+            lessons.push((a.clone(), text));
+        }
+    }
+    if lessons.is_empty() {
+        return Err(usage("lesson check needs a lesson file or --builtin"));
+    }
+    for (name, text) in lessons {
+        let lesson = Lesson::parse(&text).map_err(|e| Failure(2, format!("{name}: {e}")))?;
+        let steps = lesson::play(&lesson).map_err(|e| Failure(1, format!("{name}: {e}")))?;
+        let _ = writeln!(out, "{name}: {} ({} steps)", lesson.id, lesson.steps.len());
+        for s in steps {
+            let _ = match s.passed_at_ms {
+                Some(t) => writeln!(out, "  step {}: checkpoint passed at {t} ms", s.step),
+                None => writeln!(out, "  step {}: no checkpoint", s.step),
+            };
+        }
     }
     Ok(())
 }

@@ -50,6 +50,7 @@ pub mod figures;
 pub mod ids;
 pub mod invariants;
 pub mod kafka_zk;
+pub mod lesson;
 pub mod log;
 pub mod projection;
 pub mod report;

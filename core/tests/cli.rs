@@ -250,3 +250,65 @@ fn transitions_prints_the_valid_previous_states_in_kafkas_order() {
     );
     assert_eq!(kcsim(&["transitions", "--machine", "broker"]).0, 2);
 }
+
+/// Every built-in lesson, through the binary as a teacher runs it: `cargo
+/// xtask test` runs this, so a lesson whose "show me" path stops reaching a
+/// checkpoint fails the build.
+#[test]
+fn lesson_check_plays_every_built_in_lesson_and_every_lesson_file() {
+    let (code, out, err) = kcsim(&["lesson", "check", "--builtin"]);
+    assert_eq!(code, 0, "{err}");
+    for (id, _) in kcsim_core::lesson::builtin::FILES {
+        assert!(out.contains(&format!("(built-in) {id}: {id}")), "{out}");
+    }
+    assert!(out.contains("checkpoint passed at"), "{out}");
+    // The same files, read from disk.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/lessons");
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().to_string_lossy().to_string())
+        .filter(|p| p.ends_with(".json"))
+        .collect();
+    files.sort();
+    assert_eq!(
+        files.len(),
+        kcsim_core::lesson::builtin::FILES.len(),
+        "every file in core/lessons is built in"
+    );
+    let mut args = vec!["lesson", "check"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, _, err) = kcsim(&args);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn lesson_check_names_the_field_or_the_step_that_fails() {
+    let bad = write(
+        "bad-lesson.json",
+        r#"{"version":1,"id":"x","title":{"en":"T","zh":"题"},"summary":{"en":"S"},"scenario":"default","steps":[]}"#,
+    );
+    let (code, out, err) = kcsim(&["lesson", "check", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.starts_with("kcsim: ") && err.contains("bad-lesson.json: summary.zh: is required"),
+        "{err}"
+    );
+    // Kafka: zookeeper.session.timeout.ms: the killed controller's
+    // /controller lingers 6 s, so no new epoch within 2 s.
+    let slow = write(
+        "slow-lesson.json",
+        r#"{"version":1,"id":"x","title":{"en":"T","zh":"题"},"summary":{"en":"S","zh":"概"},"scenario":"default",
+            "steps":[{"text":{"en":"a","zh":"甲"},"show_me":[{"action":"kill_broker","broker":1}],
+                      "checkpoint":{"controller_epoch_at_least":2},"within_ms":2000}]}"#,
+    );
+    let (code, _, err) = kcsim(&["lesson", "check", slow.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("steps[0].checkpoint: not reached between 3000 ms and 5000 ms"),
+        "{err}"
+    );
+    let (code, _, err) = kcsim(&["lesson", "verify"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("lesson check"), "{err}");
+}

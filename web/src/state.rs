@@ -73,38 +73,9 @@ pub const SCENARIOS: &[BuiltIn] = &[
     },
 ];
 
-/// The default classroom cluster: four brokers, two topics created once
-/// they have registered (at 2 s, as an operator would, so each partition's
-/// leader is its preferred replica), a record every two seconds for half an
-/// hour.
+/// The default classroom cluster (the core's built-in `default`).
 pub fn default_scenario() -> Scenario {
-    let mut actions = String::new();
-    for i in 0..900u64 {
-        let (topic, partitions) = if i % 3 == 2 {
-            ("audit", 2)
-        } else {
-            ("orders", 4)
-        };
-        actions.push_str(&format!(
-            r#"{}{{"at_ms":{},"action":"produce","topic":"{topic}","partition":{},"records":1,"acks":"all"}}"#,
-            if i == 0 { "" } else { "," },
-            6_000 + i * 2_000,
-            i % partitions
-        ));
-    }
-    let text = format!(
-        r#"{{"version":1,"seed":42,"brokers":[0,1,2,3],
-            "actions":[{{"at_ms":2000,"action":"create_topic","name":"orders","partitions":4,"replication_factor":3}},
-                       {{"at_ms":2000,"action":"create_topic","name":"audit","partitions":2,"replication_factor":2}},
-                       {actions}]}}"#
-    );
-    Scenario::parse(&text).unwrap_or_else(|_| Scenario {
-        seed: 42,
-        brokers: vec![],
-        config: kcsim_core::Config::default(),
-        topics: vec![],
-        actions: vec![],
-    })
+    kcsim_core::scenario::builtin::default_cluster()
 }
 
 /// Playback speeds: virtual ms per wall-clock ms.

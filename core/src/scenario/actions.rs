@@ -17,7 +17,7 @@ use crate::ids::BrokerId;
 use crate::time::SimTime;
 use serde_json::{Map, Value};
 
-pub(super) fn parse_actions(
+pub(crate) fn parse_actions(
     v: &Value,
     brokers: &[BrokerId],
     topics: &[String],

@@ -6,7 +6,8 @@
 //! See `docs/scenario-format.md` for the format. The `actions` list is
 //! parsed in [`actions`].
 
-mod actions;
+pub(crate) mod actions;
+pub mod builtin;
 
 pub use actions::ACTION_NAMES;
 
@@ -49,7 +50,10 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-fn err<T>(field: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
+pub(crate) fn err<T>(
+    field: impl Into<String>,
+    message: impl Into<String>,
+) -> Result<T, ScenarioError> {
     Err(ScenarioError {
         field: field.into(),
         message: message.into(),
@@ -199,18 +203,21 @@ impl Scenario {
     }
 }
 
-fn object<'a>(v: &'a Value, field: &str) -> Result<&'a Map<String, Value>, ScenarioError> {
+pub(crate) fn object<'a>(
+    v: &'a Value,
+    field: &str,
+) -> Result<&'a Map<String, Value>, ScenarioError> {
     v.as_object().ok_or_else(|| bad(field, "an object", v))
 }
 
-fn missing(field: &str) -> ScenarioError {
+pub(crate) fn missing(field: &str) -> ScenarioError {
     ScenarioError {
         field: field.to_string(),
         message: "is required".to_string(),
     }
 }
 
-fn bad(field: &str, want: &str, got: &Value) -> ScenarioError {
+pub(crate) fn bad(field: &str, want: &str, got: &Value) -> ScenarioError {
     let mut shown = got.to_string();
     if shown.len() > 40 {
         shown.truncate(40);
@@ -222,7 +229,7 @@ fn bad(field: &str, want: &str, got: &Value) -> ScenarioError {
     }
 }
 
-fn known_keys(
+pub(crate) fn known_keys(
     obj: &Map<String, Value>,
     prefix: &str,
     allowed: &[&str],
@@ -243,7 +250,7 @@ fn known_keys(
     Ok(())
 }
 
-fn broker_id(v: &Value, field: &str) -> Result<BrokerId, ScenarioError> {
+pub(crate) fn broker_id(v: &Value, field: &str) -> Result<BrokerId, ScenarioError> {
     v.as_u64()
         .and_then(|n| u32::try_from(n).ok())
         .map(BrokerId)

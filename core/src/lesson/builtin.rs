@@ -1,0 +1,28 @@
+//! The built-in lessons, in the order of the article they follow. Each is a
+//! file in `core/lessons/`, read with the same parser as a teacher's file;
+//! `kcsim lesson check` plays each one in `cargo xtask test`.
+
+use super::{Lesson, LessonError};
+
+/// Every built-in lesson's file, by id, in course order.
+pub const FILES: &[(&str, &str)] = &[(
+    "controller-race",
+    include_str!("../../lessons/controller-race.json"),
+)];
+
+/// A built-in lesson by id, parsed.
+pub fn lesson(id: &str) -> Option<Result<Lesson, LessonError>> {
+    FILES
+        .iter()
+        .find(|(i, _)| *i == id)
+        .map(|(_, text)| Lesson::parse(text))
+}
+
+/// Every built-in lesson, parsed, in course order (a broken one is left out;
+/// tests check that none is).
+pub fn all() -> Vec<Lesson> {
+    FILES
+        .iter()
+        .filter_map(|(_, text)| Lesson::parse(text).ok())
+        .collect()
+}

@@ -206,12 +206,10 @@ impl Lesson {
                 ),
             );
         }
-        let value: Value = serde_json::from_str(text)
-            .or_else(|e| err("(file)", format!("malformed JSON: {e}")))?;
-        let root = object(&value, "(root)")?;
-        known_keys(
-            root,
-            "",
+        let value = scenario::read_root(
+            text,
+            "lesson",
+            VERSION,
             &[
                 "version",
                 "id",
@@ -223,13 +221,7 @@ impl Lesson {
                 "steps",
             ],
         )?;
-        let version = root.get("version").ok_or_else(|| missing("version"))?;
-        if version.as_u64() != Some(VERSION) {
-            return err(
-                "version",
-                format!("unsupported lesson version {version}; this build reads version {VERSION}"),
-            );
-        }
+        let root = object(&value, "(root)")?;
         let id_v = root.get("id").ok_or_else(|| missing("id"))?;
         let id = id_v
             .as_str()

@@ -104,23 +104,13 @@ pub struct Scenario {
 impl Scenario {
     /// Parse and check a scenario file's text.
     pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-        let value: Value = serde_json::from_str(text)
-            .or_else(|e| err("(file)", format!("malformed JSON: {e}")))?;
-        let root = object(&value, "(root)")?;
-        known_keys(
-            root,
-            "",
+        let value = read_root(
+            text,
+            "scenario",
+            VERSION,
             &["version", "seed", "brokers", "config", "topics", "actions"],
         )?;
-        let version = root.get("version").ok_or_else(|| missing("version"))?;
-        if version.as_u64() != Some(VERSION) {
-            return err(
-                "version",
-                format!(
-                    "unsupported scenario version {version}; this build reads version {VERSION}"
-                ),
-            );
-        }
+        let root = object(&value, "(root)")?;
         let seed = match root.get("seed") {
             None => 0,
             Some(v) => v
@@ -201,6 +191,28 @@ impl Scenario {
         }
         sim
     }
+}
+
+/// A file's JSON root: an object with only these keys, and `version` the
+/// one this build reads (scenario and lesson files alike).
+pub(crate) fn read_root(
+    text: &str,
+    what: &str,
+    version: u64,
+    allowed: &[&str],
+) -> Result<Value, ScenarioError> {
+    let value: Value =
+        serde_json::from_str(text).or_else(|e| err("(file)", format!("malformed JSON: {e}")))?;
+    let root = object(&value, "(root)")?;
+    known_keys(root, "", allowed)?;
+    let v = root.get("version").ok_or_else(|| missing("version"))?;
+    if v.as_u64() != Some(version) {
+        return err(
+            "version",
+            format!("unsupported {what} version {v}; this build reads version {version}"),
+        );
+    }
+    Ok(value)
 }
 
 pub(crate) fn object<'a>(

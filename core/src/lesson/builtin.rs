@@ -14,6 +14,10 @@ pub const FILES: &[(&str, &str)] = &[
         "election-order",
         include_str!("../../lessons/election-order.json"),
     ),
+    (
+        "unclean-election",
+        include_str!("../../lessons/unclean-election.json"),
+    ),
 ];
 
 /// A built-in lesson by id, parsed.

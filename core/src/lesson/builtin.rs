@@ -18,6 +18,10 @@ pub const FILES: &[(&str, &str)] = &[
         "unclean-election",
         include_str!("../../lessons/unclean-election.json"),
     ),
+    (
+        "reassignment",
+        include_str!("../../lessons/reassignment.json"),
+    ),
 ];
 
 /// A built-in lesson by id, parsed.

@@ -22,6 +22,10 @@ pub const FILES: &[(&str, &str)] = &[
         "reassignment",
         include_str!("../../lessons/reassignment.json"),
     ),
+    (
+        "preferred-election",
+        include_str!("../../lessons/preferred-election.json"),
+    ),
 ];
 
 /// A built-in lesson by id, parsed.

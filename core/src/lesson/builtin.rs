@@ -26,6 +26,10 @@ pub const FILES: &[(&str, &str)] = &[
         "preferred-election",
         include_str!("../../lessons/preferred-election.json"),
     ),
+    (
+        "controlled-shutdown-election",
+        include_str!("../../lessons/controlled-shutdown-election.json"),
+    ),
 ];
 
 /// A built-in lesson by id, parsed.

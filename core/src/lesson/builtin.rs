@@ -5,10 +5,32 @@
 use super::{Lesson, LessonError};
 
 /// Every built-in lesson's file, by id, in course order.
-pub const FILES: &[(&str, &str)] = &[(
-    "controller-race",
-    include_str!("../../lessons/controller-race.json"),
-)];
+pub const FILES: &[(&str, &str)] = &[
+    (
+        "controller-race",
+        include_str!("../../lessons/controller-race.json"),
+    ),
+    (
+        "election-order",
+        include_str!("../../lessons/election-order.json"),
+    ),
+    (
+        "unclean-election",
+        include_str!("../../lessons/unclean-election.json"),
+    ),
+    (
+        "reassignment",
+        include_str!("../../lessons/reassignment.json"),
+    ),
+    (
+        "preferred-election",
+        include_str!("../../lessons/preferred-election.json"),
+    ),
+    (
+        "controlled-shutdown-election",
+        include_str!("../../lessons/controlled-shutdown-election.json"),
+    ),
+];
 
 /// A built-in lesson by id, parsed.
 pub fn lesson(id: &str) -> Option<Result<Lesson, LessonError>> {

@@ -18,16 +18,19 @@ fn err_field(text: &str) -> String {
 }
 
 #[test]
-fn every_built_in_lesson_parses_and_its_show_me_path_passes_every_checkpoint() {
-    // Kafka: the behaviours each lesson teaches (its checkpoints are the
-    // cluster states Kafka 2.4 reaches); here, that the path is playable.
-    assert!(!builtin::FILES.is_empty());
+fn every_built_in_lesson_parses_under_its_own_id() {
+    // Their "show me" paths are played by `kcsim lesson check --builtin`
+    // (core/tests/cli.rs), once.
+    assert!(
+        builtin::FILES.len() >= 10,
+        "the course has at least ten lessons"
+    );
     for (id, text) in builtin::FILES {
         let l = Lesson::parse(text).unwrap_or_else(|e| panic!("{id}: {e}"));
         assert_eq!(l.id, *id, "the registry's id is the file's");
-        let out = play(&l).unwrap_or_else(|e| panic!("{id}: {e}"));
-        assert_eq!(out.len(), l.steps.len());
+        assert!(builtin::lesson(id).is_some_and(|r| r.is_ok()));
     }
+    assert_eq!(builtin::all().len(), builtin::FILES.len());
 }
 
 #[test]

@@ -5,10 +5,16 @@
 use super::{Lesson, LessonError};
 
 /// Every built-in lesson's file, by id, in course order.
-pub const FILES: &[(&str, &str)] = &[(
-    "controller-race",
-    include_str!("../../lessons/controller-race.json"),
-)];
+pub const FILES: &[(&str, &str)] = &[
+    (
+        "controller-race",
+        include_str!("../../lessons/controller-race.json"),
+    ),
+    (
+        "controller-epoch",
+        include_str!("../../lessons/controller-epoch.json"),
+    ),
+];
 
 /// A built-in lesson by id, parsed.
 pub fn lesson(id: &str) -> Option<Result<Lesson, LessonError>> {

@@ -14,6 +14,10 @@ pub const FILES: &[(&str, &str)] = &[
         "controller-epoch",
         include_str!("../../lessons/controller-epoch.json"),
     ),
+    (
+        "controller-duties",
+        include_str!("../../lessons/controller-duties.json"),
+    ),
 ];
 
 /// A built-in lesson by id, parsed.

@@ -18,6 +18,10 @@ pub const FILES: &[(&str, &str)] = &[
         "controller-duties",
         include_str!("../../lessons/controller-duties.json"),
     ),
+    (
+        "event-queue",
+        include_str!("../../lessons/event-queue.json"),
+    ),
 ];
 
 /// A built-in lesson by id, parsed.

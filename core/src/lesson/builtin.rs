@@ -22,6 +22,14 @@ pub const FILES: &[(&str, &str)] = &[
         "event-queue",
         include_str!("../../lessons/event-queue.json"),
     ),
+    (
+        "failover-triggers",
+        include_str!("../../lessons/failover-triggers.json"),
+    ),
+    (
+        "graceful-shutdown",
+        include_str!("../../lessons/graceful-shutdown.json"),
+    ),
 ];
 
 /// A built-in lesson by id, parsed.

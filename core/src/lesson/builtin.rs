@@ -11,6 +11,26 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../lessons/controller-race.json"),
     ),
     (
+        "controller-epoch",
+        include_str!("../../lessons/controller-epoch.json"),
+    ),
+    (
+        "controller-duties",
+        include_str!("../../lessons/controller-duties.json"),
+    ),
+    (
+        "event-queue",
+        include_str!("../../lessons/event-queue.json"),
+    ),
+    (
+        "failover-triggers",
+        include_str!("../../lessons/failover-triggers.json"),
+    ),
+    (
+        "graceful-shutdown",
+        include_str!("../../lessons/graceful-shutdown.json"),
+    ),
+    (
         "election-order",
         include_str!("../../lessons/election-order.json"),
     ),

@@ -296,7 +296,7 @@ impl Lesson {
             steps: Vec::new(),
         };
         let sc = lesson.scenario();
-        let names = topic_names(&sc);
+        let mut names = topic_names(&sc);
         let steps_v = root.get("steps").ok_or_else(|| missing("steps"))?;
         let list = steps_v
             .as_array()
@@ -316,7 +316,7 @@ impl Lesson {
         for (i, s) in list.iter().enumerate() {
             lesson
                 .steps
-                .push(parse_step(s, &format!("steps[{i}]"), &sc, &names)?);
+                .push(parse_step(s, &format!("steps[{i}]"), &sc, &mut names)?);
         }
         Ok(lesson)
     }
@@ -355,7 +355,14 @@ fn text_field(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Text, 
     })
 }
 
-fn parse_step(v: &Value, f: &str, sc: &Scenario, topics: &[String]) -> Result<Step, LessonError> {
+/// One step. A topic its "show me" creates is known from then on (`topics`
+/// grows), so this step's checkpoint and later steps may name it.
+fn parse_step(
+    v: &Value,
+    f: &str,
+    sc: &Scenario,
+    topics: &mut Vec<String>,
+) -> Result<Step, LessonError> {
     let o = object(v, f)?;
     known_keys(
         o,
@@ -378,8 +385,7 @@ fn parse_step(v: &Value, f: &str, sc: &Scenario, topics: &[String]) -> Result<St
                 .as_str()
                 .and_then(Target::parse)
                 .ok_or_else(|| bad(&fp, "a part of the page (controller, brokers, broker:<id>, queue, partitions, partition:<topic>-<n>, wire, why, invariants, kafka-text, znodes, admin, time)", p))?;
-            check_target(&t, sc, topics, &fp)?;
-            Some(t)
+            Some((t, fp))
         }
     };
     let show_me = match o.get("show_me") {
@@ -410,7 +416,21 @@ fn parse_step(v: &Value, f: &str, sc: &Scenario, topics: &[String]) -> Result<St
                 })?
                 .into_iter()
                 .map(|(_, a)| a)
-                .collect()
+                .collect::<Vec<_>>()
+        }
+    };
+    for a in &show_me {
+        if let Action::CreateTopic { name, .. } = a {
+            if !topics.contains(name) {
+                topics.push(name.clone());
+            }
+        }
+    }
+    let point_at = match point_at {
+        None => None,
+        Some((t, fp)) => {
+            check_target(&t, sc, topics, &fp)?;
+            Some(t)
         }
     };
     let checkpoint = match o.get("checkpoint") {

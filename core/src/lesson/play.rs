@@ -5,7 +5,7 @@
 //! as the page does at the live edge); then time runs in small slices until
 //! the checkpoint holds, or the step's `within_ms` runs out.
 
-use super::Lesson;
+use super::{Condition, Lesson};
 use crate::time::SimTime;
 use crate::timeline::Timeline;
 use crate::view::ClusterView;
@@ -85,8 +85,10 @@ pub fn play(lesson: &Lesson) -> Result<Vec<StepOutcome>, PlayError> {
     let mut out = Vec::new();
     for (i, step) in lesson.steps.iter().enumerate() {
         let now = tl.now();
+        // A `trace` condition does not read the view: it is given this one.
+        let stale = ClusterView::of(tl.sim());
         if let Some(c) = &step.checkpoint {
-            if !step.show_me.is_empty() && c.holds(&ClusterView::of(tl.sim()), tl.trace()) {
+            if !step.show_me.is_empty() && c.holds(&stale, tl.trace()) {
                 return Err(PlayError::AlreadyHeld {
                     step: i,
                     at_ms: now.as_ms(),
@@ -120,7 +122,7 @@ pub fn play(lesson: &Lesson) -> Result<Vec<StepOutcome>, PlayError> {
             Some(c) => {
                 let deadline = now.as_ms().saturating_add(step.within_ms);
                 loop {
-                    if c.holds(&ClusterView::of(tl.sim()), tl.trace()) {
+                    if check(c, &tl, &stale, &mut None) {
                         break Some(tl.now().as_ms());
                     }
                     if tl.now().as_ms() >= deadline {
@@ -140,4 +142,25 @@ pub fn play(lesson: &Lesson) -> Result<Vec<StepOutcome>, PlayError> {
         });
     }
     Ok(out)
+}
+
+/// Whether `c` holds now: as `c.holds` with the view of this moment, but the
+/// view (costly in a large cluster) is built only if a condition other than
+/// `trace` is reached.
+fn check(
+    c: &Condition,
+    tl: &Timeline,
+    stale: &ClusterView,
+    fresh: &mut Option<ClusterView>,
+) -> bool {
+    match c {
+        Condition::All(cs) => cs.iter().all(|c| check(c, tl, stale, fresh)),
+        Condition::Any(cs) => cs.iter().any(|c| check(c, tl, stale, fresh)),
+        Condition::Not(c) => !check(c, tl, stale, fresh),
+        Condition::Trace { .. } => c.holds(stale, tl.trace()),
+        _ => c.holds(
+            fresh.get_or_insert_with(|| ClusterView::of(tl.sim())),
+            tl.trace(),
+        ),
+    }
 }

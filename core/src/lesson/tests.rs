@@ -150,6 +150,25 @@ fn an_inline_scenario_is_checked_against_the_steps() {
 }
 
 #[test]
+fn a_topic_created_by_show_me_may_be_named_from_that_step_on() {
+    // Kafka: kafka-topics.sh --create writes /brokers/topics/<t>; the
+    // controller's TopicChange makes its partitions Online. A lesson that
+    // has the learner create the topic checks those partitions.
+    let create = r#"{"text":{"en":"x","zh":"y"},"point_at":"partition:payments-0",
+        "show_me":[{"action":"create_topic","name":"payments","partitions":2,"replication_factor":2}],
+        "checkpoint":{"partition_state":{"partition":"payments-1","state":"OnlinePartition"}}}"#;
+    let later = r#"{"text":{"en":"x","zh":"y"},"checkpoint":{"leader_epoch_at_least":{"partition":"payments-0","epoch":0}}}"#;
+    let l =
+        Lesson::parse(&minimal(&format!("[{create},{later}]"))).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(l.steps.len(), 2);
+    let out = play(&l).unwrap_or_else(|e| panic!("{e}"));
+    assert!(out[0].passed_at_ms.is_some());
+    // Before the step that creates it, the topic is unknown.
+    assert!(err_field(&minimal(&format!("[{later},{create}]")))
+        .starts_with("steps[0].checkpoint.leader_epoch_at_least.partition: no topic \"payments\""));
+}
+
+#[test]
 fn conditions_read_the_cluster_as_it_is_at_the_cursor() {
     // Kafka: KafkaController.elect (the /controller race, /controller_epoch
     // bumped on every election) and onBrokerFailure (a dead leader's

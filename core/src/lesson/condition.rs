@@ -141,6 +141,17 @@ pub const NAMES: &[&str] = &[
 const STATUSES: &[&str] = &["starting", "running", "shutting_down", "paused", "dead"];
 
 impl Condition {
+    /// Whether evaluating it reads the cluster view (every condition but
+    /// `trace` does), so a caller may skip building a fresh view.
+    pub fn reads_view(&self) -> bool {
+        match self {
+            Condition::All(cs) | Condition::Any(cs) => cs.iter().any(Condition::reads_view),
+            Condition::Not(c) => c.reads_view(),
+            Condition::Trace { .. } => false,
+            _ => true,
+        }
+    }
+
     /// Whether it holds for this view of the cluster and this trace (the
     /// trace up to the view's time).
     pub fn holds(&self, view: &ClusterView, trace: &[TraceRecord]) -> bool {

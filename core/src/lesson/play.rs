@@ -5,7 +5,7 @@
 //! as the page does at the live edge); then time runs in small slices until
 //! the checkpoint holds, or the step's `within_ms` runs out.
 
-use super::{Condition, Lesson};
+use super::Lesson;
 use crate::time::SimTime;
 use crate::timeline::Timeline;
 use crate::view::ClusterView;
@@ -122,7 +122,16 @@ pub fn play(lesson: &Lesson) -> Result<Vec<StepOutcome>, PlayError> {
             Some(c) => {
                 let deadline = now.as_ms().saturating_add(step.within_ms);
                 loop {
-                    if check(c, &tl, &stale, &mut None) {
+                    // The view is costly in a large cluster: built only
+                    // when the condition reads it.
+                    let fresh;
+                    let view = if c.reads_view() {
+                        fresh = ClusterView::of(tl.sim());
+                        &fresh
+                    } else {
+                        &stale
+                    };
+                    if c.holds(view, tl.trace()) {
                         break Some(tl.now().as_ms());
                     }
                     if tl.now().as_ms() >= deadline {
@@ -142,25 +151,4 @@ pub fn play(lesson: &Lesson) -> Result<Vec<StepOutcome>, PlayError> {
         });
     }
     Ok(out)
-}
-
-/// Whether `c` holds now: as `c.holds` with the view of this moment, but the
-/// view (costly in a large cluster) is built only if a condition other than
-/// `trace` is reached.
-fn check(
-    c: &Condition,
-    tl: &Timeline,
-    stale: &ClusterView,
-    fresh: &mut Option<ClusterView>,
-) -> bool {
-    match c {
-        Condition::All(cs) => cs.iter().all(|c| check(c, tl, stale, fresh)),
-        Condition::Any(cs) => cs.iter().any(|c| check(c, tl, stale, fresh)),
-        Condition::Not(c) => !check(c, tl, stale, fresh),
-        Condition::Trace { .. } => c.holds(stale, tl.trace()),
-        _ => c.holds(
-            fresh.get_or_insert_with(|| ClusterView::of(tl.sim())),
-            tl.trace(),
-        ),
-    }
 }

@@ -306,7 +306,7 @@ impl KafkaController {
             env.note(
                 "election_gave_up",
                 Fact::ElectionGaveUp {
-                    partitions: remaining.iter().cloned().collect(),
+                    partitions: remaining.to_vec(),
                     rounds: rounds as u64,
                 },
             );

@@ -692,7 +692,7 @@ fn has_cjk(s: &str) -> bool {
 #[test]
 fn every_fact_reads_in_english_and_in_chinese() {
     let samples = samples();
-    let mut seen = vec![false; VARIANTS];
+    let mut seen = [false; VARIANTS];
     for f in &samples {
         seen[variant(f)] = true;
         let en = fact_text(f, Lang::En);

@@ -744,14 +744,3 @@ impl<'de> serde::Deserialize<'de> for Fact {
         String::deserialize(d).map(Fact::Text)
     }
 }
-#[cfg(test)]
-mod size_probe {
-    #[test]
-    fn probe() {
-        eprintln!("FACT SIZE {}", std::mem::size_of::<super::Fact>());
-        eprintln!(
-            "REC SIZE {}",
-            std::mem::size_of::<crate::trace::TraceRecord>()
-        );
-    }
-}

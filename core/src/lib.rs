@@ -16,7 +16,8 @@
 //! published figures ([`figures`]); the invariants and their checker in
 //! [`invariants`]. Data moves one way: an [`Action`] enters [`sim`], which
 //! routes it; components return what they want sent and scheduled; the checker
-//! and the view ([`view`], [`report`]) read the result.
+//! and the view ([`view`], [`report`]) read the result. The trace ([`trace`])
+//! says what happened as data ([`fact::Fact`]); [`words`] renders its English.
 //!
 //! A tour:
 //!

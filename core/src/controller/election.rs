@@ -98,7 +98,7 @@ pub enum ElectionWhy {
         /// The ISR.
         isr: Vec<BrokerId>,
     },
-    /// Preferred: AR[0] is live and in the ISR.
+    /// Preferred: `AR[0]` is live and in the ISR.
     PreferredChosen {
         /// The preferred replica.
         leader: BrokerId,
@@ -107,12 +107,12 @@ pub enum ElectionWhy {
         /// The ISR.
         isr: Vec<BrokerId>,
     },
-    /// Preferred: AR[0] is not live.
+    /// Preferred: `AR[0]` is not live.
     PreferredNotLive {
         /// The preferred replica.
         replica: BrokerId,
     },
-    /// Preferred: AR[0] is not in the ISR.
+    /// Preferred: `AR[0]` is not in the ISR.
     PreferredNotInIsr {
         /// The preferred replica.
         replica: BrokerId,

@@ -16,7 +16,8 @@
 //! published figures ([`figures`]); the invariants and their checker in
 //! [`invariants`]. Data moves one way: an [`Action`] enters [`sim`], which
 //! routes it; components return what they want sent and scheduled; the checker
-//! and the view ([`view`], [`report`]) read the result.
+//! and the view ([`view`], [`report`]) read the result. The trace ([`trace`])
+//! says what happened as data ([`fact::Fact`]); [`words`] renders its English.
 //!
 //! A tour:
 //!
@@ -46,6 +47,7 @@ pub mod config;
 pub mod controller;
 pub mod cost;
 pub mod data_plane;
+pub mod fact;
 pub mod figures;
 pub mod ids;
 pub mod invariants;
@@ -61,12 +63,14 @@ pub mod time;
 pub mod timeline;
 pub mod trace;
 pub mod view;
+pub mod words;
 pub mod zk;
 pub mod zk_client;
 pub mod znodes;
 
 pub use action::Action;
 pub use config::Config;
+pub use fact::Fact;
 pub use ids::{BrokerId, SessionId, TopicPartition};
 pub use sim::Sim;
 pub use time::SimTime;

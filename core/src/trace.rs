@@ -1,11 +1,15 @@
 //! The trace: one record per thing that happened, in order. It is a product:
 //! the CLI writes it as JSON lines, the UI's timeline reads it, tests diff it.
 
+use crate::fact::Fact;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 
-/// One line of the trace.
+/// One line of the trace. It serialises as
+/// `{"time_ms":..,"actor":..,"kind":..,"details":..}`, the details in English;
+/// a line read back keeps its text as a [`Fact::Text`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "TraceLine")]
 pub struct TraceRecord {
     /// Virtual time in ms.
     pub time_ms: u64,
@@ -13,8 +17,33 @@ pub struct TraceRecord {
     pub actor: String,
     /// A stable, machine-readable kind (snake_case).
     pub kind: String,
-    /// A human-readable sentence.
+    /// What happened, as data: the page renders it in its languages.
+    #[serde(skip_serializing)]
+    pub fact: Fact,
+    /// The fact in English ([`Fact::english`]), rendered once when the
+    /// record is made.
     pub details: String,
+}
+
+/// A trace line as written: the text only.
+#[derive(Deserialize)]
+struct TraceLine {
+    time_ms: u64,
+    actor: String,
+    kind: String,
+    details: String,
+}
+
+impl From<TraceLine> for TraceRecord {
+    fn from(l: TraceLine) -> TraceRecord {
+        TraceRecord {
+            time_ms: l.time_ms,
+            actor: l.actor,
+            kind: l.kind,
+            fact: Fact::Text(l.details.clone()),
+            details: l.details,
+        }
+    }
 }
 
 impl TraceRecord {
@@ -23,13 +52,14 @@ impl TraceRecord {
         time: SimTime,
         actor: impl Into<String>,
         kind: impl Into<String>,
-        details: impl Into<String>,
+        fact: Fact,
     ) -> TraceRecord {
         TraceRecord {
             time_ms: time.as_ms(),
             actor: actor.into(),
             kind: kind.into(),
-            details: details.into(),
+            details: fact.english(),
+            fact,
         }
     }
 

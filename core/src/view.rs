@@ -590,26 +590,19 @@ pub fn election_code_meaning(code: &str) -> &'static str {
 /// The outcome an `election_result` trace line reports (`None` for any
 /// other line).
 pub fn election_outcome(record: &crate::trace::TraceRecord) -> Option<ElectionOutcome> {
-    if record.kind != "election_result" {
+    let crate::fact::Fact::ElectionResult { tp, code, .. } = &record.fact else {
         return None;
-    }
-    let rest = record.details.split_once("election of ")?.1;
-    let (partition, result) = rest.split_once(": ")?;
-    let code = result
-        .split([' ', ':'])
-        .next()
-        .filter(|c| !c.is_empty())?
-        .to_string();
-    let leader = result
-        .split_once("(leader ")
-        .and_then(|(_, l)| l.trim_end_matches(')').parse().ok())
-        .map(BrokerId);
+    };
+    let leader = match code {
+        crate::fact::ElectionCode::Elected(leader) => *leader,
+        _ => None,
+    };
     Some(ElectionOutcome {
-        partition: partition.to_string(),
+        partition: tp.to_string(),
         leader,
-        success: code == "NONE",
-        meaning: election_code_meaning(&code).to_string(),
-        code,
+        success: matches!(code, crate::fact::ElectionCode::Elected(_)),
+        meaning: election_code_meaning(code.code()).to_string(),
+        code: code.code().to_string(),
     })
 }
 
@@ -847,29 +840,62 @@ mod display_tests {
 
     #[test]
     fn an_election_result_of_none_is_a_success() {
-        let r = |d: &str| TraceRecord::new(SimTime(1), "controller-0", "election_result", d);
+        use crate::controller::election::ElectionWhy;
+        use crate::controller::states::PartitionStateChangeError;
+        use crate::fact::{ElectionCode, ElectionLabel, Fact};
+        let r = |label, tp: &str, code| {
+            let (topic, partition) = tp.rsplit_once('-').unwrap();
+            let tp = TopicPartition::new(topic, partition.parse().unwrap());
+            let fact = Fact::ElectionResult { label, tp, code };
+            TraceRecord::new(SimTime(1), "controller-0", "election_result", fact)
+        };
         let ok = election_outcome(&r(
-            "auto rebalance PREFERRED election of orders-1: NONE (leader 1)",
+            ElectionLabel::AutoRebalance,
+            "orders-1",
+            ElectionCode::Elected(Some(BrokerId(1))),
         ))
         .unwrap();
+        assert_eq!(
+            r(
+                ElectionLabel::AutoRebalance,
+                "orders-1",
+                ElectionCode::Elected(Some(BrokerId(1)))
+            )
+            .details,
+            "auto rebalance PREFERRED election of orders-1: NONE (leader 1)"
+        );
         assert_eq!(ok.partition, "orders-1");
         assert_eq!(ok.code, "NONE");
         assert!(ok.success);
         assert_eq!(ok.leader, Some(BrokerId(1)));
         assert!(ok.meaning.starts_with("success"), "{}", ok.meaning);
         let not_needed =
-            election_outcome(&r("PREFERRED election of t-1: ELECTION_NOT_NEEDED")).unwrap();
+            election_outcome(&r(ElectionLabel::Preferred, "t-1", ElectionCode::NotNeeded)).unwrap();
         assert_eq!(
             (not_needed.code.as_str(), not_needed.success),
             ("ELECTION_NOT_NEEDED", false)
         );
+        let why = PartitionStateChangeError::NoLeaderElected {
+            tp: TopicPartition::new("t", 0),
+            strategy: "PreferredReplicaPartitionLeaderElectionStrategy",
+            why: ElectionWhy::PreferredNotLive {
+                replica: BrokerId(0),
+            },
+        };
         let refused = election_outcome(&r(
-            "PREFERRED election of t-0: PREFERRED_LEADER_NOT_AVAILABLE: failed to elect leader",
+            ElectionLabel::Preferred,
+            "t-0",
+            ElectionCode::PreferredLeaderNotAvailable(why),
         ))
         .unwrap();
         assert_eq!(refused.code, "PREFERRED_LEADER_NOT_AVAILABLE");
         assert!(!refused.success && refused.leader.is_none());
-        assert!(election_outcome(&TraceRecord::new(SimTime(1), "x", "elected", "NONE")).is_none());
+        let elected = Fact::Elected {
+            broker: BrokerId(0),
+            epoch: 1,
+            zk_version: 0,
+        };
+        assert!(election_outcome(&TraceRecord::new(SimTime(1), "x", "elected", elected)).is_none());
         // And from a run: the preferred-election scenario's election by hand at 30 s
         // (broker 1, restarted, gets orders-0 back).
         let mut sim = Scenario::parse(include_str!("../scenarios/preferred-election.json"))

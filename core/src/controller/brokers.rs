@@ -5,9 +5,8 @@
 use super::batch::RequestBatch;
 use super::channel::ControlledShutdownError;
 use super::election::Strategy;
-use super::partitions::tps_text;
 use super::states::{PartitionState, ReplicaState};
-use super::{ids_text, ControllerError, Env, KafkaController};
+use super::{ControllerError, Env, KafkaController};
 use crate::ids::{BrokerId, TopicPartition};
 use crate::zk_client::paths;
 use std::collections::BTreeSet;
@@ -133,10 +132,10 @@ impl KafkaController {
         self.ctx.shutting_down.insert(id);
         env.note(
             "controlled_shutdown",
-            format!(
-                "shutting down broker {id}; all shutting down brokers: {}",
-                ids_text(&self.ctx.shutting_down)
-            ),
+            crate::fact::Fact::ShuttingDownBroker {
+                broker: id,
+                all: self.ctx.shutting_down.iter().copied().collect(),
+            },
         );
         let act_on: Vec<TopicPartition> = self
             .ctx
@@ -186,11 +185,10 @@ impl KafkaController {
             .collect();
         env.note(
             "controlled_shutdown",
-            format!(
-                "broker {id} still leads {} partition(s) {}",
-                remaining.len(),
-                tps_text(&remaining)
-            ),
+            crate::fact::Fact::StillLeads {
+                broker: id,
+                partitions: remaining.clone(),
+            },
         );
         Ok(Ok(remaining))
     }

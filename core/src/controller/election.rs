@@ -51,7 +51,164 @@ pub struct ElectionResult {
     /// Whether the leader came from outside the ISR (an unclean election).
     pub unclean: bool,
     /// Why, in one sentence a student can follow.
-    pub why: String,
+    pub why: ElectionWhy,
+}
+
+/// Why a strategy chose its leader (or none), as data; [`std::fmt::Display`]
+/// gives the sentence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ElectionWhy {
+    /// Offline: the first live replica in AR that is in the ISR.
+    OfflineClean {
+        /// AR.
+        assignment: Vec<BrokerId>,
+        /// The ISR.
+        isr: Vec<BrokerId>,
+    },
+    /// Offline, unclean: no live ISR member; the first live replica in AR.
+    OfflineUnclean {
+        /// The ISR.
+        isr: Vec<BrokerId>,
+        /// AR.
+        assignment: Vec<BrokerId>,
+        /// The leader.
+        leader: BrokerId,
+    },
+    /// Offline, unclean allowed: no replica in AR is live.
+    NoLiveReplicaInAr {
+        /// AR.
+        assignment: Vec<BrokerId>,
+    },
+    /// Offline, unclean off: no ISR member is live.
+    NoLiveReplicaInIsr {
+        /// The ISR.
+        isr: Vec<BrokerId>,
+    },
+    /// Reassignment: the first live target replica in the ISR.
+    ReassignTarget {
+        /// The target replicas.
+        target: Vec<BrokerId>,
+        /// The ISR.
+        isr: Vec<BrokerId>,
+    },
+    /// Reassignment: no target replica is live and in the ISR.
+    ReassignNone {
+        /// The target replicas.
+        target: Vec<BrokerId>,
+        /// The ISR.
+        isr: Vec<BrokerId>,
+    },
+    /// Preferred: `AR[0]` is live and in the ISR.
+    PreferredChosen {
+        /// The preferred replica.
+        leader: BrokerId,
+        /// AR.
+        assignment: Vec<BrokerId>,
+        /// The ISR.
+        isr: Vec<BrokerId>,
+    },
+    /// Preferred: `AR[0]` is not live.
+    PreferredNotLive {
+        /// The preferred replica.
+        replica: BrokerId,
+    },
+    /// Preferred: `AR[0]` is not in the ISR.
+    PreferredNotInIsr {
+        /// The preferred replica.
+        replica: BrokerId,
+        /// The ISR.
+        isr: Vec<BrokerId>,
+    },
+    /// The partition has no replicas.
+    NoReplicas,
+    /// Controlled shutdown: the first replica in AR in the ISR and not shutting down.
+    ShutdownChosen {
+        /// AR.
+        assignment: Vec<BrokerId>,
+        /// The ISR.
+        isr: Vec<BrokerId>,
+        /// The brokers shutting down.
+        shutting_down: Vec<BrokerId>,
+    },
+    /// Controlled shutdown: every live ISR member is shutting down.
+    ShutdownLeaderStays {
+        /// The ISR.
+        isr: Vec<BrokerId>,
+    },
+}
+
+impl std::fmt::Display for ElectionWhy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ElectionWhy::OfflineClean { assignment, isr } => write!(
+                f,
+                "first live replica in AR {} that is in ISR {}",
+                ids_text(assignment),
+                set(isr)
+            ),
+            ElectionWhy::OfflineUnclean {
+                isr,
+                assignment,
+                leader,
+            } => write!(
+                f,
+                "no live replica in ISR {}; unclean election on: first live replica in AR {}, ISR becomes [{leader}]",
+                set(isr),
+                ids_text(assignment)
+            ),
+            ElectionWhy::NoLiveReplicaInAr { assignment } => {
+                write!(f, "no live replica in AR {}", ids_text(assignment))
+            }
+            ElectionWhy::NoLiveReplicaInIsr { isr } => {
+                write!(f, "no live replica in ISR {}; unclean election off", set(isr))
+            }
+            ElectionWhy::ReassignTarget { target, isr } => write!(
+                f,
+                "first live replica of the target {} that is in ISR {}",
+                ids_text(target),
+                set(isr)
+            ),
+            ElectionWhy::ReassignNone { target, isr } => write!(
+                f,
+                "no replica of the target {} is live and in ISR {}",
+                ids_text(target),
+                set(isr)
+            ),
+            ElectionWhy::PreferredChosen {
+                leader,
+                assignment,
+                isr,
+            } => write!(
+                f,
+                "preferred replica {leader} (first in AR {}) is live and in ISR {}",
+                ids_text(assignment),
+                set(isr)
+            ),
+            ElectionWhy::PreferredNotLive { replica } => {
+                write!(f, "preferred replica {replica} is not live")
+            }
+            ElectionWhy::PreferredNotInIsr { replica, isr } => {
+                write!(f, "preferred replica {replica} is not in ISR {}", set(isr))
+            }
+            ElectionWhy::NoReplicas => f.write_str("the partition has no replicas"),
+            ElectionWhy::ShutdownChosen {
+                assignment,
+                isr,
+                shutting_down,
+            } => write!(
+                f,
+                "first replica in AR {} that is in ISR {} and not shutting down {}",
+                ids_text(assignment),
+                set(isr),
+                set(shutting_down)
+            ),
+            ElectionWhy::ShutdownLeaderStays { isr } => write!(
+                f,
+                "every live ISR member of {} is shutting down; the leader stays",
+                set(isr)
+            ),
+        }
+    }
 }
 
 /// Ids as a Scala set prints them: `{1,2}`.
@@ -85,25 +242,29 @@ pub fn offline(
             isr: new_isr,
             recipients: live_replicas,
             unclean: false,
-            why: format!(
-                "first live replica in AR {} that is in ISR {}",
-                ids_text(assignment),
-                set(isr)
-            ),
+            why: ElectionWhy::OfflineClean {
+                assignment: assignment.to_vec(),
+                isr: isr.to_vec(),
+            },
         };
     }
     let allowed = unclean_allowed();
-    match assignment.iter().copied().find(|r| live.contains(r)).filter(|_| allowed) {
+    match assignment
+        .iter()
+        .copied()
+        .find(|r| live.contains(r))
+        .filter(|_| allowed)
+    {
         Some(leader) => ElectionResult {
             leader: Some(leader),
             isr: vec![leader],
             recipients: live_replicas,
             unclean: true,
-            why: format!(
-                "no live replica in ISR {}; unclean election on: first live replica in AR {}, ISR becomes [{leader}]",
-                set(isr),
-                ids_text(assignment)
-            ),
+            why: ElectionWhy::OfflineUnclean {
+                isr: isr.to_vec(),
+                assignment: assignment.to_vec(),
+                leader,
+            },
         },
         None => ElectionResult {
             leader: None,
@@ -111,9 +272,11 @@ pub fn offline(
             recipients: live_replicas.clone(),
             unclean: false,
             why: if allowed {
-                format!("no live replica in AR {}", ids_text(assignment))
+                ElectionWhy::NoLiveReplicaInAr {
+                    assignment: assignment.to_vec(),
+                }
             } else {
-                format!("no live replica in ISR {}; unclean election off", set(isr))
+                ElectionWhy::NoLiveReplicaInIsr { isr: isr.to_vec() }
             },
         },
     }
@@ -136,16 +299,14 @@ pub fn reassign(
         recipients: target.to_vec(),
         unclean: false,
         why: match leader {
-            Some(_) => format!(
-                "first live replica of the target {} that is in ISR {}",
-                ids_text(target),
-                set(isr)
-            ),
-            None => format!(
-                "no replica of the target {} is live and in ISR {}",
-                ids_text(target),
-                set(isr)
-            ),
+            Some(_) => ElectionWhy::ReassignTarget {
+                target: target.to_vec(),
+                isr: isr.to_vec(),
+            },
+            None => ElectionWhy::ReassignNone {
+                target: target.to_vec(),
+                isr: isr.to_vec(),
+            },
         },
     }
 }
@@ -164,14 +325,17 @@ pub fn preferred(
         recipients: assignment.to_vec(),
         unclean: false,
         why: match (leader, head) {
-            (Some(l), _) => format!(
-                "preferred replica {l} (first in AR {}) is live and in ISR {}",
-                ids_text(assignment),
-                set(isr)
-            ),
-            (None, Some(h)) if !live.contains(&h) => format!("preferred replica {h} is not live"),
-            (None, Some(h)) => format!("preferred replica {h} is not in ISR {}", set(isr)),
-            (None, None) => "the partition has no replicas".to_string(),
+            (Some(l), _) => ElectionWhy::PreferredChosen {
+                leader: l,
+                assignment: assignment.to_vec(),
+                isr: isr.to_vec(),
+            },
+            (None, Some(h)) if !live.contains(&h) => ElectionWhy::PreferredNotLive { replica: h },
+            (None, Some(h)) => ElectionWhy::PreferredNotInIsr {
+                replica: h,
+                isr: isr.to_vec(),
+            },
+            (None, None) => ElectionWhy::NoReplicas,
         },
     }
 }
@@ -204,16 +368,12 @@ pub fn controlled_shutdown(
         recipients: candidates,
         unclean: false,
         why: match leader {
-            Some(_) => format!(
-                "first replica in AR {} that is in ISR {} and not shutting down {}",
-                ids_text(assignment),
-                set(isr),
-                set(&shutting_down.iter().copied().collect::<Vec<_>>())
-            ),
-            None => format!(
-                "every live ISR member of {} is shutting down; the leader stays",
-                set(isr)
-            ),
+            Some(_) => ElectionWhy::ShutdownChosen {
+                assignment: assignment.to_vec(),
+                isr: isr.to_vec(),
+                shutting_down: shutting_down.iter().copied().collect(),
+            },
+            None => ElectionWhy::ShutdownLeaderStays { isr: isr.to_vec() },
         },
     }
 }
@@ -336,7 +496,7 @@ mod tests {
         assert_eq!(r.recipients, ids(&[2, 3]));
         assert!(!r.unclean);
         assert_eq!(
-            r.why,
+            r.why.to_string(),
             "first live replica in AR [1,2,3] that is in ISR {3,2,1}"
         );
     }
@@ -357,7 +517,10 @@ mod tests {
         );
         let r = offline(&ids(&[1, 2]), &ids(&[1]), &setof(&[2]), || false);
         assert_eq!(r.leader, None);
-        assert_eq!(r.why, "no live replica in ISR {1}; unclean election off");
+        assert_eq!(
+            r.why.to_string(),
+            "no live replica in ISR {1}; unclean election off"
+        );
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub mod topic_deletion_manager;
 pub mod topics;
 
 use crate::config::Config;
+use crate::fact::{ElectionCode, ElectionLabel, Fact};
 use crate::ids::BrokerId;
 use crate::kafka_zk::{
     fenced, get_controller_id, read_brokers_with_epochs, register_broker,
@@ -101,17 +102,18 @@ pub struct Note {
     pub at_us: u64,
     /// The trace kind.
     pub kind: String,
-    /// The sentence.
-    pub details: String,
+    /// What happened (serialised as its English sentence).
+    #[serde(rename = "details")]
+    pub fact: crate::fact::Fact,
 }
 
 impl Env<'_> {
     /// Write a trace line at this moment of the event.
-    pub fn note(&mut self, kind: &str, details: impl Into<String>) {
+    pub fn note(&mut self, kind: &str, fact: crate::fact::Fact) {
         self.out.notes.push(Note {
             at_us: self.client.meter.elapsed_us,
             kind: kind.to_string(),
-            details: details.into(),
+            fact,
         });
     }
 }
@@ -216,7 +218,11 @@ impl KafkaController {
                 for tp in ps {
                     env.note(
                         "election_result",
-                        format!("election of {tp}: NOT_CONTROLLER"),
+                        Fact::ElectionResult {
+                            label: ElectionLabel::Unlabelled,
+                            tp: tp.clone(),
+                            code: ElectionCode::NotController,
+                        },
                     );
                 }
             }
@@ -227,7 +233,9 @@ impl KafkaController {
             }
             env.note(
                 "skipped",
-                format!("{} ignored: not the active controller", event.name()),
+                Fact::EventSkipped {
+                    event: event.name(),
+                },
             );
             return;
         }
@@ -308,7 +316,9 @@ impl KafkaController {
             ControllerEvent::BrokerModifications(_) => {
                 env.note(
                     "unmodelled",
-                    format!("{} is not modelled yet", event.name()),
+                    Fact::Unmodelled {
+                        event: event.name(),
+                    },
                 );
                 Ok(())
             }
@@ -316,14 +326,17 @@ impl KafkaController {
         match result {
             Ok(()) => {}
             Err(ControllerError::ControllerMoved(why)) => {
-                env.note("controller_moved", why);
-                if let Err(e) = self.maybe_resign(env) {
-                    env.note("error", format!("error processing event: {e}"));
+                env.note("controller_moved", Fact::ControllerMoved(why));
+                if let Err(error) = self.maybe_resign(env) {
+                    env.note("error", Fact::EventError { event: None, error });
                 }
             }
-            Err(e) => env.note(
+            Err(error) => env.note(
                 "error",
-                format!("error processing event {}: {e}", event.name()),
+                Fact::EventError {
+                    event: Some(event.name()),
+                    error,
+                },
             ),
         }
     }
@@ -355,10 +368,10 @@ impl KafkaController {
         if self.is_active(env.me) {
             env.note(
                 "resign",
-                format!(
-                    "broker {} resigning as controller: its ZooKeeper session expired, and /controller (epoch {}) went with it",
-                    env.me, self.ctx.epoch
-                ),
+                Fact::ResignSessionExpired {
+                    broker: env.me,
+                    epoch: self.ctx.epoch,
+                },
             );
         }
         self.active_controller_id = None;
@@ -375,7 +388,7 @@ impl KafkaController {
         if let Some(id) = self.active_controller_id {
             // KAFKA-13407 reproduced: this returns even when /controller names
             // this very broker, leaving it "active" without having run failover.
-            env.note("elect", format!("broker {id} has been elected as the controller, so stopping the election process"));
+            env.note("elect", Fact::AlreadyElected { controller: id });
             return Ok(());
         }
         match register_controller_and_increment_epoch(env.client, env.zk, env.me, env.now) {
@@ -385,26 +398,28 @@ impl KafkaController {
                 self.active_controller_id = Some(env.me);
                 env.note(
                     "elected",
-                    format!("broker {} successfully elected as the controller; epoch {epoch}, epoch zk version {zk_version}", env.me),
+                    Fact::Elected {
+                        broker: env.me,
+                        epoch,
+                        zk_version,
+                    },
                 );
                 self.on_controller_failover(env)
             }
             Err(ControllerError::ControllerMoved(why)) => {
                 self.maybe_resign(env)?;
                 match self.active_controller_id {
-                    Some(id) => env.note("elect", format!("broker {id} was elected as controller instead of broker {} ({why})", env.me)),
-                    None => env.note("elect", format!("a controller was elected but has already resigned; another round follows ({why})")),
+                    Some(winner) => {
+                        let me = env.me;
+                        env.note("elect", Fact::ElectedInstead { winner, me, why });
+                    }
+                    None => env.note("elect", Fact::ElectedAndResigned { why }),
                 }
                 Ok(())
             }
-            Err(e) => {
-                env.note(
-                    "error",
-                    format!(
-                        "error while electing or becoming controller on broker {}: {e}",
-                        env.me
-                    ),
-                );
+            Err(error) => {
+                let broker = env.me;
+                env.note("error", Fact::ElectionError { broker, error });
                 self.trigger_controller_move(env)
             }
         }
@@ -418,10 +433,7 @@ impl KafkaController {
         env.client.exists(env.zk, paths::CONTROLLER)?;
         self.active_controller_id = self.read_controller_id(env)?;
         if was_active && !self.is_active(env.me) {
-            env.note(
-                "resign",
-                format!("broker {} resigning as controller", env.me),
-            );
+            env.note("resign", Fact::Resign { broker: env.me });
             self.on_controller_resignation(env);
         }
         Ok(())
@@ -433,13 +445,7 @@ impl KafkaController {
             return Ok(());
         }
         let epoch_zk_version = self.ctx.epoch_zk_version;
-        env.note(
-            "resign",
-            format!(
-                "broker {} resigning as controller and deleting /controller after an error (triggerControllerMove)",
-                env.me
-            ),
-        );
+        env.note("resign", Fact::ResignAfterError { broker: env.me });
         self.active_controller_id = None;
         self.on_controller_resignation(env);
         match fenced(
@@ -494,10 +500,9 @@ impl KafkaController {
         )?;
         env.note(
             "failover",
-            format!(
-                "ready to serve as the new controller with epoch {}",
-                self.ctx.epoch
-            ),
+            Fact::FailoverDone {
+                epoch: self.ctx.epoch,
+            },
         );
         if env.config.auto_leader_rebalance_enable {
             env.out.timers.push((5000, Timer::AutoLeaderRebalance));
@@ -522,13 +527,7 @@ impl KafkaController {
     /// `KafkaController.shutdown()` on a clean broker exit: the event thread
     /// stops and an active controller resigns.
     pub fn resign_for_shutdown(&mut self, env: &mut Env<'_>) {
-        env.note(
-            "resign",
-            format!(
-                "broker {} resigning as controller: it is shutting down, and closing its session deletes /controller",
-                env.me
-            ),
-        );
+        env.note("resign", Fact::ResignForShutdown { broker: env.me });
         self.on_controller_resignation(env);
     }
 
@@ -578,13 +577,12 @@ impl KafkaController {
             .collect();
         env.note(
             "broker_change",
-            format!(
-                "newly added brokers: {}, deleted brokers: {}, bounced brokers: {}, all live brokers: {}",
-                ids_text(&new),
-                ids_text(&dead),
-                ids_text(&bounced),
-                ids_text(current.keys())
-            ),
+            Fact::BrokerChange {
+                new: new.iter().copied().collect(),
+                dead: dead.iter().copied().collect(),
+                bounced: bounced.iter().copied().collect(),
+                live: current.keys().copied().collect(),
+            },
         );
         for b in &new {
             self.ctx.live_brokers.insert(*b, current[b]);

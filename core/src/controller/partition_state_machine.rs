@@ -8,7 +8,8 @@ use super::batch::RequestBatch;
 use super::context::LeaderIsr;
 use super::election::{self, ElectionResult, Strategy};
 use super::states::{PartitionState, PartitionStateChangeError};
-use super::{ids_text, ControllerError, Env, KafkaController};
+use super::{ControllerError, Env, KafkaController};
+use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::{fenced, read_leader_isr};
 use crate::zk::{CreateMode, Op, OpResult, ZkError};
@@ -104,7 +105,10 @@ impl KafkaController {
                     from: current,
                     to: target,
                 };
-                env.note("invalid_transition", e.to_string());
+                env.note(
+                    "invalid_transition",
+                    Fact::PartitionStateChangeFailed(e.clone()),
+                );
                 results.insert(tp.clone(), Err(e));
             }
         }
@@ -159,10 +163,11 @@ impl KafkaController {
         if old != Some(state) {
             env.note(
                 "partition_state",
-                format!(
-                    "{tp}: {} → {state}",
-                    old.unwrap_or(PartitionState::NonExistentPartition)
-                ),
+                Fact::PartitionStateChanged {
+                    tp: tp.clone(),
+                    from: old.unwrap_or(PartitionState::NonExistentPartition),
+                    to: state,
+                },
             );
         }
     }
@@ -241,8 +246,15 @@ impl KafkaController {
             };
             match fenced(env.client, env.zk, epoch_zk_version, create) {
                 Ok(_) => {
-                    let leader = l.leader.map_or_else(|| "-1".to_string(), |b| b.to_string());
-                    env.note("leader_elected", format!("broker {leader} leads {tp}: first live replica in AR {}; ISR {}, leader epoch 0", ids_text(&replicas), ids_text(&l.isr)));
+                    env.note(
+                        "leader_elected",
+                        Fact::LeaderInitialized {
+                            leader: l.leader,
+                            tp: tp.clone(),
+                            replicas: replicas.to_vec(),
+                            isr: l.isr.clone(),
+                        },
+                    );
                     self.ctx.leadership.insert(tp.clone(), l.clone());
                     batch.add_leader_and_isr(&self.ctx, &l.isr, &tp, &l, true);
                     out.push((tp, Ok(())));
@@ -293,10 +305,10 @@ impl KafkaController {
         if !remaining.is_empty() {
             env.note(
                 "election_gave_up",
-                format!(
-                    "gave up electing {} after {rounds} rounds of BadVersion",
-                    crate::ids::comma_list(remaining.iter())
-                ),
+                Fact::ElectionGaveUp {
+                    partitions: remaining.to_vec(),
+                    rounds: rounds as u64,
+                },
             );
         }
         Ok(out)
@@ -369,10 +381,12 @@ impl KafkaController {
                 };
                 env.note(
                     kind,
-                    format!(
-                        "broker {leader} leads {tp}: {}; leader epoch {}",
-                        result.why, written.leader_epoch
-                    ),
+                    Fact::LeaderElected {
+                        leader,
+                        tp: tp.clone(),
+                        why: result.why,
+                        leader_epoch: written.leader_epoch,
+                    },
                 );
                 batch.add_leader_and_isr(&self.ctx, &result.recipients, tp, &written, false);
                 Ok(Some(Ok(())))
@@ -418,6 +432,9 @@ fn topic_unclean_enabled(env: &mut Env<'_>, topic: &str) -> Option<bool> {
 
 /// An election that failed: noted in the trace, and the partition's result.
 fn election_failed(env: &mut Env<'_>, e: PartitionStateChangeError) -> TransitionResult {
-    env.note("election_failed", e.to_string());
+    env.note(
+        "election_failed",
+        Fact::PartitionStateChangeFailed(e.clone()),
+    );
     Err(e)
 }

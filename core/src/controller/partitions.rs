@@ -14,12 +14,6 @@ use crate::zk_client::paths;
 use crate::znodes::decode_topic_assignment;
 use std::collections::BTreeSet;
 
-/// `[t-0,t-1]`: partitions as Kafka's collections print them.
-pub(super) fn tps_text(tps: &[TopicPartition]) -> String {
-    let v: Vec<String> = tps.iter().map(|t| t.to_string()).collect();
-    format!("[{}]", v.join(","))
-}
-
 impl KafkaController {
     // ----- context ------------------------------------------------------------
 
@@ -102,10 +96,9 @@ impl KafkaController {
                 batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
                 env.note(
                     "isr_change",
-                    format!(
-                        "ISR changes of {} propagated to every broker",
-                        tps_text(&tps)
-                    ),
+                    crate::fact::Fact::IsrChangesSent {
+                        partitions: tps.to_vec(),
+                    },
                 );
             }
             Ok(())

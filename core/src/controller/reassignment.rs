@@ -7,7 +7,8 @@
 use super::batch::RequestBatch;
 use super::election::Strategy;
 use super::states::{PartitionState, ReplicaState};
-use super::{ids_text, ControllerError, Env, KafkaController};
+use super::{ControllerError, Env, KafkaController};
+use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::{fenced, fenced_delete, read_leader_isr};
 use crate::zk::{Op, ZkError};
@@ -85,7 +86,11 @@ impl KafkaController {
                 Some(e) => {
                     env.note(
                         "reassignment_failed",
-                        format!("reassignment of {tp} to {}: {e}", ids_text(&target)),
+                        Fact::ReassignmentRefused {
+                            tp: tp.clone(),
+                            target: target.clone(),
+                            code: e,
+                        },
                     );
                     failed.push(tp);
                 }
@@ -97,7 +102,13 @@ impl KafkaController {
                         }
                         Err(e @ ControllerError::ControllerMoved(_)) => return Err(e),
                         Err(e) => {
-                            env.note("reassignment_failed", format!("reassignment of {tp}: {e}"));
+                            env.note(
+                                "reassignment_failed",
+                                Fact::ReassignmentFailed {
+                                    tp: tp.clone(),
+                                    error: e,
+                                },
+                            );
                             failed.push(tp);
                         }
                     }
@@ -159,7 +170,7 @@ impl KafkaController {
             // event has no effect.
             env.note(
                 "reassignment_failed",
-                format!("reassignment of {tp}: the partition does not exist"),
+                Fact::ReassignmentOfMissingPartition { tp: tp.clone() },
             );
             return Ok(());
         }
@@ -185,17 +196,16 @@ impl KafkaController {
             }
             env.note(
                 "reassignment",
-                format!(
-                    "{tp}: waiting for {} to join ISR {}",
-                    ids_text(&r.adding),
-                    ids_text(
-                        self.ctx
-                            .leadership
-                            .get(tp)
-                            .map(|l| l.isr.as_slice())
-                            .unwrap_or_default()
-                    )
-                ),
+                Fact::ReassignmentWaiting {
+                    tp: tp.clone(),
+                    adding: r.adding.to_vec(),
+                    isr: self
+                        .ctx
+                        .leadership
+                        .get(tp)
+                        .map(|l| l.isr.clone())
+                        .unwrap_or_default(),
+                },
             );
             return Ok(());
         }
@@ -221,7 +231,13 @@ impl KafkaController {
                     Some(Strategy::Reassign),
                 )?;
                 if let Some(Err(e)) = out.get(tp) {
-                    env.note("reassignment", format!("{tp}: leader move failed: {e}"));
+                    env.note(
+                        "reassignment",
+                        Fact::ReassignmentLeaderMoveFailed {
+                            tp: tp.clone(),
+                            error: e.clone(),
+                        },
+                    );
                 }
             }
         }
@@ -242,7 +258,10 @@ impl KafkaController {
         batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
         env.note(
             "reassignment_completed",
-            format!("{tp}: reassignment to {} completed", ids_text(&target)),
+            Fact::ReassignmentCompleted {
+                tp: tp.clone(),
+                target: target.clone(),
+            },
         );
         // Deletion of the topic, if queued, may go on (resumeDeletionForTopics
         // clears the ineligible mark).
@@ -276,12 +295,12 @@ impl KafkaController {
             }
             env.note(
                 "reassignment",
-                format!(
-                    "{tp}: replicas {}, adding {}, removing {}",
-                    ids_text(replicas),
-                    ids_text(&r.adding),
-                    ids_text(&r.removing)
-                ),
+                Fact::ReassignmentStarted {
+                    tp: tp.clone(),
+                    replicas: replicas.to_vec(),
+                    adding: r.adding.to_vec(),
+                    removing: r.removing.to_vec(),
+                },
             );
         }
         env.client

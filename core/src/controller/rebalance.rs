@@ -7,6 +7,7 @@ use super::election::Strategy;
 use super::event::{ControllerEvent, ElectionTrigger, ElectionType};
 use super::states::PartitionState;
 use super::{ControllerError, Env, KafkaController};
+use crate::fact::{ElectionCode, ElectionLabel, Fact};
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::fenced_delete;
 use crate::zk::ZkError;
@@ -51,11 +52,11 @@ impl KafkaController {
         };
         let results = self.on_replica_election(env, &requested, election_type, trigger)?;
         let label = match election_type {
-            ElectionType::Preferred => "PREFERRED",
-            ElectionType::Unclean => "UNCLEAN",
+            ElectionType::Preferred => ElectionLabel::Preferred,
+            ElectionType::Unclean => ElectionLabel::Unclean,
         };
-        for (tp, r) in &results {
-            env.note("election_result", format!("{label} election of {tp}: {r}"));
+        for (tp, code) in results {
+            env.note("election_result", Fact::ElectionResult { label, tp, code });
         }
         if trigger == ElectionTrigger::Zk {
             // Delete the znode (fenced) and re-arm the creation watch.
@@ -80,19 +81,16 @@ impl KafkaController {
         requested: &[TopicPartition],
         election_type: ElectionType,
         trigger: ElectionTrigger,
-    ) -> Result<BTreeMap<TopicPartition, String>, ControllerError> {
+    ) -> Result<BTreeMap<TopicPartition, ElectionCode>, ControllerError> {
         let mut results = BTreeMap::new();
         let mut to_elect = Vec::new();
         for tp in requested {
             let Some(ar) = self.ctx.assignments.get(tp) else {
-                results.insert(tp.clone(), "UNKNOWN_TOPIC_OR_PARTITION".to_string());
+                results.insert(tp.clone(), ElectionCode::UnknownTopicOrPartition);
                 continue;
             };
             if self.ctx.topics_to_be_deleted.contains(&tp.topic) {
-                results.insert(
-                    tp.clone(),
-                    "INVALID_TOPIC_EXCEPTION: the topic is being deleted".to_string(),
-                );
+                results.insert(tp.clone(), ElectionCode::TopicBeingDeleted);
                 continue;
             }
             let leader = self.ctx.leadership.get(tp).and_then(|l| l.leader);
@@ -103,7 +101,7 @@ impl KafkaController {
                 }
             };
             if not_needed {
-                results.insert(tp.clone(), "ELECTION_NOT_NEEDED".to_string());
+                results.insert(tp.clone(), ElectionCode::NotNeeded);
             } else {
                 to_elect.push(tp.clone());
             }
@@ -125,18 +123,16 @@ impl KafkaController {
         )?;
         for tp in to_elect {
             let r = match outcome.get(&tp) {
-                Some(Ok(())) => match self.ctx.leadership.get(&tp).and_then(|l| l.leader) {
-                    Some(l) => format!("NONE (leader {l})"),
-                    None => "NONE".to_string(),
-                },
-                Some(Err(why)) => {
-                    let code = match election_type {
-                        ElectionType::Preferred => "PREFERRED_LEADER_NOT_AVAILABLE",
-                        ElectionType::Unclean => "ELIGIBLE_LEADERS_NOT_AVAILABLE",
-                    };
-                    format!("{code}: {why}")
+                Some(Ok(())) => {
+                    ElectionCode::Elected(self.ctx.leadership.get(&tp).and_then(|l| l.leader))
                 }
-                None => "UNKNOWN_SERVER_ERROR".to_string(),
+                Some(Err(why)) => match election_type {
+                    ElectionType::Preferred => {
+                        ElectionCode::PreferredLeaderNotAvailable(why.clone())
+                    }
+                    ElectionType::Unclean => ElectionCode::EligibleLeadersNotAvailable(why.clone()),
+                },
+                None => ElectionCode::UnknownServerError,
             };
             results.insert(tp, r);
         }
@@ -175,7 +171,11 @@ impl KafkaController {
             let ratio = not_preferred.len() as f64 / total.max(1) as f64;
             env.note(
                 "imbalance",
-                format!("leader imbalance ratio for broker {broker} is {ratio:.3} ({} of {total} partitions not led by their preferred replica {broker})", not_preferred.len()),
+                Fact::Imbalance {
+                    broker,
+                    not_preferred: not_preferred.len() as u64,
+                    total: total as u64,
+                },
             );
             if ratio <= threshold {
                 continue;
@@ -196,10 +196,14 @@ impl KafkaController {
                     ElectionType::Preferred,
                     ElectionTrigger::Auto,
                 )?;
-                for (tp, r) in results {
+                for (tp, code) in results {
                     env.note(
                         "election_result",
-                        format!("auto rebalance PREFERRED election of {tp}: {r}"),
+                        Fact::ElectionResult {
+                            label: ElectionLabel::AutoRebalance,
+                            tp,
+                            code,
+                        },
                     );
                 }
             }

@@ -5,7 +5,8 @@
 use super::batch::RequestBatch;
 use super::context::LeaderIsr;
 use super::states::{ReplicaState, ReplicaStateChangeError};
-use super::{ids_text, ControllerError, Env, KafkaController};
+use super::{ControllerError, Env, KafkaController};
+use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::read_leader_isr;
 use std::collections::{BTreeMap, BTreeSet};
@@ -93,7 +94,7 @@ impl KafkaController {
                         from: current,
                         to: target,
                     };
-                    env.note("invalid_transition", e.to_string());
+                    env.note("invalid_transition", Fact::ReplicaStateChangeFailed(e));
                 }
             }
             self.do_replica_transitions(env, &mut batch, broker, &valid, target)?;
@@ -123,7 +124,7 @@ impl KafkaController {
                                 tp: tp.clone(),
                                 replica: broker,
                             };
-                            env.note("invalid_transition", e.to_string());
+                            env.note("invalid_transition", Fact::ReplicaStateChangeFailed(e));
                             continue;
                         }
                         batch.add_leader_and_isr(&self.ctx, &[broker], tp, &l, true);
@@ -214,7 +215,14 @@ impl KafkaController {
                     break;
                 };
                 if current.controller_epoch > self.ctx.epoch {
-                    env.note("isr_shrink_failed", format!("leader and isr of {tp} written by another controller (epoch {}); not removing replica {broker}", current.controller_epoch));
+                    env.note(
+                        "isr_shrink_failed",
+                        Fact::IsrShrinkFenced {
+                            tp: tp.clone(),
+                            epoch: current.controller_epoch,
+                            broker,
+                        },
+                    );
                     break;
                 }
                 if !current.isr.contains(&broker) {
@@ -247,19 +255,13 @@ impl KafkaController {
                 if let Some(written) = self.write_leader_isr(env, tp, new)? {
                     env.note(
                         "isr_shrunk",
-                        format!(
-                            "{tp}: replica {broker} offline; leader {}, ISR {}, leader epoch {}{}",
-                            written
-                                .leader
-                                .map_or("-1 (none)".to_string(), |b| b.to_string()),
-                            ids_text(&written.isr),
-                            written.leader_epoch,
-                            if written.isr.contains(&broker) {
-                                " (the controller never empties an ISR)"
-                            } else {
-                                ""
-                            }
-                        ),
+                        Fact::IsrShrunk {
+                            tp: tp.clone(),
+                            broker,
+                            leader: written.leader,
+                            isr: written.isr.clone(),
+                            leader_epoch: written.leader_epoch,
+                        },
                     );
                     out.push((tp.clone(), written));
                     break;

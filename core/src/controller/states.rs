@@ -198,7 +198,7 @@ pub enum PartitionStateChangeError {
         /// The strategy's name.
         strategy: &'static str,
         /// Why it found none.
-        why: String,
+        why: super::election::ElectionWhy,
     },
 }
 

@@ -6,7 +6,8 @@
 
 use super::batch::RequestBatch;
 use super::states::{PartitionState, ReplicaState};
-use super::{ids_text, ControllerError, Env, KafkaController};
+use super::{ControllerError, Env, KafkaController};
+use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::fenced_delete;
 use crate::zk::{Op, ZkError};
@@ -41,10 +42,7 @@ impl KafkaController {
                     format!("{}/{t}", paths::DELETE_TOPICS),
                 )?;
             }
-            env.note(
-                "topic_deletion",
-                "delete.topic.enable is false: deletion requests removed".to_string(),
-            );
+            env.note("topic_deletion", Fact::DeletionDisabled);
             return Ok(());
         }
         if known.is_empty() {
@@ -73,7 +71,7 @@ impl KafkaController {
         if !new.is_empty() {
             env.note(
                 "topic_deletion",
-                format!("topics queued for deletion: {new:?}"),
+                Fact::TopicsQueuedForDeletion { topics: new },
             );
         }
         self.resume_deletions(env)
@@ -85,7 +83,7 @@ impl KafkaController {
         &mut self,
         env: &mut Env<'_>,
         topic: &str,
-        reason: &str,
+        reason: &'static str,
     ) {
         if self.ctx.topics_to_be_deleted.contains(topic)
             && self
@@ -95,7 +93,10 @@ impl KafkaController {
         {
             env.note(
                 "topic_deletion_paused",
-                format!("halted deletion of topic {topic} due to {reason}"),
+                Fact::DeletionHalted {
+                    topic: topic.to_string(),
+                    reason,
+                },
             );
         }
     }
@@ -201,15 +202,17 @@ impl KafkaController {
                 .insert(topic.to_string());
             env.note(
                 "topic_deletion_paused",
-                format!(
-                    "deletion of topic {topic} paused: replicas on dead or shutting-down brokers {}",
-                    ids_text(dead.iter().map(|(_, r)| r))
-                ),
+                Fact::DeletionPausedDeadReplicas {
+                    topic: topic.to_string(),
+                    brokers: dead.iter().map(|(_, r)| *r).collect(),
+                },
             );
         } else {
             env.note(
                 "topic_deletion",
-                format!("StopReplica(delete=true) sent for every replica of {topic}"),
+                Fact::StopReplicaDeleteSent {
+                    topic: topic.to_string(),
+                },
             );
         }
         Ok(())
@@ -250,7 +253,7 @@ impl KafkaController {
                 }
                 env.note(
                     "topic_deletion_paused",
-                    format!("replica deletion failed on broker {broker}: {e}"),
+                    Fact::ReplicaDeletionFailed { broker, error: e },
                 );
             }
         }
@@ -318,7 +321,9 @@ impl KafkaController {
             .retain(|(tp, _), _| tp.topic != topic);
         env.note(
             "topic_deleted",
-            format!("deletion of topic {topic} successfully completed"),
+            Fact::TopicDeleted {
+                topic: topic.to_string(),
+            },
         );
         Ok(())
     }
@@ -340,7 +345,12 @@ impl KafkaController {
         for t in &queued {
             self.ctx.topics_ineligible_for_deletion.remove(t);
         }
-        env.note("topic_deletion", format!("resuming deletion of {queued:?}"));
+        env.note(
+            "topic_deletion",
+            Fact::DeletionResumed {
+                topics: queued.clone(),
+            },
+        );
         self.resume_deletions(env)
     }
 

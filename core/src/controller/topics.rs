@@ -5,9 +5,9 @@
 //! [`super::topic_deletion_manager`], reassignment in [`super::reassignment`].
 
 use super::election::Strategy;
-use super::partitions::tps_text;
 use super::states::{PartitionState, ReplicaState};
 use super::{ControllerError, Env, KafkaController};
+use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::fenced;
 use crate::zk::Op;
@@ -76,12 +76,20 @@ impl KafkaController {
             for tp in &added {
                 self.ctx.assignments.remove(tp);
             }
-            env.note("add_partitions_skipped", format!("skipping adding partitions {} for topic {topic} since it is currently being deleted", tps_text(&added)));
+            env.note(
+                "add_partitions_skipped",
+                Fact::AddPartitionsSkipped {
+                    topic: topic.to_string(),
+                    partitions: added.to_vec(),
+                },
+            );
             return self.write_topic_assignment(env, topic);
         }
         env.note(
             "partitions_added",
-            format!("new partitions to be added: {}", tps_text(&added)),
+            Fact::NewPartitions {
+                partitions: added.to_vec(),
+            },
         );
         self.on_new_partition_creation(env, &added)
     }
@@ -112,7 +120,14 @@ impl KafkaController {
         for t in &new {
             added.extend(self.read_topic_assignment(env, t)?);
         }
-        env.note("topic_change", format!("new topics: {new:?}, deleted topics: {deleted:?}, new partition replica assignment for {} partition(s)", added.len()));
+        env.note(
+            "topic_change",
+            Fact::TopicChange {
+                new: new.clone(),
+                deleted: deleted.clone(),
+                partitions: added.len() as u64,
+            },
+        );
         if !added.is_empty() {
             self.on_new_partition_creation(env, &added)?;
         }

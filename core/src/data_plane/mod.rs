@@ -92,8 +92,8 @@ pub enum FollowUp {
 pub struct Outbox {
     /// Follow-ups to schedule: (when, what).
     pub follow_ups: Vec<(SimTime, FollowUp)>,
-    /// Trace lines: (actor, kind, details).
-    pub notes: Vec<(String, &'static str, String)>,
+    /// Trace lines: (actor, kind, fact).
+    pub notes: Vec<(String, &'static str, crate::fact::Fact)>,
     /// Invariant violations found: (invariant, details).
     pub violations: Vec<(&'static str, String)>,
     /// Acknowledged records lost to leader changes.
@@ -105,8 +105,8 @@ pub struct Outbox {
 }
 
 impl Outbox {
-    fn note(&mut self, actor: impl Into<String>, kind: &'static str, details: impl Into<String>) {
-        self.notes.push((actor.into(), kind, details.into()));
+    fn note(&mut self, actor: impl Into<String>, kind: &'static str, fact: crate::fact::Fact) {
+        self.notes.push((actor.into(), kind, fact));
     }
 
     fn found(&mut self, invariant: &'static str, details: String) {
@@ -254,8 +254,13 @@ mod tests {
         );
         assert!(data.produced().is_empty());
         assert!(out.follow_ups.is_empty() && out.violations.is_empty());
+        let notes: Vec<(String, &str, String)> = out
+            .notes
+            .iter()
+            .map(|(a, k, f)| (a.clone(), *k, f.english()))
+            .collect();
         assert_eq!(
-            out.notes,
+            notes,
             vec![(
                 "producer".to_string(),
                 "produce_failed",

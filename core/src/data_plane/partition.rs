@@ -7,7 +7,8 @@
 
 use super::{DataPlane, Env};
 use crate::controller::context::LeaderIsr;
-use crate::ids::{ids_text, BrokerId, TopicPartition};
+use crate::fact::Fact;
+use crate::ids::{BrokerId, TopicPartition};
 use crate::invariants;
 use crate::log::Acks;
 use crate::zk_client::paths;
@@ -82,7 +83,15 @@ impl DataPlane {
         }
         if lost > 0 {
             env.out.acked_records_lost += lost;
-            env.out.note(format!("broker-{broker}"), "records_lost", format!("{lost} acknowledged record(s) of {tp} lost: broker {broker} leads with a log that lacks them"));
+            env.out.note(
+                format!("broker-{broker}"),
+                "records_lost",
+                Fact::RecordsLost {
+                    lost,
+                    tp: tp.clone(),
+                    broker,
+                },
+            );
         }
         // The committed offset survives a clean election; an unclean one cuts it.
         let leo = log.log_end_offset();
@@ -274,12 +283,13 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: Vec<Brok
             env.out.note(
                 format!("broker-{leader}"),
                 kind,
-                format!(
-                    "{tp}: leader {leader} updates ISR from {} to {} (zkVersion {})",
-                    ids_text(&old),
-                    ids_text(&isr),
-                    stat.version
-                ),
+                Fact::LeaderUpdatedIsr {
+                    tp: tp.clone(),
+                    leader,
+                    old,
+                    isr: isr.clone(),
+                    zk_version: stat.version,
+                },
             );
             true
         }
@@ -287,7 +297,11 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: Vec<Brok
             env.out.note(
                 format!("broker-{leader}"),
                 "isr_update_skipped",
-                format!("{tp}: cached zkVersion {} not equal to that in ZooKeeper ({e}), skip updating ISR", local.zk_version),
+                Fact::IsrUpdateSkipped {
+                    tp: tp.clone(),
+                    cached_zk_version: local.zk_version,
+                    error: e,
+                },
             );
             false
         }

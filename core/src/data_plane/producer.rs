@@ -5,7 +5,8 @@
 //! when the high watermark passes them (`DelayedProduce`), acks=0 ones never.
 
 use super::{DataPlane, Env};
-use crate::ids::{ids_text, BrokerId, TopicPartition};
+use crate::fact::Fact;
+use crate::ids::{BrokerId, TopicPartition};
 use crate::log::{Acks, LogRecord, ProducedRecord};
 use crate::zk_client::paths;
 
@@ -28,13 +29,14 @@ impl DataPlane {
             })
         });
         let Some(leader) = serving else {
-            let why = match leader {
-                None => "LEADER_NOT_AVAILABLE: the partition has no leader".to_string(),
-                Some(l) => format!("NOT_LEADER_FOR_PARTITION: broker {l} does not serve as leader"),
+            let fact = match leader {
+                None => Fact::ProduceNoLeader { tp: tp.clone() },
+                Some(broker) => Fact::ProduceNotLeader {
+                    tp: tp.clone(),
+                    broker,
+                },
             };
-            return env
-                .out
-                .note("producer", "produce_failed", format!("{tp}: {why}"));
+            return env.out.note("producer", "produce_failed", fact);
         };
         let Some(local) = env
             .brokers
@@ -47,8 +49,12 @@ impl DataPlane {
         if acks == Acks::All {
             let min_isr = min_insync_replicas(env, &tp.topic);
             if (local.isr.len() as u64) < min_isr {
-                let d = format!("{tp}: NOT_ENOUGH_REPLICAS: ISR {} is smaller than min.insync.replicas {min_isr}", ids_text(&local.isr));
-                return env.out.note("producer", "produce_failed", d);
+                let fact = Fact::ProduceNotEnoughReplicas {
+                    tp: tp.clone(),
+                    isr: local.isr.clone(),
+                    min_isr,
+                };
+                return env.out.note("producer", "produce_failed", fact);
             }
         }
         let log = self.logs.entry((leader, tp.clone())).or_default();
@@ -78,11 +84,13 @@ impl DataPlane {
         env.out.note(
             "producer",
             "produced",
-            format!(
-                "{count} record(s) to {tp} on leader {leader} at offsets {first}..{} (acks={})",
-                first + count,
-                acks.as_str()
-            ),
+            Fact::Produced {
+                count,
+                tp: tp.clone(),
+                leader,
+                first,
+                acks,
+            },
         );
         self.advance_hw(env, leader, tp);
         // Followers waiting in a fetch at the leader are answered at once.

@@ -112,7 +112,13 @@ impl DataPlane {
                 env.out.note(
                     format!("broker-{follower}"),
                     "log_truncated",
-                    format!("{tp}: follower {follower} truncates {} record(s) from offset {keep} to match leader {leader}'s log", dropped.len()),
+                    crate::fact::Fact::LogTruncated {
+                        tp: tp.clone(),
+                        follower,
+                        dropped: dropped.len() as u64,
+                        offset: keep,
+                        leader,
+                    },
                 );
             }
         }

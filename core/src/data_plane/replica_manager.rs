@@ -138,13 +138,20 @@ fn maybe_propagate_isr_changes(env: &mut Env, broker: BrokerId) {
             env.out.note(
                 format!("broker-{broker}"),
                 "isr_change_propagated",
-                format!("{created} = {data}"),
+                crate::fact::Fact::IsrChangePropagated {
+                    path: created,
+                    data,
+                },
             );
         }
         Err(e) => env.out.note(
             format!("broker-{broker}"),
             "zk_error",
-            format!("create {path}: {e}"),
+            crate::fact::Fact::ZkOpFailed {
+                op: crate::fact::ZkOp::Create,
+                path,
+                error: e,
+            },
         ),
     }
 }

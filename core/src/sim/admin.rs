@@ -6,6 +6,7 @@
 use super::*;
 use crate::admin::{self, AdminError};
 use crate::controller::event::ControllerEvent;
+use crate::fact::Fact;
 use crate::ids::BrokerId;
 use std::collections::BTreeMap;
 
@@ -14,9 +15,9 @@ impl Sim {
     /// ZooKeeper (`zk_error`).
     fn note_admin_error(&mut self, e: AdminError) {
         if e.is_zk() {
-            self.note("zk", "zk_error", e.to_string());
+            self.note("zk", "zk_error", Fact::AdminFailed(e));
         } else {
-            self.note("user", "action_failed", e.to_string());
+            self.note("user", "action_failed", Fact::AdminFailed(e));
         }
     }
 
@@ -28,7 +29,7 @@ impl Sim {
             None => {
                 let was = self.config.unclean_leader_election_enable;
                 if let Err(e) = self.config.set_dynamic(key, value) {
-                    return self.note("user", "action_failed", e.to_string());
+                    return self.note("user", "action_failed", Fact::ConfigRefused(e));
                 }
                 if key == "unclean.leader.election.enable"
                     && !was
@@ -82,7 +83,10 @@ impl Sim {
             Ok(data) => self.note(
                 "zk",
                 "topic_created",
-                format!("/brokers/topics/{name} = {data}"),
+                Fact::TopicCreated {
+                    topic: name.to_string(),
+                    data,
+                },
             ),
             Err(e) => self.note_admin_error(e),
         }
@@ -104,7 +108,10 @@ impl Sim {
             Ok(data) => self.note(
                 "zk",
                 "partitions_added",
-                format!("/brokers/topics/{topic} = {data}"),
+                Fact::PartitionsAdded {
+                    topic: topic.to_string(),
+                    data,
+                },
             ),
             Err(e) => self.note_admin_error(e),
         }

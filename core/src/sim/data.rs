@@ -38,8 +38,8 @@ impl Sim {
             };
             self.push(at, ev);
         }
-        for (actor, kind, details) in out.notes {
-            self.note(actor, kind, details);
+        for (actor, kind, fact) in out.notes {
+            self.note(actor, kind, fact);
         }
         for (invariant, details) in out.violations {
             self.checker.found(invariant, details);

@@ -7,6 +7,7 @@ use super::*;
 use crate::controller::event::{ControllerEvent, ControllerState, ElectionTrigger, ElectionType};
 use crate::controller::{Env, InProgress, KafkaController, Note, Outbox, RequestDraft};
 use crate::cost::{CostModel, Meter};
+use crate::fact::Fact;
 use crate::ids::BrokerId;
 use crate::zk::{WatchKind, WatchedEvent};
 use crate::zk_client::paths;
@@ -76,12 +77,11 @@ impl Sim {
         self.note(
             format!("broker-{broker}"),
             "watch_fired",
-            format!(
-                "{:?} on {} → enqueue {}",
-                watched.kind,
-                watched.path,
-                event.name()
-            ),
+            Fact::WatchFired {
+                kind: watched.kind,
+                path: watched.path.clone(),
+                event: event.name(),
+            },
         );
         self.kick(broker);
     }
@@ -138,15 +138,14 @@ impl Sim {
         self.note(
             actor.clone(),
             "event",
-            format!(
-                "processing {} (queued {} ms; {} ZooKeeper reads, {} writes, {} requests: {} ms)",
-                event.name(),
-                now.since(queued.enqueued_at),
-                meter.reads,
-                meter.writes,
-                meter.requests,
-                done_at.since(now),
-            ),
+            Fact::EventProcessed {
+                event: event.name(),
+                queued_ms: now.since(queued.enqueued_at),
+                reads: meter.reads,
+                writes: meter.writes,
+                requests: meter.requests,
+                took_ms: done_at.since(now),
+            },
         );
         // Kafka's scheduler counts a task's delay from when the work that
         // schedules it is done.
@@ -273,7 +272,7 @@ impl Sim {
     pub(super) fn write_notes(&mut self, broker: BrokerId, notes: Vec<Note>) {
         let actor = format!("controller-{broker}");
         for n in notes {
-            self.note(actor.clone(), &n.kind, n.details);
+            self.note(actor.clone(), &n.kind, n.fact);
         }
     }
 

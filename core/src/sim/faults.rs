@@ -4,19 +4,16 @@
 
 use super::*;
 use crate::broker::BrokerStatus;
+use crate::fact::{Fact, ZkOp};
 
 impl Sim {
     pub(super) fn apply_action(&mut self, action: Action) {
         let now = self.now;
-        self.note("user", action.name(), action.describe());
+        self.note("user", action.name(), Fact::UserAction(action.clone()));
         match action {
             Action::KillBroker { broker } => {
                 if !self.is_process_alive(broker) {
-                    return self.note(
-                        "user",
-                        "action_ignored",
-                        format!("broker {broker} has no process to kill"),
-                    );
+                    return self.note("user", "action_ignored", Fact::NoProcessToKill { broker });
                 }
                 self.write_unwritten_notes(broker);
                 if let Some(b) = self.brokers.get_mut(&broker) {
@@ -35,21 +32,13 @@ impl Sim {
             }
             Action::StartBroker { broker } => {
                 if self.status(broker) != BrokerStatus::Dead {
-                    return self.note(
-                        "user",
-                        "action_ignored",
-                        format!("broker {broker} is already running"),
-                    );
+                    return self.note("user", "action_ignored", Fact::AlreadyRunning { broker });
                 }
                 self.start_broker(broker);
             }
             Action::ShutdownBroker { broker } => {
                 if !matches!(self.status(broker), BrokerStatus::Running) {
-                    return self.note(
-                        "user",
-                        "action_ignored",
-                        format!("broker {broker} is not running"),
-                    );
+                    return self.note("user", "action_ignored", Fact::NotRunning { broker });
                 }
                 self.begin_controlled_shutdown(broker);
             }
@@ -75,11 +64,7 @@ impl Sim {
                 partitions,
             } => {
                 if self.active_controller().is_none() {
-                    return self.note(
-                        "user",
-                        "action_failed",
-                        "NOT_CONTROLLER: no active controller to take the election".to_string(),
-                    );
+                    return self.note("user", "action_failed", Fact::NoControllerForElection);
                 }
                 self.enqueue_on_controller(crate::controller::rebalance::elect_leaders_event(
                     partitions,
@@ -104,11 +89,7 @@ impl Sim {
                     self.status(broker),
                     BrokerStatus::Running | BrokerStatus::ShuttingDown
                 ) {
-                    return self.note(
-                        "user",
-                        "action_ignored",
-                        format!("broker {broker} is not running"),
-                    );
+                    return self.note("user", "action_ignored", Fact::NotRunning { broker });
                 }
                 if let Some(b) = self.brokers.get_mut(&broker) {
                     b.status_before_pause = b.status;
@@ -128,18 +109,24 @@ impl Sim {
             Action::ExpireSession { broker } => {
                 let session = self.brokers.get(&broker).and_then(|b| b.zk_client.session);
                 match session.map(|s| self.zk.expire_session(s)) {
-                    Some(Ok(())) => self.note("zk", "session_expired", format!("broker {broker}'s session expired by request; its ephemeral znodes are deleted")),
-                    _ => self.note("user", "action_ignored", format!("broker {broker} has no live session")),
+                    Some(Ok(())) => self.note(
+                        "zk",
+                        "session_expired",
+                        Fact::SessionExpiredByRequest { broker },
+                    ),
+                    _ => self.note("user", "action_ignored", Fact::NoLiveSession { broker }),
                 }
             }
             Action::DeleteZnode { path } => {
-                if let Err(e) = self.zk.delete(None, &path, None) {
-                    self.note("zk", "zk_error", format!("delete {path}: {e}"));
+                if let Err(error) = self.zk.delete(None, &path, None) {
+                    let op = ZkOp::Delete;
+                    self.note("zk", "zk_error", Fact::ZkOpFailed { op, path, error });
                 }
             }
             Action::SetZnode { path, data } => {
-                if let Err(e) = self.zk.set_data(None, &path, &data, None) {
-                    self.note("zk", "zk_error", format!("set {path}: {e}"));
+                if let Err(error) = self.zk.set_data(None, &path, &data, None) {
+                    let op = ZkOp::Set;
+                    self.note("zk", "zk_error", Fact::ZkOpFailed { op, path, error });
                 }
             }
         }

@@ -5,6 +5,7 @@
 use super::*;
 use crate::broker::BrokerStatus;
 use crate::controller::event::ControllerEvent;
+use crate::fact::Fact;
 use crate::ids::{BrokerId, SessionId};
 
 impl Sim {
@@ -40,7 +41,15 @@ impl Sim {
                 b.status = BrokerStatus::Running;
                 b.controller.put(ControllerEvent::Startup, now);
                 let incarnation = b.incarnation;
-                self.note(format!("broker-{broker}"), "registered", format!("registered at /brokers/ids/{broker}, broker epoch (czxid) {epoch}, session {session}"));
+                self.note(
+                    format!("broker-{broker}"),
+                    "registered",
+                    Fact::Registered {
+                        broker,
+                        epoch,
+                        session,
+                    },
+                );
                 self.push(
                     now.plus_ms(timeout / 3),
                     SimEvent::Heartbeat {
@@ -60,7 +69,7 @@ impl Sim {
                 self.note(
                     format!("broker-{broker}"),
                     "startup_failed",
-                    format!("{e}: /brokers/ids/{broker} is still held by the previous session; the broker exits (wait for the old session to expire, then start it again)"),
+                    Fact::StartupFailed { broker, error: e },
                 );
             }
         }
@@ -106,7 +115,16 @@ impl Sim {
         }
         let owner = self.owner_of(session);
         let _ = self.zk.expire_session(session);
-        self.note("zk", "session_expired", format!("session {session}{} expired after {} ms without a heartbeat; its ephemeral znodes are deleted", owner.map_or(String::new(), |b| format!(" of broker {b}")), self.config.zookeeper_session_timeout_ms));
+        let timeout_ms = self.config.zookeeper_session_timeout_ms;
+        self.note(
+            "zk",
+            "session_expired",
+            Fact::SessionExpired {
+                session,
+                owner,
+                timeout_ms,
+            },
+        );
     }
 
     pub(super) fn owner_of(&self, session: SessionId) -> Option<BrokerId> {
@@ -138,11 +156,14 @@ impl Sim {
         b.controller
             .put(ControllerEvent::RegisterBrokerAndReelect, now);
         let incarnation = b.incarnation;
-        let names: Vec<&str> = preempted.iter().map(|q| q.event.name()).collect();
+        let names: Vec<&'static str> = preempted.iter().map(|q| q.event.name()).collect();
         self.note(
             format!("broker-{broker}"),
             "session_reinitialized",
-            format!("ZooKeeper session expired; queued events preempted: {names:?}; new session {new_session}"),
+            Fact::SessionReinitialized {
+                preempted: names,
+                new_session,
+            },
         );
         for from in preempted_shutdowns {
             let err = crate::controller::channel::ControlledShutdownError::Preempted;
@@ -180,7 +201,10 @@ impl Sim {
         self.note(
             format!("broker-{broker}"),
             "resumed",
-            format!("broker {broker} resumes after {} ms", now.since(paused_at)),
+            Fact::Resumed {
+                broker,
+                after_ms: now.since(paused_at),
+            },
         );
         // The event thread stalled too: the event in progress ends that much
         // later, and its remaining request batches leave that much later.
@@ -255,6 +279,10 @@ impl Sim {
             broker,
             &format!("controller {broker} shut down and closed its connections"),
         );
-        self.note(format!("broker-{broker}"), "shutdown_complete", format!("broker {broker} shut down; its session is closed, so /brokers/ids/{broker}{} went at once", if was_active { " and /controller" } else { "" }));
+        self.note(
+            format!("broker-{broker}"),
+            "shutdown_complete",
+            Fact::ShutdownComplete { broker, was_active },
+        );
     }
 }

@@ -507,9 +507,9 @@ impl Sim {
         self.queue.insert((at, self.seq), ev);
     }
 
-    fn note(&mut self, actor: impl Into<String>, kind: &str, details: impl Into<String>) {
+    fn note(&mut self, actor: impl Into<String>, kind: &str, fact: crate::fact::Fact) {
         self.trace
-            .push(TraceRecord::new(self.now, actor, kind, details));
+            .push(TraceRecord::new(self.now, actor, kind, fact));
     }
 
     fn jitter(&mut self) -> u64 {

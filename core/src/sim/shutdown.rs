@@ -8,6 +8,7 @@ use crate::controller::channel::{
     ApiError, ControlRequest, ControlledShutdownError, RequestBody, RequestStatus, ResponseError,
 };
 use crate::controller::event::ControllerEvent;
+use crate::fact::{Fact, ShutdownFailure};
 use crate::ids::BrokerId;
 use crate::ids::TopicPartition;
 use crate::zk_client::paths;
@@ -25,7 +26,7 @@ impl Sim {
         self.note(
             format!("broker-{broker}"),
             "controlled_shutdown",
-            format!("broker {broker} starts controlled shutdown"),
+            Fact::ShutdownStarted { broker },
         );
         self.shutdown_attempt(broker, 1);
     }
@@ -33,7 +34,11 @@ impl Sim {
     pub(super) fn shutdown_attempt(&mut self, broker: BrokerId, attempt: u64) {
         let max = self.config.controlled_shutdown_max_retries;
         if attempt > max {
-            self.note(format!("broker-{broker}"), "unclean_shutdown", format!("broker {broker}: controlled shutdown failed {max} time(s); proceeding to do an unclean shutdown"));
+            self.note(
+                format!("broker-{broker}"),
+                "unclean_shutdown",
+                Fact::ShutdownGaveUp { broker, max },
+            );
             self.finish_shutdown(broker);
             return;
         }
@@ -51,7 +56,11 @@ impl Sim {
         let (incarnation, epoch) = (b.incarnation, b.broker_epoch);
         match controller.filter(|_| registered) {
             None => {
-                self.note(format!("broker-{broker}"), "controlled_shutdown", format!("attempt {attempt}: no controller registered in ZooKeeper; retrying after the back-off"));
+                self.note(
+                    format!("broker-{broker}"),
+                    "controlled_shutdown",
+                    Fact::ShutdownNoController { attempt },
+                );
                 let at = now.plus_ms(self.config.controlled_shutdown_retry_backoff_ms);
                 self.push(
                     at,
@@ -63,7 +72,15 @@ impl Sim {
                 );
             }
             Some(c) => {
-                self.note(format!("broker-{broker}"), "controlled_shutdown", format!("attempt {attempt}: ControlledShutdownRequest to controller {c} (broker epoch {epoch})"));
+                self.note(
+                    format!("broker-{broker}"),
+                    "controlled_shutdown",
+                    Fact::ShutdownRequestSent {
+                        attempt,
+                        controller: c,
+                        broker_epoch: epoch,
+                    },
+                );
                 let id = self.message_id();
                 let at = now.plus_ms(self.net_delay());
                 self.channels.insert(ControlRequest {
@@ -247,23 +264,24 @@ impl Sim {
                 self.note(
                     format!("broker-{broker}"),
                     "controlled_shutdown",
-                    format!("attempt {attempt}: controlled shutdown succeeded"),
+                    Fact::ShutdownSucceeded { attempt },
                 );
                 self.finish_shutdown(broker);
             }
             other => {
-                let why = match other {
-                    Ok(remaining) => {
-                        let v: Vec<String> = remaining.iter().map(|t| t.to_string()).collect();
-                        format!("remaining partitions to move: [{}]", v.join(","))
-                    }
-                    Err(e) => e.to_string(),
+                let failure = match other {
+                    Ok(remaining) => ShutdownFailure::Remaining(remaining),
+                    Err(e) => ShutdownFailure::Error(e),
                 };
                 let backoff = self.config.controlled_shutdown_retry_backoff_ms;
                 self.note(
                     format!("broker-{broker}"),
                     "controlled_shutdown_retry",
-                    format!("attempt {attempt} failed ({why}); retrying in {backoff} ms"),
+                    Fact::ShutdownRetry {
+                        attempt,
+                        failure,
+                        backoff_ms: backoff,
+                    },
                 );
                 let incarnation = self.incarnation(broker);
                 self.push(

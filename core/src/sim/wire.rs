@@ -8,6 +8,7 @@ use crate::controller::channel::{
     ApiError, ControlledShutdownError, RequestBody, RequestStatus, ResponseError,
 };
 use crate::controller::event::ControllerEvent;
+use crate::fact::Fact;
 use crate::ids::BrokerId;
 use crate::invariants;
 use crate::time::SimTime;
@@ -92,12 +93,12 @@ impl Sim {
         self.note(
             format!("broker-{to}"),
             kind,
-            format!(
-                "{} from controller {} (epoch {}): {error}",
-                req.body.name(),
-                req.from,
-                req.controller_epoch
-            ),
+            Fact::RequestHandled {
+                request: req.body.name(),
+                from: req.from,
+                epoch: req.controller_epoch,
+                error,
+            },
         );
         let at = self.now.plus_ms(self.net_delay());
         if let Some(r) = self.channels.get_mut(id) {
@@ -172,8 +173,7 @@ impl Sim {
             .find_message(id)
             .and_then(|key| self.queue.remove(&key).map(|ev| (key, ev)));
         if taken.is_none() {
-            let why = format!("no message {id} is on the wire");
-            self.note("user", "action_ignored", why);
+            self.note("user", "action_ignored", Fact::NoSuchMessage { id });
         }
         taken
     }
@@ -190,7 +190,10 @@ impl Sim {
         self.note(
             "user",
             "message_delayed",
-            format!("message {id} now arrives at {} ms", at.as_ms()),
+            Fact::MessageDelayed {
+                id,
+                arrives_at_ms: at.as_ms(),
+            },
         );
         self.push(at, ev);
     }
@@ -207,11 +210,13 @@ impl Sim {
             watched, broker, ..
         } = &ev
         {
-            let d = format!(
-                "watch notification {id} ({:?} on {} for broker {broker}) lost",
-                watched.kind, watched.path
-            );
-            return self.note("user", "message_dropped", d);
+            let fact = Fact::WatchNotificationLost {
+                id,
+                kind: watched.kind,
+                path: watched.path.clone(),
+                broker: *broker,
+            };
+            return self.note("user", "message_dropped", fact);
         }
         // Otherwise a request or its response (`find_message` finds nothing else).
         debug_assert!(ev.message_id() == Some(id));
@@ -220,11 +225,7 @@ impl Sim {
             .get(id)
             .is_some_and(|r| matches!(r.body, RequestBody::ControlledShutdown { .. }));
         if shutdown_request {
-            self.note(
-                "user",
-                "message_dropped",
-                format!("message {id} lost; the broker's connection to the controller breaks"),
-            );
+            self.note("user", "message_dropped", Fact::ShutdownRequestLost { id });
             let why = "the connection to the controller broke".to_string();
             return self.fail_shutdown_request(id, ControlledShutdownError::Io(why));
         }
@@ -235,11 +236,7 @@ impl Sim {
             r.arrives_at = Some(at);
             r.error = None;
         }
-        self.note(
-            "user",
-            "message_dropped",
-            format!("message {id} lost; the controller resends it after 100 ms"),
-        );
+        self.note("user", "message_dropped", Fact::RequestLost { id });
         self.push(at, SimEvent::RequestArrives { id });
     }
 }

@@ -1,5 +1,6 @@
 //! Why: the controller's reasons for every election and refusal, from the trace.
 
+use crate::i18n::facts::{election_meaning_text, fact_text};
 use kcsim_core::trace::TraceRecord;
 use yew::prelude::*;
 
@@ -65,6 +66,7 @@ pub struct WhyProps {
 /// The reasons panel.
 #[component]
 pub fn Why(props: &WhyProps) -> Html {
+    let lang = crate::i18n::use_lang();
     html! {
         <section id="p-why" class="panel why" aria-label="Why">
             <h2>{ "Why" }</h2>
@@ -74,10 +76,10 @@ pub fn Why(props: &WhyProps) -> Html {
                     <li class={classes!("why-line", r.kind.clone())}>
                         <span class="t">{ format!("{:.3} s", r.time_ms as f64 / 1000.0) }</span>
                         <span class="actor">{ &r.actor }</span>
-                        <span class="text">{ &r.details }</span>
+                        <span class="text">{ fact_text(&r.fact, lang) }</span>
                         // Kafka's codes in words: NONE is the success code.
                         { for kcsim_core::view::election_outcome(r).map(|o| html! {
-                            <span class={classes!("meaning", o.success.then_some("success"))}>{ format!(" — {}", o.meaning) }</span>
+                            <span class={classes!("meaning", o.success.then_some("success"))}>{ format!(" — {}", election_meaning_text(&o.code, lang)) }</span>
                         }) }
                     </li>
                 }) }

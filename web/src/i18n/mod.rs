@@ -9,6 +9,9 @@
 
 use yew::prelude::*;
 
+pub mod errors;
+pub mod facts;
+
 /// A language of the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Lang {

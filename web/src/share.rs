@@ -158,7 +158,10 @@ pub fn read(fragment: &str) -> LinkRead {
                 },
                 Err(e) => out.problems.push(format!("zk=: {e}; async is used")),
             },
-            "lang" => match pct_decode(v).ok().and_then(|c| Lang::from_code(&c).map(|l| (l, c))) {
+            "lang" => match pct_decode(v)
+                .ok()
+                .and_then(|c| Lang::from_code(&c).map(|l| (l, c)))
+            {
                 Some((l, c)) if c == l.code() => out.lang = Some(l),
                 _ => out.problems.push(format!(
                     "lang={v:?} is not a language of the page (en or zh); ignored"
@@ -363,7 +366,10 @@ mod tests {
             }],
         };
         let f = encode(&zh);
-        assert!(f.starts_with("s=default&t=3000&zk=sync&lang=zh&a=%5B"), "{f}");
+        assert!(
+            f.starts_with("s=default&t=3000&zk=sync&lang=zh&a=%5B"),
+            "{f}"
+        );
         assert_eq!(decode(&f), Ok(zh.clone()));
         let plain = Moment {
             lang: None,
@@ -379,7 +385,10 @@ mod tests {
             "s=default&t=3000&zk=sync",
             "English, the default, is left out"
         );
-        assert_eq!(decode("s=default&lang=en").map(|m| m.lang), Ok(Some(Lang::En)));
+        assert_eq!(
+            decode("s=default&lang=en").map(|m| m.lang),
+            Ok(Some(Lang::En))
+        );
         assert_eq!(decode("s=default").map(|m| m.lang), Ok(None));
         assert_eq!(read("#s=default&t=1&lang=zh").lang, Some(Lang::Zh));
     }

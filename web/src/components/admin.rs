@@ -155,7 +155,11 @@ pub fn Admin(props: &AdminProps) -> Html {
                         }],
                     }),
                 )),
-                (_, Err(e)) => err(&cb, REASSIGN, lang.f(|| format!("reassign: {e}"), || format!("重分配：{e}"))),
+                (_, Err(e)) => err(
+                    &cb,
+                    REASSIGN,
+                    lang.f(|| format!("reassign: {e}"), || format!("重分配：{e}")),
+                ),
                 _ => err(
                     &cb,
                     REASSIGN,
@@ -188,7 +192,12 @@ pub fn Admin(props: &AdminProps) -> Html {
             _ => Html::default(),
         }
     };
-    let field = |(label, label_zh): (&str, &str), (aria, aria_zh): (&str, &str), r: &NodeRef, value: String, size: &str, class: &str| {
+    let field = |(label, label_zh): (&str, &str),
+                 (aria, aria_zh): (&str, &str),
+                 r: &NodeRef,
+                 value: String,
+                 size: &str,
+                 class: &str| {
         let (label, aria) = (lang.t(label, label_zh), lang.t(aria, aria_zh));
         html! {
             <label class={classes!("field", class.to_string())}>

@@ -120,7 +120,10 @@ mod tests {
         for (name, _, id, what, what_zh) in PARTS {
             assert!(ids.contains(id), "{name} links to {id}");
             assert!(what.ends_with('.'), "{name}: one sentence");
-            assert!(what_zh.ends_with('。'), "{name}: one sentence in Chinese too");
+            assert!(
+                what_zh.ends_with('。'),
+                "{name}: one sentence in Chinese too"
+            );
         }
         for term in TermId::ALL {
             assert!(ids.contains(&term.panel()), "{term:?} links to a panel");

@@ -1,7 +1,7 @@
 //! Every named invariant, holding or violated, with a jump to the first violation.
 
-use crate::state::Msg;
 use crate::i18n::{use_lang, Lang};
+use crate::state::Msg;
 use kcsim_core::view::InvariantView;
 use yew::prelude::*;
 

@@ -72,7 +72,10 @@ pub fn when(m: &MessageView, lang: Lang) -> String {
     if m.queued {
         lang.t(" · queued", " · 排队中").to_string()
     } else {
-        lang.f(|| format!(" · arrives {s:.3} s"), || format!(" · {s:.3} 秒到达"))
+        lang.f(
+            || format!(" · arrives {s:.3} s"),
+            || format!(" · {s:.3} 秒到达"),
+        )
     }
 }
 

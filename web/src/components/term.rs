@@ -328,8 +328,14 @@ mod tests {
             }
             assert!(!t.name(Lang::Zh).is_empty());
         }
-        assert_eq!(TermId::of_request("StopReplica response"), Some(TermId::StopReplica));
-        assert_eq!(TermId::of_partition_state("OfflinePartition"), Some(TermId::OfflinePartition));
+        assert_eq!(
+            TermId::of_request("StopReplica response"),
+            Some(TermId::StopReplica)
+        );
+        assert_eq!(
+            TermId::of_partition_state("OfflinePartition"),
+            Some(TermId::OfflinePartition)
+        );
     }
 
     #[test]
@@ -338,7 +344,10 @@ mod tests {
         assert!(en(TermId::Isr).contains("the leader itself"));
         assert!(en(TermId::PreferredReplica).starts_with("The first replica in AR"));
         assert!(en(TermId::ControllerEpoch).contains("/controller_epoch"));
-        assert!(en(TermId::BrokerEpoch).contains("czxid") && en(TermId::BrokerEpoch).contains("KIP-380"));
+        assert!(
+            en(TermId::BrokerEpoch).contains("czxid")
+                && en(TermId::BrokerEpoch).contains("KIP-380")
+        );
         assert!(TermId::Isr.explain(Lang::Zh).contains("leader 本身"));
     }
 }

@@ -1105,7 +1105,6 @@ mod tests {
         );
         let notice = sync
             .notice
-            .clone()
             .expect("the page says what happened")
             .text(Lang::En);
         assert!(notice.contains("starting configuration"), "{notice}");

@@ -95,17 +95,19 @@ pub fn App(props: &AppProps) -> Html {
     });
     let set_lang = {
         let lang_state = lang_state.clone();
-        move |l: Lang| {
-            let lang_state = lang_state.clone();
-            Callback::from(move |_: MouseEvent| {
+        Callback::from(move |e: Event| {
+            let code = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
+            if let Some(l) = Lang::from_code(&code) {
                 if url_state {
                     if let Some(s) = storage() {
                         let _ = s.set_item(LANG_KEY, l.code());
                     }
                 }
                 lang_state.set(l);
-            })
-        }
+            }
+        })
     };
     let fragment = state.share_fragment_in(Some(lang));
     {
@@ -246,15 +248,14 @@ pub fn App(props: &AppProps) -> Html {
                 </p>
                 if url_state {
                     <label class="share" title={t("A link to this moment: it replays to exactly what you see", "指向此刻的链接：打开后精确重放到你现在看到的样子")}>{ t("link ", "链接 ") }
-                        <input readonly=true aria-label={t("Share link to this moment", "分享此刻的链接")} value={format!("#{fragment}")} size="12" />
+                        <input readonly=true aria-label={t("Share link to this moment", "分享此刻的链接")} value={format!("#{fragment}")} size="9" />
                     </label>
                 }
-                <div class="lang-switch" role="group" aria-label="Language / 语言">
+                <select class="lang-switch" aria-label="Language / 语言" title="Language / 语言" onchange={set_lang}>
                     { for Lang::ALL.iter().map(|l| html! {
-                        <button class={classes!("lang", (*l == lang).then_some("current"))} lang={l.code()}
-                            aria-pressed={(*l == lang).to_string()} onclick={set_lang(*l)}>{ l.name() }</button>
+                        <option value={l.code()} lang={l.code()} selected={*l == lang}>{ l.name() }</option>
                     }) }
-                </div>
+                </select>
                 <button aria-label={t("Toggle dark theme", "切换深色主题")} onclick={toggle_dark}>{ if *dark { t("light", "浅色") } else { t("dark", "深色") } }</button>
                 <button aria-label={t("Help: the page, its terms and keys (?)", "帮助：页面、术语和快捷键（?）")} onclick={toggle_help}>{ "?" }</button>
             </header>

@@ -295,12 +295,19 @@ pub fn Term(props: &TermProps) -> Html {
     let on_blur = Callback::from(move |_: FocusEvent| hide());
     // The tip is in the page only while it shows, so the text around a term
     // reads the same with or without it.
-    let tip = at.map(|(x, y)| {
-        html! {
-            <span id={(*id).clone()} role="tooltip" class="term-tip" style={format!("left: {x:.0}px; top: {y:.0}px")}>
-                { props.name.explain(lang) }
-            </span>
-        }
+    // It is drawn in <body> (a portal), so no panel's text includes it.
+    let body = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.body());
+    let tip = at.zip(body).map(|((x, y), body)| {
+        create_portal(
+            html! {
+                <span id={(*id).clone()} role="tooltip" class="term-tip" lang={lang.code()} style={format!("left: {x:.0}px; top: {y:.0}px")}>
+                    { props.name.explain(lang) }
+                </span>
+            },
+            body.into(),
+        )
     });
     html! {
         <span class="term" tabindex="0" ref={node} aria-describedby={at.is_some().then(|| (*id).clone())}

@@ -248,7 +248,7 @@ pub fn App(props: &AppProps) -> Html {
                 </p>
                 if url_state {
                     <label class="share" title={t("A link to this moment: it replays to exactly what you see", "指向此刻的链接：打开后精确重放到你现在看到的样子")}>{ t("link ", "链接 ") }
-                        <input readonly=true aria-label={t("Share link to this moment", "分享此刻的链接")} value={format!("#{fragment}")} size="9" />
+                        <input readonly=true aria-label={t("Share link to this moment", "分享此刻的链接")} value={format!("#{fragment}")} size="8" />
                     </label>
                 }
                 <select class="lang-switch" aria-label="Language / 语言" title="Language / 语言" onchange={set_lang}>

@@ -10,9 +10,12 @@ use crate::components::kafka_text::KafkaText;
 use crate::components::messages::Messages;
 use crate::components::network::Network;
 use crate::components::partition_table::PartitionTable;
+use crate::components::term::{Term, TermId};
 use crate::components::why::{Why, WHY_KINDS};
 use crate::components::znode_tree::ZnodeTree;
 use crate::hooks::{use_focus_rescue, use_interval, use_page_keys};
+use crate::i18n::Lang;
+use crate::notice::Notice;
 use crate::state::{zk_mode_label, Msg, SimState};
 use yew::prelude::*;
 
@@ -26,6 +29,32 @@ pub struct AppProps {
     /// up to date as a share link (the page does; mounted tests do not).
     #[prop_or_default]
     pub url_state: bool,
+}
+
+/// Where the browser remembers the chosen language.
+pub const LANG_KEY: &str = "kcsim.lang";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+/// The language a page opens in: the share link's, else the remembered
+/// choice, else English. (Mounted tests, without a share link, use English.)
+fn initial_lang(url_state: bool) -> Lang {
+    if !url_state {
+        return Lang::En;
+    }
+    let hash = web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default();
+    crate::share::read(&hash)
+        .lang
+        .or_else(|| {
+            storage()
+                .and_then(|s| s.get_item(LANG_KEY).ok().flatten())
+                .and_then(|c| Lang::from_code(&c))
+        })
+        .unwrap_or_default()
 }
 
 /// The state a page starts in: the moment its share link names, or the
@@ -53,7 +82,34 @@ fn initial_state(url_state: bool) -> SimState {
 pub fn App(props: &AppProps) -> Html {
     let url_state = props.url_state;
     let state = use_reducer(move || initial_state(url_state));
-    let fragment = state.share_fragment();
+    // The language lives beside the simulation: changing it changes no state.
+    let lang_state = use_state_eq(move || initial_lang(url_state));
+    let lang = *lang_state;
+    use_effect_with(lang, |lang| {
+        if let Some(root) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
+            let _ = root.set_attribute("lang", lang.code());
+        }
+    });
+    let set_lang = {
+        let lang_state = lang_state.clone();
+        Callback::from(move |e: Event| {
+            let code = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
+            if let Some(l) = Lang::from_code(&code) {
+                if url_state {
+                    if let Some(s) = storage() {
+                        let _ = s.set_item(LANG_KEY, l.code());
+                    }
+                }
+                lang_state.set(l);
+            }
+        })
+    };
+    let fragment = state.share_fragment_in(Some(lang));
     {
         // Keep the address bar a share link, but not on every tick while playing.
         let playing = state.playing;
@@ -168,37 +224,49 @@ pub fn App(props: &AppProps) -> Html {
     };
     let controller = view
         .controller
-        .map_or("none".to_string(), |c| format!("broker {c}"));
+        .map_or(lang.t("none", "无").to_string(), |c| format!("broker {c}"));
+    let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
     let topics: Vec<String> = view.topics.iter().map(|t| t.name.clone()).collect();
+    let stale = view.stale_requests_rejected;
     html! {
-        <main class={classes!("kcsim", dark.then_some("dark"))} tabindex="0" ref={root}>
+        <ContextProvider<Lang> context={lang}>
+        <main class={classes!("kcsim", dark.then_some("dark"))} tabindex="0" ref={root} lang={lang.code()}>
             <header>
                 <h1>{ "kcsim" }</h1>
-                <p class="subtitle">{ "Kafka 2.x's ZooKeeper-era controller, simulated" }</p>
+                <p class="subtitle">{ t("Kafka 2.x's ZooKeeper-era controller, simulated", "模拟 Kafka 2.x 基于 ZooKeeper 的控制器") }</p>
                 <p class="summary" aria-live="polite">
-                    <span class="who">{ format!("controller: {controller} · epoch {}", view.controller_epoch) }</span>
-                    <span class="zk-mode-shown">{ format!(" · ZooKeeper access: {}", zk_mode_label(state.running_zk_mode())) }</span>
+                    <span class="who">
+                        <Term name={TermId::Controller}>{ t("controller", "控制器") }</Term>
+                        { format!("{}{controller} · ", t(": ", "：")) }
+                        <Term name={TermId::ControllerEpoch}>{ format!("{} {}", t("epoch", "纪元"), view.controller_epoch) }</Term>
+                    </span>
+                    <span class="zk-mode-shown">{ format!(" · {} {}", t("ZooKeeper access:", "ZooKeeper 访问："), zk_mode_label(state.running_zk_mode())) }</span>
                     // Always there, hidden while zero: the header does not move when it appears.
-                    <span class={classes!("stale", (view.stale_requests_rejected == 0).then_some("none"))}>
-                        { format!(" · {} stale-epoch requests rejected", view.stale_requests_rejected) }
+                    <span class={classes!("stale", (stale == 0).then_some("none"))}>
+                        { lang.f(|| format!(" · {stale} stale-epoch requests rejected"), || format!(" · 已拒绝 {stale} 个过期纪元的请求")) }
                     </span>
                 </p>
                 if url_state {
-                    <label class="share" title="A link to this moment: it replays to exactly what you see">{ "link " }
-                        <input readonly=true aria-label="Share link to this moment" value={format!("#{fragment}")} size="12" />
+                    <label class="share" title={t("A link to this moment: it replays to exactly what you see", "指向此刻的链接：打开后精确重放到你现在看到的样子")}>{ t("link ", "链接 ") }
+                        <input readonly=true aria-label={t("Share link to this moment", "分享此刻的链接")} value={format!("#{fragment}")} size="8" />
                     </label>
                 }
-                <button aria-label="Toggle dark theme" onclick={toggle_dark}>{ if *dark { "light" } else { "dark" } }</button>
-                <button aria-label="Help: the page, its terms and keys (?)" onclick={toggle_help}>{ "?" }</button>
+                <select class="lang-switch" aria-label="Language / 语言" title="Language / 语言" onchange={set_lang}>
+                    { for Lang::ALL.iter().map(|l| html! {
+                        <option value={l.code()} lang={l.code()} selected={*l == lang}>{ l.name() }</option>
+                    }) }
+                </select>
+                <button aria-label={t("Toggle dark theme", "切换深色主题")} onclick={toggle_dark}>{ if *dark { t("light", "浅色") } else { t("dark", "深色") } }</button>
+                <button aria-label={t("Help: the page, its terms and keys (?)", "帮助：页面、术语和快捷键（?）")} onclick={toggle_help}>{ "?" }</button>
             </header>
             if let (Some(e), None) = (&state.error, *admin_form) {
-                <div class="error" role="alert">{ e }<button aria-label="Dismiss the error" onclick={dismiss.clone()}>{ "×" }</button></div>
+                <div class="error" role="alert">{ e }<button aria-label={t("Dismiss the error", "关闭错误提示")} onclick={dismiss.clone()}>{ "×" }</button></div>
             }
-            if let Some(n) = &state.notice {
-                <div class="notice" role="status">{ n }</div>
+            if let Some(n) = state.notice {
+                <div class="notice" role="status">{ n.text(lang) }</div>
             }
-            if let Some(t) = state.forked_at {
-                <div class="fork" role="status">{ format!("You acted at {:.3} s, in the past: the future after it was recomputed (a fork). Undo takes it back.", t as f64 / 1000.0) }</div>
+            if let Some(at) = state.forked_at {
+                <div class="fork" role="status">{ Notice::fork(at, lang) }</div>
             }
             if *help {
                 <Help on_close={close_help} />
@@ -208,7 +276,7 @@ pub fn App(props: &AppProps) -> Html {
                     scenario={state.scenario} zk_mode={state.zk_mode} can_undo={state.can_undo()}
                     follow={state.follow} slowed={state.slowed} marks={state.marks.to_vec()} on_msg={on_msg.clone()} />
             </div>
-            <section id="p-brokers" class="brokers" aria-label="Brokers">
+            <section id="p-brokers" class="brokers" aria-label={t("Brokers", "Broker")}>
                 { for view.brokers.iter().map(|b| html! {
                     <BrokerCard key={b.id.0} broker={b.clone()} now_ms={now} on_msg={on_msg.clone()} />
                 }) }
@@ -235,5 +303,6 @@ pub fn App(props: &AppProps) -> Html {
                 </div>
             </div>
         </main>
+        </ContextProvider<Lang>>
     }
 }

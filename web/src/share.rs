@@ -4,8 +4,12 @@
 //! replays to exactly what its author saw:
 //! `#s=zombie-controller&t=21402&zk=sync&a=<percent-encoded JSON>`.
 //! `zk=` is left out for `async`, the default, so links made before it
-//! existed still mean what they meant.
+//! existed still mean what they meant. `lang=zh` carries the page's
+//! language when it is 中文 (English, the default, is left out the same way);
+//! it is not part of the simulation, and a link's language wins over the
+//! browser's remembered choice.
 
+use crate::i18n::Lang;
 use crate::ZkMode;
 use kcsim_core::Action;
 use serde::{Deserialize, Serialize};
@@ -31,6 +35,8 @@ pub struct Moment {
     /// The controller's ZooKeeper access the cluster started with (`zk=`;
     /// absent means `async`).
     pub zk: ZkMode,
+    /// The page's language (`lang=`), if the link names one.
+    pub lang: Option<Lang>,
     /// The user's actions, in the order taken.
     pub acts: Vec<UserAct>,
 }
@@ -73,6 +79,10 @@ pub fn encode(m: &Moment) -> String {
         out.push_str("&zk=");
         out.push_str(m.zk.as_str());
     }
+    if let Some(lang) = m.lang.filter(|l| *l != Lang::En) {
+        out.push_str("&lang=");
+        out.push_str(lang.code());
+    }
     if !m.acts.is_empty() {
         let json = serde_json::to_string(&m.acts).unwrap_or_default();
         out.push_str("&a=");
@@ -96,6 +106,8 @@ pub struct LinkRead {
     pub t_ms: Option<u64>,
     /// The controller's ZooKeeper access (`async` unless `zk=sync`).
     pub zk: ZkMode,
+    /// The page's language (`lang=`), if given and known.
+    pub lang: Option<Lang>,
     /// The actions that read, each with its index in the link's list.
     pub acts: Vec<(usize, UserAct)>,
     /// What is wrong, in plain words.
@@ -110,6 +122,7 @@ pub fn read(fragment: &str) -> LinkRead {
         scenario: None,
         t_ms: None,
         zk: ZkMode::Async,
+        lang: None,
         acts: Vec::new(),
         problems: Vec::new(),
     };
@@ -144,6 +157,15 @@ pub fn read(fragment: &str) -> LinkRead {
                     )),
                 },
                 Err(e) => out.problems.push(format!("zk=: {e}; async is used")),
+            },
+            "lang" => match pct_decode(v)
+                .ok()
+                .and_then(|c| Lang::from_code(&c).map(|l| (l, c)))
+            {
+                Some((l, c)) if c == l.code() => out.lang = Some(l),
+                _ => out.problems.push(format!(
+                    "lang={v:?} is not a language of the page (en or zh); ignored"
+                )),
             },
             "a" => read_actions(v, &mut out),
             other => out.problems.push(format!("unknown key {other:?}; ignored")),
@@ -240,6 +262,7 @@ pub fn decode(fragment: &str) -> Result<Moment, String> {
             scenario,
             t_ms: r.t_ms.unwrap_or(0),
             zk: r.zk,
+            lang: r.lang,
             acts: r.acts.into_iter().map(|(_, a)| a).collect(),
         }),
         _ => Err(problems.join("; ")),
@@ -257,6 +280,7 @@ mod tests {
             scenario: "zombie-controller".into(),
             t_ms: 21_402,
             zk: ZkMode::Async,
+            lang: None,
             acts: vec![
                 UserAct {
                     at_ms: 9_000,
@@ -286,6 +310,7 @@ mod tests {
             scenario: "controller-failover".into(),
             t_ms: 9_000,
             zk: ZkMode::Sync,
+            lang: None,
             acts: vec![],
         };
         let f = encode(&m);
@@ -313,6 +338,7 @@ mod tests {
             scenario: "default".into(),
             t_ms: 3_000,
             zk: ZkMode::Async,
+            lang: None,
             acts: vec![],
         });
         assert_eq!(plain, "s=default&t=3000");
@@ -322,6 +348,65 @@ mod tests {
             Ok(ZkMode::Async),
             "written out by hand, async is accepted too"
         );
+    }
+
+    #[test]
+    fn the_language_round_trips_and_english_is_left_out() {
+        let zh = Moment {
+            scenario: "default".into(),
+            t_ms: 3_000,
+            zk: ZkMode::Sync,
+            lang: Some(Lang::Zh),
+            acts: vec![UserAct {
+                at_ms: 3_000,
+                fork: false,
+                action: Action::KillBroker {
+                    broker: BrokerId(0),
+                },
+            }],
+        };
+        let f = encode(&zh);
+        assert!(
+            f.starts_with("s=default&t=3000&zk=sync&lang=zh&a=%5B"),
+            "{f}"
+        );
+        assert_eq!(decode(&f), Ok(zh.clone()));
+        let plain = Moment {
+            lang: None,
+            acts: vec![],
+            ..zh.clone()
+        };
+        assert_eq!(encode(&plain), "s=default&t=3000&zk=sync");
+        assert_eq!(
+            encode(&Moment {
+                lang: Some(Lang::En),
+                ..plain.clone()
+            }),
+            "s=default&t=3000&zk=sync",
+            "English, the default, is left out"
+        );
+        assert_eq!(
+            decode("s=default&lang=en").map(|m| m.lang),
+            Ok(Some(Lang::En))
+        );
+        assert_eq!(decode("s=default").map(|m| m.lang), Ok(None));
+        assert_eq!(read("#s=default&t=1&lang=zh").lang, Some(Lang::Zh));
+    }
+
+    #[test]
+    fn a_bad_language_is_reported_and_ignored() {
+        for bad in ["fr", "", "zh-CN", "ZH", "%ZZ", "%E4%B8%AD"] {
+            let r = read(&format!("s=default&t=1&lang={bad}"));
+            assert_eq!(r.lang, None, "{bad}");
+            assert_eq!(
+                r.problems,
+                [format!(
+                    "lang={bad:?} is not a language of the page (en or zh); ignored"
+                )]
+            );
+            assert_eq!((r.scenario.as_deref(), r.t_ms), (Some("default"), Some(1)));
+        }
+        assert!(decode("s=default&lang=fr").is_err());
     }
 
     #[test]

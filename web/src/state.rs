@@ -4,6 +4,8 @@
 //! no Kafka behaviour of its own: everything shown comes from the core's
 //! [`ClusterView`] and trace.
 
+use crate::i18n::Lang;
+pub use crate::notice::Notice;
 use crate::share::{self, Moment, UserAct};
 use crate::ZkMode;
 use kcsim_core::scenario::Scenario;
@@ -21,8 +23,12 @@ pub struct BuiltIn {
     pub id: &'static str,
     /// Title shown in the picker.
     pub title: &'static str,
+    /// The title in Chinese.
+    pub title_zh: &'static str,
     /// What it shows and, in the same sentence, what to try first.
     pub about: &'static str,
+    /// The sentence in Chinese.
+    pub about_zh: &'static str,
     /// The scenario JSON (`None`: the generated default cluster).
     pub json: Option<&'static str>,
 }
@@ -32,43 +38,57 @@ pub const SCENARIOS: &[BuiltIn] = &[
     BuiltIn {
         id: "default",
         title: "Default cluster",
+        title_zh: "默认集群",
         about: "Four brokers, two topics, a record every two seconds: try kill -9 on the controller's card first, then press n to watch its session expire (6 s later) and the others race for /controller.",
+        about_zh: "四个 broker、两个主题，每两秒写入一条消息：先在控制器所在 broker 的卡片上点 kill -9，再按 n，看它的会话在 6 秒后过期、其余 broker 竞选 /controller。",
         json: None,
     },
     BuiltIn {
         id: "controller-failover",
         title: "Controller failover",
+        title_zh: "控制器故障转移",
         about: "Brokers 0 and 1, the controller among them, die at 10 s: press n from there to watch broker 2 wait out their session timeout and win /controller with epoch 2.",
+        about_zh: "broker 0 和 1（其中一个是控制器）在 10 秒时宕机：从那里按 n，看 broker 2 等到它们的会话超时后以纪元 2 赢得 /controller。",
         json: Some(include_str!("../../core/scenarios/controller-failover.json")),
     },
     BuiltIn {
         id: "zombie-controller",
         title: "Zombie controller",
+        title_zh: "僵尸控制器",
         about: "The controller stalls mid-event at 11.1 s for 10 s, longer than its 6 s session timeout: press n from there to see broker 1 take over with epoch 2 and, at 21 s, reject the woken zombie's requests (STALE_CONTROLLER_EPOCH).",
+        about_zh: "控制器在 11.1 秒处理事件时卡顿 10 秒，超过 6 秒的会话超时：从那里按 n，看 broker 1 以纪元 2 接任，并在 21 秒拒绝醒来的僵尸控制器的请求（STALE_CONTROLLER_EPOCH）。",
         json: Some(include_str!("../../core/scenarios/zombie-controller.json")),
     },
     BuiltIn {
         id: "unclean-election",
         title: "Clean versus unclean election",
+        title_zh: "干净选举与 unclean 选举",
         about: "The ISR shrinks to leader 1, which is killed at 15 s, so payments-0 goes offline when its session expires: scrub to 29 s and turn on unclean election for payments to bring it back, losing acknowledged records.",
+        about_zh: "ISR 收缩到只剩 leader 1，它在 15 秒被 kill，会话过期后 payments-0 下线：拖到 29 秒，为 payments 打开 unclean 选举让它恢复，代价是丢失已确认的消息。",
         json: Some(include_str!("../../core/scenarios/unclean-election.json")),
     },
     BuiltIn {
         id: "controlled-shutdown-vs-kill",
         title: "Controlled shutdown versus kill -9",
+        title_zh: "受控关闭与 kill -9",
         about: "At 10 s broker 1 stops gracefully and broker 2 is killed: press n from there and compare the partitions' unavailable time (graceful 0 s, abrupt about a session timeout).",
+        about_zh: "10 秒时 broker 1 优雅关闭、broker 2 被 kill：从那里按 n，比较各分区的不可用时间（优雅关闭 0 秒，强杀约一个会话超时）。",
         json: Some(include_str!("../../core/scenarios/controlled-shutdown-vs-kill.json")),
     },
     BuiltIn {
         id: "preferred-election",
         title: "Preferred election and auto-rebalance",
+        title_zh: "优先副本选举与自动再平衡",
         about: "Broker 1 dies at 8 s and restarts at 20 s without its leaderships: watch the preferred election by hand at 30 s give orders-0 back, then play on past 300 s to the periodic auto-rebalance check for the rest.",
+        about_zh: "broker 1 在 8 秒宕机、20 秒重启后不再担任 leader：看 30 秒时手动的优先副本选举把 orders-0 还给它，再播放过 300 秒，看定期的自动再平衡检查处理其余分区。",
         json: Some(include_str!("../../core/scenarios/preferred-election.json")),
     },
     BuiltIn {
         id: "reassignment",
         title: "Reassignment",
+        title_zh: "分区重分配",
         about: "orders-0 moves from brokers [0,1] to [2,3] at 10 s: press n from there to watch the new replicas added, the leader moved and the old replicas deleted.",
+        about_zh: "orders-0 在 10 秒从 broker [0,1] 迁到 [2,3]：从那里按 n，看新副本加入、leader 迁移、旧副本被删除。",
         json: Some(include_str!("../../core/scenarios/reassignment.json")),
     },
 ];
@@ -192,8 +212,9 @@ pub struct SimState {
     /// The controller's ZooKeeper access the cluster started with: the
     /// scenario's own unless the user chose another ([`Msg::SetZkMode`]).
     pub zk_mode: ZkMode,
-    /// Set when changing the starting configuration restarted the scenario.
-    pub notice: Option<String>,
+    /// Set when changing the starting configuration restarted the scenario
+    /// (what happened, put in words in the page's language when shown).
+    pub notice: Option<Notice>,
     /// Whether time runs.
     pub playing: bool,
     /// Index into [`SPEEDS`].
@@ -334,10 +355,17 @@ impl SimState {
 
     /// The share-link fragment for this moment.
     pub fn share_fragment(&self) -> String {
+        self.share_fragment_in(None)
+    }
+
+    /// The share-link fragment for this moment, with the page's language
+    /// (which is not part of the simulation: the page keeps it beside).
+    pub fn share_fragment_in(&self, lang: Option<Lang>) -> String {
         share::encode(&Moment {
             scenario: self.scenario.to_string(),
             t_ms: self.now_ms(),
             zk: self.zk_mode,
+            lang,
             acts: self.acts.to_vec(),
         })
     }
@@ -592,16 +620,10 @@ impl SimState {
             Msg::SetZkMode(mode) if mode == self.zk_mode => self.clone(),
             Msg::SetZkMode(mode) => match SimState::load_with(self.scenario, Some(mode)) {
                 Ok(mut s) => {
-                    let dropped = match self.acts.len() {
-                        0 => String::new(),
-                        1 => " Your action was dropped.".to_string(),
-                        n => format!(" Your {n} actions were dropped."),
-                    };
-                    s.notice = Some(format!(
-                        "ZooKeeper access is part of the cluster's starting configuration: \
-                         the scenario restarted from the beginning with {} (a new cluster).{dropped}",
-                        zk_mode_label(mode)
-                    ));
+                    s.notice = Some(Notice::ZkRestart {
+                        mode,
+                        dropped: self.acts.len(),
+                    });
                     s
                 }
                 Err(e) => SimState {
@@ -953,6 +975,7 @@ mod tests {
             scenario: "default".into(),
             t_ms: 5_000,
             zk: ZkMode::Async,
+            lang: None,
             acts: vec![
                 UserAct {
                     at_ms: 4_000,
@@ -1051,7 +1074,10 @@ mod tests {
             sync.share_fragment(),
             "s=controller-failover&t=3000&zk=sync"
         );
-        let notice = sync.notice.clone().expect("the page says what happened");
+        let notice = sync
+            .notice
+            .expect("the page says what happened")
+            .text(Lang::En);
         assert!(notice.contains("starting configuration"), "{notice}");
         assert!(notice.contains("sync — Kafka 1.0"), "{notice}");
         assert!(notice.contains("Your action was dropped."), "{notice}");
@@ -1071,18 +1097,14 @@ mod tests {
         assert_eq!(back.share_fragment(), "s=controller-failover&t=3000");
         assert!(back
             .notice
-            .as_deref()
-            .unwrap_or_default()
+            .unwrap()
+            .text(Lang::En)
             .contains("async — Kafka 1.1+"));
         let fresh = SimState::load("default")
             .unwrap()
             .apply(Msg::SetZkMode(ZkMode::Sync));
         assert!(
-            !fresh
-                .notice
-                .as_deref()
-                .unwrap_or_default()
-                .contains("dropped"),
+            !fresh.notice.unwrap().text(Lang::En).contains("dropped"),
             "nothing to drop"
         );
     }

@@ -3,6 +3,7 @@
 //! shows as a message next to the form that caused it, with the state kept.
 //! Every field has a visible label.
 
+use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
 use kcsim_core::action::PartitionTarget;
 use kcsim_core::{Action, BrokerId};
@@ -32,6 +33,13 @@ pub const FORMS: [&str; 4] = [
     "Reassign a partition",
     "Delete a topic",
 ];
+
+/// The forms' names in Chinese, in the same order.
+pub const FORMS_ZH: [&str; 4] = ["创建主题", "增加分区", "重分配分区", "删除主题"];
+
+fn form_name(form: usize, l: Lang) -> &'static str {
+    l.t(FORMS[form], FORMS_ZH[form])
+}
 const CREATE: usize = 0;
 const ADD: usize = 1;
 const REASSIGN: usize = 2;
@@ -60,6 +68,8 @@ pub fn parse_ids(s: &str) -> Result<Vec<BrokerId>, String> {
 /// The admin panel.
 #[component]
 pub fn Admin(props: &AdminProps) -> Html {
+    let lang = use_lang();
+    let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
     let (name, parts, rf) = (use_node_ref(), use_node_ref(), use_node_ref());
     let (add_topic, add_count) = (use_node_ref(), use_node_ref());
     let (re_topic, re_part, re_replicas) = (use_node_ref(), use_node_ref(), use_node_ref());
@@ -88,8 +98,11 @@ pub fn Admin(props: &AdminProps) -> Html {
                 _ => err(
                     &cb,
                     CREATE,
-                    "create topic: partitions and replication factor must be whole numbers above 0"
-                        .into(),
+                    lang.t(
+                        "create topic: partitions and replication factor must be whole numbers above 0",
+                        "创建主题：分区数和副本因子必须是大于 0 的整数",
+                    )
+                    .into(),
                 ),
             }
         })
@@ -113,7 +126,11 @@ pub fn Admin(props: &AdminProps) -> Html {
                 Err(_) => err(
                     &cb,
                     ADD,
-                    "add partitions: the count must be a whole number".into(),
+                    lang.t(
+                        "add partitions: the count must be a whole number",
+                        "增加分区：分区数必须是整数",
+                    )
+                    .into(),
                 ),
             }
         })
@@ -138,11 +155,19 @@ pub fn Admin(props: &AdminProps) -> Html {
                         }],
                     }),
                 )),
-                (_, Err(e)) => err(&cb, REASSIGN, format!("reassign: {e}")),
+                (_, Err(e)) => err(
+                    &cb,
+                    REASSIGN,
+                    lang.f(|| format!("reassign: {e}"), || format!("重分配：{e}")),
+                ),
                 _ => err(
                     &cb,
                     REASSIGN,
-                    "reassign: give a partition number and at least one broker id".into(),
+                    lang.t(
+                        "reassign: give a partition number and at least one broker id",
+                        "重分配：请填写分区号和至少一个 broker id",
+                    )
+                    .into(),
                 ),
             }
         })
@@ -161,13 +186,19 @@ pub fn Admin(props: &AdminProps) -> Html {
             Some((f, e)) if *f == form => html! {
                 <p class="error form-error" role="alert">
                     <span>{ e }</span>
-                    <button type="button" aria-label="Dismiss the error" onclick={props.on_dismiss.clone()}>{ "×" }</button>
+                    <button type="button" aria-label={t("Dismiss the error", "关闭错误提示")} onclick={props.on_dismiss.clone()}>{ "×" }</button>
                 </p>
             },
             _ => Html::default(),
         }
     };
-    let field = |label: &str, aria: &str, r: &NodeRef, value: String, size: &str, class: &str| {
+    let field = |(label, label_zh): (&str, &str),
+                 (aria, aria_zh): (&str, &str),
+                 r: &NodeRef,
+                 value: String,
+                 size: &str,
+                 class: &str| {
+        let (label, aria) = (lang.t(label, label_zh), lang.t(aria, aria_zh));
         html! {
             <label class={classes!("field", class.to_string())}>
                 <span class="field-label">{ label.to_string() }</span>
@@ -176,35 +207,35 @@ pub fn Admin(props: &AdminProps) -> Html {
         }
     };
     html! {
-        <section id="p-admin" class="panel admin" aria-label="Admin tools">
-            <h2>{ "Admin tools" }</h2>
-            <form onsubmit={create} aria-label={FORMS[CREATE]}>
+        <section id="p-admin" class="panel admin" aria-label={t("Admin tools", "管理工具")}>
+            <h2>{ t("Admin tools", "管理工具") }</h2>
+            <form onsubmit={create} aria-label={form_name(CREATE, lang)}>
                 <code class="admin-cmd">{ "kafka-topics.sh --create" }</code>
-                { field("topic", "New topic name", &name, "events".into(), "9", "wide") }
-                { field("partitions", "Partitions", &parts, "3".into(), "3", "") }
-                { field("replication factor", "Replication factor", &rf, "2".into(), "3", "") }
-                <button type="submit">{ "create" }</button>
+                { field(("topic", "主题"), ("New topic name", "新主题名"), &name, "events".into(), "9", "wide") }
+                { field(("partitions", "分区数"), ("Partitions", "分区数"), &parts, "3".into(), "3", "") }
+                { field(("replication factor", "副本因子"), ("Replication factor", "副本因子"), &rf, "2".into(), "3", "") }
+                <button type="submit">{ t("create", "创建") }</button>
                 { error_for(CREATE) }
             </form>
-            <form onsubmit={add} aria-label={FORMS[ADD]}>
+            <form onsubmit={add} aria-label={form_name(ADD, lang)}>
                 <code class="admin-cmd">{ "kafka-topics.sh --alter --partitions" }</code>
-                { field("topic", "Topic to add partitions to", &add_topic, first.clone(), "9", "wide") }
-                { field("partition count", "New partition count", &add_count, "6".into(), "3", "") }
-                <button type="submit">{ "alter" }</button>
+                { field(("topic", "主题"), ("Topic to add partitions to", "要增加分区的主题"), &add_topic, first.clone(), "9", "wide") }
+                { field(("partition count", "分区总数"), ("New partition count", "新的分区总数"), &add_count, "6".into(), "3", "") }
+                <button type="submit">{ t("alter", "修改") }</button>
                 { error_for(ADD) }
             </form>
-            <form onsubmit={reassign} aria-label={FORMS[REASSIGN]}>
+            <form onsubmit={reassign} aria-label={form_name(REASSIGN, lang)}>
                 <code class="admin-cmd">{ "kafka-reassign-partitions.sh --execute" }</code>
-                { field("topic", "Topic to reassign", &re_topic, first.clone(), "9", "wide") }
-                { field("partition", "Partition to reassign", &re_part, "0".into(), "3", "") }
-                { field("replicas (e.g. 2,3)", "Target replicas, comma separated", &re_replicas, "2,3".into(), "6", "") }
-                <button type="submit">{ "execute" }</button>
+                { field(("topic", "主题"), ("Topic to reassign", "要重分配的主题"), &re_topic, first.clone(), "9", "wide") }
+                { field(("partition", "分区"), ("Partition to reassign", "要重分配的分区"), &re_part, "0".into(), "3", "") }
+                { field(("replicas (e.g. 2,3)", "副本（如 2,3）"), ("Target replicas, comma separated", "目标副本，逗号分隔"), &re_replicas, "2,3".into(), "6", "") }
+                <button type="submit">{ t("execute", "执行") }</button>
                 { error_for(REASSIGN) }
             </form>
-            <form onsubmit={delete} aria-label={FORMS[DELETE]}>
+            <form onsubmit={delete} aria-label={form_name(DELETE, lang)}>
                 <code class="admin-cmd">{ "kafka-topics.sh --delete" }</code>
-                { field("topic", "Topic to delete", &del_topic, first, "9", "wide") }
-                <button type="submit">{ "delete" }</button>
+                { field(("topic", "主题"), ("Topic to delete", "要删除的主题"), &del_topic, first, "9", "wide") }
+                <button type="submit">{ t("delete", "删除") }</button>
                 { error_for(DELETE) }
             </form>
         </section>

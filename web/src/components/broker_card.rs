@@ -1,6 +1,8 @@
 //! A broker: id, status, what it believes about the controller, and the
 //! things a person can do to it.
 
+use crate::components::term::{Term, TermId};
+use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
 use kcsim_core::broker::BrokerExit;
 use kcsim_core::view::BrokerView;
@@ -21,6 +23,8 @@ pub struct BrokerCardProps {
 /// One broker card.
 #[component]
 pub fn BrokerCard(props: &BrokerCardProps) -> Html {
+    let lang = use_lang();
+    let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
     let b = &props.broker;
     let id = b.id;
     let mut class = classes!("broker", format!("status-{}", b.status));
@@ -36,26 +40,32 @@ pub fn BrokerCard(props: &BrokerCardProps) -> Html {
         Callback::from(move |_: MouseEvent| cb.emit(Msg::Act(a.clone())))
     };
     let up = b.status == "running" || b.status == "shutting_down";
-    let countdown = b.session_expires_at_ms.filter(|_| b.status == "dead" || b.status == "paused").map(|t| {
-        let left = t.saturating_sub(props.now_ms);
+    let countdown = b.session_expires_at_ms.filter(|_| b.status == "dead" || b.status == "paused").map(|expires| {
+        let left = expires.saturating_sub(props.now_ms);
+        let s = left as f64 / 1000.0;
         let why = if b.exit == Some(BrokerExit::Killed) {
-            format!("kill -9: /brokers/ids/{id} lingers; session expires in {:.1} s", left as f64 / 1000.0)
+            lang.f(|| format!("kill -9: /brokers/ids/{id} lingers; session expires in {s:.1} s"),
+                || format!("kill -9：/brokers/ids/{id} 仍在；会话 {s:.1} 秒后过期"))
         } else {
-            format!("session expires in {:.1} s", left as f64 / 1000.0)
+            lang.f(|| format!("session expires in {s:.1} s"), || format!("会话 {s:.1} 秒后过期"))
         };
-        html! { <p class="session-countdown" role="status" title="ZooKeeper keeps a silent session's ephemeral znodes until zookeeper.session.timeout.ms passes: until then the controller still counts this broker as registered">{ why }</p> }
+        html! { <p class="session-countdown" role="status" title={t("ZooKeeper keeps a silent session's ephemeral znodes until zookeeper.session.timeout.ms passes: until then the controller still counts this broker as registered",
+            "在 zookeeper.session.timeout.ms 到期之前，ZooKeeper 会保留一个没有心跳的会话的临时节点：在此之前控制器仍认为这个 broker 已注册")}>{ why }</p> }
     });
     // How the last process ended, once nothing is counting down.
     let exit = match (b.exit, countdown.is_some()) {
         (_, true) | (None, false) => None,
-        (Some(BrokerExit::Clean), false) => Some(format!(
-            "exited cleanly: session closed, /brokers/ids/{id} went at once"
+        (Some(BrokerExit::Clean), false) => Some(lang.f(
+            || format!("exited cleanly: session closed, /brokers/ids/{id} went at once"),
+            || format!("已正常退出：会话已关闭，/brokers/ids/{id} 随即删除"),
         )),
-        (Some(BrokerExit::Killed), false) => Some(format!(
-            "killed: its session expired, /brokers/ids/{id} is gone"
+        (Some(BrokerExit::Killed), false) => Some(lang.f(
+            || format!("killed: its session expired, /brokers/ids/{id} is gone"),
+            || format!("已被杀死：会话已过期，/brokers/ids/{id} 已删除"),
         )),
-        (Some(BrokerExit::StartupFailed), false) => Some(format!(
-            "failed to start: /brokers/ids/{id} was still held by its old session"
+        (Some(BrokerExit::StartupFailed), false) => Some(lang.f(
+            || format!("failed to start: /brokers/ids/{id} was still held by its old session"),
+            || format!("启动失败：/brokers/ids/{id} 仍被旧会话占用"),
         )),
     };
     let exit = exit.map(|e| html! { <p class="broker-exit" role="status">{ e }</p> });
@@ -65,30 +75,45 @@ pub fn BrokerCard(props: &BrokerCardProps) -> Html {
     html! {
         <article class={class} data-broker={id.to_string()} aria-label={format!("Broker {id}")} tabindex="-1">
             <h3><span class="broker-name">{ format!("Broker {id}") }</span>
-                if b.is_active_controller { <span class="badge controller-badge">{ if zombie { "zombie controller" } else { "controller" } }</span> }
-                <span class="broker-status">{ b.status.replace('_', " ") }</span>
+                if b.is_active_controller { <span class="badge controller-badge">{ if zombie { t("zombie controller", "僵尸控制器") } else { t("controller", "控制器") } }</span> }
+                <span class="broker-status">{ status_word(&b.status, lang) }</span>
             </h3>
             <dl>
-                <div><dt title="the controller this broker believes is active (Kafka's ActiveControllerId)">{ "activeControllerId" }</dt><dd class="active-controller-id">{ active }</dd></div>
-                <div><dt title="controller epoch seen: the highest controller epoch this broker has accepted a request from">{ "epoch seen" }</dt><dd class="epoch-seen">{ b.controller_epoch_seen }</dd></div>
-                <div><dt title="the czxid of its /brokers/ids znode (KIP-380)">{ "broker epoch" }</dt><dd>{ b.broker_epoch }</dd></div>
-                <div><dt title="partitions whose state znode names it leader (what the cluster goes by) / replicas it hosts">{ "leads / hosts" }</dt><dd>{ format!("{} / {}", b.leader_of_in_zk, b.replicas) }</dd></div>
-                if b.slowed_ms > 0 { <div><dt>{ "fetch lag" }</dt><dd>{ format!("+{} ms", b.slowed_ms) }</dd></div> }
+                <div><dt><Term name={TermId::ActiveControllerId}>{ "activeControllerId" }</Term></dt><dd class="active-controller-id">{ active }</dd></div>
+                <div><dt title={t("controller epoch seen: the highest controller epoch this broker has accepted a request from", "已见的控制器纪元：这个 broker 接受过的请求中最大的控制器纪元")}>
+                    <Term name={TermId::ControllerEpoch}>{ t("epoch seen", "已见纪元") }</Term></dt><dd class="epoch-seen">{ b.controller_epoch_seen }</dd></div>
+                <div><dt><Term name={TermId::BrokerEpoch}>{ "broker epoch" }</Term></dt><dd>{ b.broker_epoch }</dd></div>
+                <div><dt title={t("partitions whose state znode names it leader (what the cluster goes by) / replicas it hosts", "state 节点中以它为 leader 的分区数（集群以此为准）/ 它承载的副本数")}>{ t("leads / hosts", "leader / 副本") }</dt><dd>{ format!("{} / {}", b.leader_of_in_zk, b.replicas) }</dd></div>
+                if b.slowed_ms > 0 { <div><dt>{ t("fetch lag", "拉取延迟") }</dt><dd>{ format!("+{} ms", b.slowed_ms) }</dd></div> }
             </dl>
             // A line kept for the session countdown, so the card does not grow when it appears.
             <div class="session-line">{ for countdown }{ for exit }</div>
             <div class="broker-actions">
-                <button disabled={!up} aria-label={format!("Kill broker {id} (kill -9)")} onclick={act(Action::KillBroker { broker: id })}>{ "kill -9" }</button>
-                <button disabled={b.status != "running"} aria-label={format!("Stop broker {id} (controlled shutdown)")} onclick={act(Action::ShutdownBroker { broker: id })}>{ "stop" }</button>
-                <button disabled={b.status != "dead"} aria-label={format!("Start broker {id}")} onclick={act(Action::StartBroker { broker: id })}>{ "start" }</button>
-                <button disabled={!up} aria-label={format!("Pause broker {id} for 10 s (GC stall)")} onclick={act(Action::PauseBroker { broker: id, duration_ms: 10_000 })}>{ "pause 10 s" }</button>
-                <button disabled={!up} aria-label={format!("Expire broker {id}'s ZooKeeper session")} onclick={act(Action::ExpireSession { broker: id })}>{ "expire session" }</button>
+                <button disabled={!up} aria-label={lang.f(|| format!("Kill broker {id} (kill -9)"), || format!("杀死 broker {id}（kill -9）"))} onclick={act(Action::KillBroker { broker: id })}>{ "kill -9" }</button>
+                <button disabled={b.status != "running"} aria-label={lang.f(|| format!("Stop broker {id} (controlled shutdown)"), || format!("停止 broker {id}（受控关闭）"))}
+                    title={t("stop (controlled shutdown, kill -15)", "停止（受控关闭，kill -15）")} onclick={act(Action::ShutdownBroker { broker: id })}>{ t("stop", "停止") }</button>
+                <button disabled={b.status != "dead"} aria-label={lang.f(|| format!("Start broker {id}"), || format!("启动 broker {id}"))} onclick={act(Action::StartBroker { broker: id })}>{ t("start", "启动") }</button>
+                <button disabled={!up} aria-label={lang.f(|| format!("Pause broker {id} for 10 s (GC stall)"), || format!("让 broker {id} 暂停 10 秒（GC 停顿）"))} onclick={act(Action::PauseBroker { broker: id, duration_ms: 10_000 })}>{ t("pause 10 s", "暂停 10 秒") }</button>
+                <button disabled={!up} aria-label={lang.f(|| format!("Expire broker {id}'s ZooKeeper session"), || format!("让 broker {id} 的 ZooKeeper 会话过期"))} onclick={act(Action::ExpireSession { broker: id })}>{ t("expire session", "会话过期") }</button>
                 if b.slowed_ms == 0 {
-                    <button disabled={!up} aria-label={format!("Slow broker {id}'s replica fetching")} onclick={act(Action::SlowBroker { broker: id, lag_ms: 1_000_000 })}>{ "cut off fetching" }</button>
+                    <button disabled={!up} aria-label={lang.f(|| format!("Slow broker {id}'s replica fetching"), || format!("切断 broker {id} 的副本拉取"))} onclick={act(Action::SlowBroker { broker: id, lag_ms: 1_000_000 })}>{ t("cut off fetching", "切断拉取") }</button>
                 } else {
-                    <button aria-label={format!("Heal broker {id}")} onclick={act(Action::HealBroker { broker: id })}>{ "heal" }</button>
+                    <button aria-label={lang.f(|| format!("Heal broker {id}"), || format!("恢复 broker {id}"))} onclick={act(Action::HealBroker { broker: id })}>{ t("heal", "恢复") }</button>
                 }
             </div>
         </article>
     }
+}
+
+/// A broker status (the core's word, shown as it is) in words, for its title.
+pub fn status_word(status: &str, l: Lang) -> String {
+    let zh = match status {
+        "running" => "运行中",
+        "dead" => "已宕机",
+        "paused" => "已暂停",
+        "shutting_down" => "正在受控关闭",
+        "starting" => "正在启动",
+        other => other,
+    };
+    l.t(&status.replace('_', " "), zh).to_string()
 }

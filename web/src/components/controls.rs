@@ -2,6 +2,7 @@
 //! interesting event, undo, the scenario picker and the controller's
 //! ZooKeeper access (part of the starting configuration).
 
+use crate::i18n::{use_lang, Lang};
 use crate::state::{Msg, FOLLOW_STATUS, SCENARIOS, SPEEDS, ZK_MODES};
 use crate::ZkMode;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -35,15 +36,29 @@ pub struct ControlsProps {
 }
 
 /// The ZooKeeper access picker's tooltip.
-const ZK_MODE_TITLE: &str = "How the controller reads and writes ZooKeeper \
+fn zk_mode_title(l: Lang) -> &'static str {
+    l.t(
+        "How the controller reads and writes ZooKeeper \
     (sim.controller.zk.mode). It is part of the cluster's starting configuration: changing it \
     restarts the scenario from the beginning and drops your actions. sync is Kafka 1.0, one \
     round trip per read and per write; async is Kafka 1.1+, pipelined. With many partitions a \
-    controller failover takes about twice as long in sync, a controlled shutdown about ten times.";
+    controller failover takes about twice as long in sync, a controlled shutdown about ten times.",
+        "控制器读写 ZooKeeper 的方式（sim.controller.zk.mode）。它属于集群的启动配置：\
+    修改后场景从头重新开始，你的操作会被丢弃。sync 即 Kafka 1.0，每次读写各一次往返；\
+    async 即 Kafka 1.1+，流水线方式。分区很多时，sync 下控制器故障转移约慢一倍，受控关闭约慢十倍。",
+    )
+}
+
+/// The follow status while auto-follow slows playback down.
+pub fn follow_status(l: Lang) -> &'static str {
+    l.t(FOLLOW_STATUS, "已放慢：控制器正在工作")
+}
 
 /// The time bar.
 #[component]
 pub fn Controls(props: &ControlsProps) -> Html {
+    let lang = use_lang();
+    let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
     let send = |m: Msg| {
         let cb = props.on_msg.clone();
         Callback::from(move |_: MouseEvent| cb.emit(m.clone()))
@@ -96,36 +111,37 @@ pub fn Controls(props: &ControlsProps) -> Html {
     let about = SCENARIOS
         .iter()
         .find(|s| s.id == props.scenario)
-        .map(|s| s.about)
+        .map(|s| lang.t(s.about, s.about_zh))
         .unwrap_or_default();
     html! {
-        <section class="controls" aria-label="Time controls">
+        <section class="controls" aria-label={t("Time controls", "时间控制")}>
             <div class="control-row">
-                <button class="play" aria-label={if props.playing { "Pause (space)" } else { "Play (space)" }} onclick={send(Msg::TogglePlay)}>
-                    { if props.playing { "⏸ pause" } else { "▶ play" } }
+                <button class="play" aria-label={if props.playing { t("Pause (space)", "暂停（空格）") } else { t("Play (space)", "播放（空格）") }} onclick={send(Msg::TogglePlay)}>
+                    { if props.playing { t("⏸ pause", "⏸ 暂停") } else { t("▶ play", "▶ 播放") } }
                 </button>
-                <button aria-label="Step back 100 ms (left arrow)" onclick={send(Msg::StepBack)}>{ "◀ back" }</button>
-                <button aria-label="Step one event (right arrow)" onclick={send(Msg::Step)}>{ "step ▶" }</button>
-                <button aria-label="Jump to the next interesting event (n)" onclick={send(Msg::NextInteresting)}>{ "next event ▶▶" }</button>
-                <label>{ "speed " }
-                    <select aria-label="Playback speed" onchange={on_speed}>
+                <button aria-label={t("Step back 100 ms (left arrow)", "后退 100 ms（←）")} onclick={send(Msg::StepBack)}>{ t("◀ back", "◀ 后退") }</button>
+                <button aria-label={t("Step one event (right arrow)", "前进一个事件（→）")} onclick={send(Msg::Step)}>{ t("step ▶", "单步 ▶") }</button>
+                <button aria-label={t("Jump to the next interesting event (n)", "跳到下一个关键事件（n）")} onclick={send(Msg::NextInteresting)}>{ t("next event ▶▶", "下一事件 ▶▶") }</button>
+                <label>{ t("speed ", "速度 ") }
+                    <select aria-label={t("Playback speed", "播放速度")} onchange={on_speed}>
                         { for SPEEDS.iter().enumerate().map(|(i, (_, name))| html! {
                             <option value={i.to_string()} selected={i == props.speed}>{ *name }</option>
                         }) }
                     </select>
                 </label>
-                <button aria-label="Undo the last action (u)" disabled={!props.can_undo} onclick={send(Msg::Undo)}>{ "undo" }</button>
+                <button aria-label={t("Undo the last action (u)", "撤销上一个操作（u）")} disabled={!props.can_undo} onclick={send(Msg::Undo)}>{ t("undo", "撤销") }</button>
                 <span class="clock" aria-live="off">{ format!("t = {:.3} s", props.now_ms as f64 / 1000.0) }</span>
-                <button aria-label="Mark this moment (m)" title="Playing pauses when it reaches a mark" onclick={send(Msg::Mark)}>{ "mark" }</button>
+                <button aria-label={t("Mark this moment (m)", "标记此刻（m）")} title={t("Playing pauses when it reaches a mark", "播放到标记处会暂停")} onclick={send(Msg::Mark)}>{ t("mark", "标记") }</button>
                 <div class="scrub-wrap">
                     <input class="scrub" type="range" min="0" max={max.to_string()} step="1" value={props.now_ms.to_string()}
-                        aria-label="Timeline: scrub back and forth" oninput={on_seek} />
+                        aria-label={t("Timeline: scrub back and forth", "时间轴：来回拖动")} oninput={on_seek} />
                     <div class="marks">
                         { for props.marks.iter().map(|m| {
                             let at = format!("{:.3} s", *m as f64 / 1000.0);
                             html! {
                                 <button class="mark" style={format!("left: {:.3}%", pct(*m))}
-                                    aria-label={format!("Go to the mark at {at}")} title={format!("mark at {at} (double-click to remove)")}
+                                    aria-label={lang.f(|| format!("Go to the mark at {at}"), || format!("跳到 {at} 处的标记"))}
+                                    title={lang.f(|| format!("mark at {at} (double-click to remove)"), || format!("{at} 处的标记（双击删除）"))}
                                     onclick={send(Msg::Seek(*m))} ondblclick={send(Msg::Unmark(*m))}></button>
                             }
                         }) }
@@ -133,25 +149,25 @@ pub fn Controls(props: &ControlsProps) -> Html {
                 </div>
             </div>
             <div class="control-row second">
-                <label>{ "scenario " }
-                    <select aria-label="Scenario" onchange={on_scenario}>
+                <label>{ t("scenario ", "场景 ") }
+                    <select aria-label={t("Scenario", "场景")} onchange={on_scenario}>
                         { for SCENARIOS.iter().map(|s| html! {
-                            <option value={s.id} selected={s.id == props.scenario}>{ s.title }</option>
+                            <option value={s.id} selected={s.id == props.scenario}>{ lang.t(s.title, s.title_zh) }</option>
                         }) }
                     </select>
                 </label>
-                <label class="zk-mode" title={ZK_MODE_TITLE}>{ "ZooKeeper access " }
-                    <select aria-label="ZooKeeper access" title={ZK_MODE_TITLE} onchange={on_zk_mode}>
+                <label class="zk-mode" title={zk_mode_title(lang)}>{ t("ZooKeeper access ", "ZooKeeper 访问 ") }
+                    <select aria-label={t("ZooKeeper access", "ZooKeeper 访问方式")} title={zk_mode_title(lang)} onchange={on_zk_mode}>
                         { for ZK_MODES.iter().map(|(m, label)| html! {
                             <option value={m.as_str()} selected={*m == props.zk_mode}>{ *label }</option>
                         }) }
                     </select>
                 </label>
-                <label class="follow" title="Slow down by itself while the controller is at work, so that each event and message stays on screen">
-                    <input type="checkbox" checked={props.follow} onchange={on_follow} />{ " auto-follow" }
+                <label class="follow" title={t("Slow down by itself while the controller is at work, so that each event and message stays on screen", "控制器工作时自动放慢，让每个事件和消息都在屏幕上停留")}>
+                    <input type="checkbox" checked={props.follow} onchange={on_follow} />{ t(" auto-follow", " 自动跟随") }
                 </label>
                 <span class={classes!("follow-status", (!(props.playing && props.slowed)).then_some("idle"))} role="status" aria-live="polite">
-                    { if props.playing && props.slowed { FOLLOW_STATUS } else { "" } }
+                    { if props.playing && props.slowed { follow_status(lang) } else { "" } }
                 </span>
                 <span class="about">{ about }</span>
             </div>

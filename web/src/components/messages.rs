@@ -1,5 +1,7 @@
 //! Requests and watch notifications on the wire: inspect, delay, drop.
 
+use crate::components::term::{Term, TermId};
+use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
 use kcsim_core::view::MessageView;
 use kcsim_core::Action;
@@ -19,10 +21,12 @@ pub struct MessagesProps {
 /// The messages in flight.
 #[component]
 pub fn Messages(props: &MessagesProps) -> Html {
+    let lang = use_lang();
+    let n = props.messages.len();
     html! {
-        <section id="p-messages" class="panel messages" aria-label="Messages in flight">
-            <h2>{ format!("In flight ({})", props.messages.len()) }</h2>
-            if props.messages.is_empty() { <p class="quiet">{ "nothing on the wire" }</p> }
+        <section id="p-messages" class="panel messages" aria-label={lang.t("Messages in flight", "传输中的消息")}>
+            <h2>{ lang.f(|| format!("In flight ({n})"), || format!("传输中（{n}）")) }</h2>
+            if props.messages.is_empty() { <p class="quiet">{ lang.t("nothing on the wire", "线路上没有消息") }</p> }
             <ul>
                 { for props.messages.iter().take(40).map(|m| {
                     let id = m.id;
@@ -37,19 +41,21 @@ pub fn Messages(props: &MessagesProps) -> Html {
                     let total = m.arrives_at_ms.saturating_sub(m.sent_at_ms).max(1);
                     let done = props.now_ms.saturating_sub(m.sent_at_ms).min(total);
                     let pct = if m.queued { 0 } else { done * 100 / total };
-                    let epoch = m.controller_epoch.map(|e| format!(" · epoch {e}")).unwrap_or_default();
+                    let epoch = m.controller_epoch.map(|e| format!(" · {} {e}", lang.t("epoch", "纪元"))).unwrap_or_default();
                     html! {
                         <li class={classes!("message", m.kind.replace(' ', "-").to_lowercase(), m.queued.then_some("queued"))} data-message={id.to_string()}>
                             <div class="message-head">
-                                <strong>{ &m.kind }</strong>
+                                <strong>
+                                    if let Some(term) = TermId::of_request(&m.kind) { <Term name={term}>{ &m.kind }</Term> } else { { &m.kind } }
+                                </strong>
                                 <span>{ format!(" #{id} {} → {}{epoch}", m.from, m.to) }</span>
-                                <span class="when">{ when(m) }</span>
+                                <span class="when">{ when(m, lang) }</span>
                             </div>
-                            <progress max="100" value={pct.to_string()} aria-label={format!("message {id} progress")}></progress>
+                            <progress max="100" value={pct.to_string()} aria-label={lang.f(|| format!("message {id} progress"), || format!("消息 {id} 的进度"))}></progress>
                             <div class="summary">{ &m.summary }</div>
                             if !m.queued {
-                                <button aria-label={format!("Delay message {id} by 2 s")} onclick={delay}>{ "delay 2 s" }</button>
-                                <button aria-label={format!("Drop message {id}")} onclick={drop}>{ "drop" }</button>
+                                <button aria-label={lang.f(|| format!("Delay message {id} by 2 s"), || format!("将消息 {id} 延迟 2 秒"))} onclick={delay}>{ lang.t("delay 2 s", "延迟 2 秒") }</button>
+                                <button aria-label={lang.f(|| format!("Drop message {id}"), || format!("丢弃消息 {id}"))} onclick={drop}>{ lang.t("drop", "丢弃") }</button>
                             }
                         </li>
                     }
@@ -61,11 +67,15 @@ pub fn Messages(props: &MessagesProps) -> Html {
 
 /// When a message arrives, after a separator: " · queued" (waiting for its
 /// connection) or " · arrives 1.234 s".
-pub fn when(m: &MessageView) -> String {
+pub fn when(m: &MessageView, lang: Lang) -> String {
+    let s = m.arrives_at_ms as f64 / 1000.0;
     if m.queued {
-        " · queued".to_string()
+        lang.t(" · queued", " · 排队中").to_string()
     } else {
-        format!(" · arrives {:.3} s", m.arrives_at_ms as f64 / 1000.0)
+        lang.f(
+            || format!(" · arrives {s:.3} s"),
+            || format!(" · {s:.3} 秒到达"),
+        )
     }
 }
 
@@ -89,7 +99,11 @@ mod tests {
 
     #[test]
     fn the_epoch_and_the_arrival_are_separated() {
-        assert_eq!(format!("epoch 2{}", when(&msg(true))), "epoch 2 · queued");
-        assert_eq!(when(&msg(false)), " · arrives 1.250 s");
+        assert_eq!(
+            format!("epoch 2{}", when(&msg(true), Lang::En)),
+            "epoch 2 · queued"
+        );
+        assert_eq!(when(&msg(false), Lang::En), " · arrives 1.250 s");
+        assert_eq!(when(&msg(false), Lang::Zh), " · 1.250 秒到达");
     }
 }

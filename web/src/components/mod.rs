@@ -11,5 +11,6 @@ pub mod kafka_text;
 pub mod messages;
 pub mod network;
 pub mod partition_table;
+pub mod term;
 pub mod why;
 pub mod znode_tree;

@@ -159,6 +159,7 @@ pub fn place_label(x: f64, y: f64, text: &str, nodes: &[Rect], placed: &[Rect]) 
 /// The network picture.
 #[component]
 pub fn Network(props: &NetworkProps) -> Html {
+    let lang = crate::i18n::use_lang();
     let selected = use_state(|| None::<u64>);
     let inflight: Vec<&MessageView> = props.messages.iter().filter(|m| !m.queued).collect();
     let detail = (*selected).and_then(|id| props.messages.iter().find(|m| m.id == id));
@@ -190,7 +191,7 @@ pub fn Network(props: &NetworkProps) -> Html {
             placed.push(r);
             let class = classes!("msg", m.kind.replace(' ', "-").to_lowercase(), (*selected == Some(id)).then_some("selected"));
             html! {
-                <g {class} {onclick} role="button" aria-label={format!("Inspect message {id}: {} from {} to {}", m.kind, m.from, m.to)}>
+                <g {class} {onclick} role="button" aria-label={lang.f(|| format!("Inspect message {id}: {} from {} to {}", m.kind, m.from, m.to), || format!("查看消息 {id}：{}，从 {} 到 {}", m.kind, m.from, m.to))}>
                     <circle cx={fmt(x)} cy={fmt(y)} r="7" />
                     <text x={fmt(r.0 + 1.0)} y={fmt(r.1 + r.3 - 3.0)}>{ label }</text>
                 </g>
@@ -198,9 +199,9 @@ pub fn Network(props: &NetworkProps) -> Html {
         })
         .collect();
     html! {
-        <section id="p-wire" class="panel network" aria-label="Messages on the wire">
-            <h2>{ "On the wire" }</h2>
-            <svg viewBox={format!("0 0 {W} {H}")} role="img" aria-label="ZooKeeper, the brokers and the messages between them">
+        <section id="p-wire" class="panel network" aria-label={lang.t("Messages on the wire", "线路上的消息")}>
+            <h2>{ lang.t("On the wire", "网络线路") }</h2>
+            <svg viewBox={format!("0 0 {W} {H}")} role="img" aria-label={lang.t("ZooKeeper, the brokers and the messages between them", "ZooKeeper、各 broker 以及它们之间的消息")}>
                 { for props.brokers.iter().map(|b| {
                     let (x, y) = position(&format!("broker-{}", b.id), &ids);
                     html! { <line class="link" x1={fmt(ZK.0)} y1={fmt(ZK.1)} x2={fmt(x)} y2={fmt(y)} /> }
@@ -219,7 +220,7 @@ pub fn Network(props: &NetworkProps) -> Html {
                         <g {class}>
                             <circle cx={fmt(x)} cy={fmt(y)} r={fmt(R)} />
                             <text x={fmt(x)} y={fmt(y + 6.0)} text-anchor="middle">{ b.id.to_string() }</text>
-                            <text class="sub" x={fmt(x)} y={fmt(y + STATUS_DY)} text-anchor="middle">{ b.status.replace('_', " ") }</text>
+                            <text class="sub" x={fmt(x)} y={fmt(y + STATUS_DY)} text-anchor="middle">{ crate::components::broker_card::status_word(&b.status, lang) }</text>
                         </g>
                     }
                 }) }
@@ -229,8 +230,9 @@ pub fn Network(props: &NetworkProps) -> Html {
                 <div class="inspect" role="status">
                     <strong>{ format!("#{} {}", m.id, m.kind) }</strong>
                     { format!(" {} → {}", m.from, m.to) }
-                    { m.controller_epoch.map(|e| format!(" · controller epoch {e}")).unwrap_or_default() }
-                    { format!(" · sent {:.3} s · arrives {:.3} s", m.sent_at_ms as f64 / 1000.0, m.arrives_at_ms as f64 / 1000.0) }
+                    { m.controller_epoch.map(|e| format!(" · {} {e}", lang.t("controller epoch", "控制器纪元"))).unwrap_or_default() }
+                    { { let (s, a) = (m.sent_at_ms as f64 / 1000.0, m.arrives_at_ms as f64 / 1000.0);
+                        lang.f(|| format!(" · sent {s:.3} s · arrives {a:.3} s"), || format!(" · {s:.3} 秒发出 · {a:.3} 秒到达")) } }
                     <div class="summary">{ &m.summary }</div>
                 </div>
             }) }

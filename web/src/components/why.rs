@@ -1,6 +1,7 @@
 //! Why: the controller's reasons for every election and refusal, from the trace.
 
 use crate::i18n::facts::{election_meaning_text, fact_text};
+use crate::i18n::use_lang;
 use kcsim_core::trace::TraceRecord;
 use yew::prelude::*;
 
@@ -66,11 +67,11 @@ pub struct WhyProps {
 /// The reasons panel.
 #[component]
 pub fn Why(props: &WhyProps) -> Html {
-    let lang = crate::i18n::use_lang();
+    let lang = use_lang();
     html! {
         <section id="p-why" class="panel why" aria-label="Why">
-            <h2>{ "Why" }</h2>
-            if props.records.is_empty() { <p class="quiet">{ "nothing decided yet" }</p> }
+            <h2>{ lang.t("Why", "为什么") }</h2>
+            if props.records.is_empty() { <p class="quiet">{ lang.t("nothing decided yet", "还没有任何决策") }</p> }
             <ol>
                 { for props.records.iter().map(|r| html! {
                     <li class={classes!("why-line", r.kind.clone())}>

@@ -1,6 +1,8 @@
 //! The ZooKeeper tree: every znode, ephemeral ones marked, watches counted,
 //! and, when asked for, its data exactly as stored.
 
+use crate::components::term::{Term, TermId};
+use crate::i18n::use_lang;
 use crate::state::Msg;
 use kcsim_core::controller::controller_znode_json;
 use kcsim_core::view::ZnodeView;
@@ -25,6 +27,8 @@ pub struct ZnodeTreeProps {
 /// The znode tree.
 #[component]
 pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
+    let lang = use_lang();
+    let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
     // The tree's shape by default; each znode's raw data when asked for.
     let show_data = use_state(|| false);
     let toggle_data = {
@@ -62,12 +66,12 @@ pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
         <section id="p-zookeeper" class="panel znodes" aria-label="ZooKeeper">
             <h2>{ "ZooKeeper" }</h2>
             <div class="toggles">
-                <button aria-label="Delete /controller in ZooKeeper" disabled={props.controller.is_none()} onclick={delete}>{ "delete /controller" }</button>
+                <button aria-label={t("Delete /controller in ZooKeeper", "删除 ZooKeeper 中的 /controller")} disabled={props.controller.is_none()} onclick={delete}>{ t("delete /controller", "删除 /controller") }</button>
                 { for write.map(|(b, cb)| html! {
-                    <button aria-label={format!("Write brokerid {b} into /controller")} onclick={cb}>{ format!("set /controller to broker {b}") }</button>
+                    <button aria-label={lang.f(|| format!("Write brokerid {b} into /controller"), || format!("把 brokerid {b} 写入 /controller"))} onclick={cb}>{ lang.f(|| format!("set /controller to broker {b}"), || format!("把 /controller 设为 broker {b}")) }</button>
                 }) }
-                <button class="show-data" aria-pressed={show_data.to_string()} aria-label="Show each znode's data" onclick={toggle_data}>
-                    { if *show_data { "hide data" } else { "show data" } }
+                <button class="show-data" aria-pressed={show_data.to_string()} aria-label={t("Show each znode's data", "显示每个 znode 的数据")} onclick={toggle_data}>
+                    { if *show_data { t("hide data", "隐藏数据") } else { t("show data", "显示数据") } }
                 </button>
             </div>
             <ul class="tree">
@@ -77,8 +81,8 @@ pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
                     html! {
                         <li class={class} style={format!("padding-left: {}em", z.depth as f32 * 1.1)} data-path={z.path.clone()}>
                             <span class="zname">{ name }</span>
-                            if z.ephemeral { <span class="tag" title="ephemeral: deleted with its session">{ "E" }</span> }
-                            if z.watchers > 0 { <span class="tag watch" title="sessions watching it">{ format!("watched ×{}", z.watchers) }</span> }
+                            if z.ephemeral { <span class="tag"><Term name={TermId::EphemeralZnode}>{ "E" }</Term></span> }
+                            if z.watchers > 0 { <span class="tag watch" title={t("sessions watching it", "监听它的会话数")}>{ lang.f(|| format!("watched ×{}", z.watchers), || format!("被监听 ×{}", z.watchers)) }</span> }
                             if *show_data && !z.data.is_empty() { <code class="zdata">{ &z.data }</code> }
                         </li>
                     }

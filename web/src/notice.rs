@@ -1,0 +1,78 @@
+//! What the page tells the user happened (a restart of the scenario), kept
+//! as data in the model and put in words, in the page's language, when shown.
+
+use crate::i18n::Lang;
+use crate::state::zk_mode_label;
+use crate::ZkMode;
+
+/// Something that happened that the page says in a banner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice {
+    /// Changing the controller's ZooKeeper access restarted the scenario
+    /// from the beginning, dropping this many user actions.
+    ZkRestart {
+        /// The access the new cluster runs with.
+        mode: ZkMode,
+        /// How many of the user's actions were dropped.
+        dropped: usize,
+    },
+}
+
+impl Notice {
+    /// The notice in words.
+    pub fn text(self, lang: Lang) -> String {
+        match self {
+            Notice::ZkRestart { mode, dropped } => {
+                let label = zk_mode_label(mode);
+                lang.f(
+                    || {
+                        let dropped = match dropped {
+                            0 => String::new(),
+                            1 => " Your action was dropped.".to_string(),
+                            n => format!(" Your {n} actions were dropped."),
+                        };
+                        format!(
+                            "ZooKeeper access is part of the cluster's starting configuration: \
+                             the scenario restarted from the beginning with {label} (a new cluster).{dropped}"
+                        )
+                    },
+                    || {
+                        let dropped = match dropped {
+                            0 => String::new(),
+                            n => format!("你的 {n} 个操作已被丢弃。"),
+                        };
+                        format!(
+                            "ZooKeeper 访问方式属于集群的启动配置：场景已用 {label} 从头重新开始（一个新集群）。{dropped}"
+                        )
+                    },
+                )
+            }
+        }
+    }
+
+    /// The banner shown after acting in the past at `t_ms`.
+    pub fn fork(t_ms: u64, lang: Lang) -> String {
+        let s = t_ms as f64 / 1000.0;
+        lang.f(
+            || format!("You acted at {s:.3} s, in the past: the future after it was recomputed (a fork). Undo takes it back."),
+            || format!("你在过去的 {s:.3} 秒处做了操作：其后的未来已重新计算（分叉）。撤销可以取消它。"),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_restart_notice_reads_in_both_languages() {
+        let n = Notice::ZkRestart {
+            mode: ZkMode::Sync,
+            dropped: 2,
+        };
+        assert!(n.text(Lang::En).ends_with("Your 2 actions were dropped."));
+        assert!(n.text(Lang::Zh).contains("sync — Kafka 1.0"));
+        assert!(n.text(Lang::Zh).ends_with("你的 2 个操作已被丢弃。"));
+        assert!(Notice::fork(1500, Lang::Zh).contains("1.500 秒"));
+    }
+}

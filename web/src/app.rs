@@ -7,6 +7,8 @@ use crate::components::event_queue::EventQueue;
 use crate::components::help::Help;
 use crate::components::invariants::Invariants;
 use crate::components::kafka_text::KafkaText;
+use crate::components::lesson_panel::LessonArea;
+use crate::components::lesson_picker::LessonPicker;
 use crate::components::messages::Messages;
 use crate::components::network::Network;
 use crate::components::partition_table::PartitionTable;
@@ -113,6 +115,7 @@ pub fn App(props: &AppProps) -> Html {
         // the body included (where focus falls when a focused button disables).
         let on_msg = on_msg.clone();
         let help = help.clone();
+        let present = state.present;
         use_page_keys(Callback::from(move |e: KeyboardEvent| {
             let m = match e.key().as_str() {
                 " " => Some(Msg::TogglePlay),
@@ -121,6 +124,7 @@ pub fn App(props: &AppProps) -> Html {
                 "n" => Some(Msg::NextInteresting),
                 "u" => Some(Msg::Undo),
                 "m" => Some(Msg::Mark),
+                "p" => Some(Msg::Lesson(crate::lesson::LessonMsg::SetPresent(!present))),
                 "?" => {
                     help.set(!*help);
                     None
@@ -171,7 +175,7 @@ pub fn App(props: &AppProps) -> Html {
         .map_or("none".to_string(), |c| format!("broker {c}"));
     let topics: Vec<String> = view.topics.iter().map(|t| t.name.clone()).collect();
     html! {
-        <main class={classes!("kcsim", dark.then_some("dark"))} tabindex="0" ref={root}>
+        <main class={classes!("kcsim", dark.then_some("dark"), state.present.then_some("present"))} tabindex="0" ref={root}>
             <header>
                 <h1>{ "kcsim" }</h1>
                 <p class="subtitle">{ "Kafka 2.x's ZooKeeper-era controller, simulated" }</p>
@@ -188,6 +192,7 @@ pub fn App(props: &AppProps) -> Html {
                         <input readonly=true aria-label="Share link to this moment" value={format!("#{fragment}")} size="12" />
                     </label>
                 }
+                <LessonPicker present={state.present} on_msg={on_msg.clone()} />
                 <button aria-label="Toggle dark theme" onclick={toggle_dark}>{ if *dark { "light" } else { "dark" } }</button>
                 <button aria-label="Help: the page, its terms and keys (?)" onclick={toggle_help}>{ "?" }</button>
             </header>
@@ -203,6 +208,7 @@ pub fn App(props: &AppProps) -> Html {
             if *help {
                 <Help on_close={close_help} />
             }
+            <LessonArea run={state.lesson.clone()} present={state.present} on_msg={on_msg.clone()} />
             <div id="p-time">
                 <Controls now_ms={now} horizon_ms={state.scrub_end_ms()} playing={state.playing} speed={state.speed}
                     scenario={state.scenario} zk_mode={state.zk_mode} can_undo={state.can_undo()}

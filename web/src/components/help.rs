@@ -87,7 +87,7 @@ pub fn Help(props: &HelpProps) -> Html {
             { list(TERMS) }
             <h2>{ "Keys" }</h2>
             <p><kbd>{ "space" }</kbd>{ " play / pause · " }<kbd>{ "→" }</kbd>{ " one event · " }<kbd>{ "←" }</kbd>{ " back 100 ms · " }
-               <kbd>{ "n" }</kbd>{ " next interesting event · " }<kbd>{ "u" }</kbd>{ " undo · " }<kbd>{ "m" }</kbd>{ " mark this moment (playing pauses there) · " }<kbd>{ "?" }</kbd>{ " this help · " }<kbd>{ "Esc" }</kbd>{ " close it" }</p>
+               <kbd>{ "n" }</kbd>{ " next interesting event · " }<kbd>{ "u" }</kbd>{ " undo · " }<kbd>{ "m" }</kbd>{ " mark this moment (playing pauses there) · " }<kbd>{ "p" }</kbd>{ " presentation mode · " }<kbd>{ "?" }</kbd>{ " this help · " }<kbd>{ "Esc" }</kbd>{ " close it" }</p>
             <p>{ "Simplified on purpose: one ZooKeeper server; a controller event applies its ZooKeeper writes to the ensemble when it starts (the page sees each when the event reaches it) and costs virtual time as in Kafka 1.1+ or 1.0; replication copies what a follower lacks in one fetch round. See the README." }</p>
         </div>
     }

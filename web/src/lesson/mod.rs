@@ -11,7 +11,7 @@
 mod link;
 mod words;
 
-pub use link::{append_link, from_link, split_link, LessonLink};
+pub use link::{append_link, from_link, minified, split_link, LessonLink};
 pub use words::{condition_words, target_selectors};
 
 use crate::share::UserAct;

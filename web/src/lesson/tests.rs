@@ -172,7 +172,7 @@ fn the_link_carries_the_lesson_the_step_and_presentation_mode() {
     let lesson = Rc::new(Lesson::parse(&text).unwrap());
     let s = SimState::default_cluster().apply(Msg::Lesson(LessonMsg::Open(
         lesson,
-        Origin::File(Rc::new(link::minified(&text))),
+        Origin::File(Rc::new(minified(&text))),
     )));
     let f = s.share_fragment();
     assert!(f.contains("&lf=%7B") && f.contains("&st=0"), "{f}");

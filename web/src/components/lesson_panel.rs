@@ -62,15 +62,30 @@ fn fold_css(open: &[&str]) -> String {
         .collect()
 }
 
+/// Bring the first element `selector` matches into view, below the lesson
+/// panel (sticky at the top in presentation mode), unless it is in view.
 fn scroll_to(selector: &str) {
-    let el = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.query_selector(selector).ok().flatten());
-    if let Some(el) = el {
-        let opts = web_sys::ScrollIntoViewOptions::new();
-        opts.set_block(web_sys::ScrollLogicalPosition::Center);
-        el.scroll_into_view_with_scroll_into_view_options(&opts);
+    let Some(w) = web_sys::window() else { return };
+    let Some(d) = w.document() else { return };
+    let Some(el) = d.query_selector(selector).ok().flatten() else {
+        return;
+    };
+    let vh = w
+        .inner_height()
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(720.0);
+    let top = d
+        .query_selector("main.present #p-lesson")
+        .ok()
+        .flatten()
+        .map_or(0.0, |p| p.get_bounding_client_rect().bottom().max(0.0));
+    let r = el.get_bounding_client_rect();
+    if r.top() >= top && r.bottom() <= vh {
+        return;
     }
+    let room = (vh - top - r.height()).max(0.0);
+    w.scroll_by_with_x_and_y(0.0, r.top() - top - room / 2.0);
 }
 
 fn btn(label: &str, aria: &str, disabled: bool, m: LessonMsg, on: &Callback<Msg>) -> Html {
@@ -157,6 +172,10 @@ pub fn LessonArea(props: &LessonAreaProps) -> Html {
                     });
                     html! { <button aria-pressed={is_open.to_string()} aria-controls={id} {onclick}>{ lang.t(en, zh) }</button> }
                 }) }
+                <button class="present-off" aria-label={lang.t("Leave presentation mode (p)", "退出演示模式 (p)")}
+                    onclick={ let on = props.on_msg.clone(); Callback::from(move |_: MouseEvent| on.emit(Msg::Lesson(LessonMsg::SetPresent(false)))) }>
+                    { lang.t("Leave presentation", "退出投影") }
+                </button>
                 <style>{ fold_css(&open) }</style>
             </div>
         }
@@ -186,7 +205,10 @@ pub fn LessonArea(props: &LessonAreaProps) -> Html {
         }
         (Some(c), true) => {
             let w = condition_words(c, lang);
-            lang.f(|| format!("✓ reached: {w}"), || format!("✓ 已达成：{w}"))
+            lang.f(
+                || format!("✓ reached: {w}. Next ▶ goes on."),
+                || format!("✓ 已达成：{w}。按“下一步 ▶”继续。"),
+            )
         }
     };
     let hint_text = step.hint.as_ref().map_or_else(
@@ -206,7 +228,7 @@ pub fn LessonArea(props: &LessonAreaProps) -> Html {
     let waiting = !r.done && !r.passed() && step.checkpoint.is_some();
     let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
     html! {
-        <section id="p-lesson" class={classes!("panel", "lesson", r.done.then_some("done"))} aria-label={t("Lesson", "课程")}>
+        <section id="p-lesson" class={classes!("panel", "lesson-panel", r.done.then_some("done"))} aria-label={t("Lesson", "课程")}>
             <div class="lesson-head">
                 <h2>{ r.lesson.title.get(code) }</h2>
                 <span class="lesson-step">{ progress }</span>
@@ -228,6 +250,10 @@ pub fn LessonArea(props: &LessonAreaProps) -> Html {
                 { btn(t("⟲ Last checkpoint", "⟲ 上个检查点"), t("Rewind to the last checkpoint", "回到上一个检查点"), r.last_checkpoint().is_none(), LessonMsg::Rewind, on) }
                 { btn(t("Restart", "重新开始"), t("Restart lesson", "重新开始课程"), false, LessonMsg::Restart, on) }
                 { btn(t("Leave", "退出"), t("Leave lesson", "退出课程"), false, LessonMsg::Leave, on) }
+                <button class="present-button" aria-pressed={props.present.to_string()} aria-label={t("Presentation mode (p)", "演示模式 (p)")}
+                    onclick={ let on = on.clone(); let p = props.present; Callback::from(move |_: MouseEvent| on.emit(Msg::Lesson(LessonMsg::SetPresent(!p)))) }>
+                    { t("Present", "投影") }
+                </button>
             </div>
             if let Some(note) = &r.lesson.article_note {
                 <details class="lesson-note">

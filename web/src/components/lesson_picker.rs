@@ -1,7 +1,6 @@
 //! Choosing a lesson: the header's "Lessons" button opens the list of the
 //! built-in lessons (each with the learner's progress, remembered in
-//! `localStorage`) and "Open a lesson file…"; beside it, the presentation
-//! mode toggle.
+//! `localStorage`), "Open a lesson file…" and the presentation mode toggle.
 
 use crate::i18n::use_lang;
 use crate::lesson::{minified, progress_key, LessonMsg, Origin, Progress};
@@ -97,9 +96,16 @@ pub fn LessonPicker(props: &LessonPickerProps) -> Html {
             let emit = emit.clone();
             let file_error = file_error.clone();
             let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
-                let text = r2.result().ok().and_then(|v| v.as_string()).unwrap_or_default();
+                let text = r2
+                    .result()
+                    .ok()
+                    .and_then(|v| v.as_string())
+                    .unwrap_or_default();
                 match Lesson::parse(&text) {
-                    Ok(l) => emit.emit(LessonMsg::Open(Rc::new(l), Origin::File(Rc::new(minified(&text))))),
+                    Ok(l) => emit.emit(LessonMsg::Open(
+                        Rc::new(l),
+                        Origin::File(Rc::new(minified(&text))),
+                    )),
                     Err(e) => file_error.set(Some(format!("{}: {}", e.field, e.message))),
                 }
             });
@@ -163,7 +169,6 @@ pub fn LessonPicker(props: &LessonPickerProps) -> Html {
     html! {
         <>
             <button class="lessons-button" aria-expanded={open.to_string()} aria-label={t("Lessons", "课程")} onclick={toggle.clone()}>{ t("Lessons", "课程") }</button>
-            <button class="present-button" aria-pressed={props.present.to_string()} aria-label={t("Presentation mode (p)", "演示模式 (p)")} onclick={present}>{ t("Present", "投影") }</button>
             if *open {
                 <div class="lesson-picker" role="dialog" aria-label={t("Lessons", "课程")} onkeydown={on_key}>
                     <div class="picker-head">
@@ -171,6 +176,8 @@ pub fn LessonPicker(props: &LessonPickerProps) -> Html {
                         <button aria-label={t("Close the lessons list", "关闭课程列表")} onclick={toggle}>{ "×" }</button>
                     </div>
                     <ol class="lesson-list">{ for list }</ol>
+                    <p><button class="present-button" aria-pressed={props.present.to_string()} aria-label={t("Presentation mode (p)", "演示模式 (p)")} onclick={present}>{ t("Presentation mode", "投影演示模式") }</button>
+                        { t(" large type for a projector (key p)", " 投影用的大字号（快捷键 p）") }</p>
                     <label class="lesson-file">{ t("Open a lesson file…", "打开课程文件…") }
                         <input type="file" accept=".json,application/json" aria-label={t("Open a lesson file", "打开课程文件")} onchange={on_file} />
                     </label>

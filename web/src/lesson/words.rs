@@ -183,9 +183,10 @@ pub fn condition_words(c: &Condition, lang: Lang) -> String {
 pub fn target_selectors(t: &Target) -> Vec<String> {
     let panel = |id: &str| vec![format!("#{id}")];
     match t {
+        // The header first: it is what scrolling brings into view.
         Target::Controller => vec![
-            "#p-zookeeper li[data-path=\"/controller\"]".to_string(),
             "header .summary .who".to_string(),
+            "#p-zookeeper li[data-path=\"/controller\"]".to_string(),
         ],
         Target::Brokers => panel("p-brokers"),
         Target::Broker(b) => vec![format!("#p-brokers article.broker[data-broker=\"{b}\"]")],

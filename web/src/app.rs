@@ -7,6 +7,8 @@ use crate::components::event_queue::EventQueue;
 use crate::components::help::Help;
 use crate::components::invariants::Invariants;
 use crate::components::kafka_text::KafkaText;
+use crate::components::lesson_panel::LessonArea;
+use crate::components::lesson_picker::LessonPicker;
 use crate::components::messages::Messages;
 use crate::components::network::Network;
 use crate::components::partition_table::PartitionTable;
@@ -169,6 +171,7 @@ pub fn App(props: &AppProps) -> Html {
         // the body included (where focus falls when a focused button disables).
         let on_msg = on_msg.clone();
         let help = help.clone();
+        let present = state.present;
         use_page_keys(Callback::from(move |e: KeyboardEvent| {
             let m = match e.key().as_str() {
                 " " => Some(Msg::TogglePlay),
@@ -177,6 +180,7 @@ pub fn App(props: &AppProps) -> Html {
                 "n" => Some(Msg::NextInteresting),
                 "u" => Some(Msg::Undo),
                 "m" => Some(Msg::Mark),
+                "p" => Some(Msg::Lesson(crate::lesson::LessonMsg::SetPresent(!present))),
                 "?" => {
                     help.set(!*help);
                     None
@@ -230,7 +234,7 @@ pub fn App(props: &AppProps) -> Html {
     let stale = view.stale_requests_rejected;
     html! {
         <ContextProvider<Lang> context={lang}>
-        <main class={classes!("kcsim", dark.then_some("dark"))} tabindex="0" ref={root} lang={lang.code()}>
+        <main class={classes!("kcsim", dark.then_some("dark"), state.present.then_some("present"))} tabindex="0" ref={root} lang={lang.code()}>
             <header>
                 <h1>{ "kcsim" }</h1>
                 <p class="subtitle">{ t("Kafka 2.x's ZooKeeper-era controller, simulated", "模拟 Kafka 2.x 基于 ZooKeeper 的控制器") }</p>
@@ -251,6 +255,7 @@ pub fn App(props: &AppProps) -> Html {
                         <input readonly=true aria-label={t("Share link to this moment", "分享此刻的链接")} value={format!("#{fragment}")} size="8" />
                     </label>
                 }
+                <LessonPicker present={state.present} on_msg={on_msg.clone()} />
                 <select class="lang-switch" aria-label="Language / 语言" title="Language / 语言" onchange={set_lang}>
                     { for Lang::ALL.iter().map(|l| html! {
                         <option value={l.code()} lang={l.code()} selected={*l == lang}>{ l.name() }</option>
@@ -271,6 +276,7 @@ pub fn App(props: &AppProps) -> Html {
             if *help {
                 <Help on_close={close_help} />
             }
+            <LessonArea run={state.lesson.clone()} present={state.present} on_msg={on_msg.clone()} />
             <div id="p-time">
                 <Controls now_ms={now} horizon_ms={state.scrub_end_ms()} playing={state.playing} speed={state.speed}
                     scenario={state.scenario} zk_mode={state.zk_mode} can_undo={state.can_undo()}

@@ -10,6 +10,7 @@ pub mod app;
 pub mod components;
 pub mod hooks;
 pub mod i18n;
+pub mod lesson;
 pub mod notice;
 pub mod share;
 pub mod state;

@@ -41,7 +41,8 @@ pub struct Moment {
     pub acts: Vec<UserAct>,
 }
 
-fn pct_encode(s: &str) -> String {
+/// Percent-encode everything but unreserved characters.
+pub(crate) fn pct_encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len() * 2);
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
@@ -53,7 +54,8 @@ fn pct_encode(s: &str) -> String {
     out
 }
 
-fn pct_decode(s: &str) -> Result<String, String> {
+/// Undo [`pct_encode`].
+pub(crate) fn pct_decode(s: &str) -> Result<String, String> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

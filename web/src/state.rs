@@ -242,6 +242,10 @@ pub struct SimState {
     /// Marked moments (ms, ascending): shown on the scrub bar; playing
     /// pauses when it reaches one.
     pub marks: Rc<Vec<u64>>,
+    /// The lesson being followed, if one is ([`crate::lesson`]).
+    pub lesson: Option<Rc<crate::lesson::LessonRun>>,
+    /// Presentation mode (large type, the lesson's narration on top).
+    pub present: bool,
 }
 
 impl PartialEq for SimState {
@@ -260,6 +264,8 @@ impl PartialEq for SimState {
             && self.follow == other.follow
             && self.slowed == other.slowed
             && self.marks == other.marks
+            && self.lesson == other.lesson
+            && self.present == other.present
     }
 }
 
@@ -299,6 +305,8 @@ pub enum Msg {
     Mark,
     /// Remove the mark at this time.
     Unmark(u64),
+    /// Lesson mode: open, follow, rewind or leave a lesson ([`crate::lesson`]).
+    Lesson(crate::lesson::LessonMsg),
 }
 
 impl SimState {
@@ -327,16 +335,21 @@ impl SimState {
         if let Some(mode) = zk {
             scenario.config.sim_controller_zk_mode = mode;
         }
+        Ok(SimState::from_scenario(&scenario, b.id, 3_000))
+    }
+
+    /// A scenario value at `start_ms`, shown under the built-in id `id`.
+    pub(crate) fn from_scenario(scenario: &Scenario, id: &'static str, start_ms: u64) -> SimState {
         let zk_mode = scenario.config.sim_controller_zk_mode;
-        let mut timeline = Timeline::new(&scenario);
-        timeline.seek(SimTime(3_000));
+        let mut timeline = Timeline::new(scenario);
+        timeline.seek(SimTime(start_ms));
         let view = ClusterView::of(timeline.sim());
-        Ok(SimState {
+        SimState {
             horizon_ms: timeline.now().as_ms(),
             timeline: Rc::new(RefCell::new(timeline)),
             version: 0,
             view: Rc::new(view),
-            scenario: b.id,
+            scenario: id,
             zk_mode,
             notice: None,
             playing: false,
@@ -350,7 +363,9 @@ impl SimState {
             hold: 0.0,
             work: Rc::new(Vec::new()),
             marks: Rc::new(Vec::new()),
-        })
+            lesson: None,
+            present: false,
+        }
     }
 
     /// The share-link fragment for this moment.
@@ -361,13 +376,15 @@ impl SimState {
     /// The share-link fragment for this moment, with the page's language
     /// (which is not part of the simulation: the page keeps it beside).
     pub fn share_fragment_in(&self, lang: Option<Lang>) -> String {
-        share::encode(&Moment {
+        let mut f = share::encode(&Moment {
             scenario: self.scenario.to_string(),
             t_ms: self.now_ms(),
             zk: self.zk_mode,
             lang,
             acts: self.acts.to_vec(),
-        })
+        });
+        crate::lesson::append_link(&mut f, self.lesson.as_deref(), self.present);
+        f
     }
 
     /// The moment a share link names: its scenario, its actions replayed as
@@ -378,8 +395,12 @@ impl SimState {
     /// does not read or that the cluster refuses skipped, a time clamped).
     /// `Err` only if not even the default cluster opens.
     pub fn from_fragment(fragment: &str) -> Result<SimState, String> {
-        let link = share::read(fragment);
-        let mut problems = link.problems;
+        let (lesson_link, fragment) = crate::lesson::split_link(fragment);
+        let mut link = share::read(&fragment);
+        let mut problems = std::mem::take(&mut link.problems);
+        if let Some(s) = crate::lesson::from_link(&lesson_link, &link, &mut problems) {
+            return Ok(s);
+        }
         let named = link.scenario.unwrap_or_else(|| {
             problems.insert(
                 0,
@@ -387,7 +408,7 @@ impl SimState {
             );
             "default".to_string()
         });
-        let mut s = match SimState::load_with(&named, Some(link.zk)) {
+        let s = match SimState::load_with(&named, Some(link.zk)) {
             Ok(s) => s,
             Err(e) => {
                 let dropped = match link.acts.len() {
@@ -404,8 +425,31 @@ impl SimState {
                 return Ok(s);
             }
         };
+        let mut s = s.replay(link.acts, link.t_ms, &mut problems);
+        s.present = lesson_link.present;
+        if !problems.is_empty() {
+            s.error = Some(format!("broken share link: {}", problems.join("; ")));
+        }
+        Ok(s)
+    }
+
+    /// The user's actions, in the order taken.
+    pub(crate) fn user_acts(&self) -> &[UserAct] {
+        &self.acts
+    }
+
+    /// Replay a link's actions (each with its index in the link) as they were
+    /// taken, then seek to `t_ms` if given; each action the cluster refuses
+    /// is skipped and listed in `problems`.
+    pub(crate) fn replay(
+        self,
+        link_acts: Vec<(usize, UserAct)>,
+        t_ms: Option<u64>,
+        problems: &mut Vec<String>,
+    ) -> SimState {
+        let mut s = self;
         let mut acts = Vec::new();
-        for (i, a) in link.acts {
+        for (i, a) in link_acts {
             let at = SimTime(a.at_ms);
             let action = a.action.clone();
             let described = action.describe();
@@ -434,16 +478,13 @@ impl SimState {
             acts.push(a);
         }
         s.acts = Rc::new(acts);
-        if let Some(t_ms) = link.t_ms {
+        if let Some(t_ms) = t_ms {
             s = s.with_timeline(|t| {
                 t.seek(SimTime(t_ms));
                 Ok(())
             });
         }
-        if !problems.is_empty() {
-            s.error = Some(format!("broken share link: {}", problems.join("; ")));
-        }
-        Ok(s)
+        s
     }
 
     /// The ZooKeeper access the simulated controller runs with, as the
@@ -517,8 +558,17 @@ impl SimState {
         next
     }
 
-    /// Apply one message, returning the new state.
+    /// Apply one message, returning the new state; a running lesson's
+    /// checkpoint is checked after every change ([`crate::lesson::after`]).
     pub fn apply(&self, msg: Msg) -> SimState {
+        let next = match msg {
+            Msg::Lesson(m) => return crate::lesson::apply(self, m),
+            other => self.apply_plain(other),
+        };
+        crate::lesson::after(self, next)
+    }
+
+    fn apply_plain(&self, msg: Msg) -> SimState {
         match msg {
             Msg::Tick(wall_ms) => self.tick(wall_ms as f64),
             Msg::TogglePlay => SimState {
@@ -660,6 +710,7 @@ impl SimState {
                 marks: Rc::new(self.marks.iter().copied().filter(|m| *m != at).collect()),
                 ..self.clone()
             },
+            Msg::Lesson(m) => crate::lesson::apply(self, m),
         }
     }
 

@@ -91,7 +91,7 @@ pub fn Help(props: &HelpProps) -> Html {
             <dl>{ for TermId::ALL.iter().map(|term| item(term.name(lang), term.panel(), term.explain(lang))) }</dl>
             <h2>{ t("Keys", "快捷键") }</h2>
             <p><kbd>{ "space" }</kbd>{ t(" play / pause · ", " 播放 / 暂停 · ") }<kbd>{ "→" }</kbd>{ t(" one event · ", " 前进一个事件 · ") }<kbd>{ "←" }</kbd>{ t(" back 100 ms · ", " 后退 100 ms · ") }
-               <kbd>{ "n" }</kbd>{ t(" next interesting event · ", " 下一个关键事件 · ") }<kbd>{ "u" }</kbd>{ t(" undo · ", " 撤销 · ") }<kbd>{ "m" }</kbd>{ t(" mark this moment (playing pauses there) · ", " 标记此刻（播放到此处暂停） · ") }<kbd>{ "?" }</kbd>{ t(" this help · ", " 本帮助 · ") }<kbd>{ "Esc" }</kbd>{ t(" close it", " 关闭帮助") }</p>
+               <kbd>{ "n" }</kbd>{ t(" next interesting event · ", " 下一个关键事件 · ") }<kbd>{ "u" }</kbd>{ t(" undo · ", " 撤销 · ") }<kbd>{ "m" }</kbd>{ t(" mark this moment (playing pauses there) · ", " 标记此刻（播放到此处暂停） · ") }<kbd>{ "p" }</kbd>{ t(" presentation mode · ", " 演示模式 · ") }<kbd>{ "?" }</kbd>{ t(" this help · ", " 本帮助 · ") }<kbd>{ "Esc" }</kbd>{ t(" close it", " 关闭帮助") }</p>
             <p>{ t("Simplified on purpose: one ZooKeeper server; a controller event applies its ZooKeeper writes to the ensemble when it starts (the page sees each when the event reaches it) and costs virtual time as in Kafka 1.1+ or 1.0; replication copies what a follower lacks in one fetch round. See the README.",
                 "有意做了简化：只有一台 ZooKeeper 服务器；控制器事件开始时就把它的 ZooKeeper 写入应用到集群（页面在事件执行到该处时才看到每次写入），并按 Kafka 1.1+ 或 1.0 的方式消耗虚拟时间；副本复制在一轮拉取中补齐 follower 缺少的数据。详见 README。") }</p>
         </div>

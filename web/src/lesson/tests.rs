@@ -1,0 +1,304 @@
+use super::*;
+use crate::state::Msg;
+use kcsim_core::lesson::builtin;
+use kcsim_core::{Action, BrokerId};
+
+fn race() -> Rc<Lesson> {
+    Rc::new(builtin::lesson("controller-race").unwrap().unwrap())
+}
+
+fn open() -> SimState {
+    SimState::default_cluster().apply(Msg::Lesson(LessonMsg::Open(race(), Origin::BuiltIn)))
+}
+
+fn run(s: &SimState) -> &LessonRun {
+    s.lesson.as_deref().expect("a lesson")
+}
+
+/// Play at 20× until the current checkpoint passes (or `max` ticks).
+fn play_until_passed(mut s: SimState, max: usize) -> SimState {
+    s = s.apply(Msg::SetSpeed(4));
+    if !s.playing {
+        s = s.apply(Msg::TogglePlay);
+    }
+    for _ in 0..max {
+        if run(&s).passed() {
+            break;
+        }
+        s = s.apply(Msg::Tick(50));
+    }
+    s
+}
+
+#[test]
+fn opening_a_lesson_loads_its_scenario_at_its_start() {
+    let s = open();
+    assert_eq!(s.now_ms(), race().start_ms);
+    assert_eq!(s.scenario, "default");
+    let r = run(&s);
+    assert_eq!((r.step, r.done), (0, false));
+    assert!(r.can_next(), "the first step has no checkpoint");
+}
+
+#[test]
+fn a_checkpoint_passes_however_the_learner_gets_there_and_playback_pauses() {
+    let s = open().apply(Msg::Lesson(LessonMsg::Next));
+    assert_eq!(run(&s).step, 1);
+    assert!(!run(&s).can_next(), "waits for the controller's death");
+    let c = s.view().controller.expect("a controller");
+    // By the broker's own button (Msg::Act), not "show me".
+    let s = s
+        .apply(Msg::TogglePlay)
+        .apply(Msg::Act(Action::KillBroker { broker: c }));
+    let r = run(&s);
+    assert!(r.passed() && r.can_next());
+    assert_eq!(
+        r.moments[1].passed,
+        Some(At {
+            t_ms: 3_000,
+            acts: 1
+        })
+    );
+    assert!(!s.playing, "paused at the moment it passed");
+}
+
+#[test]
+fn show_me_acts_through_the_page_path_then_plays_until_the_checkpoint() {
+    let s = open()
+        .apply(Msg::Lesson(LessonMsg::Next))
+        .apply(Msg::Lesson(LessonMsg::ShowMe));
+    assert!(run(&s).passed());
+    assert_eq!(s.user_acts().len(), 1, "recorded like a button press");
+    let s = s.apply(Msg::Lesson(LessonMsg::Next));
+    assert_eq!(run(&s).step, 2);
+    let s = s.apply(Msg::Lesson(LessonMsg::ShowMe));
+    assert!(s.playing, "no actions: it just plays");
+    let s = play_until_passed(s, 2_000);
+    assert!(run(&s).passed());
+    assert!(s.view().controller_epoch >= 2);
+    assert!(!s.playing);
+    let s = s.apply(Msg::Lesson(LessonMsg::Next));
+    assert!(run(&s).done);
+    assert_eq!(run(&s).progress(), Progress::Done);
+}
+
+#[test]
+fn back_rewind_and_restart_go_to_their_moments() {
+    let s = open()
+        .apply(Msg::Lesson(LessonMsg::Next))
+        .apply(Msg::Seek(4_000))
+        .apply(Msg::Lesson(LessonMsg::ShowMe));
+    let passed = run(&s).moments[1].passed.unwrap();
+    assert_eq!(
+        passed,
+        At {
+            t_ms: 4_000,
+            acts: 1
+        }
+    );
+    let s = s
+        .apply(Msg::Lesson(LessonMsg::Next))
+        .apply(Msg::Seek(6_000));
+    // Rewind: back to the moment step 1's checkpoint passed.
+    let r = s.apply(Msg::Lesson(LessonMsg::Rewind));
+    assert_eq!((r.now_ms(), run(&r).step), (4_000, 1));
+    assert!(run(&r).passed() && run(&r).can_next());
+    assert_eq!(r.user_acts().len(), 1, "the kill is kept");
+    assert!(!r.playing);
+    // Back: to the moment step 1 started (3 s, before the kill).
+    let b = s.apply(Msg::Lesson(LessonMsg::Back));
+    assert_eq!((b.now_ms(), run(&b).step), (3_000, 1));
+    assert!(!run(&b).passed());
+    assert_eq!(b.user_acts().len(), 0, "the kill came after: dropped");
+    assert!(b.view().controller.is_some());
+    // Restart: step 0 at the start.
+    let z = s.apply(Msg::Lesson(LessonMsg::Restart));
+    assert_eq!((z.now_ms(), run(&z).step), (race().start_ms, 0));
+    assert!(z.user_acts().is_empty());
+    // Leave: the cluster stays.
+    let l = s.apply(Msg::Lesson(LessonMsg::Leave));
+    assert!(l.lesson.is_none());
+    assert_eq!(l.now_ms(), 6_000);
+}
+
+#[test]
+fn continue_follows_the_show_me_path_to_the_step() {
+    let s = SimState::default_cluster().apply(Msg::Lesson(LessonMsg::Continue(
+        race(),
+        Origin::BuiltIn,
+        2,
+    )));
+    let r = run(&s);
+    assert_eq!(r.step, 2);
+    assert!(s.view().controller_epoch < 2 || r.passed());
+    // Back from it knows step 1's moment.
+    let b = s.apply(Msg::Lesson(LessonMsg::Back));
+    assert_eq!(run(&b).step, 1);
+}
+
+#[test]
+fn every_builtin_lesson_passes_by_show_me() {
+    for l in builtin::all() {
+        let n = l.steps.len();
+        let s = SimState::default_cluster().apply(Msg::Lesson(LessonMsg::Continue(
+            Rc::new(l.clone()),
+            Origin::BuiltIn,
+            n,
+        )));
+        assert!(run(&s).done, "{}: reached step {}", l.id, run(&s).step);
+    }
+}
+
+#[test]
+fn the_link_carries_the_lesson_the_step_and_presentation_mode() {
+    let s = open()
+        .apply(Msg::Lesson(LessonMsg::Next))
+        .apply(Msg::Lesson(LessonMsg::ShowMe))
+        .apply(Msg::Lesson(LessonMsg::SetPresent(true)));
+    let f = s.share_fragment();
+    assert!(f.contains("&l=controller-race&st=1&present=1"), "{f}");
+    let again = SimState::from_fragment(&f).unwrap();
+    assert_eq!(again.error, None);
+    assert!(again.present);
+    assert_eq!(run(&again).step, 1);
+    assert!(
+        run(&again).passed(),
+        "the controller is dead at that moment"
+    );
+    assert_eq!(again.view(), s.view());
+    assert_eq!(again.share_fragment(), f);
+    // A teacher's file rides along as lf=.
+    let text = builtin::FILES[0].1.replace("controller-race", "my-race");
+    let lesson = Rc::new(Lesson::parse(&text).unwrap());
+    let s = SimState::default_cluster().apply(Msg::Lesson(LessonMsg::Open(
+        lesson,
+        Origin::File(Rc::new(minified(&text))),
+    )));
+    let f = s.share_fragment();
+    assert!(f.contains("&lf=%7B") && f.contains("&st=0"), "{f}");
+    let again = SimState::from_fragment(&f).unwrap();
+    assert_eq!(again.error, None);
+    assert_eq!(run(&again).lesson.id, "my-race");
+    assert_eq!(again.share_fragment(), f);
+}
+
+#[test]
+fn presentation_mode_survives_loading_a_scenario_and_is_in_the_link_alone() {
+    let s = SimState::default_cluster()
+        .apply(Msg::Lesson(LessonMsg::SetPresent(true)))
+        .apply(Msg::Load("zombie-controller".into()));
+    assert!(s.present);
+    assert!(s.share_fragment().ends_with("&present=1"));
+    assert!(
+        SimState::from_fragment(&s.share_fragment())
+            .unwrap()
+            .present
+    );
+}
+
+fn broken(f: &str) -> (SimState, String) {
+    let s = SimState::from_fragment(f).unwrap();
+    let e = s.error.clone().unwrap_or_default();
+    (s, e)
+}
+
+#[test]
+fn a_broken_lesson_link_opens_what_it_can_and_says_what_is_wrong() {
+    let (s, e) = broken("s=default&t=5000&l=nope&st=1");
+    assert!(s.lesson.is_none());
+    assert_eq!(s.now_ms(), 5_000, "the rest of the link opens");
+    assert!(e.contains("no built-in lesson \"nope\" (l=)"), "{e}");
+    let (s, e) = broken("s=default&l=controller-race&st=9");
+    assert_eq!(run(&s).step, 0);
+    assert!(
+        e.contains("st=9 is not a step of this lesson (0 to 2)"),
+        "{e}"
+    );
+    let (s, e) = broken("s=default&l=controller-race&st=x");
+    assert_eq!(run(&s).step, 0);
+    assert!(e.contains("st=x"), "{e}");
+    let (s, e) = broken("s=default&lf=%7B%22version%22%3A1%7D");
+    assert!(s.lesson.is_none());
+    assert!(e.contains("the lesson file (lf=): id: is required"), "{e}");
+    let (_, e) = broken("s=default&lf=%ZZ");
+    assert!(
+        e.contains("the lesson file (lf=): %ZZ is not a valid escape"),
+        "{e}"
+    );
+    let (_, e) = broken("s=default&st=2");
+    assert!(e.contains("st=2 without a lesson"), "{e}");
+    let (s, e) = broken("s=default&present=yes");
+    assert!(!s.present);
+    assert!(e.contains("present=\"yes\""), "{e}");
+}
+
+#[test]
+fn garbage_links_do_not_panic() {
+    for f in [
+        "l=&st=&lf=&present=",
+        "lf=%7B%7D&l=%&st=-1",
+        "st=99999999999999999999999&l=controller-race",
+        "lf=%5B%5D",
+        "l=controller-race&st=3&t=1&a=%5B%5D",
+        "&&&=&l",
+    ] {
+        let s = SimState::from_fragment(f).unwrap();
+        assert!(!s.view().brokers.is_empty(), "{f}");
+    }
+    // st= one past the last step: the lesson finished.
+    let s = SimState::from_fragment("s=default&l=controller-race&st=3").unwrap();
+    assert!(run(&s).done);
+}
+
+#[test]
+fn progress_reads_back_and_only_grows() {
+    for p in [Progress::At(0), Progress::At(7), Progress::Done] {
+        assert_eq!(Progress::parse(p.value().as_deref()), p);
+    }
+    assert_eq!(Progress::parse(Some("junk")), Progress::New);
+    assert_eq!(Progress::parse(None), Progress::New);
+    assert_eq!(Progress::At(3).max(Progress::At(1)), Progress::At(3));
+    assert_eq!(Progress::At(3).max(Progress::Done), Progress::Done);
+    assert_eq!(Progress::New.max(Progress::At(0)), Progress::At(0));
+    assert_eq!(
+        progress_key("controller-race"),
+        "kcsim.lesson.controller-race"
+    );
+}
+
+#[test]
+fn every_target_has_an_element_and_every_condition_words_in_both_languages() {
+    use crate::i18n::Lang;
+    use kcsim_core::lesson::Target;
+    for t in [
+        "controller",
+        "brokers",
+        "broker:2",
+        "queue",
+        "partitions",
+        "partition:orders-0",
+        "wire",
+        "why",
+        "invariants",
+        "kafka-text",
+        "znodes",
+        "admin",
+        "time",
+    ] {
+        let sel = target_selectors(&Target::parse(t).unwrap());
+        assert!(!sel.is_empty(), "{t}");
+    }
+    assert_eq!(
+        target_selectors(&Target::Broker(BrokerId(2))),
+        ["#p-brokers article.broker[data-broker=\"2\"]"]
+    );
+    for l in builtin::all() {
+        for s in &l.steps {
+            if let Some(c) = &s.checkpoint {
+                let en = condition_words(c, Lang::En);
+                let zh = condition_words(c, Lang::Zh);
+                assert!(!en.is_empty() && !zh.is_empty() && en != zh, "{en}");
+            }
+        }
+    }
+}

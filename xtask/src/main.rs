@@ -202,17 +202,22 @@ fn is_root() -> bool {
     output_of("id", &["-u"]).as_deref() == Some("0")
 }
 
+/// A font with Chinese glyphs: without one, headless Chromium draws the
+/// page's 中文 as boxes and its screenshots show nothing a reader can check.
+const CJK_FONT: &str = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc";
+
 fn ensure_chromium() -> Result<()> {
-    let have =
-        Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
+    let have = Path::new("/usr/bin/chromium").exists()
+        && Path::new("/usr/bin/chromedriver").exists()
+        && Path::new(CJK_FONT).exists();
     if have {
         return Ok(());
     }
     let apt = Path::new("/usr/bin/apt-get").exists();
     if !apt || !is_root() {
-        return Err("the browser tests need Debian's chromium and chromium-driver: run `sudo apt-get install chromium chromium-driver`".into());
+        return Err("the browser tests need Debian's chromium, chromium-driver and a Chinese font: run `sudo apt-get install chromium chromium-driver fonts-wqy-microhei`".into());
     }
-    step("installing chromium and chromium-driver with apt-get");
+    step("installing chromium, chromium-driver and fonts-wqy-microhei with apt-get");
     let mut c = cmd("apt-get");
     c.arg("update");
     run(c)?;
@@ -223,6 +228,7 @@ fn ensure_chromium() -> Result<()> {
         "--no-install-recommends",
         "chromium",
         "chromium-driver",
+        "fonts-wqy-microhei",
     ])
     .env("DEBIAN_FRONTEND", "noninteractive");
     run(c)

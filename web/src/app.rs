@@ -74,7 +74,7 @@ fn initial_state(url_state: bool) -> SimState {
     }
     SimState::from_fragment(&hash).unwrap_or_else(|e| {
         let mut s = SimState::default_cluster();
-        s.error = Some(e);
+        s.error = Some(e.into());
         s
     })
 }
@@ -265,7 +265,7 @@ pub fn App(props: &AppProps) -> Html {
                 <button aria-label={t("Help: the page, its terms and keys (?)", "帮助：页面、术语和快捷键（?）")} onclick={toggle_help}>{ "?" }</button>
             </header>
             if let (Some(e), None) = (&state.error, *admin_form) {
-                <div class="error" role="alert">{ e }<button aria-label={t("Dismiss the error", "关闭错误提示")} onclick={dismiss.clone()}>{ "×" }</button></div>
+                <div class="error" role="alert">{ e.text(lang) }<button aria-label={t("Dismiss the error", "关闭错误提示")} onclick={dismiss.clone()}>{ "×" }</button></div>
             }
             if let Some(n) = state.notice {
                 <div class="notice" role="status">{ n.text(lang) }</div>
@@ -298,7 +298,7 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="col col-data">
                     <PartitionTable view={view.clone()} on_msg={on_msg.clone()} />
                     <KafkaText describe={view.describe()} controller={view.zookeeper_shell_get_controller()} />
-                    <Admin topics={topics} on_submit={on_admin} error={state.error.clone().zip(*admin_form).map(|(e, f)| (f, e))} on_dismiss={dismiss.clone()} />
+                    <Admin topics={topics} on_submit={on_admin} error={state.error.as_ref().zip(*admin_form).map(|(e, f)| (f, e.text(lang)))} on_dismiss={dismiss.clone()} />
                 </div>
                 <div class="col col-wire">
                     <Network brokers={view.brokers.clone()} messages={view.messages.clone()} controller={view.controller} now_ms={now} />

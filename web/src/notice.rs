@@ -76,3 +76,44 @@ mod tests {
         assert!(Notice::fork(1500, Lang::Zh).contains("1.500 秒"));
     }
 }
+
+/// An error the page shows, kept as data and put in words in the page's
+/// language when shown: the core's refusals are the core's data (an
+/// [`kcsim_core::sim::ActionError`], or the trace record of an action the
+/// cluster refused or ignored), rendered by [`crate::i18n`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum PageError {
+    /// The core refused an action before changing anything.
+    Action(kcsim_core::sim::ActionError),
+    /// The cluster refused or ignored an action: what its trace says.
+    Refused(kcsim_core::fact::Fact),
+    /// Nothing to undo.
+    NothingToUndo,
+    /// A problem the page found itself (a share link, a lesson file, a form
+    /// field), in English: the field names and Kafka's messages in it are
+    /// the files' and Kafka's own.
+    Text(String),
+}
+
+impl PageError {
+    /// The error in words.
+    pub fn text(&self, lang: Lang) -> String {
+        match self {
+            PageError::Action(e) => crate::i18n::errors::action_error_text(e, lang),
+            PageError::Refused(f) => crate::i18n::facts::fact_text(f, lang),
+            PageError::NothingToUndo => lang.t("nothing to undo", "没有可以撤销的操作").to_string(),
+            PageError::Text(s) => s.clone(),
+        }
+    }
+
+    /// The error in English (tests, and the CLI's words).
+    pub fn en(&self) -> String {
+        self.text(Lang::En)
+    }
+}
+
+impl From<String> for PageError {
+    fn from(s: String) -> PageError {
+        PageError::Text(s)
+    }
+}

@@ -6,6 +6,7 @@
 
 use crate::i18n::Lang;
 pub use crate::notice::Notice;
+use crate::notice::PageError;
 use crate::share::{self, Moment, UserAct};
 use crate::ZkMode;
 use kcsim_core::scenario::Scenario;
@@ -222,7 +223,7 @@ pub struct SimState {
     /// The furthest time reached (the end of the scrub bar).
     pub horizon_ms: u64,
     /// The last error, shown until dismissed.
-    pub error: Option<String>,
+    pub error: Option<PageError>,
     /// Set when the user acted in the past: the future was recomputed.
     pub forked_at: Option<u64>,
     /// Virtual time owed by ticks shorter than a millisecond.
@@ -421,14 +422,20 @@ impl SimState {
                 );
                 let mut s = SimState::load_with("default", Some(link.zk))
                     .map_err(|e| format!("broken share link: {e}"))?;
-                s.error = Some(format!("broken share link: {}", problems.join("; ")));
+                s.error = Some(PageError::Text(format!(
+                    "broken share link: {}",
+                    problems.join("; ")
+                )));
                 return Ok(s);
             }
         };
         let mut s = s.replay(link.acts, link.t_ms, &mut problems);
         s.present = lesson_link.present;
         if !problems.is_empty() {
-            s.error = Some(format!("broken share link: {}", problems.join("; ")));
+            s.error = Some(PageError::Text(format!(
+                "broken share link: {}",
+                problems.join("; ")
+            )));
         }
         Ok(s)
     }
@@ -461,9 +468,9 @@ impl SimState {
                 } else {
                     t.insert(at, action)
                 };
-                r.map_err(|e| e.to_string())
+                r.map_err(PageError::Action)
             });
-            if let Some(e) = s.error.take() {
+            if let Some(e) = s.error.take().map(|e| e.en()) {
                 problems.push(format!(
                     "action {} ({described} at {} ms): {e}; skipped",
                     i + 1,
@@ -542,7 +549,7 @@ impl SimState {
         self.view.time_ms
     }
 
-    fn with_timeline(&self, f: impl FnOnce(&mut Timeline) -> Result<(), String>) -> SimState {
+    fn with_timeline(&self, f: impl FnOnce(&mut Timeline) -> Result<(), PageError>) -> SimState {
         let mut next = self.clone();
         let mut tl = self.timeline.borrow_mut();
         match f(&mut tl) {
@@ -626,7 +633,7 @@ impl SimState {
                     } else {
                         t.insert(at, action)
                     };
-                    r.map_err(|e| e.to_string())
+                    r.map_err(PageError::Action)
                 });
                 if next.error.is_none() {
                     next.error = next.with_trace(|t| refusal(t, at.as_ms(), name));
@@ -651,7 +658,7 @@ impl SimState {
             Msg::Undo => {
                 let mut next = self.with_timeline(|t| match t.undo() {
                     Some(_) => Ok(()),
-                    None => Err("nothing to undo".to_string()),
+                    None => Err(PageError::NothingToUndo),
                 });
                 if next.error.is_none() {
                     let mut acts = (*self.acts).clone();
@@ -663,7 +670,7 @@ impl SimState {
             Msg::Load(id) => match SimState::load(&id) {
                 Ok(s) => s,
                 Err(e) => SimState {
-                    error: Some(e),
+                    error: Some(e.into()),
                     ..self.clone()
                 },
             },
@@ -677,7 +684,7 @@ impl SimState {
                     s
                 }
                 Err(e) => SimState {
-                    error: Some(e),
+                    error: Some(e.into()),
                     ..self.clone()
                 },
             },
@@ -686,7 +693,7 @@ impl SimState {
                 ..self.clone()
             },
             Msg::Error(e) => SimState {
-                error: Some(e),
+                error: Some(e.into()),
                 ..self.clone()
             },
             Msg::SetFollow(follow) => SimState {
@@ -816,7 +823,7 @@ impl SimState {
 
 /// What the core said when it refused an action at run time (a broker not
 /// running, a topic that exists, …), from the trace right after the action.
-fn refusal(trace: &[TraceRecord], at_ms: u64, name: &str) -> Option<String> {
+fn refusal(trace: &[TraceRecord], at_ms: u64, name: &str) -> Option<PageError> {
     let i = trace
         .iter()
         .rposition(|r| r.time_ms == at_ms && r.actor == "user" && r.kind == name)?;
@@ -829,7 +836,7 @@ fn refusal(trace: &[TraceRecord], at_ms: u64, name: &str) -> Option<String> {
                 "action_failed" | "action_ignored" | "zk_error"
             )
         })
-        .map(|r| r.details.clone())
+        .map(|r| PageError::Refused(r.fact.clone()))
 }
 
 impl Reducible for SimState {
@@ -964,6 +971,8 @@ mod tests {
         }));
         assert!(bad
             .error
+            .as_ref()
+            .map(PageError::en)
             .as_deref()
             .unwrap_or_default()
             .contains("no broker 9"));
@@ -977,7 +986,10 @@ mod tests {
         let again = s.apply(Msg::Act(Action::StartBroker {
             broker: BrokerId(0),
         }));
-        assert_eq!(again.error.as_deref(), Some("broker 0 is already running"));
+        assert_eq!(
+            again.error.as_ref().map(PageError::en).as_deref(),
+            Some("broker 0 is already running")
+        );
     }
 
     #[test]
@@ -1012,14 +1024,14 @@ mod tests {
         let s = SimState::from_fragment("s=nope&t=1").unwrap();
         assert_eq!(s.scenario, "default");
         assert_eq!(
-            s.error.as_deref(),
+            s.error.as_ref().map(PageError::en).as_deref(),
             Some("broken share link: no built-in scenario \"nope\"; the default cluster opens at its start")
         );
         let s = SimState::from_fragment("s=controller-failover&t=x").unwrap();
         assert_eq!(s.scenario, "controller-failover", "the scenario it names");
         assert_eq!(s.now_ms(), 3_000, "at its start");
         assert_eq!(
-            s.error.as_deref(),
+            s.error.as_ref().map(PageError::en).as_deref(),
             Some("broken share link: t=\"x\" is not a time in ms; the scenario opens at its start")
         );
         let bad = share::encode(&Moment {
@@ -1046,7 +1058,7 @@ mod tests {
         });
         let s = SimState::from_fragment(&bad).unwrap();
         assert_eq!(
-            s.error.as_deref(),
+            s.error.as_ref().map(PageError::en).as_deref(),
             Some("broken share link: action 1 (kill -9 broker 9 at 4000 ms): no broker 9 in this cluster; skipped")
         );
         assert_eq!(s.now_ms(), 5_000);
@@ -1077,7 +1089,7 @@ mod tests {
         assert_eq!(s.scenario, "controller-failover");
         assert_eq!(s.zk_mode, ZkMode::Async);
         assert_eq!(
-            s.error.as_deref(),
+            s.error.as_ref().map(PageError::en).as_deref(),
             Some(
                 "broken share link: t=\"soon\" is not a time in ms; the scenario opens at its start; \
                  zk=\"fast\" is not a ZooKeeper access mode (async or sync); async is used; \
@@ -1088,7 +1100,7 @@ mod tests {
         assert_eq!(s.scenario, "default");
         assert_eq!(s.now_ms(), 4_000, "the time still applies");
         assert_eq!(
-            s.error.as_deref(),
+            s.error.as_ref().map(PageError::en).as_deref(),
             Some("broken share link: no scenario (s=…); the default cluster opens")
         );
     }
@@ -1204,7 +1216,7 @@ mod tests {
         assert_eq!(again.share_fragment(), link);
         let odd = SimState::from_fragment("s=default&t=3000&zk=1.0").unwrap();
         assert_eq!(
-            odd.error.as_deref(),
+            odd.error.as_ref().map(PageError::en).as_deref(),
             Some("broken share link: zk=\"1.0\" is not a ZooKeeper access mode (async or sync); async is used")
         );
         assert_eq!(odd.zk_mode, ZkMode::Async);

@@ -177,7 +177,7 @@ pub fn from_link(ll: &LessonLink, link: &LinkRead, problems: &mut Vec<String>) -
     let prev = s.clone();
     let mut s = after(&prev, s);
     if !problems.is_empty() {
-        s.error = Some(format!("broken share link: {}", problems.join("; ")));
+        s.error = Some(format!("broken share link: {}", problems.join("; ")).into());
     }
     Some(s)
 }

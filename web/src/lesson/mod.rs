@@ -20,8 +20,9 @@ use kcsim_core::lesson::{Lesson, Start, Step};
 use std::rc::Rc;
 
 /// How far "continue" and a rebuilt step run time between two checks of a
-/// checkpoint (virtual ms): one tick of playback at 1×.
-pub const FAST_FORWARD_SLICE_MS: u64 = 50;
+/// checkpoint (virtual ms): the core's `kcsim lesson check` slice, so the
+/// page follows the same path as the check.
+pub const FAST_FORWARD_SLICE_MS: u64 = kcsim_core::lesson::SLICE_MS;
 
 /// A moment of a lesson: the virtual time and how many of the user's actions
 /// had been taken (the rest are dropped when the lesson rewinds to it).
@@ -244,7 +245,7 @@ fn rebuild(s: &SimState, lesson: &Lesson, at: At) -> SimState {
         start_state(lesson).replay(acts, Some(at.t_ms), &mut problems),
     );
     if !problems.is_empty() {
-        n.error = Some(problems.join("; "));
+        n.error = Some(problems.join("; ").into());
     }
     n
 }
@@ -376,7 +377,14 @@ pub fn fast_forward(s: &SimState, lesson: Rc<Lesson>, origin: Origin, to: usize)
         if r.step >= to || r.done {
             break;
         }
-        if !r.passed() {
+        // A step without a checkpoint is acted on, not waited for (as the
+        // core's `lesson::play` does).
+        if r.current().checkpoint.is_none() {
+            if !r.current().show_me.is_empty() {
+                n = apply(&n, LessonMsg::ShowMe);
+                n.playing = false;
+            }
+        } else if !r.passed() {
             n = apply(&n, LessonMsg::ShowMe);
             let deadline = n.now_ms().saturating_add(r.current().within_ms);
             while !n.lesson.as_deref().is_some_and(LessonRun::passed) && n.now_ms() < deadline {

@@ -145,7 +145,14 @@ fn every_builtin_lesson_passes_by_show_me() {
             Origin::BuiltIn,
             n,
         )));
-        assert!(run(&s).done, "{}: reached step {}", l.id, run(&s).step);
+        assert!(
+            run(&s).done,
+            "{}: reached step {} at {} ms, error {:?}",
+            l.id,
+            run(&s).step,
+            s.now_ms(),
+            s.error
+        );
     }
 }
 
@@ -198,7 +205,11 @@ fn presentation_mode_survives_loading_a_scenario_and_is_in_the_link_alone() {
 
 fn broken(f: &str) -> (SimState, String) {
     let s = SimState::from_fragment(f).unwrap();
-    let e = s.error.clone().unwrap_or_default();
+    let e = s
+        .error
+        .as_ref()
+        .map(crate::notice::PageError::en)
+        .unwrap_or_default();
     (s, e)
 }
 

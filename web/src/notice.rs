@@ -86,7 +86,7 @@ pub enum PageError {
     /// The core refused an action before changing anything.
     Action(kcsim_core::sim::ActionError),
     /// The cluster refused or ignored an action: what its trace says.
-    Refused(kcsim_core::fact::Fact),
+    Refused(Box<kcsim_core::fact::Fact>),
     /// Nothing to undo.
     NothingToUndo,
     /// A problem the page found itself (a share link, a lesson file, a form

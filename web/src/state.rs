@@ -836,7 +836,7 @@ fn refusal(trace: &[TraceRecord], at_ms: u64, name: &str) -> Option<PageError> {
                 "action_failed" | "action_ignored" | "zk_error"
             )
         })
-        .map(|r| PageError::Refused(r.fact.clone()))
+        .map(|r| PageError::Refused(Box::new(r.fact.clone())))
 }
 
 impl Reducible for SimState {

@@ -84,7 +84,7 @@ test('switching to sync restarts the scenario with it, the link carries zk=sync,
   const other = await openPage(browser, `${server.url}${again}`, { width: 1280, height: 720 });
   await other.page.locator('article.broker').first().waitFor();
   assert.equal(await zkSelect(other.page).inputValue(), 'sync');
-  await other.page.locator('header .summary .zk-mode-shown', { hasText: 'sync — Kafka 1.0' }).waitFor();
+  await other.page.locator('header .summary .zk-mode-shown', { hasText: 'sync — Kafka 1.0' }).waitFor({ state: 'attached' });
   assert.equal(await controllerOf(other.page), syncRun.now);
   assert.deepEqual(other.errors, []);
   await other.page.close();

@@ -83,7 +83,7 @@ fn initial_state(url_state: bool) -> SimState {
 #[component]
 pub fn App(props: &AppProps) -> Html {
     let url_state = props.url_state;
-    let state = use_reducer(move || initial_state(url_state));
+    let state = use_reducer_eq(move || initial_state(url_state));
     // The language lives beside the simulation: changing it changes no state.
     let lang_state = use_state_eq(move || initial_lang(url_state));
     let lang = *lang_state;

@@ -64,6 +64,15 @@ pub enum Condition {
         /// Available or not.
         available: bool,
     },
+    /// The partition's high watermark (as its leader knows it) is at least
+    /// this: the records before it are committed, so `acks=all` producers
+    /// have their acknowledgement.
+    HighWatermarkAtLeast {
+        /// The partition.
+        partition: TopicPartition,
+        /// The offset.
+        offset: u64,
+    },
     /// The partition's leader epoch in ZooKeeper is at least this.
     LeaderEpochAtLeast {
         /// The partition.
@@ -127,6 +136,7 @@ pub const NAMES: &[&str] = &[
     "partition_state",
     "available",
     "leader_epoch_at_least",
+    "high_watermark_at_least",
     "trace",
     "records_lost_at_least",
     "unclean_elections_at_least",
@@ -191,6 +201,9 @@ impl Condition {
                 partition,
                 available,
             } => part(partition).is_some_and(|p| p.available == *available),
+            Condition::HighWatermarkAtLeast { partition, offset } => {
+                part(partition).is_some_and(|p| p.high_watermark >= *offset)
+            }
             Condition::LeaderEpochAtLeast { partition, epoch } => {
                 part(partition).is_some_and(|p| p.overview.leader_epoch >= *epoch)
             }
@@ -399,6 +412,16 @@ impl Condition {
                         .as_u64()
                         .and_then(|e| i32::try_from(e).ok())
                         .ok_or_else(|| bad(&format!("{fk}.epoch"), "a leader epoch", &ev))?,
+                }
+            }
+            "high_watermark_at_least" => {
+                let m = args(&["partition", "offset"])?;
+                let ov = get(m, "offset")?;
+                Condition::HighWatermarkAtLeast {
+                    partition: partition(m)?,
+                    offset: ov
+                        .as_u64()
+                        .ok_or_else(|| bad(&format!("{fk}.offset"), "an offset", &ov))?,
                 }
             }
             "trace" => {

@@ -327,3 +327,28 @@ fn bad_input_never_panics() {
         let _ = Lesson::parse(&text.replace(from, to));
     }
 }
+
+#[test]
+fn the_high_watermark_condition_waits_for_the_acknowledgement() {
+    // Kafka: Partition.maybeIncrementLeaderHW: acks=all records are
+    // acknowledged when every ISR member has them, so with a dead follower
+    // still in the leader's ISR the high watermark does not move.
+    let sc = crate::scenario::builtin::default_cluster();
+    let names: Vec<String> = vec!["orders".into(), "audit".into()];
+    let c = Condition::parse(
+        &serde_json::json!({"high_watermark_at_least": {"partition": "orders-0", "offset": 1}}),
+        "c",
+        &sc.brokers,
+        &names,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut tl = Timeline::new(&sc);
+    tl.seek(SimTime(5_000));
+    assert!(
+        !c.holds(&ClusterView::of(tl.sim()), tl.trace()),
+        "nothing produced yet"
+    );
+    // The default cluster produces to orders-0 at 6 s.
+    tl.seek(SimTime(7_000));
+    assert!(c.holds(&ClusterView::of(tl.sim()), tl.trace()));
+}

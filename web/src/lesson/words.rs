@@ -110,6 +110,10 @@ pub fn condition_words(c: &Condition, lang: Lang) -> String {
             || format!("the leader epoch of {partition} reaches {epoch}"),
             || format!("{partition} 的 leader epoch 达到 {epoch}"),
         ),
+        Condition::HighWatermarkAtLeast { partition, offset } => lang.f(
+            || format!("the high watermark of {partition} reaches {offset} (the records before it acknowledged)"),
+            || format!("{partition} 的高水位（HW）达到 {offset}（其前的消息均已确认）"),
+        ),
         Condition::Trace {
             kind,
             actor,

@@ -195,6 +195,32 @@ impl Action {
         }
     }
 
+    /// Point the action at another broker (no change for an action that is
+    /// not about a broker).
+    pub fn set_broker(&mut self, to: BrokerId) {
+        match self {
+            Action::KillBroker { broker }
+            | Action::StartBroker { broker }
+            | Action::ShutdownBroker { broker }
+            | Action::PauseBroker { broker, .. }
+            | Action::ExpireSession { broker }
+            | Action::SlowBroker { broker, .. }
+            | Action::HealBroker { broker } => *broker = to,
+            Action::DeleteZnode { .. }
+            | Action::SetZnode { .. }
+            | Action::SetConfig { .. }
+            | Action::CreateTopic { .. }
+            | Action::AddPartitions { .. }
+            | Action::DeleteTopic { .. }
+            | Action::ReassignPartitions { .. }
+            | Action::Produce { .. }
+            | Action::PreferredElection { .. }
+            | Action::ElectLeaders { .. }
+            | Action::DelayMessage { .. }
+            | Action::DropMessage { .. } => {}
+        }
+    }
+
     /// A one-line description, as the trace and the UI show it.
     pub fn describe(&self) -> String {
         match self {

@@ -89,6 +89,8 @@ pub enum PageError {
     Refused(Box<kcsim_core::fact::Fact>),
     /// Nothing to undo.
     NothingToUndo,
+    /// A lesson's "show me" is for the controller, and there is none now.
+    NoController,
     /// A problem the page found itself (a share link, a lesson file, a form
     /// field), in English: the field names and Kafka's messages in it are
     /// the files' and Kafka's own.
@@ -102,6 +104,10 @@ impl PageError {
             PageError::Action(e) => crate::i18n::errors::action_error_text(e, lang),
             PageError::Refused(f) => crate::i18n::facts::fact_text(f, lang),
             PageError::NothingToUndo => lang.t("nothing to undo", "没有可以撤销的操作").to_string(),
+            PageError::NoController => lang.f(
+                || kcsim_core::lesson::NoController.to_string(),
+                || "这一步的操作针对控制器，但此刻 /controller 没有指向任何 broker：继续播放，直到选出新的控制器".to_string(),
+            ),
             PageError::Text(s) => s.clone(),
         }
     }

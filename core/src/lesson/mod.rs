@@ -152,8 +152,8 @@ pub struct Step {
     pub point_at: Option<Target>,
     /// "Show me": the actions that perform the step, done at the current
     /// moment through the same path as the page's buttons; then time plays
-    /// until the checkpoint holds.
-    pub show_me: Vec<Action>,
+    /// until the checkpoint holds. [`Step::actions_now`] gives them.
+    pub show_me: Vec<ShowMe>,
     /// What the step waits for (none: the learner reads and goes on).
     pub checkpoint: Option<Condition>,
     /// A hint, shown after a while or on request.
@@ -161,6 +161,44 @@ pub struct Step {
     /// How much virtual time "show me" may play for the checkpoint.
     pub within_ms: u64,
 }
+
+/// One "show me" action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShowMe {
+    /// The action (its broker, when `on_controller`, is filled in when it
+    /// is done).
+    pub action: Action,
+    /// Written `"broker": "controller"`: done to whichever broker
+    /// `/controller` names at that moment, so "kill the controller" does
+    /// what it says however the learner got there.
+    pub on_controller: bool,
+}
+
+impl Step {
+    /// The step's "show me" actions as they are done now, in a cluster
+    /// whose `/controller` names `controller`; an error (in English, for
+    /// the CLI; the page says it in its own words) when an action is for
+    /// the controller and there is none.
+    pub fn actions_now(&self, controller: Option<BrokerId>) -> Result<Vec<Action>, NoController> {
+        self.show_me
+            .iter()
+            .map(|s| {
+                if !s.on_controller {
+                    return Ok(s.action.clone());
+                }
+                let c = controller.ok_or(NoController)?;
+                let mut a = s.action.clone();
+                a.set_broker(c);
+                Ok(a)
+            })
+            .collect()
+    }
+}
+
+/// A "show me" action is for the controller, and no broker is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("this step's action is for the controller, and /controller names no broker now: play on until one is elected")]
+pub struct NoController;
 
 /// A parsed, checked lesson.
 #[derive(Debug, Clone, PartialEq)]
@@ -398,8 +436,18 @@ fn parse_step(
             // A "show me" action is a scenario action done now: the same
             // parser checks it, with its time filled in.
             let mut timed = Vec::new();
+            let mut on_controller = Vec::new();
             for (i, a) in arr.iter().enumerate() {
                 let mut obj = object(a, &format!("{fs}[{i}]"))?.clone();
+                // `"broker": "controller"`: checked as the cluster's first
+                // broker, done to the controller of the moment.
+                let c = obj.get("broker").and_then(Value::as_str) == Some("controller");
+                if c {
+                    if let Some(b) = sc.brokers.first() {
+                        obj.insert("broker".into(), Value::from(b.0));
+                    }
+                }
+                on_controller.push(c);
                 if obj.contains_key("at_ms") {
                     return err(
                         format!("{fs}[{i}].at_ms"),
@@ -415,12 +463,16 @@ fn parse_step(
                     message: e.message,
                 })?
                 .into_iter()
-                .map(|(_, a)| a)
+                .zip(on_controller)
+                .map(|((_, action), on_controller)| ShowMe {
+                    action,
+                    on_controller,
+                })
                 .collect::<Vec<_>>()
         }
     };
-    for a in &show_me {
-        if let Action::CreateTopic { name, .. } = a {
+    for s in &show_me {
+        if let Action::CreateTopic { name, .. } = &s.action {
             if !topics.contains(name) {
                 topics.push(name.clone());
             }

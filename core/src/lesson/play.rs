@@ -95,8 +95,14 @@ pub fn play(lesson: &Lesson) -> Result<Vec<StepOutcome>, PlayError> {
                 });
             }
         }
-        for a in &step.show_me {
-            tl.insert(now, a.clone()).map_err(|e| PlayError::Refused {
+        let actions =
+            step.actions_now(tl.sim().controller_id())
+                .map_err(|e| PlayError::Refused {
+                    step: i,
+                    reason: e.to_string(),
+                })?;
+        for a in actions {
+            tl.insert(now, a).map_err(|e| PlayError::Refused {
                 step: i,
                 reason: e.to_string(),
             })?;

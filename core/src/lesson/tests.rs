@@ -351,4 +351,42 @@ fn the_high_watermark_condition_waits_for_the_acknowledgement() {
     // The default cluster produces to orders-0 at 6 s.
     tl.seek(SimTime(7_000));
     assert!(c.holds(&ClusterView::of(tl.sim()), tl.trace()));
+
+fn show_me_for_the_controller_acts_on_the_controller_of_the_moment() {
+    // Kafka: KafkaController.elect: whoever created /controller is the
+    // controller; "kill the controller" must hit that broker, whichever it
+    // is after the learner's own actions.
+    let text = minimal(
+        r#"[{"text":{"en":"x","zh":"y"},"show_me":[{"action":"kill_broker","broker":"controller"}],
+             "checkpoint":{"controller_status":"dead"}}]"#,
+    );
+    let l = Lesson::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let step = &l.steps[0];
+    assert!(step.show_me[0].on_controller);
+    assert_eq!(
+        step.actions_now(Some(BrokerId(3))),
+        Ok(vec![crate::Action::KillBroker {
+            broker: BrokerId(3)
+        }])
+    );
+    assert_eq!(step.actions_now(None), Err(NoController));
+    assert!(play(&l).is_ok());
+    // Only a broker's action can be for the controller.
+    let bad = minimal(
+        r#"[{"text":{"en":"x","zh":"y"},"show_me":[{"action":"delete_topic","topic":"orders","broker":"controller"}]}]"#,
+    );
+    assert!(
+        err_field(&bad).starts_with("steps[0].show_me[0].broker: unknown field"),
+        "{}",
+        err_field(&bad)
+    );
+    // Any other word is not a broker id.
+    let bad = minimal(
+        r#"[{"text":{"en":"x","zh":"y"},"show_me":[{"action":"kill_broker","broker":"leader"}]}]"#,
+    );
+    assert!(
+        err_field(&bad).starts_with("steps[0].show_me[0].broker: expected a broker id"),
+        "{}",
+        err_field(&bad)
+    );
 }

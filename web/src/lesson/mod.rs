@@ -293,7 +293,14 @@ pub fn apply(s: &SimState, m: LessonMsg) -> SimState {
         }
         (LessonMsg::ShowMe, Some(r)) if !r.done && !r.passed() => {
             let mut n = s.clone();
-            for a in r.current().show_me.clone() {
+            let actions = match r.current().actions_now(s.view().controller) {
+                Ok(a) => a,
+                Err(_) => {
+                    n.error = Some(crate::notice::PageError::NoController);
+                    return n;
+                }
+            };
+            for a in actions {
                 n = n.apply(Msg::Act(a));
                 if n.error.is_some() {
                     return n;

@@ -351,7 +351,9 @@ fn the_high_watermark_condition_waits_for_the_acknowledgement() {
     // The default cluster produces to orders-0 at 6 s.
     tl.seek(SimTime(7_000));
     assert!(c.holds(&ClusterView::of(tl.sim()), tl.trace()));
+}
 
+#[test]
 fn show_me_for_the_controller_acts_on_the_controller_of_the_moment() {
     // Kafka: KafkaController.elect: whoever created /controller is the
     // controller; "kill the controller" must hit that broker, whichever it

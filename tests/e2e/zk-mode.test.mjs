@@ -58,7 +58,7 @@ test('switching to sync restarts the scenario with it, the link carries zk=sync,
   // Keyboard: focus the picker and choose the next option with an arrow key.
   await zk.focus();
   await page.keyboard.press('ArrowDown');
-  await shown.filter({ hasText: 'sync — Kafka 1.0' }).waitFor();
+  await shown.filter({ hasText: 'sync — Kafka 1.0' }).waitFor({ state: 'attached' });
   assert.equal(await zk.inputValue(), 'sync');
   const notice = await page.getByRole('status').filter({ hasText: 'starting configuration' }).textContent();
   assert.match(notice, /restarted from the beginning/);
@@ -91,7 +91,7 @@ test('switching to sync restarts the scenario with it, the link carries zk=sync,
 
   // Another scenario starts with its own setting (async).
   await page.getByLabel('Scenario').selectOption('controller-failover');
-  await shown.filter({ hasText: 'async — Kafka 1.1+' }).waitFor();
+  await shown.filter({ hasText: 'async — Kafka 1.1+' }).waitFor({ state: 'attached' });
   assert.equal(await zk.inputValue(), 'async');
   assert.deepEqual(errors, []);
 });

@@ -173,13 +173,33 @@ impl Action {
     /// The broker the action is about, if any.
     pub fn broker(&self) -> Option<BrokerId> {
         match self {
+            Action::ReassignPartitions { .. }
+            | Action::CreateTopic { .. }
+            | Action::ElectLeaders { .. }
+            | Action::PreferredElection { .. } => None,
+            // The rest are small: one list of which carry a broker.
+            other => other.clone().broker_mut().copied(),
+        }
+    }
+
+    /// Point the action at another broker (no change for an action that is
+    /// not about a broker).
+    pub fn set_broker(&mut self, to: BrokerId) {
+        if let Some(b) = self.broker_mut() {
+            *b = to;
+        }
+    }
+
+    /// The broker the action is about, to change it.
+    fn broker_mut(&mut self) -> Option<&mut BrokerId> {
+        match self {
             Action::KillBroker { broker }
             | Action::StartBroker { broker }
             | Action::ShutdownBroker { broker }
             | Action::PauseBroker { broker, .. }
             | Action::ExpireSession { broker }
             | Action::SlowBroker { broker, .. }
-            | Action::HealBroker { broker } => Some(*broker),
+            | Action::HealBroker { broker } => Some(broker),
             Action::DeleteZnode { .. }
             | Action::SetZnode { .. }
             | Action::SetConfig { .. }
@@ -192,32 +212,6 @@ impl Action {
             | Action::ElectLeaders { .. }
             | Action::DelayMessage { .. }
             | Action::DropMessage { .. } => None,
-        }
-    }
-
-    /// Point the action at another broker (no change for an action that is
-    /// not about a broker).
-    pub fn set_broker(&mut self, to: BrokerId) {
-        match self {
-            Action::KillBroker { broker }
-            | Action::StartBroker { broker }
-            | Action::ShutdownBroker { broker }
-            | Action::PauseBroker { broker, .. }
-            | Action::ExpireSession { broker }
-            | Action::SlowBroker { broker, .. }
-            | Action::HealBroker { broker } => *broker = to,
-            Action::DeleteZnode { .. }
-            | Action::SetZnode { .. }
-            | Action::SetConfig { .. }
-            | Action::CreateTopic { .. }
-            | Action::AddPartitions { .. }
-            | Action::DeleteTopic { .. }
-            | Action::ReassignPartitions { .. }
-            | Action::Produce { .. }
-            | Action::PreferredElection { .. }
-            | Action::ElectLeaders { .. }
-            | Action::DelayMessage { .. }
-            | Action::DropMessage { .. } => {}
         }
     }
 

@@ -36,10 +36,6 @@ pub struct AppProps {
 /// Where the browser remembers the chosen language.
 pub const LANG_KEY: &str = "kcsim.lang";
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
-
 /// The language a page opens in: the share link's, else the remembered
 /// choice, else English. (Mounted tests, without a share link, use English.)
 fn initial_lang(url_state: bool) -> Lang {
@@ -52,7 +48,7 @@ fn initial_lang(url_state: bool) -> Lang {
     crate::share::read(&hash)
         .lang
         .or_else(|| {
-            storage()
+            crate::hooks::storage()
                 .and_then(|s| s.get_item(LANG_KEY).ok().flatten())
                 .and_then(|c| Lang::from_code(&c))
         })
@@ -103,7 +99,7 @@ pub fn App(props: &AppProps) -> Html {
                 .value();
             if let Some(l) = Lang::from_code(&code) {
                 if url_state {
-                    if let Some(s) = storage() {
+                    if let Some(s) = crate::hooks::storage() {
                         let _ = s.set_item(LANG_KEY, l.code());
                     }
                 }

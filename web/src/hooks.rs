@@ -180,3 +180,9 @@ mod tests {
         assert!(!key_belongs_to_target("MAIN", "", false, "n"));
     }
 }
+
+/// The browser's `localStorage` (the language and lesson progress are
+/// remembered there), if the page may use it.
+pub fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}

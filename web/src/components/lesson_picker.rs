@@ -11,20 +11,16 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
-
 /// A lesson's saved progress.
 pub fn load_progress(id: &str) -> Progress {
-    let v = storage().and_then(|s| s.get_item(&progress_key(id)).ok().flatten());
+    let v = crate::hooks::storage().and_then(|s| s.get_item(&progress_key(id)).ok().flatten());
     Progress::parse(v.as_deref())
 }
 
 /// Save a lesson's progress (it only grows: the highest step reached, or done).
 pub fn save_progress(id: &str, p: Progress) {
     let best = load_progress(id).max(p);
-    if let (Some(s), Some(v)) = (storage(), best.value()) {
+    if let (Some(s), Some(v)) = (crate::hooks::storage(), best.value()) {
         let _ = s.set_item(&progress_key(id), &v);
     }
 }

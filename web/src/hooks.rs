@@ -163,6 +163,12 @@ fn rescue(last: &RefCell<Option<Element>>, fallback: &NodeRef) {
     }
 }
 
+/// The browser's `localStorage` (the language and lesson progress are
+/// remembered there), if the page may use it.
+pub fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
 #[cfg(test)]
 mod tests {
     use super::key_belongs_to_target;
@@ -179,10 +185,4 @@ mod tests {
         assert!(!key_belongs_to_target("BODY", "", false, "ArrowRight"));
         assert!(!key_belongs_to_target("MAIN", "", false, "n"));
     }
-}
-
-/// The browser's `localStorage` (the language and lesson progress are
-/// remembered there), if the page may use it.
-pub fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
 }

@@ -272,11 +272,16 @@ pub fn App(props: &AppProps) -> Html {
             if *help {
                 <Help on_close={close_help} />
             }
+            // In presentation mode the narration and the clock stay on screen together.
+            <div class="lesson-top">
             <LessonArea run={state.lesson.clone()} present={state.present} on_msg={on_msg.clone()} />
             <div id="p-time">
                 <Controls now_ms={now} horizon_ms={state.scrub_end_ms()} playing={state.playing} speed={state.speed}
                     scenario={state.scenario} zk_mode={state.zk_mode} can_undo={state.can_undo()}
-                    follow={state.follow} slowed={state.slowed} marks={state.marks.to_vec()} on_msg={on_msg.clone()} />
+                    follow={state.follow} slowed={state.slowed} marks={state.marks.to_vec()} on_msg={on_msg.clone()}
+                    lesson={state.lesson.as_ref().map(|r| (AttrValue::from(r.lesson.title.get(lang.code()).to_string()),
+                        matches!(r.lesson.start, kcsim_core::lesson::Start::Inline(_))))} />
+            </div>
             </div>
             <section id="p-brokers" class="brokers" aria-label={t("Brokers", "Broker")}>
                 { for view.brokers.iter().map(|b| html! {

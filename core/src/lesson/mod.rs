@@ -156,6 +156,9 @@ pub struct Step {
     pub show_me: Vec<ShowMe>,
     /// What the step waits for (none: the learner reads and goes on).
     pub checkpoint: Option<Condition>,
+    /// The checkpoint in the author's words, for people ("the new controller
+    /// won with epoch 2"); without it the page words the condition itself.
+    pub goal: Option<Text>,
     /// A hint, shown after a while or on request.
     pub hint: Option<Text>,
     /// How much virtual time "show me" may play for the checkpoint.
@@ -410,6 +413,7 @@ fn parse_step(
             "point_at",
             "show_me",
             "checkpoint",
+            "goal",
             "hint",
             "within_ms",
         ],
@@ -494,6 +498,16 @@ fn parse_step(
             topics,
         )?),
     };
+    let goal = match o.get("goal") {
+        None => None,
+        Some(_) => Some(text_field(o, "goal", &format!("{f}.goal"))?),
+    };
+    if goal.is_some() && checkpoint.is_none() {
+        return err(
+            format!("{f}.goal"),
+            "only a step with a checkpoint has a goal to describe",
+        );
+    }
     let hint = match o.get("hint") {
         None => None,
         Some(_) => Some(text_field(o, "hint", &format!("{f}.hint"))?),
@@ -522,6 +536,7 @@ fn parse_step(
         point_at,
         show_me,
         checkpoint,
+        goal,
         hint,
         within_ms,
     })

@@ -392,3 +392,22 @@ fn show_me_for_the_controller_acts_on_the_controller_of_the_moment() {
         err_field(&bad)
     );
 }
+
+#[test]
+fn a_goal_describes_a_checkpoint_in_both_languages() {
+    let ok = minimal(
+        r#"[{"text":{"en":"x","zh":"y"},"checkpoint":{"controller_epoch_at_least":2},
+             "goal":{"en":"a new controller wins with epoch 2","zh":"新控制器以纪元 2 胜出"}}]"#,
+    );
+    let l = Lesson::parse(&ok).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        l.steps[0].goal.as_ref().map(|g| g.get("zh")),
+        Some("新控制器以纪元 2 胜出")
+    );
+    let no_zh = minimal(
+        r#"[{"text":{"en":"x","zh":"y"},"checkpoint":{"controller_epoch_at_least":2},"goal":{"en":"a"}}]"#,
+    );
+    assert!(err_field(&no_zh).starts_with("steps[0].goal.zh: is required"));
+    let no_checkpoint = minimal(r#"[{"text":{"en":"x","zh":"y"},"goal":{"en":"a","zh":"b"}}]"#);
+    assert!(err_field(&no_checkpoint).starts_with("steps[0].goal: only a step with a checkpoint"));
+}

@@ -31,6 +31,11 @@ pub struct ControlsProps {
     pub slowed: bool,
     /// Marked moments (ms), shown on the scrub bar.
     pub marks: Vec<u64>,
+    /// The lesson being followed: its title (in the page's language) and
+    /// whether it sets up its own cluster (then no built-in scenario is
+    /// loaded, whatever the picker's last choice).
+    #[prop_or_default]
+    pub lesson: Option<(AttrValue, bool)>,
     /// Where input goes.
     pub on_msg: Callback<Msg>,
 }
@@ -108,11 +113,33 @@ pub fn Controls(props: &ControlsProps) -> Html {
     };
     let max = props.horizon_ms.max(props.now_ms).max(1);
     let pct = |ms: u64| ms.min(max) as f64 * 100.0 / max as f64;
-    let about = SCENARIOS
-        .iter()
-        .find(|s| s.id == props.scenario)
-        .map(|s| lang.t(s.about, s.about_zh))
-        .unwrap_or_default();
+    let about = match &props.lesson {
+        // The scenario's own hint would contradict the lesson's steps.
+        Some((title, own)) => lang.f(
+            || {
+                format!(
+                    "Lesson “{title}”{}: follow the narration above.",
+                    if *own { ", on its own cluster" } else { "" }
+                )
+            },
+            || {
+                format!(
+                    "课程“{title}”{}：请按上方的讲解操作。",
+                    if *own {
+                        "（使用课程自带的集群）"
+                    } else {
+                        ""
+                    }
+                )
+            },
+        ),
+        None => SCENARIOS
+            .iter()
+            .find(|s| s.id == props.scenario)
+            .map(|s| lang.t(s.about, s.about_zh).to_string())
+            .unwrap_or_default(),
+    };
+    let own_cluster = props.lesson.as_ref().is_some_and(|(_, own)| *own);
     html! {
         <section class="controls" aria-label={t("Time controls", "时间控制")}>
             <div class="control-row">
@@ -151,8 +178,11 @@ pub fn Controls(props: &ControlsProps) -> Html {
             <div class="control-row second">
                 <label>{ t("scenario ", "场景 ") }
                     <select aria-label={t("Scenario", "场景")} onchange={on_scenario}>
+                        if own_cluster {
+                            <option value="" selected=true disabled=true>{ t("the lesson's own cluster", "课程自带的集群") }</option>
+                        }
                         { for SCENARIOS.iter().map(|s| html! {
-                            <option value={s.id} selected={s.id == props.scenario}>{ lang.t(s.title, s.title_zh) }</option>
+                            <option value={s.id} selected={!own_cluster && s.id == props.scenario}>{ lang.t(s.title, s.title_zh) }</option>
                         }) }
                     </select>
                 </label>

@@ -42,10 +42,25 @@ fn highlight_css(selectors: &[String]) -> String {
         return String::new();
     }
     let s = selectors.join(", ");
+    // A table row is tinted and outlined inside itself: an outline around
+    // it would cross the rows and headers beside it.
+    let rows: Vec<&str> = selectors
+        .iter()
+        .map(String::as_str)
+        .filter(|x| x.contains(" tr["))
+        .collect();
+    let rows_css = if rows.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n{} {{ outline-offset: -3px; box-shadow: none; animation: none; background: var(--point-glow) !important; }}",
+            rows.join(", ")
+        )
+    };
     format!(
         "{s} {{ outline: 5px solid var(--point) !important; outline-offset: 3px; \
          box-shadow: 0 0 0 10px var(--point-glow); animation: kcsim-point 1.6s ease-in-out infinite; \
-         position: relative; z-index: 2; }}\n\
+         position: relative; z-index: 2; }}{rows_css}\n\
          @media (prefers-reduced-motion: reduce) {{ {s} {{ animation: none; }} }}"
     )
 }
@@ -76,7 +91,7 @@ fn scroll_to(selector: &str) {
         .and_then(|v| v.as_f64())
         .unwrap_or(720.0);
     let top = d
-        .query_selector("main.present #p-lesson")
+        .query_selector("main.present .lesson-top")
         .ok()
         .flatten()
         .map_or(0.0, |p| p.get_bounding_client_rect().bottom().max(0.0));
@@ -86,6 +101,19 @@ fn scroll_to(selector: &str) {
     }
     let room = (vh - top - r.height()).max(0.0);
     w.scroll_by_with_x_and_y(0.0, r.top() - top - room / 2.0);
+}
+
+/// What a step waits for: the author's words when the lesson gives them,
+/// else the condition put in words.
+fn goal_words(
+    step: &kcsim_core::lesson::Step,
+    c: &kcsim_core::lesson::Condition,
+    lang: crate::i18n::Lang,
+) -> String {
+    match &step.goal {
+        Some(g) => g.get(lang.code()).to_string(),
+        None => condition_words(c, lang),
+    }
 }
 
 fn btn(label: &str, aria: &str, disabled: bool, m: LessonMsg, on: &Callback<Msg>) -> Html {
@@ -200,11 +228,11 @@ pub fn LessonArea(props: &LessonAreaProps) -> Html {
             .t("Read, then go on with Next.", "读完后按“下一步”继续。")
             .to_string(),
         (Some(c), false) => {
-            let w = condition_words(c, lang);
+            let w = goal_words(step, c, lang);
             lang.f(|| format!("Waiting for: {w}"), || format!("等待：{w}"))
         }
         (Some(c), true) => {
-            let w = condition_words(c, lang);
+            let w = goal_words(step, c, lang);
             lang.f(
                 || format!("✓ reached: {w}. Next ▶ goes on."),
                 || format!("✓ 已达成：{w}。按“下一步 ▶”继续。"),

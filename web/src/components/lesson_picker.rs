@@ -171,15 +171,16 @@ pub fn LessonPicker(props: &LessonPickerProps) -> Html {
                         <h2>{ t("Lessons", "课程") }</h2>
                         <button aria-label={t("Close the lessons list", "关闭课程列表")} onclick={toggle}>{ "×" }</button>
                     </div>
+                    // At the top: a refused file's message is seen at once.
+                    if let Some(e) = &*file_error {
+                        <p class="lesson-file-error" role="alert">{ lang.f(|| format!("This lesson file does not read: {e}"), || format!("无法读取这个课程文件：{e}")) }</p>
+                    }
                     <ol class="lesson-list">{ for list }</ol>
                     <p><button class="present-button" aria-pressed={props.present.to_string()} aria-label={t("Presentation mode (p)", "演示模式 (p)")} onclick={present}>{ t("Presentation mode", "投影演示模式") }</button>
                         { t(" large type for a projector (key p)", " 投影用的大字号（快捷键 p）") }</p>
                     <label class="lesson-file">{ t("Open a lesson file…", "打开课程文件…") }
                         <input type="file" accept=".json,application/json" aria-label={t("Open a lesson file", "打开课程文件")} onchange={on_file} />
                     </label>
-                    if let Some(e) = &*file_error {
-                        <p class="lesson-file-error" role="alert">{ lang.f(|| format!("This lesson file does not read: {e}"), || format!("无法读取这个课程文件：{e}")) }</p>
-                    }
                 </div>
             }
         </>

@@ -28,6 +28,13 @@ fn every_built_in_lesson_parses_under_its_own_id() {
     for (id, text) in builtin::FILES {
         let l = Lesson::parse(text).unwrap_or_else(|e| panic!("{id}: {e}"));
         assert_eq!(l.id, *id, "the registry's id is the file's");
+        for (i, st) in l.steps.iter().enumerate() {
+            assert_eq!(
+                st.checkpoint.is_some(),
+                st.goal.is_some(),
+                "{id}: steps[{i}]: a built-in checkpoint says its goal in words"
+            );
+        }
         assert!(builtin::lesson(id).is_some_and(|r| r.is_ok()));
     }
     assert_eq!(builtin::all().len(), builtin::FILES.len());

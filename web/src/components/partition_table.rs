@@ -54,7 +54,7 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>, lang: Lang) -> Ht
                     { if p.deleting { t(" (deleting)", "（删除中）") } else if p.reassigning { t(" (reassigning)", "（重分配中）") } else { "" } }
                 </td>
             } else {
-                <td class="pstate no-controller" title={t("no running controller holds this partition's state; leader and ISR are what ZooKeeper's state znode holds", "没有运行中的控制器持有这个分区的状态；leader 和 ISR 取自 ZooKeeper 中的 state 节点")}>{ t("no controller", "无控制器") }</td>
+                <td class="pstate no-controller" title={t("no running controller holds this partition's state (the one /controller names may be paused, dead or a zombie); leader and ISR are what ZooKeeper's state znode holds", "没有运行中的控制器持有这个分区的状态（/controller 指向的控制器可能已暂停、宕机或成了僵尸）；leader 和 ISR 取自 ZooKeeper 中的 state 节点")}>{ t("no active controller", "无活动控制器") }</td>
             }
             <td class="replicas">
                 { for p.replicas.iter().enumerate().map(|(i, r)| {

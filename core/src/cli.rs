@@ -28,7 +28,8 @@ const USAGE: &str = "usage: kcsim run FILE.json [--until-ms T] [--trace OUT.json
        kcsim transitions --machine partition|replica
        kcsim bench [--brokers B] [--partitions P]
        kcsim figures [--scale K]
-       kcsim lesson check FILE.json... | --builtin";
+       kcsim lesson check FILE.json... | --builtin
+       kcsim console [SCENARIO.json]";
 
 /// A failure: the exit code and the one-line message.
 #[derive(Debug)]
@@ -60,6 +61,7 @@ fn dispatch(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
         Some("bench") => bench(&args[1..], out),
         Some("figures") => figures(&args[1..], out),
         Some("lesson") => lesson(&args[1..], out),
+        Some("console") => console(&args[1..], out),
         Some("--help" | "-h" | "help") => {
             let _ = writeln!(out, "{USAGE}");
             Ok(())
@@ -408,3 +410,31 @@ fn lesson(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
     }
     Ok(())
 }
+
+/// `kcsim console [SCENARIO.json]`: commands from stdin, one per line, each
+/// answered as the console answers it (see `docs/console.md`), at the
+/// moment the page opens a scenario (3 s).
+fn console(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
+    let scenario = match args {
+        [] => crate::scenario::builtin::default_cluster(),
+        [file] if !file.starts_with("--") => {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| Failure(2, format!("{file}: cannot read: {e}")))?;
+            Scenario::parse(&text).map_err(|e| Failure(2, format!("{file}: {e}")))?
+        }
+        [flag] => return Err(usage(&format!("unknown option {flag}"))),
+        _ => return Err(usage("console takes at most one scenario file")),
+    };
+    let mut timeline = crate::timeline::Timeline::new(&scenario);
+    timeline.seek(SimTime(CONSOLE_START_MS));
+    let stdin = std::io::stdin();
+    for line in std::io::BufRead::lines(stdin.lock()) {
+        let line = line.map_err(|e| Failure(2, format!("stdin: {e}")))?;
+        let answer = crate::console::execute(&mut timeline, &line);
+        let _ = out.write_all(answer.text.as_bytes());
+    }
+    Ok(())
+}
+
+/// Where `kcsim console` starts, as the page opens a scenario.
+pub const CONSOLE_START_MS: u64 = 3_000;

@@ -44,6 +44,7 @@ pub mod broker;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod config;
+pub mod console;
 pub mod controller;
 pub mod cost;
 pub mod data_plane;

@@ -511,23 +511,78 @@ impl ClusterView {
         self.znodes.iter().find(|z| z.path == path)
     }
 
-    /// `kafka-topics.sh --describe` for every topic, in Kafka 2.4's format.
+    /// `kafka-topics.sh --describe` for every topic, in Kafka 2.4's format
+    /// (as `--bootstrap-server` prints it, with no filter).
     pub fn describe(&self) -> String {
+        self.describe_with(&DescribeOptions::default())
+    }
+
+    /// `kafka-topics.sh --describe` with its options, in Kafka 2.4's format
+    /// (TopicCommand's `TopicDescription` and `PartitionDescription`).
+    pub fn describe_with(&self, o: &DescribeOptions) -> String {
+        let live: Vec<BrokerId> = self
+            .brokers
+            .iter()
+            .filter(|b| b.registered)
+            .map(|b| b.id)
+            .collect();
         let mut out = String::new();
         for topic in &self.topics {
             let t = topic.name.as_str();
+            if o.topics
+                .as_ref()
+                .is_some_and(|ts| !ts.iter().any(|n| n == t))
+            {
+                continue;
+            }
             let parts: Vec<&PartitionView> =
                 self.partitions.iter().filter(|p| p.tp.topic == t).collect();
+            // Only ZooKeeper mode reads /admin/delete_topics (the admin
+            // client's path passes `markedForDeletion = false`).
+            let deleting =
+                o.zookeeper && self.znode(&format!("/admin/delete_topics/{t}")).is_some();
+            let marked = if deleting {
+                "\tMarkedForDeletion: true"
+            } else {
+                ""
+            };
             let rf = parts.first().map_or(0, |p| p.replicas.len());
             let config = &topic.configs;
-            out.push_str(&format!(
-                "Topic: {t}\tPartitionCount: {}\tReplicationFactor: {rf}\tConfigs: {config}\n",
-                parts.len()
-            ));
+            let filtered = o.under_replicated || o.unavailable || o.under_min_isr || o.at_min_isr;
+            if !filtered {
+                out.push_str(&format!(
+                    "Topic: {t}\tPartitionCount: {}\tReplicationFactor: {rf}\tConfigs: {config}{marked}\n",
+                    parts.len()
+                ));
+            }
+            // The admin client's path reads the topic's config (so the
+            // min-ISR filters see `min.insync.replicas`); ZooKeeper mode
+            // passes none (and refuses those two filters).
+            let min_isr = if o.zookeeper {
+                None
+            } else {
+                Some(
+                    config
+                        .split(',')
+                        .find_map(|kv| kv.strip_prefix("min.insync.replicas="))
+                        .and_then(|v| v.parse::<usize>().ok())
+                        .unwrap_or(o.default_min_isr),
+                )
+            };
             for p in parts {
+                let has_leader = p.leader.is_some();
+                let show = !filtered
+                    || (o.under_replicated && p.isr.len() < p.replicas.len())
+                    || (o.unavailable && p.leader.is_none_or(|l| !live.contains(&l)))
+                    || (o.under_min_isr
+                        && (!has_leader || min_isr.is_some_and(|m| p.isr.len() < m)))
+                    || (o.at_min_isr && min_isr == Some(p.isr.len()));
+                if !show {
+                    continue;
+                }
                 let leader = p.leader.map_or("none".to_string(), |l| l.to_string());
                 out.push_str(&format!(
-                    "\tTopic: {t}\tPartition: {}\tLeader: {leader}\tReplicas: {}\tIsr: {}\n",
+                    "\tTopic: {t}\tPartition: {}\tLeader: {leader}\tReplicas: {}\tIsr: {}{marked}\n",
                     p.tp.partition,
                     comma_list(&p.replicas),
                     comma_list(&p.isr)
@@ -549,6 +604,25 @@ impl ClusterView {
     pub fn partition(&self, tp: &TopicPartition) -> Option<&PartitionView> {
         self.partitions.iter().find(|p| p.tp == *tp)
     }
+}
+
+/// `kafka-topics.sh --describe`'s options ([`ClusterView::describe_with`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DescribeOptions {
+    /// `--topic`: only these topics (`None`: all).
+    pub topics: Option<Vec<String>>,
+    /// `--zookeeper` rather than `--bootstrap-server`.
+    pub zookeeper: bool,
+    /// `--under-replicated-partitions`.
+    pub under_replicated: bool,
+    /// `--unavailable-partitions`.
+    pub unavailable: bool,
+    /// `--under-min-isr-partitions` (admin client only).
+    pub under_min_isr: bool,
+    /// `--at-min-isr-partitions` (admin client only).
+    pub at_min_isr: bool,
+    /// The cluster's `min.insync.replicas`, for a topic without an override.
+    pub default_min_isr: usize,
 }
 
 /// A partition's result of a preferred or unclean election (the admin API,

@@ -319,3 +319,61 @@ fn lesson_check_names_the_field_or_the_step_that_fails() {
     assert_eq!(code, 2);
     assert!(err.contains("lesson check"), "{err}");
 }
+
+fn console(args: &[&str], stdin: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kcsim"))
+        .arg("console")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("kcsim runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+// Formats: TopicCommand.scala (2.4.0) for describe and create.
+#[test]
+fn console_reads_commands_from_stdin_and_answers_each() {
+    let (code, out, err) = console(
+        &[],
+        "kafka-topics.sh --bootstrap-server localhost:9092 --describe --topic audit\n\
+         kafka-topics.sh --describe\n\
+         kill -9 3\n\
+         sleep 10\n\
+         kafka-topics.sh --zookeeper localhost:2181 --describe --topic audit --unavailable-partitions\n\
+         kafka-topics.sh --zookeeper localhost:2181 --create --topic pay --partitions 1 --replication-factor 1\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "Topic: audit\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: \n\
+         \tTopic: audit\tPartition: 0\tLeader: 3\tReplicas: 3,2\tIsr: 3,2\n\
+         \tTopic: audit\tPartition: 1\tLeader: 0\tReplicas: 0,3\tIsr: 0,3\n\
+         Exception in thread \"main\" java.lang.IllegalArgumentException: Only one of --bootstrap-server or --zookeeper must be specified\n\
+         Options: --bootstrap-server <v> --zookeeper <v> --list --describe --create --alter --delete --topic <v> --partitions <v> --replication-factor <v> --under-replicated-partitions --unavailable-partitions --under-min-isr-partitions --at-min-isr-partitions --help\n\
+         Created topic pay.\n"
+    );
+}
+
+#[test]
+fn console_refuses_a_missing_scenario_file() {
+    let (code, _, err) = console(&["/nonexistent/s.json"], "");
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("kcsim: /nonexistent/s.json: cannot read"),
+        "{err}"
+    );
+}

@@ -1,0 +1,479 @@
+//! The console: parse → action or answer, usage errors, and Kafka 2.4's
+//! output formats (each test names the Kafka source file it checks).
+
+use super::*;
+use crate::ids::BrokerId;
+use crate::scenario::builtin;
+
+/// The default cluster where the page opens it (3 s: a controller, both
+/// topics created and led by their preferred replicas).
+fn cluster() -> Timeline {
+    let mut t = Timeline::new(&builtin::default_cluster());
+    t.seek(SimTime(3_000));
+    t
+}
+
+fn reply(t: &Timeline, line: &str) -> Reply {
+    let view = ClusterView::of(t.sim());
+    interpret(
+        line,
+        &Cluster {
+            view: &view,
+            sim: t.sim(),
+        },
+    )
+}
+
+fn usage_text(r: Reply) -> String {
+    match r {
+        Reply::Usage(s) => s,
+        other => panic!("expected a usage error, got {other:?}"),
+    }
+}
+
+fn printed(r: Reply) -> String {
+    match r {
+        Reply::Print(s) => s,
+        other => panic!("expected an answer, got {other:?}"),
+    }
+}
+
+fn actions(r: Reply) -> Vec<Action> {
+    match r {
+        Reply::Act { actions, .. } => actions,
+        other => panic!("expected actions, got {other:?}"),
+    }
+}
+
+const BS: &str = "kafka-topics.sh --bootstrap-server localhost:9092";
+const ZK: &str = "kafka-topics.sh --zookeeper localhost:2181";
+
+#[test]
+fn words_split_as_a_shell_does() {
+    assert_eq!(
+        words(r#"set /a '{"x": 1}' "b\"c" d\ e"#).unwrap(),
+        vec!["set", "/a", r#"{"x": 1}"#, "b\"c", "d e"]
+    );
+    assert!(words("get '/a").is_err());
+    assert_eq!(words("   ").unwrap(), Vec::<String>::new());
+}
+
+// Format: core/src/main/scala/kafka/admin/TopicCommand.scala (2.4.0),
+// TopicDescription.printDescription and PartitionDescription.printDescription.
+#[test]
+fn describe_one_topic_in_kafkas_format() {
+    let t = cluster();
+    let out = printed(reply(&t, &format!("{BS} --describe --topic audit")));
+    assert_eq!(
+        out,
+        "Topic: audit\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: \n\
+         \tTopic: audit\tPartition: 0\tLeader: 3\tReplicas: 3,2\tIsr: 3,2\n\
+         \tTopic: audit\tPartition: 1\tLeader: 0\tReplicas: 0,3\tIsr: 0,3\n"
+    );
+    // With no option, the whole cluster: exactly the page's describe().
+    let all = printed(reply(&t, &format!("{BS} --describe")));
+    assert_eq!(all, ClusterView::of(t.sim()).describe());
+    assert!(all.contains("Topic: orders\t"));
+}
+
+// Kafka: TopicCommand.DescribeOptions (2.4.0): a report option prints only
+// matching partitions and no topic line.
+#[test]
+fn describe_filters_follow_the_isr_and_the_leader() {
+    let mut t = cluster();
+    assert_eq!(
+        printed(reply(
+            &t,
+            &format!("{BS} --describe --under-replicated-partitions")
+        )),
+        ""
+    );
+    assert_eq!(
+        printed(reply(
+            &t,
+            &format!("{BS} --describe --unavailable-partitions")
+        )),
+        ""
+    );
+    // min.insync.replicas is 1 by default: no partition is under it, and
+    // none sits exactly at it while its ISR has three replicas.
+    assert_eq!(
+        printed(reply(
+            &t,
+            &format!("{BS} --describe --under-min-isr-partitions")
+        )),
+        ""
+    );
+    assert!(execute(&mut t, "kill -9 2").ok);
+    assert!(execute(&mut t, "sleep 15").ok);
+    let under = printed(reply(
+        &t,
+        &format!("{BS} --describe --under-replicated-partitions"),
+    ));
+    assert!(
+        !under.is_empty() && !under.contains("PartitionCount"),
+        "{under}"
+    );
+    for line in under.lines() {
+        assert!(
+            line.starts_with("\tTopic: ") && !line.contains("Isr: 2,"),
+            "{line}"
+        );
+    }
+}
+
+// CommandLineUtils.checkInvalidArgs (2.4.0): the min-ISR reports need the
+// admin client.
+#[test]
+fn min_isr_reports_refuse_zookeeper_mode() {
+    let t = cluster();
+    let e = usage_text(reply(
+        &t,
+        &format!("{ZK} --describe --at-min-isr-partitions"),
+    ));
+    assert!(
+        e.starts_with(
+            "Option \"[at-min-isr-partitions]\" can't be used with option \"[zookeeper]\"\n"
+        ),
+        "{e}"
+    );
+}
+
+// TopicCommand.ZookeeperTopicService.listTopics (2.4.0).
+#[test]
+fn list_and_marked_for_deletion() {
+    let mut t = cluster();
+    assert_eq!(
+        printed(reply(&t, &format!("{BS} --list"))),
+        "audit\norders\n"
+    );
+    let a = execute(&mut t, &format!("{ZK} --delete --topic audit"));
+    assert_eq!(
+        a.text,
+        "Topic audit is marked for deletion.\nNote: This will have no impact if delete.topic.enable is not set to true.\n"
+    );
+    assert!(a.ok);
+    let listed = printed(reply(&t, &format!("{ZK} --list")));
+    assert!(
+        listed == "audit - marked for deletion\norders\n" || listed == "orders\n",
+        "{listed}"
+    );
+}
+
+// TopicCommand.ZookeeperTopicService.createTopic (2.4.0).
+#[test]
+fn create_goes_through_the_create_topic_action() {
+    let mut t = cluster();
+    let r = reply(
+        &t,
+        &format!("{ZK} --create --topic pay --partitions 3 --replication-factor 2"),
+    );
+    assert_eq!(
+        actions(r),
+        vec![Action::CreateTopic {
+            name: "pay".into(),
+            assignment: None,
+            partitions: Some(3),
+            replication_factor: Some(2),
+        }]
+    );
+    let a = execute(
+        &mut t,
+        &format!("{ZK} --create --topic pay --partitions 3 --replication-factor 2"),
+    );
+    assert_eq!(a.text, "Created topic pay.\n");
+    assert!(t.actions().iter().any(|(_, a)| a.name() == "create_topic"));
+    // The admin client's path prints nothing on success.
+    let a = execute(
+        &mut t,
+        &format!("{BS} --create --topic ledger --partitions 1 --replication-factor 1"),
+    );
+    assert_eq!(a.text, "");
+    assert!(a.ok);
+}
+
+// Kafka: AdminZkClient.validateTopicCreate and Topic.validate (2.4.0).
+#[test]
+fn refused_creates_change_nothing() {
+    let mut t = cluster();
+    let before = t.actions().len();
+    let a = execute(
+        &mut t,
+        &format!("{ZK} --create --topic orders --partitions 1 --replication-factor 1"),
+    );
+    assert_eq!(
+        a.text,
+        "Error while executing topic command : Topic 'orders' already exists.\n"
+    );
+    let a = execute(
+        &mut t,
+        &format!("{ZK} --create --topic 'a b' --partitions 1 --replication-factor 1"),
+    );
+    assert!(
+        a.text.starts_with("Error while executing topic command : "),
+        "{}",
+        a.text
+    );
+    assert!(!a.text.contains("InvalidTopicException"), "{}", a.text);
+    assert!(!a.ok);
+    // More replicas than brokers: the cluster refuses it, and the console
+    // takes the action back.
+    let a = execute(
+        &mut t,
+        &format!("{ZK} --create --topic big --partitions 1 --replication-factor 9"),
+    );
+    assert!(!a.ok, "{}", a.text);
+    assert!(
+        a.text.starts_with("Error while executing topic command : "),
+        "{}",
+        a.text
+    );
+    assert_eq!(t.actions().len(), before);
+    assert!(!printed(reply(&t, &format!("{BS} --list"))).contains("big"));
+}
+
+// TopicCommand.TopicCommandOptions.checkArgs (2.4.0) and
+// CommandLineUtils.checkRequiredArgs.
+#[test]
+fn topic_usage_errors() {
+    let t = cluster();
+    let cases = [
+        ("kafka-topics.sh", "Create, delete, describe, or change a topic.\n"),
+        (BS, "Command must include exactly one action: --list, --describe, --create, --alter or --delete\n"),
+        (&format!("{BS} --list --describe"), "Command must include exactly one action"),
+        ("kafka-topics.sh --list", "Only one of --bootstrap-server or --zookeeper must be specified"),
+        (&format!("{ZK} --create --topic x --partitions 1"), "Missing required argument \"[replication-factor]\"\n"),
+        (&format!("{BS} --delete"), "Missing required argument \"[topic]\"\n"),
+        (&format!("{BS} --describe --partitions 2"), "Option \"[partitions]\" can't be used with option \"[describe]\"\n"),
+        (&format!("{BS} --list --frobnicate"), "frobnicate is not a recognized option\n"),
+        (&format!("{BS} --describe --topic"), "Option topic requires an argument\n"),
+        (&format!("{BS} --alter --topic orders --partitions x"), "Cannot parse argument 'x' of option partitions\n"),
+    ];
+    for (line, want) in cases {
+        let e = usage_text(reply(&t, line));
+        assert!(e.starts_with(want) || e.contains(want), "{line}: {e}");
+    }
+}
+
+// TopicCommand.ensureTopicExists and alterTopic (2.4.0).
+#[test]
+fn alter_adds_partitions() {
+    let mut t = cluster();
+    assert_eq!(
+        usage_text(reply(
+            &t,
+            &format!("{ZK} --alter --topic nope --partitions 3")
+        )),
+        "Error while executing topic command : Topic 'nope' does not exist as expected\n"
+    );
+    let a = execute(
+        &mut t,
+        &format!("{ZK} --alter --topic audit --partitions 3"),
+    );
+    assert!(a.ok, "{}", a.text);
+    assert!(a.text.ends_with("Adding partitions succeeded!\n"));
+    let a = execute(
+        &mut t,
+        &format!("{ZK} --alter --topic audit --partitions 2"),
+    );
+    assert!(!a.ok, "{}", a.text);
+}
+
+// ZooKeeper 3.5.6's ZooKeeperMain (ls prints a Java list; get the data).
+#[test]
+fn zookeeper_shell_reads() {
+    let t = cluster();
+    let ls = printed(reply(
+        &t,
+        "zookeeper-shell.sh localhost:2181 ls /brokers/ids",
+    ));
+    assert_eq!(
+        ls,
+        "[0, 1, 2, 3]\n".replace("0, 1, 2, 3", &{
+            let v = ClusterView::of(t.sim());
+            v.brokers
+                .iter()
+                .filter(|b| b.registered)
+                .map(|b| b.id.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    );
+    assert_eq!(
+        printed(reply(
+            &t,
+            "zookeeper-shell.sh localhost:2181 get /controller"
+        )),
+        ClusterView::of(t.sim()).zookeeper_shell_get_controller()
+    );
+    assert_eq!(
+        printed(reply(&t, "zookeeper-shell.sh localhost:2181 get /nope")),
+        "Node does not exist: /nope\n"
+    );
+    assert_eq!(
+        usage_text(reply(&t, "zookeeper-shell.sh localhost:2181 get nope")),
+        "Path must start with / character\n"
+    );
+    assert!(
+        usage_text(reply(&t, "zookeeper-shell.sh localhost:2181 frob /"))
+            .starts_with("ZooKeeper -server host:port cmd args\n")
+    );
+}
+
+// Kafka: KafkaController.processControllerChange: deleting /controller
+// makes the brokers elect again.
+#[test]
+fn zookeeper_shell_writes_are_actions() {
+    let mut t = cluster();
+    assert_eq!(
+        actions(reply(
+            &t,
+            "zookeeper-shell.sh localhost:2181 delete /controller"
+        )),
+        vec![Action::DeleteZnode {
+            path: "/controller".into()
+        }]
+    );
+    assert_eq!(
+        printed(reply(
+            &t,
+            "zookeeper-shell.sh localhost:2181 delete /brokers"
+        )),
+        "Node not empty: /brokers\n"
+    );
+    let a = execute(
+        &mut t,
+        "zookeeper-shell.sh localhost:2181 delete /controller",
+    );
+    assert!(a.ok && a.text.is_empty(), "{a:?}");
+    assert_eq!(
+        actions(reply(
+            &t,
+            r#"zookeeper-shell.sh localhost:2181 set /controller_epoch '7'"#
+        )),
+        vec![Action::SetZnode {
+            path: "/controller_epoch".into(),
+            data: "7".into()
+        }]
+    );
+}
+
+#[test]
+fn broker_processes() {
+    let t = cluster();
+    let b2 = BrokerId(2);
+    assert_eq!(
+        actions(reply(&t, "kill -9 2")),
+        vec![Action::KillBroker { broker: b2 }]
+    );
+    assert_eq!(
+        actions(reply(&t, "kill 2")),
+        vec![Action::ShutdownBroker { broker: b2 }]
+    );
+    assert_eq!(
+        actions(reply(&t, "kill -s TERM 2")),
+        vec![Action::ShutdownBroker { broker: b2 }]
+    );
+    assert_eq!(
+        actions(reply(&t, "kill -SIGKILL 2")),
+        vec![Action::KillBroker { broker: b2 }]
+    );
+    assert_eq!(
+        actions(reply(&t, "kafka-server-stop.sh --broker 2")),
+        vec![Action::ShutdownBroker { broker: b2 }]
+    );
+    assert_eq!(
+        actions(reply(
+            &t,
+            "bin/kafka-server-start.sh config/server-2.properties"
+        )),
+        vec![Action::StartBroker { broker: b2 }]
+    );
+    assert_eq!(
+        usage_text(reply(&t, "kill -9 77")),
+        "bash: kill: (77) - No such process\n"
+    );
+    assert!(usage_text(reply(&t, "kill -HUP 2")).contains("invalid signal"));
+    assert!(usage_text(reply(&t, "kafka-server-stop.sh")).contains("--broker ID"));
+    assert_eq!(reply(&t, "sleep 1.5"), Reply::Sleep(1_500));
+    assert!(usage_text(reply(&t, "sleep -1")).starts_with("sleep: invalid time interval"));
+    assert!(printed(reply(&t, "help")).contains("kafka-topics.sh"));
+    assert!(usage_text(reply(&t, "kafka-console-producer.sh")).contains("command not found"));
+}
+
+#[test]
+fn a_second_kill_is_refused_and_changes_nothing() {
+    let mut t = cluster();
+    assert!(execute(&mut t, "kill -9 1").ok);
+    let n = t.actions().len();
+    let a = execute(&mut t, "kill -9 1");
+    assert!(!a.ok && a.text.starts_with("bash: kill: (1) - "), "{a:?}");
+    assert_eq!(t.actions().len(), n);
+}
+
+/// Garbled input: never a panic, and a usage error or a read changes nothing.
+#[test]
+fn garbled_lines_never_panic_or_change_anything() {
+    let mut t = cluster();
+    let pieces = [
+        "kafka-topics.sh",
+        "zookeeper-shell.sh",
+        "kill",
+        "sleep",
+        "--topic",
+        "--describe",
+        "--create",
+        "--partitions",
+        "-9",
+        "'",
+        "\"",
+        "\\",
+        "=",
+        "--zookeeper=",
+        "localhost:2181",
+        "/",
+        "//",
+        "ls",
+        "get",
+        "set",
+        "delete",
+        "ü",
+        "\u{0}",
+        "999999999999999999999",
+        "-1",
+        "NaN",
+        "inf",
+        "--alter",
+        "--delete",
+        "kafka-server-start.sh",
+        "config/server-.properties",
+        "--broker",
+    ];
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..400 {
+        let n = (next() % 7) as usize;
+        let line: Vec<&str> = (0..n)
+            .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+            .collect();
+        let line = line.join(if next() % 5 == 0 { "" } else { " " });
+        let view = ClusterView::of(t.sim());
+        let r = interpret(
+            &line,
+            &Cluster {
+                view: &view,
+                sim: t.sim(),
+            },
+        );
+        if let Reply::Usage(_) | Reply::Print(_) = r {
+            let before = (t.now(), t.actions().len());
+            let _ = execute(&mut t, &line);
+            assert_eq!((t.now(), t.actions().len()), before, "{line:?}");
+        }
+    }
+}

@@ -105,6 +105,17 @@ pub fn BrokerCard(props: &BrokerCardProps) -> Html {
     }
 }
 
+/// A broker's status in a word or two, short enough to sit under its circle
+/// on the wire beside four others ("shutting down" would run into its
+/// neighbours' words).
+pub fn status_short(status: &str, l: Lang) -> String {
+    match status {
+        "shutting_down" => l.t("stopping", "关闭中").to_string(),
+        "starting" => l.t("starting", "启动中").to_string(),
+        other => status_word(other, l),
+    }
+}
+
 /// A broker status (the core's word, shown as it is) in words, for its title.
 pub fn status_word(status: &str, l: Lang) -> String {
     let zh = match status {

@@ -78,7 +78,8 @@ pub fn obstacles(brokers: &[(BrokerId, String)]) -> Vec<Rect> {
     for (id, status) in brokers {
         let (x, y) = position(&format!("broker-{id}"), &ids);
         v.push(Rect(x - R - 3.0, y - R - 3.0, 2.0 * R + 6.0, 2.0 * R + 6.0));
-        let status = status.replace('_', " ");
+        // As wide as the longest way it is written (the English).
+        let status = crate::components::broker_card::status_short(status, crate::i18n::Lang::En);
         let w = status.len() as f64 * 7.0 + 4.0;
         v.push(Rect(x - w / 2.0, y + STATUS_DY - 12.0, w, 15.0));
     }
@@ -220,7 +221,7 @@ pub fn Network(props: &NetworkProps) -> Html {
                         <g {class}>
                             <circle cx={fmt(x)} cy={fmt(y)} r={fmt(R)} />
                             <text x={fmt(x)} y={fmt(y + 6.0)} text-anchor="middle">{ b.id.to_string() }</text>
-                            <text class="sub" x={fmt(x)} y={fmt(y + STATUS_DY)} text-anchor="middle">{ crate::components::broker_card::status_word(&b.status, lang) }</text>
+                            <text class="sub" x={fmt(x)} y={fmt(y + STATUS_DY)} text-anchor="middle">{ crate::components::broker_card::status_short(&b.status, lang) }</text>
                         </g>
                     }
                 }) }

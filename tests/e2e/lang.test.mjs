@@ -53,7 +53,7 @@ test('switching to 中文 translates the page, keeps the simulation and is remem
   assert.equal(await page.locator('pre.describe').textContent(), describe);
   assert.equal(await page.locator('.control-row .clock').textContent(), clock);
   assert.equal(await page.locator('section.brokers article').count(), brokers);
-  assert.match(await page.locator('.pstate').first().textContent(), /Partition|无控制器/);
+  assert.match(await page.locator('.pstate').first().textContent(), /Partition|无活动控制器/);
   const kill = page.locator('article.broker').first().getByRole('button', { name: /（kill -9）/ });
   assert.equal((await kill.textContent()).trim(), 'kill -9');
   await page.waitForFunction(() => window.location.hash.includes('lang=zh'));

@@ -68,3 +68,22 @@ impl TraceRecord {
         serde_json::to_string(self).unwrap_or_default()
     }
 }
+
+/// How the cluster answered the user's action `name` done at `at_ms`, when
+/// it refused or ignored it: the `action_failed`, `action_ignored` or
+/// `zk_error` record right after the action's own (the page, the console and
+/// `kcsim lesson check` all ask this).
+pub fn refusal<'a>(trace: &'a [TraceRecord], at_ms: u64, name: &str) -> Option<&'a TraceRecord> {
+    let i = trace
+        .iter()
+        .rposition(|r| r.time_ms == at_ms && r.actor == "user" && r.kind == name)?;
+    trace[i + 1..]
+        .iter()
+        .take_while(|r| r.time_ms == at_ms)
+        .find(|r| {
+            matches!(
+                r.kind.as_str(),
+                "action_failed" | "action_ignored" | "zk_error"
+            )
+        })
+}

@@ -824,18 +824,7 @@ impl SimState {
 /// What the core said when it refused an action at run time (a broker not
 /// running, a topic that exists, …), from the trace right after the action.
 fn refusal(trace: &[TraceRecord], at_ms: u64, name: &str) -> Option<PageError> {
-    let i = trace
-        .iter()
-        .rposition(|r| r.time_ms == at_ms && r.actor == "user" && r.kind == name)?;
-    trace[i + 1..]
-        .iter()
-        .take_while(|r| r.time_ms == at_ms)
-        .find(|r| {
-            matches!(
-                r.kind.as_str(),
-                "action_failed" | "action_ignored" | "zk_error"
-            )
-        })
+    kcsim_core::trace::refusal(trace, at_ms, name)
         .map(|r| PageError::Refused(Box::new(r.fact.clone())))
 }
 

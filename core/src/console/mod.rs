@@ -242,20 +242,7 @@ pub fn execute(timeline: &mut Timeline, line: &str) -> Answer {
     }
 }
 
-/// The reason the action applied at `at_ms` was refused, if it was (the
-/// `action_failed`, `action_ignored` or `zk_error` line right after it).
+/// The reason the action applied at `at_ms` was refused, if it was.
 fn refusal(trace: &[crate::trace::TraceRecord], at_ms: u64, name: &str) -> Option<String> {
-    let i = trace
-        .iter()
-        .rposition(|r| r.time_ms == at_ms && r.actor == "user" && r.kind == name)?;
-    trace[i + 1..]
-        .iter()
-        .take_while(|r| r.time_ms == at_ms)
-        .find(|r| {
-            matches!(
-                r.kind.as_str(),
-                "action_failed" | "action_ignored" | "zk_error"
-            )
-        })
-        .map(|r| r.details.clone())
+    crate::trace::refusal(trace, at_ms, name).map(|r| r.details.clone())
 }

@@ -102,21 +102,14 @@ pub fn play(lesson: &Lesson) -> Result<Vec<StepOutcome>, PlayError> {
                     reason: e.to_string(),
                 })?;
         for a in actions {
+            let name = a.name();
             tl.insert(now, a).map_err(|e| PlayError::Refused {
                 step: i,
                 reason: e.to_string(),
             })?;
             // A refusal the core only finds when it acts (a topic that
             // already exists) is in the trace at this moment.
-            if let Some(r) = tl
-                .trace()
-                .iter()
-                .rev()
-                .take_while(|r| r.time_ms == now.as_ms())
-                .find(|r| {
-                    r.actor == "user" && (r.kind == "action_failed" || r.kind == "action_ignored")
-                })
-            {
+            if let Some(r) = crate::trace::refusal(tl.trace(), now.as_ms(), name) {
                 return Err(PlayError::Refused {
                     step: i,
                     reason: r.details.clone(),

@@ -344,7 +344,8 @@ fn console(args: &[&str], stdin: &str) -> (i32, String, String) {
     )
 }
 
-// Formats: TopicCommand.scala (2.4.0) for describe and create.
+// Formats: TopicCommand.scala (2.4.0) for describe and create,
+// LeaderElectionCommand.scala (2.4.0) for an unknown partition.
 #[test]
 fn console_reads_commands_from_stdin_and_answers_each() {
     let (code, out, err) = console(
@@ -354,7 +355,8 @@ fn console_reads_commands_from_stdin_and_answers_each() {
          kill -9 3\n\
          sleep 10\n\
          kafka-topics.sh --zookeeper localhost:2181 --describe --topic audit --unavailable-partitions\n\
-         kafka-topics.sh --zookeeper localhost:2181 --create --topic pay --partitions 1 --replication-factor 1\n",
+         kafka-topics.sh --zookeeper localhost:2181 --create --topic pay --partitions 1 --replication-factor 1\n\
+         kafka-leader-election.sh --bootstrap-server localhost:9092 --election-type preferred --topic nosuch --partition 0\n",
     );
     assert_eq!(code, 0, "{err}");
     assert_eq!(
@@ -364,7 +366,9 @@ fn console_reads_commands_from_stdin_and_answers_each() {
          \tTopic: audit\tPartition: 1\tLeader: 0\tReplicas: 0,3\tIsr: 0,3\n\
          Exception in thread \"main\" java.lang.IllegalArgumentException: Only one of --bootstrap-server or --zookeeper must be specified\n\
          Options: --bootstrap-server <v> --zookeeper <v> --list --describe --create --alter --delete --topic <v> --partitions <v> --replication-factor <v> --under-replicated-partitions --unavailable-partitions --under-min-isr-partitions --at-min-isr-partitions --help\n\
-         Created topic pay.\n"
+         Created topic pay.\n\
+         Error completing leader election (PREFERRED) for partition: nosuch-0: org.apache.kafka.common.errors.UnknownTopicOrPartitionException: refused: the partition does not exist\n\
+         Exception in thread \"main\" kafka.common.AdminCommandFailedException: 1 replica(s) could not be elected\n"
     );
 }
 

@@ -10,6 +10,7 @@
 //! The command list is in `docs/console.md`.
 
 mod broker;
+mod elect;
 mod opts;
 mod topics;
 mod zk_shell;
@@ -44,6 +45,15 @@ pub enum Reply {
     },
     /// Let virtual time pass (the console's `sleep`).
     Sleep(u64),
+    /// Ask the controller for an election (`kafka-leader-election.sh`):
+    /// do the action, then print the results the trace holds at that
+    /// moment, as the tool prints them.
+    Elect {
+        /// The `elect_leaders` action.
+        action: Action,
+        /// Its election type (the tool prints it).
+        election_type: crate::controller::event::ElectionType,
+    },
 }
 
 /// What the cluster is, as a command reads it: the page's view and the
@@ -67,6 +77,9 @@ Commands (Kafka 2.4's tools, against this simulated cluster; see docs/console.md
       --create --topic T --partitions N --replication-factor R
       --alter --topic T --partitions N
       --delete --topic T
+  kafka-leader-election.sh --bootstrap-server localhost:9092 --election-type preferred|unclean
+      --topic T --partition P | --all-topic-partitions | --path-to-json-file JSON
+  kafka-preferred-replica-election.sh --zookeeper localhost:2181 [--path-to-json-file JSON]
   zookeeper-shell.sh localhost:2181 ls PATH | get PATH | stat PATH | delete PATH | set PATH DATA
   kafka-server-start.sh config/server-ID.properties   start broker ID
   kafka-server-stop.sh --broker ID                    controlled shutdown of broker ID
@@ -154,6 +167,8 @@ pub fn interpret(line: &str, cluster: &Cluster) -> Reply {
     match name {
         "kafka-topics.sh" => topics::run(args, cluster),
         "zookeeper-shell.sh" => zk_shell::run(args, cluster),
+        "kafka-leader-election.sh" => elect::leader_election(args, cluster),
+        "kafka-preferred-replica-election.sh" => elect::preferred(args, cluster),
         "kafka-server-start.sh" => broker::start(args, cluster),
         "kafka-server-stop.sh" => broker::stop(args, cluster),
         "kill" => broker::kill(args, cluster),
@@ -205,6 +220,35 @@ pub fn execute(timeline: &mut Timeline, line: &str) -> Answer {
             timeline.seek(to);
             Answer {
                 text: String::new(),
+                ok: true,
+            }
+        }
+        Reply::Elect {
+            action,
+            election_type,
+        } => {
+            let at = timeline.now();
+            let name = action.name();
+            let refused = match timeline.insert(at, action) {
+                Err(e) => Some(e.to_string()),
+                Ok(()) => {
+                    let why = refusal(timeline.trace(), at.as_ms(), name);
+                    if why.is_some() {
+                        timeline.undo();
+                    }
+                    why
+                }
+            };
+            if let Some(why) = refused {
+                // The admin client's request did not reach a controller.
+                return Answer {
+                    text: format!("Error while making request\n{why}\n"),
+                    ok: false,
+                };
+            }
+            let results = elect::results(timeline.trace(), at.as_ms());
+            Answer {
+                text: elect::report(election_type, &results),
                 ok: true,
             }
         }

@@ -41,6 +41,7 @@ fn printed(r: Reply) -> String {
 fn actions(r: Reply) -> Vec<Action> {
     match r {
         Reply::Act { actions, .. } => actions,
+        Reply::Elect { action, .. } => vec![action],
         other => panic!("expected actions, got {other:?}"),
     }
 }
@@ -476,4 +477,179 @@ fn garbled_lines_never_panic_or_change_anything() {
             assert_eq!((t.now(), t.actions().len()), before, "{line:?}");
         }
     }
+}
+
+const LE: &str = "kafka-leader-election.sh --bootstrap-server localhost:9092";
+const PE: &str = "kafka-preferred-replica-election.sh --zookeeper localhost:2181";
+
+fn tp(t: &str, p: u32) -> crate::ids::TopicPartition {
+    crate::ids::TopicPartition::new(t, p)
+}
+
+// Kafka: core/src/main/scala/kafka/admin/LeaderElectionCommand.scala (2.4.0):
+// --topic/--partition or every partition, the type as the enum's name.
+#[test]
+fn leader_election_goes_through_elect_leaders() {
+    use crate::controller::event::ElectionType;
+    let mut t = cluster();
+    let line = format!("{LE} --election-type preferred --topic audit --partition 1");
+    assert_eq!(
+        actions(reply(&t, &line)),
+        vec![Action::ElectLeaders {
+            election_type: ElectionType::Preferred,
+            partitions: vec![tp("audit", 1)],
+        }]
+    );
+    let all = actions(reply(
+        &t,
+        &format!("{LE} --election-type UNCLEAN --all-topic-partitions"),
+    ));
+    let Action::ElectLeaders {
+        election_type,
+        partitions,
+    } = &all[0]
+    else {
+        panic!("{all:?}")
+    };
+    assert_eq!(*election_type, ElectionType::Unclean);
+    assert_eq!(partitions.len(), ClusterView::of(t.sim()).partitions.len());
+    let json = r#"{"partitions": [{"topic": "audit", "partition": 0}]}"#;
+    assert_eq!(
+        actions(reply(
+            &t,
+            &format!("{LE} --election-type preferred --path-to-json-file '{json}'")
+        )),
+        vec![Action::ElectLeaders {
+            election_type: ElectionType::Preferred,
+            partitions: vec![tp("audit", 0)],
+        }]
+    );
+    // The controller answers later in virtual time: nothing is printed at once.
+    let before = t.trace().len();
+    let a = execute(&mut t, &line);
+    assert!(a.ok);
+    assert!(t.trace().len() > before);
+}
+
+// Kafka: LeaderElectionCommand.scala (2.4.0), electLeaders' three kinds of
+// lines, including 2.4's listing of the succeeded partitions on the no-op line.
+#[test]
+fn leader_election_report_in_kafkas_words() {
+    use crate::controller::event::ElectionType;
+    use crate::fact::ElectionCode;
+    let r = elect::report(
+        ElectionType::Preferred,
+        &[
+            (tp("a", 0), ElectionCode::Elected(Some(BrokerId(1)))),
+            (tp("a", 1), ElectionCode::NotNeeded),
+        ],
+    );
+    assert_eq!(
+        r,
+        "Successfully completed leader election (PREFERRED) for partitions a-0\n\
+         Valid replica already elected for partitions a-0\n"
+    );
+    let r = elect::report(
+        ElectionType::Unclean,
+        &[(tp("a", 0), ElectionCode::NotController)],
+    );
+    assert!(r.starts_with("Error completing leader election (UNCLEAN) for partition: a-0: org.apache.kafka.common.errors.NotControllerException: "));
+    assert!(r.ends_with("Exception in thread \"main\" kafka.common.AdminCommandFailedException: 1 replica(s) could not be elected\n"));
+}
+
+// Kafka: LeaderElectionCommand.validate (2.4.0), in its order; an unknown
+// partition is UNKNOWN_TOPIC_OR_PARTITION. None of them changes anything.
+#[test]
+fn leader_election_usage_errors_change_nothing() {
+    let mut t = cluster();
+    let cases = [
+        (
+            format!("{LE} --topic audit --partition 0"),
+            "Exception in thread \"main\" kafka.common.AdminCommandFailedException: Missing required option(s): election-type\n",
+        ),
+        (
+            "kafka-leader-election.sh --all-topic-partitions".to_string(),
+            "Exception in thread \"main\" kafka.common.AdminCommandFailedException: Missing required option(s): election-type, bootstrap-server\n",
+        ),
+        (
+            format!("{LE} --election-type preferred --topic audit --partition 0 --all-topic-partitions"),
+            "Exception in thread \"main\" kafka.common.AdminCommandFailedException: One and only one of the following options is required: topic, all-topic-partitions, path-to-json-file\n",
+        ),
+        (
+            format!("{LE} --election-type preferred --topic audit"),
+            "Exception in thread \"main\" kafka.common.AdminCommandFailedException: Missing required option(s): partition\n",
+        ),
+        (
+            format!("{LE} --election-type preferred --all-topic-partitions --partition 0"),
+            "Exception in thread \"main\" kafka.common.AdminCommandFailedException: Option partition is only allowed if topic is used\n",
+        ),
+        (
+            format!("{LE} --election-type preferred --topic nosuch --partition 0"),
+            "Error completing leader election (PREFERRED) for partition: nosuch-0: org.apache.kafka.common.errors.UnknownTopicOrPartitionException: refused: the partition does not exist\n\
+             Exception in thread \"main\" kafka.common.AdminCommandFailedException: 1 replica(s) could not be elected\n",
+        ),
+    ];
+    let before = t.trace().len();
+    for (line, want) in cases {
+        let a = execute(&mut t, &line);
+        assert!(!a.ok, "{line}");
+        assert_eq!(a.text, want, "{line}");
+    }
+    let a = execute(
+        &mut t,
+        &format!("{LE} --election-type sideways --all-topic-partitions"),
+    );
+    assert!(a
+        .text
+        .starts_with("Cannot parse argument 'sideways' of option election-type\n"));
+    assert_eq!(t.trace().len(), before);
+}
+
+// Kafka: core/src/main/scala/kafka/admin/PreferredReplicaLeaderElectionCommand.scala
+// (2.4.0): run's deprecation lines, writePreferredReplicaElectionData and
+// ZkCommand.electPreferredLeaders.
+#[test]
+fn preferred_replica_election_writes_the_znode() {
+    let mut t = cluster();
+    let json = r#"{"partitions": [{"topic": "audit", "partition": 0}, {"topic": "nosuch", "partition": 3}]}"#;
+    let line = format!("{PE} --path-to-json-file '{json}'");
+    assert_eq!(
+        actions(reply(&t, &line)),
+        vec![Action::PreferredElection {
+            partitions: Some(vec![tp("audit", 0)])
+        }]
+    );
+    let a = execute(&mut t, &line);
+    assert!(a.ok, "{a:?}");
+    assert_eq!(
+        a.text,
+        "This tool is deprecated. Please use kafka-leader-election tool. Tracking issue: KAFKA-8405\n\
+         Warning: --zookeeper is deprecated and will be removed in a future version of Kafka.\n\
+         Use --bootstrap-server instead to specify a broker to connect to.\n\
+         Created preferred replica election path with audit-0\n\
+         Successfully started preferred replica election for partitions Set(audit-0)\n\
+         Skipping preferred replica leader election for partition nosuch-3 since it doesn't exist.\n"
+    );
+    // The znode is still there: a second election is refused, changes nothing.
+    let before = t.trace().len();
+    let again = execute(&mut t, &line);
+    assert!(!again.ok, "{again:?}");
+    assert!(again.text.contains("AdminCommandFailedException: Admin command failed\nCaused by: kafka.admin.AdminOperationException: "), "{again:?}");
+    assert_eq!(t.trace().len(), before);
+    assert_eq!(
+        actions(reply(&cluster(), PE)),
+        vec![Action::PreferredElection { partitions: None }]
+    );
+    let u = usage_text(reply(&t, "kafka-preferred-replica-election.sh"));
+    assert!(u.contains("preferred replica"), "{u}");
+    let u = usage_text(reply(
+        &t,
+        "kafka-preferred-replica-election.sh --zookeeper z:1 --bootstrap-server b:2",
+    ));
+    assert!(u.contains("can't be used with option"), "{u}");
+    let u = usage_text(reply(&t, &format!("{PE} --path-to-json-file '{{}}'")));
+    assert!(
+        u.ends_with("Preferred replica election data is empty\n"),
+        "{u}"
+    );
 }

@@ -10,6 +10,7 @@
 //! The command list is in `docs/console.md`.
 
 mod broker;
+mod configs;
 mod elect;
 mod opts;
 mod topics;
@@ -80,6 +81,10 @@ Commands (Kafka 2.4's tools, against this simulated cluster; see docs/console.md
   kafka-leader-election.sh --bootstrap-server localhost:9092 --election-type preferred|unclean
       --topic T --partition P | --all-topic-partitions | --path-to-json-file JSON
   kafka-preferred-replica-election.sh --zookeeper localhost:2181 [--path-to-json-file JSON]
+  kafka-configs.sh --zookeeper localhost:2181 --entity-type topics --entity-name T
+      --describe | --alter --add-config k=v[,k2=v2]
+  kafka-configs.sh --bootstrap-server localhost:9092 --entity-type brokers --entity-default
+      --alter --add-config k=v
   zookeeper-shell.sh localhost:2181 ls PATH | get PATH | stat PATH | delete PATH | set PATH DATA
   kafka-server-start.sh config/server-ID.properties   start broker ID
   kafka-server-stop.sh --broker ID                    controlled shutdown of broker ID
@@ -169,6 +174,7 @@ pub fn interpret(line: &str, cluster: &Cluster) -> Reply {
         "zookeeper-shell.sh" => zk_shell::run(args, cluster),
         "kafka-leader-election.sh" => elect::leader_election(args, cluster),
         "kafka-preferred-replica-election.sh" => elect::preferred(args, cluster),
+        "kafka-configs.sh" => configs::run(args, cluster),
         "kafka-server-start.sh" => broker::start(args, cluster),
         "kafka-server-stop.sh" => broker::stop(args, cluster),
         "kill" => broker::kill(args, cluster),

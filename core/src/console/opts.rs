@@ -22,6 +22,11 @@ impl Parsed {
         self.values.contains_key(name)
     }
 
+    /// All the option's values, in order (empty if not given).
+    pub fn values(&self, name: &str) -> &[String] {
+        self.values.get(name).map_or(&[], Vec::as_slice)
+    }
+
     /// The option's (last) value.
     pub fn value(&self, name: &str) -> Option<&str> {
         self.values

@@ -653,3 +653,116 @@ fn preferred_replica_election_writes_the_znode() {
         "{u}"
     );
 }
+
+// kafka-configs.sh: ConfigCommand.scala (2.4.0), `alterConfig`,
+// `describeConfig`, `alterBrokerConfig` and `checkArgs`.
+
+#[test]
+fn configs_alter_and_describe_a_topic_as_config_command() {
+    let mut t = cluster();
+    let zk = "kafka-configs.sh --zookeeper localhost:2181 --entity-type topics --entity-name audit";
+    let a = execute(&mut t, &format!("{zk} --describe"));
+    assert_eq!(a.text, "Configs for topic 'audit' are \n");
+    let a = execute(
+        &mut t,
+        &format!(
+            "{zk} --alter --add-config unclean.leader.election.enable=true,min.insync.replicas=2"
+        ),
+    );
+    assert!(a.ok, "{}", a.text);
+    assert_eq!(
+        a.text,
+        "Completed Updating config for entity: topic 'audit'.\n"
+    );
+    let a = execute(&mut t, &format!("{zk} --describe"));
+    assert_eq!(
+        a.text,
+        "Configs for topic 'audit' are min.insync.replicas=2,unclean.leader.election.enable=true\n"
+    );
+    // A key not there to delete: `Invalid config(s): `.
+    let a = execute(
+        &mut t,
+        &format!("{zk} --alter --delete-config retention.ms"),
+    );
+    assert!(!a.ok);
+    assert_eq!(a.text, "Invalid config(s): retention.ms\n");
+}
+
+#[test]
+fn configs_refused_key_changes_nothing() {
+    let mut t = cluster();
+    let before = t.trace().len();
+    let a = execute(
+        &mut t,
+        "kafka-configs.sh --zookeeper localhost:2181 --entity-type topics --entity-name audit --alter --add-config min.insync.replicas=2,no.such.key=1",
+    );
+    assert!(!a.ok);
+    assert!(
+        a.text
+            .starts_with("Error while executing config command with args '"),
+        "{}",
+        a.text
+    );
+    assert_eq!(t.trace().len(), before);
+    let v = ClusterView::of(t.sim());
+    assert!(v.topics.iter().all(|t| t.configs.is_empty()));
+}
+
+#[test]
+fn configs_usage_errors_as_check_args() {
+    let mut t = cluster();
+    let before = t.trace().len();
+    let a = execute(
+        &mut t,
+        "kafka-configs.sh --zookeeper localhost:2181 --entity-name audit --alter --add-config min.insync.replicas=2",
+    );
+    assert!(!a.ok);
+    assert_eq!(a.text, "At least one --entity-type must be specified\n");
+    assert_eq!(t.trace().len(), before);
+    let r = reply(
+        &t,
+        "kafka-configs.sh --bootstrap-server localhost:9092 --entity-type topics --entity-name audit --describe",
+    );
+    assert_eq!(
+        usage_text(r),
+        "Invalid entity-type topics, --entity-type must be one of brokers,broker-loggers with the --bootstrap-server argument\n"
+    );
+    let r = reply(
+        &t,
+        "kafka-configs.sh --zookeeper localhost:2181 --entity-type topics --entity-name audit --alter",
+    );
+    assert_eq!(
+        usage_text(r),
+        "At least one of --add-config or --delete-config must be specified with --alter\n"
+    );
+    let r = reply(
+        &t,
+        "kafka-configs.sh --zookeeper localhost:2181 --entity-type topics",
+    );
+    assert!(
+        usage_text(r).starts_with("Command must include exactly one action: --describe, --alter\n")
+    );
+}
+
+#[test]
+fn configs_cluster_default_through_the_admin_client() {
+    let mut t = cluster();
+    let a = execute(
+        &mut t,
+        "kafka-configs.sh --bootstrap-server localhost:9092 --entity-type brokers --entity-default --alter --add-config unclean.leader.election.enable=true",
+    );
+    assert!(a.ok, "{}", a.text);
+    assert_eq!(
+        a.text,
+        "Completed updating default config for brokers in the cluster,\n"
+    );
+    assert!(t.sim().config().unclean_leader_election_enable);
+    // Through ZooKeeper only before any broker runs.
+    let r = reply(
+        &t,
+        "kafka-configs.sh --zookeeper localhost:2181 --entity-type brokers --entity-default --alter --add-config min.insync.replicas=2",
+    );
+    assert!(usage_text(r).starts_with(
+        "requirement failed: --bootstrap-server option must be specified to update broker configs Set(min.insync.replicas). for default cluster if any broker is running."
+    ));
+}

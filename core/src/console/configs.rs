@@ -246,20 +246,25 @@ fn alter_topic(o: &opts::Parsed, args: &[String], c: &Cluster, topic: &str) -> R
         ));
     }
     Reply::Act {
-        actions: add
-            .into_iter()
-            .map(|(key, value)| Action::SetConfig {
-                key,
-                value: serde_json::Value::String(value),
-                topic: Some(topic.to_string()),
-            })
-            .collect(),
+        actions: set_configs(add, Some(topic)),
         done: format!("Completed Updating config for entity: topic '{topic}'.\n"),
         error_prefix: format!(
             "Error while executing config command with args '{}'\n",
             args.join(" ")
         ),
     }
+}
+
+/// One `set_config` per `key=value` pair, for a topic's override or (with
+/// no topic) the cluster-wide value.
+fn set_configs(add: Vec<(String, String)>, topic: Option<&str>) -> Vec<Action> {
+    add.into_iter()
+        .map(|(key, value)| Action::SetConfig {
+            key,
+            value: serde_json::Value::String(value),
+            topic: topic.map(str::to_string),
+        })
+        .collect()
 }
 
 /// `alterBrokerConfig` for the cluster-wide default (the admin client).
@@ -275,14 +280,7 @@ fn alter_default(o: &opts::Parsed, args: &[String]) -> Reply {
         None => Vec::new(),
     };
     Reply::Act {
-        actions: add
-            .into_iter()
-            .map(|(key, value)| Action::SetConfig {
-                key,
-                value: serde_json::Value::String(value),
-                topic: None,
-            })
-            .collect(),
+        actions: set_configs(add, None),
         done: "Completed updating default config for brokers in the cluster,\n".into(),
         error_prefix: format!(
             "Error while executing config command with args '{}'\n",

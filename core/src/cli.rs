@@ -1,14 +1,12 @@
 //! The `kcsim` command-line tool: the same core, headless.
 //!
-//! ```text
-//! kcsim run FILE.json [--until-ms T] [--trace OUT.jsonl]
-//! kcsim elect --strategy offline|reassign|preferred|controlled-shutdown
-//!             --assignment 2,4 --isr 2,4 --live 4 [--shutting-down 2] [--unclean]
-//! kcsim transitions --machine partition|replica
-//! ```
+//! Its arguments are parsed by clap (native only: the `cli` feature, which
+//! the page never enables), so every subcommand has `--help`, a mistyped
+//! subcommand or option gets a suggestion, and `kcsim completions SHELL`
+//! prints a shell completion script. See `docs/cli.md`.
 //!
-//! Exit codes: 0 on success; 2 on bad input, with one line on stderr that
-//! names the file and the field. See `docs/cli.md`.
+//! Exit codes: 0 on success; 2 on bad input (a usage error, or one line on
+//! stderr that names the file and the field); 1 when the work itself fails.
 
 use crate::controller::election;
 use crate::controller::states::{PartitionState, ReplicaState};
@@ -17,34 +15,176 @@ use crate::lesson::{self, Lesson};
 use crate::report::FinalState;
 use crate::scenario::Scenario;
 use crate::time::SimTime;
-use std::collections::{BTreeMap, BTreeSet};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use std::collections::BTreeSet;
 use std::io::Write;
 
 /// How long `run` goes on after the last action, without `--until-ms`.
 pub const RUN_AFTER_LAST_ACTION_MS: u64 = 60_000;
 
-const USAGE: &str = "usage: kcsim run FILE.json [--until-ms T] [--trace OUT.jsonl]
-       kcsim elect --strategy offline|reassign|preferred|controlled-shutdown --assignment IDS --isr IDS --live IDS [--shutting-down IDS] [--unclean]
-       kcsim transitions --machine partition|replica
-       kcsim bench [--brokers B] [--partitions P]
-       kcsim figures [--scale K]
-       kcsim lesson check FILE.json... | --builtin
-       kcsim console [SCENARIO.json]";
-
 /// A failure: the exit code and the one-line message.
 #[derive(Debug)]
 struct Failure(i32, String);
 
-fn usage(msg: &str) -> Failure {
-    Failure(2, format!("{msg}\n{USAGE}"))
+/// kcsim: Apache Kafka 2.x's ZooKeeper-era controller, simulated headless.
+#[derive(Debug, Parser)]
+#[command(name = "kcsim", version, about, long_about = None)]
+#[command(
+    after_help = "Every subcommand has --help. Exit codes: 0 success, 1 the work failed, 2 bad input."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Run a scenario file and print its final state as JSON.
+    Run(RunArgs),
+    /// Run one of Kafka's four leader-election strategies on the given inputs.
+    Elect(ElectArgs),
+    /// Print a state machine's table of valid previous states.
+    Transitions {
+        /// Which state machine.
+        #[arg(long, value_enum)]
+        machine: Machine,
+    },
+    /// Time a large cluster's start-up and a controller failover (wall clock).
+    Bench {
+        /// Brokers (3 to 100).
+        #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(3..=100))]
+        brokers: u64,
+        /// Partitions of the one topic, at replication factor 3 (1 to 200 000).
+        #[arg(long, default_value_t = 2_000, value_parser = clap::value_parser!(u64).range(1..=200_000))]
+        partitions: u64,
+    },
+    /// Kafka's published controller figures next to the simulator's.
+    Figures {
+        /// Divide every shape's partition count (and Kafka's figure) by K.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        scale: u32,
+    },
+    /// Lessons: check that each one's "show me" path passes its checkpoints.
+    Lesson {
+        #[command(subcommand)]
+        command: LessonCmd,
+    },
+    /// Read console commands from stdin, one per line, and print the answers.
+    Console {
+        /// The scenario to start from (default: the built-in `default` cluster).
+        scenario: Option<String>,
+    },
+    /// Print a completion script for a shell.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The scenario file (docs/scenario-format.md).
+    file: String,
+    /// Run to this virtual time in ms (at most one day plus a minute);
+    /// default: 60 000 ms after the last action.
+    #[arg(long, value_name = "T", value_parser = until_ms)]
+    until_ms: Option<u64>,
+    /// Write the trace as JSON lines to this file.
+    #[arg(long, value_name = "OUT.jsonl")]
+    trace: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct ElectArgs {
+    /// The strategy.
+    #[arg(long, value_enum)]
+    strategy: Strategy,
+    /// The assigned replicas, in order (for `reassign`, the target replicas).
+    #[arg(long, value_name = "IDS", value_parser = id_list)]
+    assignment: Ids,
+    /// The in-sync replicas.
+    #[arg(long, value_name = "IDS", value_parser = id_list, default_value = "")]
+    isr: Ids,
+    /// The registered brokers, shutting-down ones included.
+    #[arg(long, value_name = "IDS", value_parser = id_list, default_value = "")]
+    live: Ids,
+    /// The brokers shutting down.
+    #[arg(long, value_name = "IDS", value_parser = id_list, default_value = "")]
+    shutting_down: Ids,
+    /// Allow an unclean election (`offline` only).
+    #[arg(long)]
+    unclean: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum LessonCmd {
+    /// Parse each lesson and play its "show me" path headless.
+    Check {
+        /// Lesson files (docs/lesson-format.md).
+        #[arg(required_unless_present = "builtin")]
+        files: Vec<String>,
+        /// Check every built-in lesson too.
+        #[arg(long)]
+        builtin: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Machine {
+    Partition,
+    Replica,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Strategy {
+    Offline,
+    Reassign,
+    Preferred,
+    ControlledShutdown,
+}
+
+/// Comma-separated broker ids, as `--isr 2,4` gives them.
+#[derive(Debug, Clone)]
+struct Ids(Vec<BrokerId>);
+
+fn id_list(v: &str) -> Result<Ids, String> {
+    if v.trim().is_empty() {
+        return Ok(Ids(Vec::new()));
+    }
+    v.split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<u32>()
+                .map(BrokerId)
+                .map_err(|_| format!("{x:?} is not a broker id"))
+        })
+        .collect::<Result<_, _>>()
+        .map(Ids)
+}
+
+fn until_ms(v: &str) -> Result<u64, String> {
+    v.parse::<u64>()
+        .ok()
+        .filter(|t| *t <= crate::scenario::MAX_TIME_MS + RUN_AFTER_LAST_ACTION_MS)
+        .ok_or_else(|| format!("{v:?} is not a time in ms up to one day"))
 }
 
 /// Run the tool with these arguments (without the program name); returns
 /// the exit code. Output goes to stdout, errors to stderr.
 pub fn main(args: Vec<String>) -> i32 {
+    let cli = match Cli::try_parse_from(std::iter::once("kcsim".to_string()).chain(args)) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with exit 0; a usage error to
+            // stderr with exit 2 (clap's own choice, and ours).
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match dispatch(&args, &mut out) {
+    match dispatch(cli.command, &mut out) {
         Ok(()) => 0,
         Err(Failure(code, msg)) => {
             eprintln!("kcsim: {msg}");
@@ -53,68 +193,44 @@ pub fn main(args: Vec<String>) -> i32 {
     }
 }
 
-fn dispatch(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
-    match args.first().map(String::as_str) {
-        Some("run") => run(&args[1..], out),
-        Some("elect") => elect(&args[1..], out),
-        Some("transitions") => transitions(&args[1..], out),
-        Some("bench") => bench(&args[1..], out),
-        Some("figures") => figures(&args[1..], out),
-        Some("lesson") => lesson(&args[1..], out),
-        Some("console") => console(&args[1..], out),
-        Some("--help" | "-h" | "help") => {
-            let _ = writeln!(out, "{USAGE}");
+fn dispatch(command: Cmd, out: &mut dyn Write) -> Result<(), Failure> {
+    match command {
+        Cmd::Run(a) => run(a, out),
+        Cmd::Elect(a) => elect(a, out),
+        Cmd::Transitions { machine } => transitions(machine, out),
+        Cmd::Bench {
+            brokers,
+            partitions,
+        } => bench(brokers, partitions, out),
+        Cmd::Figures { scale } => figures(scale, out),
+        Cmd::Lesson {
+            command: LessonCmd::Check { files, builtin },
+        } => lesson_check(&files, builtin, out),
+        Cmd::Console { scenario } => console(scenario.as_deref(), out),
+        Cmd::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "kcsim", out);
             Ok(())
         }
-        Some(other) => Err(usage(&format!("unknown command {other:?}"))),
-        None => Err(usage("no command given")),
     }
 }
 
-fn run(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
-    let mut file = None;
-    let mut until = None;
-    let mut trace = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--until-ms" => {
-                let v = it.next().ok_or_else(|| usage("--until-ms needs a value"))?;
-                until = Some(
-                    v.parse::<u64>()
-                        .ok()
-                        .filter(|t| *t <= crate::scenario::MAX_TIME_MS + RUN_AFTER_LAST_ACTION_MS)
-                        .ok_or_else(|| {
-                            usage(&format!(
-                                "--until-ms: {v:?} is not a time in ms up to one day"
-                            ))
-                        })?,
-                );
-            }
-            "--trace" => {
-                trace = Some(
-                    it.next()
-                        .ok_or_else(|| usage("--trace needs a file"))?
-                        .clone(),
-                )
-            }
-            flag if flag.starts_with("--") => return Err(usage(&format!("unknown option {flag}"))),
-            path if file.is_none() => file = Some(path.to_string()),
-            extra => return Err(usage(&format!("unexpected argument {extra:?}"))),
-        }
-    }
-    let file = file.ok_or_else(|| usage("run needs a scenario file"))?;
-    let text = std::fs::read_to_string(&file)
+/// Read and parse a scenario file; the error names the file and the field.
+fn read_scenario(file: &str) -> Result<Scenario, Failure> {
+    let text = std::fs::read_to_string(file)
         .map_err(|e| Failure(2, format!("{file}: cannot read: {e}")))?;
-    let scenario = Scenario::parse(&text).map_err(|e| Failure(2, format!("{file}: {e}")))?;
-    let until = until.unwrap_or(
+    Scenario::parse(&text).map_err(|e| Failure(2, format!("{file}: {e}")))
+}
+
+fn run(a: RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let scenario = read_scenario(&a.file)?;
+    let until = a.until_ms.unwrap_or(
         scenario
             .last_action_ms()
             .saturating_add(RUN_AFTER_LAST_ACTION_MS),
     );
     let mut sim = scenario.build();
     sim.run_until(SimTime(until));
-    if let Some(path) = trace {
+    if let Some(path) = a.trace {
         let mut lines = String::new();
         for r in sim.trace() {
             lines.push_str(&r.to_json_line());
@@ -127,84 +243,25 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Parse `--flag value` pairs and bare `--switch`es.
-fn flags(
-    args: &[String],
-    valued: &[&str],
-    switches: &[&str],
-) -> Result<BTreeMap<String, String>, Failure> {
-    let mut out = BTreeMap::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let name = a.as_str();
-        if valued.contains(&name) {
-            let v = it
-                .next()
-                .ok_or_else(|| usage(&format!("{name} needs a value")))?;
-            out.insert(name.to_string(), v.clone());
-        } else if switches.contains(&name) {
-            out.insert(name.to_string(), String::new());
-        } else {
-            return Err(usage(&format!("unexpected argument {name:?}")));
-        }
-    }
-    Ok(out)
-}
-
-fn id_list(flag: &str, v: Option<&String>) -> Result<Vec<BrokerId>, Failure> {
-    let Some(v) = v else { return Ok(Vec::new()) };
-    if v.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    v.split(',')
-        .map(|x| {
-            x.trim()
-                .parse::<u32>()
-                .map(BrokerId)
-                .map_err(|_| usage(&format!("{flag}: {x:?} is not a broker id")))
-        })
-        .collect()
-}
-
 /// `kcsim elect`: run one election strategy on the given inputs. `--live`
 /// lists registered brokers (shutting-down ones included, as Kafka's tests
 /// pass them); the offline, reassign and preferred strategies do not count
 /// a shutting-down broker as live.
-fn elect(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
-    let f = flags(
-        args,
-        &[
-            "--strategy",
-            "--assignment",
-            "--isr",
-            "--live",
-            "--shutting-down",
-        ],
-        &["--unclean"],
-    )?;
-    let strategy = f
-        .get("--strategy")
-        .ok_or_else(|| usage("elect needs --strategy"))?;
-    if !f.contains_key("--assignment") {
-        return Err(usage("elect needs --assignment"));
-    }
-    let assignment = id_list("--assignment", f.get("--assignment"))?;
-    let isr = id_list("--isr", f.get("--isr"))?;
-    let registered: BTreeSet<BrokerId> = id_list("--live", f.get("--live"))?.into_iter().collect();
-    let shutting: BTreeSet<BrokerId> = id_list("--shutting-down", f.get("--shutting-down"))?
-        .into_iter()
-        .collect();
+fn elect(a: ElectArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let assignment = a.assignment.0;
+    let isr = a.isr.0;
+    let registered: BTreeSet<BrokerId> = a.live.0.into_iter().collect();
+    let shutting: BTreeSet<BrokerId> = a.shutting_down.0.into_iter().collect();
     let live: BTreeSet<BrokerId> = registered.difference(&shutting).copied().collect();
-    let unclean = f.contains_key("--unclean");
-    let r = match strategy.as_str() {
-        "offline" => election::offline(&assignment, &isr, &live, || unclean),
-        "reassign" => election::reassign(&assignment, &isr, &live),
-        "preferred" => election::preferred(&assignment, &isr, &live),
-        "controlled-shutdown" => {
+    let unclean = a.unclean;
+    let r = match a.strategy {
+        Strategy::Offline => election::offline(&assignment, &isr, &live, || unclean),
+        Strategy::Reassign => election::reassign(&assignment, &isr, &live),
+        Strategy::Preferred => election::preferred(&assignment, &isr, &live),
+        Strategy::ControlledShutdown => {
             let all: BTreeSet<BrokerId> = registered.union(&shutting).copied().collect();
             election::controlled_shutdown(&assignment, &isr, &all, &shutting)
         }
-        other => return Err(usage(&format!("--strategy: unknown strategy {other:?}"))),
     };
     let _ = writeln!(
         out,
@@ -217,10 +274,9 @@ fn elect(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
 }
 
 /// `kcsim transitions`: the table of valid previous states, in Kafka's order.
-fn transitions(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
-    let f = flags(args, &["--machine"], &[])?;
-    let entries: Vec<(&str, Vec<&str>)> = match f.get("--machine").map(String::as_str) {
-        Some("partition") => PartitionState::ALL
+fn transitions(machine: Machine, out: &mut dyn Write) -> Result<(), Failure> {
+    let entries: Vec<(&str, Vec<&str>)> = match machine {
+        Machine::Partition => PartitionState::ALL
             .iter()
             .map(|s| {
                 (
@@ -229,7 +285,7 @@ fn transitions(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
                 )
             })
             .collect(),
-        Some("replica") => ReplicaState::ALL
+        Machine::Replica => ReplicaState::ALL
             .iter()
             .map(|s| {
                 (
@@ -238,8 +294,6 @@ fn transitions(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
                 )
             })
             .collect(),
-        Some(other) => return Err(usage(&format!("--machine: unknown machine {other:?}"))),
-        None => return Err(usage("transitions needs --machine partition|replica")),
     };
     let body: Vec<String> = entries
         .iter()
@@ -259,16 +313,7 @@ fn transitions(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
 /// and a controller failover, with figures printed (wall time is read here,
 /// outside the simulation, only to report speed).
 #[allow(clippy::disallowed_methods)]
-fn bench(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
-    let f = flags(args, &["--brokers", "--partitions"], &[])?;
-    let num = |k: &str, d: u64| -> Result<u64, Failure> {
-        f.get(k).map_or(Ok(d), |v| {
-            v.parse()
-                .map_err(|_| usage(&format!("{k}: {v:?} is not a number")))
-        })
-    };
-    let brokers = num("--brokers", 6)?.clamp(3, 100);
-    let partitions = num("--partitions", 2_000)?.clamp(1, 200_000);
+fn bench(brokers: u64, partitions: u64, out: &mut dyn Write) -> Result<(), Failure> {
     let text = format!(
         r#"{{"version":1,"seed":1,"brokers":[{}],"topics":[{{"name":"big","partitions":{partitions},"replication_factor":3}}]}}"#,
         crate::ids::comma_list(0..brokers)
@@ -323,18 +368,9 @@ fn bench(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
 /// the simulator's, for the same cluster shapes (each divided by K). The
 /// wall-clock time printed is the tool's, never the simulation's.
 #[allow(clippy::disallowed_methods)]
-fn figures(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
+fn figures(scale: u32, out: &mut dyn Write) -> Result<(), Failure> {
     use crate::cost::ZkMode;
     use crate::figures::{measure, PUBLISHED};
-    let f = flags(args, &["--scale"], &[])?;
-    let scale: u32 = match f.get("--scale") {
-        Some(v) => v.parse().ok().filter(|k| *k >= 1).ok_or_else(|| {
-            usage(&format!(
-                "--scale: {v:?} is not a whole number of at least 1"
-            ))
-        })?,
-        None => 1,
-    };
     let _ = writeln!(
         out,
         "| figure | what | cluster | Kafka 1.0 | kcsim sync | Kafka 1.1+ | kcsim async | reproduce |"
@@ -374,28 +410,17 @@ fn figures(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
 /// `kcsim lesson check FILE... | --builtin`: parse each lesson and play its
 /// "show me" path; exit 2 on a malformed file, 1 when a checkpoint is not
 /// reached.
-fn lesson(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
-    if args.first().map(String::as_str) != Some("check") {
-        return Err(usage(
-            "lesson needs a subcommand: lesson check FILE.json... | --builtin",
-        ));
-    }
+fn lesson_check(files: &[String], builtin: bool, out: &mut dyn Write) -> Result<(), Failure> {
     let mut lessons: Vec<(String, String)> = Vec::new();
-    for a in &args[1..] {
-        if a == "--builtin" {
-            for (id, text) in lesson::builtin::FILES {
-                lessons.push((format!("(built-in) {id}"), (*text).to_string()));
-            }
-        } else if a.starts_with("--") {
-            return Err(usage(&format!("unknown option {a}")));
-        } else {
-            let text = std::fs::read_to_string(a)
-                .map_err(|e| Failure(2, format!("{a}: cannot read: {e}")))?;
-            lessons.push((a.clone(), text));
+    if builtin {
+        for (id, text) in lesson::builtin::FILES {
+            lessons.push((format!("(built-in) {id}"), (*text).to_string()));
         }
     }
-    if lessons.is_empty() {
-        return Err(usage("lesson check needs a lesson file or --builtin"));
+    for a in files {
+        let text =
+            std::fs::read_to_string(a).map_err(|e| Failure(2, format!("{a}: cannot read: {e}")))?;
+        lessons.push((a.clone(), text));
     }
     for (name, text) in lessons {
         let lesson = Lesson::parse(&text).map_err(|e| Failure(2, format!("{name}: {e}")))?;
@@ -414,16 +439,10 @@ fn lesson(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
 /// `kcsim console [SCENARIO.json]`: commands from stdin, one per line, each
 /// answered as the console answers it (see `docs/console.md`), at the
 /// moment the page opens a scenario (3 s).
-fn console(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
-    let scenario = match args {
-        [] => crate::scenario::builtin::default_cluster(),
-        [file] if !file.starts_with("--") => {
-            let text = std::fs::read_to_string(file)
-                .map_err(|e| Failure(2, format!("{file}: cannot read: {e}")))?;
-            Scenario::parse(&text).map_err(|e| Failure(2, format!("{file}: {e}")))?
-        }
-        [flag] => return Err(usage(&format!("unknown option {flag}"))),
-        _ => return Err(usage("console takes at most one scenario file")),
+fn console(file: Option<&str>, out: &mut dyn Write) -> Result<(), Failure> {
+    let scenario = match file {
+        None => crate::scenario::builtin::default_cluster(),
+        Some(file) => read_scenario(file)?,
     };
     let mut timeline = crate::timeline::Timeline::new(&scenario);
     timeline.seek(SimTime(CONSOLE_START_MS));

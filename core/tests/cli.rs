@@ -317,7 +317,60 @@ fn lesson_check_names_the_field_or_the_step_that_fails() {
     );
     let (code, _, err) = kcsim(&["lesson", "verify"]);
     assert_eq!(code, 2);
-    assert!(err.contains("lesson check"), "{err}");
+    assert!(
+        err.contains("unrecognized subcommand 'verify'") && err.contains("Usage: kcsim lesson"),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_subcommand_has_help_and_typos_get_suggestions() {
+    for sub in [
+        "run",
+        "elect",
+        "transitions",
+        "bench",
+        "figures",
+        "lesson",
+        "console",
+        "completions",
+    ] {
+        let (code, out, err) = kcsim(&[sub, "--help"]);
+        assert_eq!(code, 0, "{sub} --help: {err}");
+        assert!(out.contains(&format!("Usage: kcsim {sub}")), "{sub}: {out}");
+    }
+    let (code, out, err) = kcsim(&["lesson", "check", "--help"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("--builtin"), "{out}");
+    // A mistyped subcommand or value is a usage error with a suggestion.
+    let (code, out, err) = kcsim(&["rum", "x.json"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.contains("tip: a similar subcommand exists: 'run'"),
+        "{err}"
+    );
+    let (code, _, err) = kcsim(&["elect", "--strategy", "prefered", "--assignment", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("a similar value exists: 'preferred'"), "{err}");
+    let (code, _, err) = kcsim(&["run", "x.json", "--util-ms", "5"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--until-ms"), "{err}");
+    let (code, _, err) = kcsim(&["bench", "--brokers", "101"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("101 is not in 3..=100"), "{err}");
+}
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let (code, out, err) = kcsim(&["completions", shell]);
+        assert_eq!(code, 0, "{shell}: {err}");
+        // Every subcommand is offered.
+        for sub in ["run", "elect", "lesson", "console", "completions"] {
+            assert!(out.contains(sub), "{shell} completions lack {sub}");
+        }
+    }
+    assert_eq!(kcsim(&["completions", "tcsh"]).0, 2);
 }
 
 fn console(args: &[&str], stdin: &str) -> (i32, String, String) {

@@ -128,7 +128,7 @@ pub enum WhatIfError {
         /// The action, as [`Action::describe`] says it.
         action: String,
         /// How the cluster answered.
-        fact: Fact,
+        fact: Box<Fact>,
     },
 }
 
@@ -335,14 +335,14 @@ fn act_both(
             other => WhatIfError::Refused {
                 side,
                 action: described.clone(),
-                fact: Fact::Text(other.to_string()),
+                fact: Box::new(Fact::Text(other.to_string())),
             },
         })?;
         if let Some(r) = crate::trace::refusal(t.trace(), at.as_ms(), name) {
             return Err(WhatIfError::Refused {
                 side,
                 action: described,
-                fact: r.fact.clone(),
+                fact: Box::new(r.fact.clone()),
             });
         }
     }

@@ -245,7 +245,10 @@ pub fn App(props: &AppProps) -> Html {
                 let mut n = what_if_count.borrow_mut();
                 *n += 1;
                 what_if_error.set(None);
-                what_if.set(Some((*n, Runs(std::rc::Rc::new(std::cell::RefCell::new(w))))));
+                what_if.set(Some((
+                    *n,
+                    Runs(std::rc::Rc::new(std::cell::RefCell::new(w))),
+                )));
             }
             Err(e) => what_if_error.set(Some(e)),
         })

@@ -214,11 +214,15 @@ pub fn WhatIfLauncher(props: &LauncherProps) -> Html {
     let broker = use_state(|| None::<u32>);
     let on_kind = {
         let kind = kind.clone();
-        Callback::from(move |e: Event| kind.set(e.target_unchecked_into::<HtmlSelectElement>().value()))
+        Callback::from(move |e: Event| {
+            kind.set(e.target_unchecked_into::<HtmlSelectElement>().value())
+        })
     };
     let on_scope = {
         let scope = scope.clone();
-        Callback::from(move |e: Event| scope.set(e.target_unchecked_into::<HtmlSelectElement>().value()))
+        Callback::from(move |e: Event| {
+            scope.set(e.target_unchecked_into::<HtmlSelectElement>().value())
+        })
     };
     let on_broker = {
         let broker = broker.clone();
@@ -364,7 +368,7 @@ fn pane(c: &Comparison, side: usize, lang: Lang) -> Html {
                     { for c.partitions.iter().map(|r| {
                         let cell = if side == 0 { r.a.as_ref() } else { r.b.as_ref() };
                         let isr = cell.map_or_else(String::new, |c| format!("[{}]", c.isr.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")));
-                        let avail = cell.map_or(false, |c| c.available);
+                        let avail = cell.is_some_and(|c| c.available);
                         html! {
                             <tr data-tp={format!("{}-{}", r.tp.topic, r.tp.partition)}>
                                 <th scope="row">{ format!("{}-{}", r.tp.topic, r.tp.partition) }</th>
@@ -412,7 +416,9 @@ pub fn WhatIfPanes(props: &PanesProps) -> Html {
         crate::hooks::use_interval(
             model.playing,
             crate::app::TICK_MS,
-            Callback::from(move |_| model.dispatch(WhatIfMsg::Tick(u64::from(crate::app::TICK_MS)))),
+            Callback::from(move |_| {
+                model.dispatch(WhatIfMsg::Tick(u64::from(crate::app::TICK_MS)))
+            }),
         );
     }
     let root = use_node_ref();
@@ -441,11 +447,15 @@ pub fn WhatIfPanes(props: &PanesProps) -> Html {
             if e.ctrl_key() || e.alt_key() || e.meta_key() {
                 return;
             }
-            if let Some(el) = e.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()) {
+            if let Some(el) = e
+                .target()
+                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            {
                 let input_type = wasm_bindgen::JsCast::dyn_ref::<HtmlInputElement>(&el)
                     .map(|i| i.type_())
                     .unwrap_or_default();
-                if crate::hooks::key_belongs_to_target(&el.tag_name(), &input_type, false, &e.key()) {
+                if crate::hooks::key_belongs_to_target(&el.tag_name(), &input_type, false, &e.key())
+                {
                     return;
                 }
             }
@@ -469,7 +479,11 @@ pub fn WhatIfPanes(props: &PanesProps) -> Html {
     let on_seek = {
         let model = model.clone();
         Callback::from(move |e: InputEvent| {
-            if let Ok(ms) = e.target_unchecked_into::<HtmlInputElement>().value().parse::<u64>() {
+            if let Ok(ms) = e
+                .target_unchecked_into::<HtmlInputElement>()
+                .value()
+                .parse::<u64>()
+            {
                 model.dispatch(WhatIfMsg::Seek(ms));
             }
         })
@@ -477,7 +491,11 @@ pub fn WhatIfPanes(props: &PanesProps) -> Html {
     let on_speed = {
         let model = model.clone();
         Callback::from(move |e: Event| {
-            if let Ok(i) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<usize>() {
+            if let Ok(i) = e
+                .target_unchecked_into::<HtmlSelectElement>()
+                .value()
+                .parse::<usize>()
+            {
                 model.dispatch(WhatIfMsg::SetSpeed(i));
             }
         })
@@ -486,7 +504,10 @@ pub fn WhatIfPanes(props: &PanesProps) -> Html {
     let now = model.now_ms();
     let max = model.horizon_ms.max(now).max(1);
     let at = format!("{:.3} s", c.at_ms as f64 / 1000.0);
-    let from_start = c.settings.iter().any(|s| matches!(s, Setting::ZkMode { .. }));
+    let from_start = c
+        .settings
+        .iter()
+        .any(|s| matches!(s, Setting::ZkMode { .. }));
     html! {
         <div class="whatif-overlay" role="dialog" aria-modal="true" aria-label={t("What if: two runs side by side", "假如：并排的两份运行")}
             tabindex="-1" ref={root} onkeydown={on_key}>
@@ -536,8 +557,10 @@ mod tests {
     use kcsim_core::timeline::Timeline;
 
     fn unclean_fork() -> Model {
-        let s = Scenario::parse(include_str!("../../../core/scenarios/unclean-election.json"))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let s = Scenario::parse(include_str!(
+            "../../../core/scenarios/unclean-election.json"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
         let mut t = Timeline::new(&s);
         t.seek(SimTime(27_000));
         let w = WhatIf::fork(

@@ -48,6 +48,7 @@ test('unclean election off versus on: the partition stays offline in A, an out-o
   await page.getByRole('button', { name: 'Fork here, at 27.000 s' }).click();
   await form.locator('.whatif-error', { hasText: 'broker 1 is dead at 27000 ms, not running' }).waitFor();
   assert.equal(await overlay(page).count(), 0);
+  await screenshot(page, 'whatif-launcher-refused-en');
 
   await page.getByLabel('What the two runs differ in').selectOption('unclean');
   await page.getByLabel('Where unclean election is set').selectOption('payments');

@@ -600,6 +600,37 @@ mod tests {
         assert!(stepped.now_ms() > 39_900);
     }
 
+    // Kafka: KafkaController.doControlledShutdown against onBrokerFailure;
+    // the page forks its own run at the time cursor and is left as it was.
+    #[test]
+    fn the_page_forks_its_run_at_the_cursor_and_keeps_it() {
+        use crate::state::{Msg, SimState};
+        let s = SimState::load("controlled-shutdown-vs-kill")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .apply(Msg::Seek(5_000));
+        let before = s.view().clone();
+        let w = s
+            .what_if(Variation::Kill {
+                broker: BrokerId(1),
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(w.at(), SimTime(5_000));
+        assert_eq!(s.view(), &before);
+        assert_eq!(s.now_ms(), 5_000);
+        // A static setting: rebuilt from the page's own starting scenario.
+        let z = s
+            .what_if(Variation::ZkMode)
+            .unwrap_or_else(|e| panic!("{e}"));
+        s.with_trace(|t| assert_eq!(z.a().trace(), t, "side A is the page's run"));
+        assert_eq!(
+            s.what_if(Variation::Kill {
+                broker: BrokerId(9)
+            })
+            .err(),
+            Some(WhatIfError::UnknownBroker(BrokerId(9)))
+        );
+    }
+
     #[test]
     fn every_setting_and_error_reads_in_both_languages() {
         let b = BrokerId(1);

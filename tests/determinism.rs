@@ -105,6 +105,12 @@ fn intervening_in_the_past_forks_the_future_like_a_fresh_run() {
     straight.run_until(SimTime(40_000));
     assert_eq!(FinalState::of(&straight).to_json(), snapshot(&t).1);
     assert_eq!(trace_text(straight.trace()), trace_text(t.trace()));
+    // Seeking back before the intervention and forward again gives the same
+    // run: a snapshot taken before it does not bring back the dropped actions.
+    t.seek(SimTime(14_000));
+    t.seek(SimTime(40_000));
+    assert_eq!(FinalState::of(&straight).to_json(), snapshot(&t).1);
+    assert_eq!(trace_text(straight.trace()), trace_text(t.trace()));
     // Undo takes the intervention back.
     let undone = t.undo().unwrap();
     assert_eq!(

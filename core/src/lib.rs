@@ -64,6 +64,7 @@ pub mod time;
 pub mod timeline;
 pub mod trace;
 pub mod view;
+pub mod whatif;
 pub mod words;
 pub mod zk;
 pub mod zk_client;

@@ -160,6 +160,9 @@ impl Timeline {
         if let Some(s) = self.snapshots.get(idx) {
             self.sim = s.sim.clone();
             self.trace.truncate(s.trace_len);
+            // A snapshot taken before an intervention holds the actions
+            // pending then: give it the current ones.
+            self.reschedule();
         }
     }
 
@@ -204,7 +207,6 @@ impl Timeline {
         self.undo_stack.push((at, dropped));
         self.snapshots.retain(|s| s.sim.now() <= at);
         self.restore(at);
-        self.reschedule();
         self.advance(at);
         Ok(())
     }
@@ -221,7 +223,6 @@ impl Timeline {
         let now = self.sim.now();
         self.snapshots.retain(|s| s.sim.now() <= last.0);
         self.restore(last.0);
-        self.reschedule();
         self.advance(now);
         Some(last)
     }

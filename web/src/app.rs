@@ -13,6 +13,7 @@ use crate::components::messages::Messages;
 use crate::components::network::Network;
 use crate::components::partition_table::PartitionTable;
 use crate::components::term::{Term, TermId};
+use crate::components::whatif::{self, Runs, WhatIfLauncher, WhatIfPanes};
 use crate::components::why::{Why, WHY_KINDS};
 use crate::components::znode_tree::ZnodeTree;
 use crate::hooks::{use_focus_rescue, use_interval, use_page_keys};
@@ -125,6 +126,11 @@ pub fn App(props: &AppProps) -> Html {
     }
     let dark = use_state(|| false);
     let help = use_state(|| false);
+    // What if…: the two forked runs (with a count, so each fork starts fresh
+    // panes) and why the last fork failed.
+    let what_if = use_state(|| None::<(u64, Runs)>);
+    let what_if_error = use_state(|| None::<kcsim_core::whatif::WhatIfError>);
+    let what_if_count = use_mut_ref(|| 0u64);
     // The admin form whose action or fields caused the error shown, if one
     // did: the error is shown under that form rather than at the top.
     let admin_form = use_state_eq(|| None::<usize>);
@@ -168,7 +174,11 @@ pub fn App(props: &AppProps) -> Html {
         let on_msg = on_msg.clone();
         let help = help.clone();
         let present = state.present;
+        let what_if_open = what_if.is_some();
         use_page_keys(Callback::from(move |e: KeyboardEvent| {
+            if what_if_open {
+                return; // the what-if panes take the keys
+            }
             let m = match e.key().as_str() {
                 " " => Some(Msg::TogglePlay),
                 "ArrowRight" => Some(Msg::Step),
@@ -222,6 +232,31 @@ pub fn App(props: &AppProps) -> Html {
         let on_msg = on_msg.clone();
         Callback::from(move |_: MouseEvent| on_msg.emit(Msg::DismissError))
     };
+    let on_fork = {
+        let state = state.clone();
+        let what_if = what_if.clone();
+        let what_if_error = what_if_error.clone();
+        Callback::from(move |v| match state.what_if(v) {
+            Ok(w) => {
+                // The page waits, paused, until the panes close.
+                if state.playing {
+                    state.dispatch(Msg::TogglePlay);
+                }
+                let mut n = what_if_count.borrow_mut();
+                *n += 1;
+                what_if_error.set(None);
+                what_if.set(Some((
+                    *n,
+                    Runs(std::rc::Rc::new(std::cell::RefCell::new(w))),
+                )));
+            }
+            Err(e) => what_if_error.set(Some(e)),
+        })
+    };
+    let close_what_if = {
+        let what_if = what_if.clone();
+        Callback::from(move |()| what_if.set(None))
+    };
     let controller = view
         .controller
         .map_or(lang.t("none", "无").to_string(), |c| format!("broker {c}"));
@@ -251,6 +286,9 @@ pub fn App(props: &AppProps) -> Html {
                         <input readonly=true aria-label={t("Share link to this moment", "分享此刻的链接")} value={format!("#{fragment}")} size="8" />
                     </label>
                 }
+                <WhatIfLauncher brokers={view.brokers.iter().map(|b| (b.id, b.status.clone())).collect::<Vec<_>>()}
+                    topics={topics.clone()} now_ms={now} on_fork={on_fork}
+                    error={what_if_error.as_ref().map(|e| whatif::error_text(e, lang))} />
                 <LessonPicker present={state.present} on_msg={on_msg.clone()} />
                 <select class="lang-switch" aria-label="Language / 语言" title="Language / 语言" onchange={set_lang}>
                     { for Lang::ALL.iter().map(|l| html! {
@@ -271,6 +309,9 @@ pub fn App(props: &AppProps) -> Html {
             }
             if *help {
                 <Help on_close={close_help} />
+            }
+            if let Some((n, runs)) = &*what_if {
+                <WhatIfPanes key={*n} runs={runs.clone()} speed={state.speed} on_close={close_what_if} />
             }
             // In presentation mode the narration and the clock stay on screen together.
             <div class="lesson-top">

@@ -247,6 +247,9 @@ pub struct SimState {
     pub lesson: Option<Rc<crate::lesson::LessonRun>>,
     /// Presentation mode (large type, the lesson's narration on top).
     pub present: bool,
+    /// The scenario the run started from (what a what-if that differs from
+    /// time 0 rebuilds from).
+    start: Rc<Scenario>,
 }
 
 impl PartialEq for SimState {
@@ -366,7 +369,18 @@ impl SimState {
             marks: Rc::new(Vec::new()),
             lesson: None,
             present: false,
+            start: Rc::new(scenario.clone()),
         }
+    }
+
+    /// Fork the run at the time cursor into two that differ in `v`
+    /// ([`kcsim_core::whatif`]); the run itself is not changed.
+    pub fn what_if(
+        &self,
+        v: kcsim_core::whatif::Variation,
+    ) -> Result<kcsim_core::whatif::WhatIf, kcsim_core::whatif::WhatIfError> {
+        let t = self.timeline.borrow();
+        kcsim_core::whatif::WhatIf::fork(&self.start, &t, t.now(), v)
     }
 
     /// The share-link fragment for this moment.

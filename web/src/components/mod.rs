@@ -14,5 +14,6 @@ pub mod messages;
 pub mod network;
 pub mod partition_table;
 pub mod term;
+pub mod whatif;
 pub mod why;
 pub mod znode_tree;

@@ -12,7 +12,9 @@
 mod broker;
 mod configs;
 mod elect;
+pub mod files;
 mod opts;
+mod reassign;
 mod topics;
 mod zk_shell;
 
@@ -24,6 +26,7 @@ use crate::sim::Sim;
 use crate::time::SimTime;
 use crate::timeline::Timeline;
 use crate::view::ClusterView;
+use std::collections::BTreeMap;
 
 /// What a command line comes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +69,8 @@ pub struct Cluster<'a> {
     pub view: &'a ClusterView,
     /// The simulation.
     pub sim: &'a Sim,
+    /// The session's virtual files (what `--…-json-file` options read).
+    pub files: &'a BTreeMap<String, String>,
 }
 
 /// The console's own `help`.
@@ -175,6 +180,7 @@ pub fn interpret(line: &str, cluster: &Cluster) -> Reply {
         "kafka-leader-election.sh" => elect::leader_election(args, cluster),
         "kafka-preferred-replica-election.sh" => elect::preferred(args, cluster),
         "kafka-configs.sh" => configs::run(args, cluster),
+        "kafka-reassign-partitions.sh" => reassign::run(args, cluster),
         "kafka-server-start.sh" => broker::start(args, cluster),
         "kafka-server-stop.sh" => broker::stop(args, cluster),
         "kill" => broker::kill(args, cluster),
@@ -208,16 +214,50 @@ pub struct Answer {
     pub ok: bool,
 }
 
-/// Run one command line on the timeline at its current time.
+/// Run one command line on the timeline at its current time, in a fresh
+/// [`Session`] (no files).
 pub fn execute(timeline: &mut Timeline, line: &str) -> Answer {
-    let view = ClusterView::of(timeline.sim());
-    let reply = interpret(
-        line,
-        &Cluster {
-            view: &view,
-            sim: timeline.sim(),
-        },
-    );
+    Session::default().execute(timeline, line)
+}
+
+/// One console's state between lines: its virtual files (see
+/// [`files`]). `kcsim console` keeps one for the whole of standard input,
+/// the page one per pane.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Session {
+    files: BTreeMap<String, String>,
+}
+
+impl Session {
+    /// The session's files, by name.
+    pub fn files(&self) -> &BTreeMap<String, String> {
+        &self.files
+    }
+
+    /// Run one command line on the timeline at its current time: a file
+    /// command (`echo … > F`, `cat`, `ls`, `rm`) on the session's files,
+    /// anything else as [`interpret`] says, reading those files.
+    pub fn execute(&mut self, timeline: &mut Timeline, line: &str) -> Answer {
+        if let Ok(w) = words(line) {
+            if let Some((text, ok)) = files::run(&mut self.files, &w) {
+                return Answer { text, ok };
+            }
+        }
+        let view = ClusterView::of(timeline.sim());
+        let reply = interpret(
+            line,
+            &Cluster {
+                view: &view,
+                sim: timeline.sim(),
+                files: &self.files,
+            },
+        );
+        apply(timeline, reply)
+    }
+}
+
+/// Do what a command line came to.
+fn apply(timeline: &mut Timeline, reply: Reply) -> Answer {
     match reply {
         Reply::Print(text) => Answer { text, ok: true },
         Reply::Usage(text) => Answer { text, ok: false },

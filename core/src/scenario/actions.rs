@@ -116,6 +116,63 @@ pub(crate) fn parse_actions(
                     &["path", "data"],
                 )
             }
+            "create_znode" => {
+                let path = text("path")?;
+                check_path(&path, &format!("{f}.path"))?;
+                if path == "/" {
+                    return err(format!("{f}.path"), "the root znode always exists");
+                }
+                let flag = |key: &str| -> Result<bool, ScenarioError> {
+                    match obj.get(key) {
+                        None => Ok(false),
+                        Some(v) => v
+                            .as_bool()
+                            .ok_or_else(|| bad(&format!("{f}.{key}"), "true or false", v)),
+                    }
+                };
+                (
+                    Action::CreateZnode {
+                        path,
+                        data: text("data")?,
+                        ephemeral: flag("ephemeral")?,
+                        sequential: flag("sequential")?,
+                    },
+                    &["path", "data", "ephemeral", "sequential"],
+                )
+            }
+            "delete_config" => {
+                let key = text("key")?;
+                let topic = match obj.get("topic") {
+                    None => None,
+                    Some(t) => {
+                        let name = t
+                            .as_str()
+                            .ok_or_else(|| bad(&format!("{f}.topic"), "a topic name", t))?;
+                        if !topics.iter().any(|x| x == name) {
+                            return err(
+                                format!("{f}.topic"),
+                                format!("no topic {name:?} in this scenario"),
+                            );
+                        }
+                        Some(name.to_string())
+                    }
+                };
+                let keys = if topic.is_some() {
+                    Config::TOPIC_KEYS
+                } else {
+                    Config::DYNAMIC_KEYS
+                };
+                if !keys.contains(&key.as_str()) {
+                    return err(
+                        format!("{f}.key"),
+                        format!(
+                            "{key:?} has no dynamic value to delete; expected one of {}",
+                            keys.join(", ")
+                        ),
+                    );
+                }
+                (Action::DeleteConfig { key, topic }, &["key", "topic"])
+            }
             "produce" => {
                 let topic = text("topic")?;
                 if !topics.contains(&topic) {
@@ -347,7 +404,8 @@ pub(crate) fn parse_actions(
                 probe.set(&key, &value).map_err(|e| ScenarioError {
                     field: match e {
                         crate::config::ConfigError::UnknownKey(_)
-                        | crate::config::ConfigError::Static { .. } => format!("{f}.key"),
+                        | crate::config::ConfigError::Static { .. }
+                        | crate::config::ConfigError::NotSet(_) => format!("{f}.key"),
                         crate::config::ConfigError::BadValue { .. } => format!("{f}.value"),
                     },
                     message: e.to_string(),
@@ -385,6 +443,8 @@ pub const ACTION_NAMES: &[&str] = &[
     "delete_znode",
     "set_znode",
     "set_config",
+    "delete_config",
+    "create_znode",
     "create_topic",
     "delay_message",
     "drop_message",

@@ -20,6 +20,8 @@ mod zk_shell;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tools_tests;
 
 use crate::action::Action;
 use crate::sim::Sim;
@@ -83,18 +85,27 @@ Commands (Kafka 2.4's tools, against this simulated cluster; see docs/console.md
       --create --topic T --partitions N --replication-factor R
       --alter --topic T --partitions N
       --delete --topic T
+  kafka-reassign-partitions.sh --zookeeper localhost:2181
+      --generate --topics-to-move-json-file FILE --broker-list 0,1,2
+      --execute --reassignment-json-file FILE
+      --verify --reassignment-json-file FILE
   kafka-leader-election.sh --bootstrap-server localhost:9092 --election-type preferred|unclean
-      --topic T --partition P | --all-topic-partitions | --path-to-json-file JSON
-  kafka-preferred-replica-election.sh --zookeeper localhost:2181 [--path-to-json-file JSON]
-  kafka-configs.sh --zookeeper localhost:2181 --entity-type topics --entity-name T
-      --describe | --alter --add-config k=v[,k2=v2]
-  kafka-configs.sh --bootstrap-server localhost:9092 --entity-type brokers --entity-default
-      --alter --add-config k=v
-  zookeeper-shell.sh localhost:2181 ls PATH | get PATH | stat PATH | delete PATH | set PATH DATA
+      --topic T --partition P | --all-topic-partitions | --path-to-json-file FILE
+  kafka-preferred-replica-election.sh --zookeeper localhost:2181 [--path-to-json-file FILE]
+  kafka-configs.sh --zookeeper localhost:2181 --entity-type topics [--entity-name T]
+      --describe | --alter [--add-config k=v[,k2=v2]] [--delete-config k[,k2]]
+  kafka-configs.sh --bootstrap-server localhost:9092 --entity-type brokers
+      --entity-default --alter [--add-config k=v] [--delete-config k]
+      --entity-default --describe | --entity-name ID --describe
+  zookeeper-shell.sh localhost:2181
+      ls [-s] PATH | get [-s] PATH | stat PATH | set [-v V] PATH DATA | delete [-v V] PATH
+      create [-e] [-s] PATH DATA
   kafka-server-start.sh config/server-ID.properties   start broker ID
   kafka-server-stop.sh --broker ID                    controlled shutdown of broker ID
   kill -9 ID | kill -15 ID                            a broker's process (its pid is its broker id)
   sleep SECONDS                                       let virtual time pass
+  echo TEXT > FILE | echo TEXT >> FILE                write a file (the JSON the tools read)
+  cat FILE | ls | rm FILE                             read, list, remove the console's files
   help
 ";
 

@@ -25,8 +25,8 @@ fn state(t: &Timeline) -> (Vec<(SimTime, Action)>, SimTime, ClusterView) {
 fn applied_now(t: &Timeline) -> Option<Action> {
     t.actions()
         .iter()
-        .filter(|(at, _)| *at == t.now())
-        .last()
+        .rev()
+        .find(|(at, _)| *at == t.now())
         .map(|(_, a)| a.clone())
 }
 

@@ -435,16 +435,10 @@ pub fn change_topic_config(
     }
     let mut probe = config.clone();
     probe.set(key, value)?;
-    let path = paths::topic_config(topic);
     if zk.node(&paths::topic(topic)).is_none() {
         return Err(AdminError::TopicDoesNotExist(topic.to_string()));
     }
-    let mut overrides: BTreeMap<String, Value> = zk
-        .node(&path)
-        .and_then(|n| serde_json::from_str::<Value>(&n.data).ok())
-        .and_then(|v| v.get("config").and_then(|c| c.as_object().cloned()))
-        .map(|m| m.into_iter().collect())
-        .unwrap_or_default();
+    let mut overrides = topic_overrides(zk, topic);
     overrides.insert(key.to_string(), value.clone());
     write_topic_config(zk, topic, &overrides)
 }
@@ -461,19 +455,23 @@ pub fn delete_topic_config(
     if zk.node(&paths::topic(topic)).is_none() {
         return Err(AdminError::TopicDoesNotExist(topic.to_string()));
     }
-    let path = paths::topic_config(topic);
-    let mut overrides: BTreeMap<String, Value> = zk
-        .node(&path)
-        .and_then(|n| serde_json::from_str::<Value>(&n.data).ok())
-        .and_then(|v| v.get("config").and_then(|c| c.as_object().cloned()))
-        .map(|m| m.into_iter().collect())
-        .unwrap_or_default();
+    let mut overrides = topic_overrides(zk, topic);
     if overrides.remove(key).is_none() {
         return Err(AdminError::InvalidConfig(ConfigError::NotSet(
             key.to_string(),
         )));
     }
     write_topic_config(zk, topic, &overrides)
+}
+
+/// A topic's overrides, as `/config/topics/<t>` holds them (none when the
+/// znode is missing or unreadable).
+fn topic_overrides(zk: &Zk, topic: &str) -> BTreeMap<String, Value> {
+    zk.node(&paths::topic_config(topic))
+        .and_then(|n| serde_json::from_str::<Value>(&n.data).ok())
+        .and_then(|v| v.get("config").and_then(|c| c.as_object().cloned()))
+        .map(|m| m.into_iter().collect())
+        .unwrap_or_default()
 }
 
 /// Write a topic's overrides to `/config/topics/<t>` and notify the

@@ -61,6 +61,22 @@ pub(crate) fn parse_actions(
                 .map(str::to_string)
                 .ok_or_else(|| bad(&fk, "a string", tv))
         };
+        // An optional `topic`, which must be one of the scenario's.
+        let optional_topic = || -> Result<Option<String>, ScenarioError> {
+            let Some(t) = obj.get("topic") else {
+                return Ok(None);
+            };
+            let name = t
+                .as_str()
+                .ok_or_else(|| bad(&format!("{f}.topic"), "a topic name", t))?;
+            if !topics.iter().any(|x| x == name) {
+                return err(
+                    format!("{f}.topic"),
+                    format!("no topic {name:?} in this scenario"),
+                );
+            }
+            Ok(Some(name.to_string()))
+        };
         let (action, keys): (Action, &[&str]) = match name {
             "kill_broker" => (
                 Action::KillBroker {
@@ -142,21 +158,7 @@ pub(crate) fn parse_actions(
             }
             "delete_config" => {
                 let key = text("key")?;
-                let topic = match obj.get("topic") {
-                    None => None,
-                    Some(t) => {
-                        let name = t
-                            .as_str()
-                            .ok_or_else(|| bad(&format!("{f}.topic"), "a topic name", t))?;
-                        if !topics.iter().any(|x| x == name) {
-                            return err(
-                                format!("{f}.topic"),
-                                format!("no topic {name:?} in this scenario"),
-                            );
-                        }
-                        Some(name.to_string())
-                    }
-                };
+                let topic = optional_topic()?;
                 let keys = if topic.is_some() {
                     Config::TOPIC_KEYS
                 } else {
@@ -376,30 +378,16 @@ pub(crate) fn parse_actions(
                 let key = text("key")?;
                 let fv = format!("{f}.value");
                 let value = obj.get("value").ok_or_else(|| missing(&fv))?.clone();
-                let topic = match obj.get("topic") {
-                    None => None,
-                    Some(t) => {
-                        let name = t
-                            .as_str()
-                            .ok_or_else(|| bad(&format!("{f}.topic"), "a topic name", t))?;
-                        if !topics.iter().any(|x| x == name) {
-                            return err(
-                                format!("{f}.topic"),
-                                format!("no topic {name:?} in this scenario"),
-                            );
-                        }
-                        if !Config::TOPIC_KEYS.contains(&key.as_str()) {
-                            return err(
-                                format!("{f}.key"),
-                                format!(
-                                    "{key:?} is not a topic-level key; expected one of {}",
-                                    Config::TOPIC_KEYS.join(", ")
-                                ),
-                            );
-                        }
-                        Some(name.to_string())
-                    }
-                };
+                let topic = optional_topic()?;
+                if topic.is_some() && !Config::TOPIC_KEYS.contains(&key.as_str()) {
+                    return err(
+                        format!("{f}.key"),
+                        format!(
+                            "{key:?} is not a topic-level key; expected one of {}",
+                            Config::TOPIC_KEYS.join(", ")
+                        ),
+                    );
+                }
                 let mut probe = Config::default();
                 probe.set(&key, &value).map_err(|e| ScenarioError {
                     field: match e {

@@ -949,3 +949,82 @@ fn help_lists_every_command() {
         assert!(help.contains(cmd), "help lacks {cmd}:\n{help}");
     }
 }
+
+/// Garbled lines of the new commands, with files present: never a panic,
+/// and whatever fails changes nothing.
+#[test]
+fn garbled_tool_lines_never_panic_and_failures_change_nothing() {
+    let mut t = cluster();
+    let mut s = Session::default();
+    ok(
+        &mut s,
+        &mut t,
+        r#"echo '{"version":1,"partitions":[{"topic":"audit","partition":0,"replicas":[1,2]}]}' > r.json"#,
+    );
+    ok(&mut s, &mut t, r#"echo '{"topics":[{"topic":"orders"}]}' > t.json"#);
+    let pieces = [
+        "kafka-reassign-partitions.sh",
+        "kafka-configs.sh",
+        "zookeeper-shell.sh localhost:2181",
+        "--zookeeper localhost:2181",
+        "--bootstrap-server localhost:9092",
+        "--generate",
+        "--execute",
+        "--verify",
+        "--reassignment-json-file",
+        "--topics-to-move-json-file",
+        "--broker-list",
+        "r.json",
+        "t.json",
+        "0,1,2",
+        "1,1",
+        ",",
+        "stat",
+        "create",
+        "get",
+        "ls",
+        "-e",
+        "-s",
+        "-v",
+        "/kcsim",
+        "/controller",
+        "/",
+        "//",
+        "echo",
+        ">",
+        "cat",
+        "rm",
+        "--entity-type brokers",
+        "--entity-type topics",
+        "--entity-default",
+        "--entity-name",
+        "audit",
+        "--alter",
+        "--describe",
+        "--delete-config",
+        "--add-config",
+        "min.insync.replicas",
+        "'",
+        "ü",
+        "-1",
+    ];
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..300 {
+        let n = (next() % 8) as usize;
+        let line: Vec<&str> = (0..n)
+            .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+            .collect();
+        let line = line.join(" ");
+        let before = state(&t);
+        let a = s.execute(&mut t, &line);
+        if !a.ok {
+            assert_eq!(state(&t), before, "{line:?}: {a:?}");
+        }
+    }
+}

@@ -961,7 +961,11 @@ fn garbled_tool_lines_never_panic_and_failures_change_nothing() {
         &mut t,
         r#"echo '{"version":1,"partitions":[{"topic":"audit","partition":0,"replicas":[1,2]}]}' > r.json"#,
     );
-    ok(&mut s, &mut t, r#"echo '{"topics":[{"topic":"orders"}]}' > t.json"#);
+    ok(
+        &mut s,
+        &mut t,
+        r#"echo '{"topics":[{"topic":"orders"}]}' > t.json"#,
+    );
     let pieces = [
         "kafka-reassign-partitions.sh",
         "kafka-configs.sh",

@@ -288,6 +288,11 @@ fn describe_brokers(o: &opts::Parsed, args: &[String], c: &Cluster, name: Option
     }
     let defaults = dynamic_defaults(c);
     if o.has("zookeeper") {
+        // Without --entity-default: every brokers entity with a config
+        // (getAllEntitiesWithConfig), here the default alone, if set.
+        if !o.has("entity-default") && defaults.is_empty() {
+            return Reply::Print(String::new());
+        }
         let kv: Vec<String> = defaults.iter().map(|(k, v)| format!("{k}={v}")).collect();
         return Reply::Print(format!(
             "Configs for default brokers are {}\n",

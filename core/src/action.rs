@@ -142,6 +142,32 @@ pub enum Action {
         /// The new data.
         data: String,
     },
+    /// `zookeeper-shell.sh create [-e] [-s] <path> <data>`. An ephemeral
+    /// node belongs to the shell's own session, which ends as the
+    /// one-command shell exits: the node is created and deleted at once,
+    /// and the watches on it fire for both.
+    CreateZnode {
+        /// The znode (for a sequential node, the prefix of its name).
+        path: String,
+        /// The data.
+        data: String,
+        /// `-e`: owned by the shell's session.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        ephemeral: bool,
+        /// `-s`: a 10-digit counter from the parent appended to the name.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        sequential: bool,
+    },
+    /// `kafka-configs.sh --alter --delete-config`: remove a topic's
+    /// override (when `topic` is given) or the cluster-wide dynamic
+    /// default, which falls back to the value the cluster started with.
+    DeleteConfig {
+        /// The config key.
+        key: String,
+        /// The topic, for a topic-level override.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        topic: Option<String>,
+    },
 }
 
 impl Action {
@@ -155,6 +181,8 @@ impl Action {
             Action::ExpireSession { .. } => "expire_session",
             Action::DeleteZnode { .. } => "delete_znode",
             Action::SetZnode { .. } => "set_znode",
+            Action::CreateZnode { .. } => "create_znode",
+            Action::DeleteConfig { .. } => "delete_config",
             Action::SetConfig { .. } => "set_config",
             Action::CreateTopic { .. } => "create_topic",
             Action::AddPartitions { .. } => "add_partitions",
@@ -202,6 +230,8 @@ impl Action {
             | Action::HealBroker { broker } => Some(broker),
             Action::DeleteZnode { .. }
             | Action::SetZnode { .. }
+            | Action::CreateZnode { .. }
+            | Action::DeleteConfig { .. }
             | Action::SetConfig { .. }
             | Action::CreateTopic { .. }
             | Action::AddPartitions { .. }
@@ -232,6 +262,25 @@ impl Action {
             }
             Action::DeleteZnode { path } => format!("zookeeper-shell delete {path}"),
             Action::SetZnode { path, data } => format!("zookeeper-shell set {path} {data}"),
+            Action::CreateZnode {
+                path,
+                data,
+                ephemeral,
+                sequential,
+            } => format!(
+                "zookeeper-shell create {}{}{path} {data}",
+                if *ephemeral { "-e " } else { "" },
+                if *sequential { "-s " } else { "" }
+            ),
+            Action::DeleteConfig { key, topic: None } => format!(
+                "kafka-configs.sh --alter --entity-type brokers --entity-default --delete-config {key}"
+            ),
+            Action::DeleteConfig {
+                key,
+                topic: Some(t),
+            } => format!(
+                "kafka-configs.sh --alter --entity-type topics --entity-name {t} --delete-config {key}"
+            ),
             Action::DelayMessage { id, delay_ms } => format!("delay message {id} by {delay_ms} ms"),
             Action::AddPartitions { topic, count } => {
                 format!("kafka-topics.sh --alter --topic {topic} --partitions {count}")

@@ -435,18 +435,54 @@ pub fn change_topic_config(
     }
     let mut probe = config.clone();
     probe.set(key, value)?;
-    let path = paths::topic_config(topic);
     if zk.node(&paths::topic(topic)).is_none() {
         return Err(AdminError::TopicDoesNotExist(topic.to_string()));
     }
-    let mut overrides: BTreeMap<String, Value> = zk
-        .node(&path)
+    let mut overrides = topic_overrides(zk, topic);
+    overrides.insert(key.to_string(), value.clone());
+    write_topic_config(zk, topic, &overrides)
+}
+
+/// `kafka-configs.sh --alter --delete-config` on a topic: remove `key`
+/// from the overrides in `/config/topics/<t>` (refused if the topic does
+/// not override it), then write a change notification for the brokers.
+pub fn delete_topic_config(
+    zk: &mut Zk,
+    topic: &str,
+    key: &str,
+) -> Result<ConfigChanged, AdminError> {
+    validate_topic_name(topic)?;
+    if zk.node(&paths::topic(topic)).is_none() {
+        return Err(AdminError::TopicDoesNotExist(topic.to_string()));
+    }
+    let mut overrides = topic_overrides(zk, topic);
+    if overrides.remove(key).is_none() {
+        return Err(AdminError::InvalidConfig(ConfigError::NotSet(
+            key.to_string(),
+        )));
+    }
+    write_topic_config(zk, topic, &overrides)
+}
+
+/// A topic's overrides, as `/config/topics/<t>` holds them (none when the
+/// znode is missing or unreadable).
+fn topic_overrides(zk: &Zk, topic: &str) -> BTreeMap<String, Value> {
+    zk.node(&paths::topic_config(topic))
         .and_then(|n| serde_json::from_str::<Value>(&n.data).ok())
         .and_then(|v| v.get("config").and_then(|c| c.as_object().cloned()))
         .map(|m| m.into_iter().collect())
-        .unwrap_or_default();
-    overrides.insert(key.to_string(), value.clone());
-    let data = topic_config_json(&overrides);
+        .unwrap_or_default()
+}
+
+/// Write a topic's overrides to `/config/topics/<t>` and notify the
+/// brokers (`AdminZkClient.changeEntityConfig`).
+fn write_topic_config(
+    zk: &mut Zk,
+    topic: &str,
+    overrides: &BTreeMap<String, Value>,
+) -> Result<ConfigChanged, AdminError> {
+    let path = paths::topic_config(topic);
+    let data = topic_config_json(overrides);
     let r = if zk.node(&path).is_some() {
         zk.set_data(None, &path, &data, None).map(|_| ())
     } else {
@@ -460,7 +496,6 @@ pub fn change_topic_config(
             error,
         });
     }
-    // AdminZkClient.changeEntityConfig: then notify the brokers.
     let change = encode_config_change_notification(&format!("topics/{topic}"));
     let at = paths::CONFIG_CHANGE_PREFIX;
     let notification_error = zk

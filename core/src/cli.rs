@@ -447,9 +447,10 @@ fn console(file: Option<&str>, out: &mut dyn Write) -> Result<(), Failure> {
     let mut timeline = crate::timeline::Timeline::new(&scenario);
     timeline.seek(SimTime(CONSOLE_START_MS));
     let stdin = std::io::stdin();
+    let mut session = crate::console::Session::default();
     for line in std::io::BufRead::lines(stdin.lock()) {
         let line = line.map_err(|e| Failure(2, format!("stdin: {e}")))?;
-        let answer = crate::console::execute(&mut timeline, &line);
+        let answer = session.execute(&mut timeline, &line);
         let _ = out.write_all(answer.text.as_bytes());
     }
     Ok(())

@@ -50,6 +50,10 @@ pub enum ConfigError {
         /// Why it is fixed at start-up.
         why: &'static str,
     },
+    /// A `--delete-config` of a key that has no dynamic value (a topic
+    /// override or a cluster-wide dynamic default) to remove.
+    #[error("Invalid config(s): {0}")]
+    NotSet(String),
     /// The value has the wrong type or is out of range.
     #[error("config key {key:?} wants {want}, got {got}")]
     BadValue {

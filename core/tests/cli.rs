@@ -425,6 +425,29 @@ fn console_reads_commands_from_stdin_and_answers_each() {
     );
 }
 
+// Kafka: KafkaController.onPartitionReassignment, started by
+// ReassignPartitionsCommand.executeAssignment (2.4.0) from a JSON file that
+// an earlier line wrote: one console session spans all of stdin.
+#[test]
+fn console_keeps_its_files_across_lines() {
+    let (code, out, err) = console(
+        &[],
+        "echo '{\"version\":1,\"partitions\":[{\"topic\":\"audit\",\"partition\":1,\"replicas\":[1,2]}]}' > r.json\n\
+         kafka-reassign-partitions.sh --zookeeper localhost:2181 --execute --reassignment-json-file r.json\n\
+         sleep 30\n\
+         kafka-reassign-partitions.sh --zookeeper localhost:2181 --verify --reassignment-json-file r.json\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.ends_with(
+            "Successfully started reassignment of partitions.\n\
+             Status of partition reassignment: \n\
+             Reassignment of partition audit-1 completed successfully\n"
+        ),
+        "{out}"
+    );
+}
+
 #[test]
 fn console_refuses_a_missing_scenario_file() {
     let (code, _, err) = console(&["/nonexistent/s.json"], "");

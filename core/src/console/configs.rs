@@ -183,19 +183,20 @@ pub fn run(args: &[String], c: &Cluster) -> Reply {
     }
     let t = o.values("entity-type")[0].clone();
     let name = o.value("entity-name");
+    let zk = o.has("zookeeper");
     match (t.as_str(), name, o.has("alter")) {
         ("topics", Some(topic), true) => alter_topic(&o, args, c, topic),
-        ("topics", Some(topic), false) => {
-            let kv: Vec<String> = topic_configs(c, topic)
+        ("topics", Some(topic), false) => Reply::Print(describe_topic(c, topic)),
+        // describeConfig without a name: every topic with an override.
+        ("topics", None, false) => Reply::Print(
+            c.view
+                .topics
                 .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            Reply::Print(format!(
-                "Configs for topic '{topic}' are {}\n",
-                kv.join(",")
-            ))
-        }
-        ("brokers", None, true) if o.has("bootstrap-server") => alter_default(&o, args),
+                .filter(|t| !t.configs.is_empty())
+                .map(|t| describe_topic(c, &t.name))
+                .collect(),
+        ),
+        ("brokers", None, true) if !zk => alter_default(&o, args, c),
         ("brokers", None, true) => {
             // Dynamic broker configs go through ZooKeeper only before any
             // broker runs; kcsim's brokers are registered from the start.
@@ -204,16 +205,136 @@ pub fn run(args: &[String], c: &Cluster) -> Reply {
                 Some(Err(r)) => return r,
                 None => Vec::new(),
             };
+            if keys.is_empty() {
+                // Only deletions: alterConfig checks them against
+                // /config/brokers/<default>.
+                return match alter_default(&o, args, c) {
+                    Reply::Act {
+                        actions,
+                        error_prefix,
+                        ..
+                    } => Reply::Act {
+                        actions,
+                        done: "Completed Updating config for entity: default brokers.\n".into(),
+                        error_prefix,
+                    },
+                    other => other,
+                };
+            }
             failed(&format!(
                 "requirement failed: --bootstrap-server option must be specified to update broker configs Set({}). for default cluster if any broker is running. Broker configuration updates using ZooKeeper are supported for bootstrapping before brokers are started to enable encrypted password configs to be stored in ZooKeeper.",
                 keys.join(", ")
             ))
         }
+        ("brokers", _, false) => describe_brokers(&o, args, c, name),
         _ => Reply::Usage(
-            "kcsim: kafka-configs.sh is simulated for --entity-type topics --entity-name T (--alter, --describe) and --entity-type brokers --entity-default --alter\n"
+            "kcsim: kafka-configs.sh is simulated for --entity-type topics (--alter, --describe) and --entity-type brokers (--entity-default --alter, --describe)\n"
                 .into(),
         ),
     }
+}
+
+/// `describeConfig` of a topic: `Configs for topic 'T' are k=v,…`.
+fn describe_topic(c: &Cluster, topic: &str) -> String {
+    let kv: Vec<String> = topic_configs(c, topic)
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!("Configs for topic '{topic}' are {}\n", kv.join(","))
+}
+
+/// A config value as Kafka prints it.
+fn plain(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The cluster-wide dynamic defaults, sorted by key, as the brokers report
+/// them (the value now in force).
+fn dynamic_defaults(c: &Cluster) -> Vec<(String, String)> {
+    c.sim
+        .dynamic_defaults()
+        .keys()
+        .map(|k| {
+            let v = c.sim.config().get(k).map(|v| plain(&v)).unwrap_or_default();
+            (k.clone(), v)
+        })
+        .collect()
+}
+
+/// `describeBrokerConfig` (the admin client) and `describeConfig` (ZooKeeper)
+/// for `--entity-type brokers`. kcsim has no per-broker dynamic configs, so
+/// a broker's own list is empty; the default's lists the dynamic defaults
+/// with their synonyms (the starting value is `STATIC_BROKER_CONFIG` when it
+/// differs from Kafka's default).
+fn describe_brokers(o: &opts::Parsed, args: &[String], c: &Cluster, name: Option<&str>) -> Reply {
+    if let Some(id) = name {
+        let live = id
+            .parse::<u32>()
+            .is_ok_and(|id| c.view.brokers.iter().any(|b| b.id.0 == id && b.registered));
+        if o.has("zookeeper") {
+            return Reply::Print(format!("Configs for brokers '{id}' are \n"));
+        }
+        if !live {
+            // The admin client's request has no broker to go to.
+            return Reply::Usage(format!(
+                "Error while executing config command with args '{}'\njava.util.concurrent.TimeoutException (kcsim: broker {id} is not running)\n",
+                args.join(" ")
+            ));
+        }
+        return Reply::Print(format!("Configs for broker {id} are:\n"));
+    }
+    let defaults = dynamic_defaults(c);
+    if o.has("zookeeper") {
+        // Without --entity-default: every brokers entity with a config
+        // (getAllEntitiesWithConfig), here the default alone, if set.
+        if !o.has("entity-default") && defaults.is_empty() {
+            return Reply::Print(String::new());
+        }
+        let kv: Vec<String> = defaults.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        return Reply::Print(format!(
+            "Configs for default brokers are {}\n",
+            kv.join(",")
+        ));
+    }
+    let kafka_default = crate::config::Config::default();
+    let mut out = "Default config for brokers in the cluster are:\n".to_string();
+    for (k, v) in defaults {
+        let mut synonyms = vec![format!("DYNAMIC_DEFAULT_BROKER_CONFIG:{k}={v}")];
+        let start = c.sim.starting_config().get(&k);
+        let dflt = kafka_default.get(&k);
+        if let Some(s) = start.as_ref().filter(|s| Some(*s) != dflt.as_ref()) {
+            synonyms.push(format!("STATIC_BROKER_CONFIG:{k}={}", plain(s)));
+        }
+        if let Some(d) = &dflt {
+            synonyms.push(format!("DEFAULT_CONFIG:{k}={}", plain(d)));
+        }
+        out.push_str(&format!(
+            "  {k}={v} sensitive=false synonyms={{{}}}\n",
+            synonyms.join(", ")
+        ));
+    }
+    Reply::Print(out)
+}
+
+/// `--delete-config` keys (comma-separated, trimmed).
+fn keys_to_delete(o: &opts::Parsed) -> Vec<String> {
+    o.values("delete-config")
+        .iter()
+        .flat_map(|v| v.split(','))
+        .map(|k| k.trim().to_string())
+        .collect()
+}
+
+/// `Invalid config(s): …` for deletions of keys with no dynamic default.
+fn invalid_default_deletes(o: &opts::Parsed, c: &Cluster) -> Option<Reply> {
+    let invalid: Vec<String> = keys_to_delete(o)
+        .into_iter()
+        .filter(|k| !c.sim.dynamic_defaults().contains_key(k))
+        .collect();
+    (!invalid.is_empty()).then(|| failed(&format!("Invalid config(s): {}", invalid.join(","))))
 }
 
 /// `alterConfig` for a topic (the ZooKeeper path).
@@ -223,12 +344,7 @@ fn alter_topic(o: &opts::Parsed, args: &[String], c: &Cluster, topic: &str) -> R
         Some(Err(r)) => return r,
         None => Vec::new(),
     };
-    let delete: Vec<String> = o
-        .values("delete-config")
-        .iter()
-        .flat_map(|v| v.split(','))
-        .map(|k| k.trim().to_string())
-        .collect();
+    let delete = keys_to_delete(o);
     let have = topic_configs(c, topic);
     let invalid: Vec<&str> = delete
         .iter()
@@ -238,21 +354,27 @@ fn alter_topic(o: &opts::Parsed, args: &[String], c: &Cluster, topic: &str) -> R
     if !invalid.is_empty() {
         return failed(&format!("Invalid config(s): {}", invalid.join(",")));
     }
-    if !delete.is_empty() {
-        // kcsim's set_config writes a value; it has no way to remove one.
-        return Reply::Usage(format!(
-            "kcsim: --delete-config is not simulated (the override {} stays)\n",
-            delete.join(",")
-        ));
-    }
+    // `configs ++= added; deleted.foreach(configs.remove)`: adds, then deletes.
+    let mut actions = set_configs(add, Some(topic));
+    actions.extend(delete_configs(delete, Some(topic)));
     Reply::Act {
-        actions: set_configs(add, Some(topic)),
+        actions,
         done: format!("Completed Updating config for entity: topic '{topic}'.\n"),
         error_prefix: format!(
             "Error while executing config command with args '{}'\n",
             args.join(" ")
         ),
     }
+}
+
+/// One `delete_config` per key.
+fn delete_configs(keys: Vec<String>, topic: Option<&str>) -> Vec<Action> {
+    keys.into_iter()
+        .map(|key| Action::DeleteConfig {
+            key,
+            topic: topic.map(str::to_string),
+        })
+        .collect()
 }
 
 /// One `set_config` per `key=value` pair, for a topic's override or (with
@@ -267,20 +389,22 @@ fn set_configs(add: Vec<(String, String)>, topic: Option<&str>) -> Vec<Action> {
         .collect()
 }
 
-/// `alterBrokerConfig` for the cluster-wide default (the admin client).
-fn alter_default(o: &opts::Parsed, args: &[String]) -> Reply {
-    if o.has("delete-config") {
-        return Reply::Usage(
-            "kcsim: --delete-config is not simulated (a cluster default stays as set)\n".into(),
-        );
-    }
+/// `alterBrokerConfig` for the cluster-wide default (the admin client):
+/// `old ++ added -- deleted`, a deletion of a key with no dynamic default
+/// refused first.
+fn alter_default(o: &opts::Parsed, args: &[String], c: &Cluster) -> Reply {
     let add = match o.value("add-config").map(configs_to_add) {
         Some(Ok(p)) => p,
         Some(Err(r)) => return r,
         None => Vec::new(),
     };
+    if let Some(r) = invalid_default_deletes(o, c) {
+        return r;
+    }
+    let mut actions = set_configs(add, None);
+    actions.extend(delete_configs(keys_to_delete(o), None));
     Reply::Act {
-        actions: set_configs(add, None),
+        actions,
         done: "Completed updating default config for brokers in the cluster,\n".into(),
         error_prefix: format!(
             "Error while executing config command with args '{}'\n",

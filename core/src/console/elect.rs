@@ -105,6 +105,19 @@ fn election_data(json: &str, what: &str) -> Result<Vec<TopicPartition>, String> 
     Ok(out)
 }
 
+/// What `--path-to-json-file V` reads: the session's file `V`, or, as
+/// kcsim's shortcut, `V` itself when it is a JSON document (starts with
+/// `{`). `Err` is what the JVM prints for the `NoSuchFileException`.
+fn json_file<'a>(c: &'a Cluster, value: &'a str) -> Result<&'a str, String> {
+    match super::files::read(c.files, value) {
+        Ok(text) => Ok(text),
+        Err(_) if value.trim_start().starts_with('{') => Ok(value),
+        Err(name) => Err(format!(
+            "Exception in thread \"main\" java.nio.file.NoSuchFileException: {name}\n"
+        )),
+    }
+}
+
 fn exists(c: &Cluster, tp: &TopicPartition) -> bool {
     c.view.partitions.iter().any(|p| p.overview.tp == *tp)
 }
@@ -234,7 +247,11 @@ pub fn leader_election(args: &[String], c: &Cluster) -> Reply {
             ));
         };
         vec![TopicPartition::new(topic, p)]
-    } else if let Some(json) = o.value("path-to-json-file") {
+    } else if let Some(path) = o.value("path-to-json-file") {
+        let json = match json_file(c, path) {
+            Ok(j) => j,
+            Err(e) => return Reply::Usage(e),
+        };
         match election_data(json, "Replica election data") {
             Ok(ps) => ps,
             Err(e) => {
@@ -309,9 +326,12 @@ pub fn preferred(args: &[String], c: &Cluster) -> Reply {
     let failed = "Exception in thread \"main\" kafka.common.AdminCommandFailedException: Admin command failed\nCaused by: kafka.admin.AdminOperationException: ";
     let from_user = match o.value("path-to-json-file") {
         None => None,
-        Some(json) => match election_data(json, "Preferred replica election data") {
+        Some(path) => match json_file(c, path)
+            .map_err(|e| format!("{DEPRECATED}{e}"))
+            .and_then(|json| election_data(json, "Preferred replica election data").map_err(|e| format!("{DEPRECATED}Exception in thread \"main\" kafka.admin.AdminOperationException: {e}\n")))
+        {
             Ok(ps) => Some(ps),
-            Err(e) => return Reply::Usage(format!("{DEPRECATED}Exception in thread \"main\" kafka.admin.AdminOperationException: {e}\n")),
+            Err(e) => return Reply::Usage(e),
         },
     };
     let mut text = DEPRECATED.to_string();

@@ -12,18 +12,23 @@
 mod broker;
 mod configs;
 mod elect;
+pub mod files;
 mod opts;
+mod reassign;
 mod topics;
 mod zk_shell;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tools_tests;
 
 use crate::action::Action;
 use crate::sim::Sim;
 use crate::time::SimTime;
 use crate::timeline::Timeline;
 use crate::view::ClusterView;
+use std::collections::BTreeMap;
 
 /// What a command line comes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +71,8 @@ pub struct Cluster<'a> {
     pub view: &'a ClusterView,
     /// The simulation.
     pub sim: &'a Sim,
+    /// The session's virtual files (what `--…-json-file` options read).
+    pub files: &'a BTreeMap<String, String>,
 }
 
 /// The console's own `help`.
@@ -78,18 +85,27 @@ Commands (Kafka 2.4's tools, against this simulated cluster; see docs/console.md
       --create --topic T --partitions N --replication-factor R
       --alter --topic T --partitions N
       --delete --topic T
+  kafka-reassign-partitions.sh --zookeeper localhost:2181
+      --generate --topics-to-move-json-file FILE --broker-list 0,1,2
+      --execute --reassignment-json-file FILE
+      --verify --reassignment-json-file FILE
   kafka-leader-election.sh --bootstrap-server localhost:9092 --election-type preferred|unclean
-      --topic T --partition P | --all-topic-partitions | --path-to-json-file JSON
-  kafka-preferred-replica-election.sh --zookeeper localhost:2181 [--path-to-json-file JSON]
-  kafka-configs.sh --zookeeper localhost:2181 --entity-type topics --entity-name T
-      --describe | --alter --add-config k=v[,k2=v2]
-  kafka-configs.sh --bootstrap-server localhost:9092 --entity-type brokers --entity-default
-      --alter --add-config k=v
-  zookeeper-shell.sh localhost:2181 ls PATH | get PATH | stat PATH | delete PATH | set PATH DATA
+      --topic T --partition P | --all-topic-partitions | --path-to-json-file FILE
+  kafka-preferred-replica-election.sh --zookeeper localhost:2181 [--path-to-json-file FILE]
+  kafka-configs.sh --zookeeper localhost:2181 --entity-type topics [--entity-name T]
+      --describe | --alter [--add-config k=v[,k2=v2]] [--delete-config k[,k2]]
+  kafka-configs.sh --bootstrap-server localhost:9092 --entity-type brokers
+      --entity-default --alter [--add-config k=v] [--delete-config k]
+      --entity-default --describe | --entity-name ID --describe
+  zookeeper-shell.sh localhost:2181
+      ls [-s] PATH | get [-s] PATH | stat PATH | set [-v V] PATH DATA | delete [-v V] PATH
+      create [-e] [-s] PATH DATA
   kafka-server-start.sh config/server-ID.properties   start broker ID
   kafka-server-stop.sh --broker ID                    controlled shutdown of broker ID
   kill -9 ID | kill -15 ID                            a broker's process (its pid is its broker id)
   sleep SECONDS                                       let virtual time pass
+  echo TEXT > FILE | echo TEXT >> FILE                write a file (the JSON the tools read)
+  cat FILE | ls | rm FILE                             read, list, remove the console's files
   help
 ";
 
@@ -175,6 +191,7 @@ pub fn interpret(line: &str, cluster: &Cluster) -> Reply {
         "kafka-leader-election.sh" => elect::leader_election(args, cluster),
         "kafka-preferred-replica-election.sh" => elect::preferred(args, cluster),
         "kafka-configs.sh" => configs::run(args, cluster),
+        "kafka-reassign-partitions.sh" => reassign::run(args, cluster),
         "kafka-server-start.sh" => broker::start(args, cluster),
         "kafka-server-stop.sh" => broker::stop(args, cluster),
         "kill" => broker::kill(args, cluster),
@@ -208,16 +225,50 @@ pub struct Answer {
     pub ok: bool,
 }
 
-/// Run one command line on the timeline at its current time.
+/// Run one command line on the timeline at its current time, in a fresh
+/// [`Session`] (no files).
 pub fn execute(timeline: &mut Timeline, line: &str) -> Answer {
-    let view = ClusterView::of(timeline.sim());
-    let reply = interpret(
-        line,
-        &Cluster {
-            view: &view,
-            sim: timeline.sim(),
-        },
-    );
+    Session::default().execute(timeline, line)
+}
+
+/// One console's state between lines: its virtual files (see
+/// [`files`]). `kcsim console` keeps one for the whole of standard input,
+/// the page one per pane.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Session {
+    files: BTreeMap<String, String>,
+}
+
+impl Session {
+    /// The session's files, by name.
+    pub fn files(&self) -> &BTreeMap<String, String> {
+        &self.files
+    }
+
+    /// Run one command line on the timeline at its current time: a file
+    /// command (`echo … > F`, `cat`, `ls`, `rm`) on the session's files,
+    /// anything else as [`interpret`] says, reading those files.
+    pub fn execute(&mut self, timeline: &mut Timeline, line: &str) -> Answer {
+        if let Ok(w) = words(line) {
+            if let Some((text, ok)) = files::run(&mut self.files, &w) {
+                return Answer { text, ok };
+            }
+        }
+        let view = ClusterView::of(timeline.sim());
+        let reply = interpret(
+            line,
+            &Cluster {
+                view: &view,
+                sim: timeline.sim(),
+                files: &self.files,
+            },
+        );
+        apply(timeline, reply)
+    }
+}
+
+/// Do what a command line came to.
+fn apply(timeline: &mut Timeline, reply: Reply) -> Answer {
     match reply {
         Reply::Print(text) => Answer { text, ok: true },
         Reply::Usage(text) => Answer { text, ok: false },

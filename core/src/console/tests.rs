@@ -20,6 +20,7 @@ fn reply(t: &Timeline, line: &str) -> Reply {
         &Cluster {
             view: &view,
             sim: t.sim(),
+            files: &Default::default(),
         },
     )
 }
@@ -469,6 +470,7 @@ fn garbled_lines_never_panic_or_change_anything() {
             &Cluster {
                 view: &view,
                 sim: t.sim(),
+                files: &Default::default(),
             },
         );
         if let Reply::Usage(_) | Reply::Print(_) = r {

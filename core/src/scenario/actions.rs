@@ -61,6 +61,22 @@ pub(crate) fn parse_actions(
                 .map(str::to_string)
                 .ok_or_else(|| bad(&fk, "a string", tv))
         };
+        // An optional `topic`, which must be one of the scenario's.
+        let optional_topic = || -> Result<Option<String>, ScenarioError> {
+            let Some(t) = obj.get("topic") else {
+                return Ok(None);
+            };
+            let name = t
+                .as_str()
+                .ok_or_else(|| bad(&format!("{f}.topic"), "a topic name", t))?;
+            if !topics.iter().any(|x| x == name) {
+                return err(
+                    format!("{f}.topic"),
+                    format!("no topic {name:?} in this scenario"),
+                );
+            }
+            Ok(Some(name.to_string()))
+        };
         let (action, keys): (Action, &[&str]) = match name {
             "kill_broker" => (
                 Action::KillBroker {
@@ -115,6 +131,49 @@ pub(crate) fn parse_actions(
                     },
                     &["path", "data"],
                 )
+            }
+            "create_znode" => {
+                let path = text("path")?;
+                check_path(&path, &format!("{f}.path"))?;
+                if path == "/" {
+                    return err(format!("{f}.path"), "the root znode always exists");
+                }
+                let flag = |key: &str| -> Result<bool, ScenarioError> {
+                    match obj.get(key) {
+                        None => Ok(false),
+                        Some(v) => v
+                            .as_bool()
+                            .ok_or_else(|| bad(&format!("{f}.{key}"), "true or false", v)),
+                    }
+                };
+                (
+                    Action::CreateZnode {
+                        path,
+                        data: text("data")?,
+                        ephemeral: flag("ephemeral")?,
+                        sequential: flag("sequential")?,
+                    },
+                    &["path", "data", "ephemeral", "sequential"],
+                )
+            }
+            "delete_config" => {
+                let key = text("key")?;
+                let topic = optional_topic()?;
+                let keys = if topic.is_some() {
+                    Config::TOPIC_KEYS
+                } else {
+                    Config::DYNAMIC_KEYS
+                };
+                if !keys.contains(&key.as_str()) {
+                    return err(
+                        format!("{f}.key"),
+                        format!(
+                            "{key:?} has no dynamic value to delete; expected one of {}",
+                            keys.join(", ")
+                        ),
+                    );
+                }
+                (Action::DeleteConfig { key, topic }, &["key", "topic"])
             }
             "produce" => {
                 let topic = text("topic")?;
@@ -319,35 +378,22 @@ pub(crate) fn parse_actions(
                 let key = text("key")?;
                 let fv = format!("{f}.value");
                 let value = obj.get("value").ok_or_else(|| missing(&fv))?.clone();
-                let topic = match obj.get("topic") {
-                    None => None,
-                    Some(t) => {
-                        let name = t
-                            .as_str()
-                            .ok_or_else(|| bad(&format!("{f}.topic"), "a topic name", t))?;
-                        if !topics.iter().any(|x| x == name) {
-                            return err(
-                                format!("{f}.topic"),
-                                format!("no topic {name:?} in this scenario"),
-                            );
-                        }
-                        if !Config::TOPIC_KEYS.contains(&key.as_str()) {
-                            return err(
-                                format!("{f}.key"),
-                                format!(
-                                    "{key:?} is not a topic-level key; expected one of {}",
-                                    Config::TOPIC_KEYS.join(", ")
-                                ),
-                            );
-                        }
-                        Some(name.to_string())
-                    }
-                };
+                let topic = optional_topic()?;
+                if topic.is_some() && !Config::TOPIC_KEYS.contains(&key.as_str()) {
+                    return err(
+                        format!("{f}.key"),
+                        format!(
+                            "{key:?} is not a topic-level key; expected one of {}",
+                            Config::TOPIC_KEYS.join(", ")
+                        ),
+                    );
+                }
                 let mut probe = Config::default();
                 probe.set(&key, &value).map_err(|e| ScenarioError {
                     field: match e {
                         crate::config::ConfigError::UnknownKey(_)
-                        | crate::config::ConfigError::Static { .. } => format!("{f}.key"),
+                        | crate::config::ConfigError::Static { .. }
+                        | crate::config::ConfigError::NotSet(_) => format!("{f}.key"),
                         crate::config::ConfigError::BadValue { .. } => format!("{f}.value"),
                     },
                     message: e.to_string(),
@@ -385,6 +431,8 @@ pub const ACTION_NAMES: &[&str] = &[
     "delete_znode",
     "set_znode",
     "set_config",
+    "delete_config",
+    "create_znode",
     "create_topic",
     "delay_message",
     "drop_message",

@@ -31,6 +31,7 @@ impl Sim {
                 if let Err(e) = self.config.set_dynamic(key, value) {
                     return self.note("user", "action_failed", Fact::ConfigRefused(e));
                 }
+                self.dynamic_defaults.insert(key.to_string(), value.clone());
                 if key == "unclean.leader.election.enable"
                     && !was
                     && self.config.unclean_leader_election_enable
@@ -55,6 +56,34 @@ impl Sim {
                     ));
                 }
             }
+        }
+    }
+
+    /// `kafka-configs.sh --alter --delete-config`: a topic override is
+    /// removed from `/config/topics/<t>` (with a change notification); a
+    /// cluster-wide dynamic default is dropped and the key falls back to the
+    /// starting configuration. A key with nothing to remove is refused, as
+    /// ConfigCommand refuses it (`Invalid config(s)`).
+    pub(super) fn delete_config(&mut self, key: &str, topic: Option<&str>) {
+        match topic {
+            None => {
+                if self.dynamic_defaults.remove(key).is_none() {
+                    let e = crate::config::ConfigError::NotSet(key.to_string());
+                    return self.note("user", "action_failed", Fact::ConfigRefused(e));
+                }
+                if let Some(v) = self.starting_config.get(key) {
+                    // The starting value was valid when the cluster started.
+                    let _ = self.config.set(key, &v);
+                }
+            }
+            Some(t) => match admin::delete_topic_config(&mut self.zk, t, key) {
+                Ok(changed) => {
+                    if let Some(e) = changed.notification_error {
+                        self.note_admin_error(e);
+                    }
+                }
+                Err(e) => self.note_admin_error(e),
+            },
         }
     }
 

@@ -129,6 +129,35 @@ impl Sim {
                     self.note("zk", "zk_error", Fact::ZkOpFailed { op, path, error });
                 }
             }
+            Action::CreateZnode {
+                path,
+                data,
+                ephemeral,
+                sequential,
+            } => {
+                use crate::zk::CreateMode;
+                let mode = match (ephemeral, sequential) {
+                    (false, false) => CreateMode::Persistent,
+                    (false, true) => CreateMode::PersistentSequential,
+                    (true, false) => CreateMode::Ephemeral,
+                    (true, true) => CreateMode::EphemeralSequential,
+                };
+                // The shell's own session: opened for the command and
+                // closed as the one-command shell exits.
+                let session = ephemeral.then(|| {
+                    self.zk
+                        .open_session(now, self.config.zookeeper_session_timeout_ms)
+                });
+                let created = self.zk.create(session, &path, &data, mode);
+                if let Some(s) = session {
+                    let _ = self.zk.close_session(s);
+                }
+                if let Err(error) = created {
+                    let op = ZkOp::Create;
+                    self.note("zk", "zk_error", Fact::ZkOpFailed { op, path, error });
+                }
+            }
+            Action::DeleteConfig { key, topic } => self.delete_config(&key, topic.as_deref()),
         }
     }
 }

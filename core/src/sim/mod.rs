@@ -247,6 +247,11 @@ pub struct Sim {
     action_seq: u64,
     rng: Rng,
     config: Config,
+    /// The configuration the cluster started with (its `server.properties`).
+    starting_config: Config,
+    /// The cluster-wide dynamic defaults set while it runs
+    /// (`kafka-configs.sh --entity-default --add-config`), by key.
+    dynamic_defaults: BTreeMap<String, serde_json::Value>,
     zk: Zk,
     brokers: BTreeMap<BrokerId, Broker>,
     /// Every controller's request channels and the requests on the wire.
@@ -297,6 +302,8 @@ impl Sim {
             actions: BTreeMap::new(),
             action_seq: 0,
             rng: Rng::new(seed),
+            starting_config: config.clone(),
+            dynamic_defaults: BTreeMap::new(),
             config,
             zk: Zk::new(),
             brokers: brokers.iter().map(|b| (*b, Broker::new(*b))).collect(),
@@ -318,6 +325,16 @@ impl Sim {
     }
 
     // ----- reading ----------------------------------------------------------
+
+    /// The configuration the cluster started with.
+    pub fn starting_config(&self) -> &Config {
+        &self.starting_config
+    }
+
+    /// The cluster-wide dynamic defaults set while the cluster runs, by key.
+    pub fn dynamic_defaults(&self) -> &BTreeMap<String, serde_json::Value> {
+        &self.dynamic_defaults
+    }
 
     /// Now.
     pub fn now(&self) -> SimTime {

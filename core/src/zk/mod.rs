@@ -59,6 +59,8 @@ pub enum CreateMode {
     Ephemeral,
     /// Persistent, with a 10-digit counter from the parent appended to the name.
     PersistentSequential,
+    /// Ephemeral, with the counter appended as for `PersistentSequential`.
+    EphemeralSequential,
 }
 
 /// A node's metadata, as ZooKeeper's `Stat` has it.
@@ -74,6 +76,17 @@ pub struct Stat {
     pub cversion: i32,
     /// The owning session of an ephemeral node.
     pub ephemeral_owner: Option<SessionId>,
+    /// When the node was created (`ctime`): virtual time in ms, read as
+    /// ms since the epoch (the simulation starts at 1970-01-01 00:00:00 UTC).
+    #[serde(default)]
+    pub ctime_ms: u64,
+    /// When the node's data last changed (`mtime`), as `ctime_ms`.
+    #[serde(default)]
+    pub mtime_ms: u64,
+    /// The zxid of the last change to the node's children (`pZxid`; its
+    /// `czxid` until a child is created or deleted).
+    #[serde(default)]
+    pub pzxid: i64,
 }
 
 /// One znode.
@@ -299,6 +312,9 @@ impl Zk {
                 version: 0,
                 cversion: 0,
                 ephemeral_owner: None,
+                ctime_ms: 0,
+                mtime_ms: 0,
+                pzxid: 0,
             },
             children: BTreeSet::new(),
         };

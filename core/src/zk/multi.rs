@@ -16,12 +16,12 @@ use std::collections::BTreeSet;
 enum Undo {
     Created {
         path: String,
-        parent_cversion: i32,
+        parent: (i32, i64),
     },
     Deleted {
         path: String,
         node: Znode,
-        parent_cversion: i32,
+        parent: (i32, i64),
     },
     SetData {
         path: String,
@@ -113,10 +113,10 @@ impl Zk {
                 Ok(OpResult::Checked)
             }
             Op::Create { path, data, mode } => {
-                let (created, parent_cversion) = self.apply_create(caller, path, data, *mode)?;
+                let (created, parent) = self.apply_create(caller, path, data, *mode)?;
                 undo.push(Undo::Created {
                     path: created.clone(),
-                    parent_cversion,
+                    parent,
                 });
                 Ok(OpResult::Created(created))
             }
@@ -126,6 +126,7 @@ impl Zk {
                 version,
             } => {
                 let zxid = self.zxid;
+                let now_ms = self.now.as_ms();
                 let node = self.nodes.get_mut(path).ok_or(ZkError::NoNode)?;
                 if version.is_some_and(|v| v != node.stat.version) {
                     return Err(ZkError::BadVersion);
@@ -137,16 +138,17 @@ impl Zk {
                 });
                 node.stat.version += 1;
                 node.stat.mzxid = zxid;
+                node.stat.mtime_ms = now_ms;
                 let stat = node.stat;
                 self.fire_data(path, WatchKind::NodeDataChanged);
                 Ok(OpResult::SetData(stat))
             }
             Op::Delete { path, version } => {
-                let (node, parent_cversion) = self.apply_delete(path, *version)?;
+                let (node, parent) = self.apply_delete(path, *version)?;
                 undo.push(Undo::Deleted {
                     path: path.clone(),
                     node,
-                    parent_cversion,
+                    parent,
                 });
                 Ok(OpResult::Deleted)
             }
@@ -159,12 +161,14 @@ impl Zk {
         path: &str,
         data: &str,
         mode: CreateMode,
-    ) -> Result<(String, i32), ZkError> {
+    ) -> Result<(String, (i32, i64)), ZkError> {
         if !valid_path(path) || path == "/" {
             return Err(ZkError::BadArguments);
         }
         let owner = match mode {
-            CreateMode::Ephemeral => Some(caller.ok_or(ZkError::BadArguments)?),
+            CreateMode::Ephemeral | CreateMode::EphemeralSequential => {
+                Some(caller.ok_or(ZkError::BadArguments)?)
+            }
             CreateMode::Persistent | CreateMode::PersistentSequential => None,
         };
         let parent_path = parent_of(path).ok_or(ZkError::BadArguments)?.to_string();
@@ -173,17 +177,21 @@ impl Zk {
             return Err(ZkError::NoChildrenForEphemerals);
         }
         let full = match mode {
-            CreateMode::PersistentSequential => format!("{path}{:010}", parent.stat.cversion),
+            CreateMode::PersistentSequential | CreateMode::EphemeralSequential => {
+                format!("{path}{:010}", parent.stat.cversion)
+            }
             CreateMode::Persistent | CreateMode::Ephemeral => path.to_string(),
         };
         let name = name_of(&full).to_string();
         if parent.children.contains(&name) {
             return Err(ZkError::NodeExists);
         }
-        let parent_cversion = parent.stat.cversion;
+        let zxid = self.zxid;
+        let before = (parent.stat.cversion, parent.stat.pzxid);
         parent.children.insert(name);
         parent.stat.cversion += 1;
-        let zxid = self.zxid;
+        parent.stat.pzxid = zxid;
+        let now_ms = self.now.as_ms();
         self.nodes.insert(
             full.clone(),
             Znode {
@@ -194,6 +202,9 @@ impl Zk {
                     version: 0,
                     cversion: 0,
                     ephemeral_owner: owner,
+                    ctime_ms: now_ms,
+                    mtime_ms: now_ms,
+                    pzxid: zxid,
                 },
                 children: BTreeSet::new(),
             },
@@ -203,14 +214,14 @@ impl Zk {
         }
         self.fire_data(&full, WatchKind::NodeCreated);
         self.fire_children(&parent_path);
-        Ok((full, parent_cversion))
+        Ok((full, before))
     }
 
     pub(super) fn apply_delete(
         &mut self,
         path: &str,
         version: Option<i32>,
-    ) -> Result<(Znode, i32), ZkError> {
+    ) -> Result<(Znode, (i32, i64)), ZkError> {
         let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
         if path == "/" {
             return Err(ZkError::BadArguments);
@@ -230,26 +241,25 @@ impl Zk {
             s.owned.remove(path);
         }
         let parent_path = parent_of(path).unwrap_or("/").to_string();
-        let mut parent_cversion = 0;
+        let mut before = (0, 0);
+        let zxid = self.zxid;
         if let Some(parent) = self.nodes.get_mut(&parent_path) {
             parent.children.remove(name_of(path));
-            parent_cversion = parent.stat.cversion;
+            before = (parent.stat.cversion, parent.stat.pzxid);
             parent.stat.cversion += 1;
+            parent.stat.pzxid = zxid;
         }
         self.fire_data(path, WatchKind::NodeDeleted);
         self.triggers
             .push((path.to_string(), Trigger::ChildOfDeleted));
         self.fire_children(&parent_path);
-        Ok((node, parent_cversion))
+        Ok((node, before))
     }
 
     fn rollback(&mut self, undo: Vec<Undo>) {
         for u in undo.into_iter().rev() {
             match u {
-                Undo::Created {
-                    path,
-                    parent_cversion,
-                } => {
+                Undo::Created { path, parent } => {
                     if let Some(node) = self.nodes.remove(&path) {
                         if let Some(s) = node
                             .stat
@@ -259,13 +269,9 @@ impl Zk {
                             s.owned.remove(&path);
                         }
                     }
-                    self.restore_parent(&path, parent_cversion, false);
+                    self.restore_parent(&path, parent, false);
                 }
-                Undo::Deleted {
-                    path,
-                    node,
-                    parent_cversion,
-                } => {
+                Undo::Deleted { path, node, parent } => {
                     if let Some(s) = node
                         .stat
                         .ephemeral_owner
@@ -274,7 +280,7 @@ impl Zk {
                         s.owned.insert(path.clone());
                     }
                     self.nodes.insert(path.clone(), node);
-                    self.restore_parent(&path, parent_cversion, true);
+                    self.restore_parent(&path, parent, true);
                 }
                 Undo::SetData { path, data, stat } => {
                     if let Some(node) = self.nodes.get_mut(&path) {
@@ -286,7 +292,7 @@ impl Zk {
         }
     }
 
-    fn restore_parent(&mut self, path: &str, cversion: i32, child_present: bool) {
+    fn restore_parent(&mut self, path: &str, (cversion, pzxid): (i32, i64), child_present: bool) {
         let parent_path = parent_of(path).unwrap_or("/");
         if let Some(parent) = self.nodes.get_mut(parent_path) {
             if child_present {
@@ -295,6 +301,7 @@ impl Zk {
                 parent.children.remove(name_of(path));
             }
             parent.stat.cversion = cversion;
+            parent.stat.pzxid = pzxid;
         }
     }
 

@@ -266,3 +266,49 @@ fn a_failed_multi_restores_deleted_and_rewritten_nodes() {
     assert_eq!(zk.multi(Some(s), &ops), Err((2, ZkError::NoNode)));
     assert_eq!(zk, before);
 }
+
+// ZooKeeper's Stat (DataTree): ctime and mtime are set at creation, mtime
+// and mZxid move with each setData, pZxid with each child created or
+// deleted; an ephemeral-sequential node takes its parent's counter and is
+// owned by the creating session.
+#[test]
+fn stat_times_and_pzxid_follow_zookeeper() {
+    let (mut zk, s) = zk_with_session();
+    zk.set_now(SimTime(1_500));
+    zk.create(None, "/a", "x", Persistent).unwrap();
+    let a = zk.node("/a").unwrap().stat;
+    assert_eq!((a.ctime_ms, a.mtime_ms, a.pzxid), (1_500, 1_500, a.czxid));
+    zk.set_now(SimTime(2_000));
+    zk.set_data(None, "/a", "y", None).unwrap();
+    let a2 = zk.node("/a").unwrap().stat;
+    assert_eq!((a2.ctime_ms, a2.mtime_ms), (1_500, 2_000));
+    assert!(a2.mzxid > a.mzxid);
+    assert_eq!(a2.pzxid, a.pzxid, "a data change leaves pZxid alone");
+    let p = zk
+        .create(Some(s), "/a/e-", "", EphemeralSequential)
+        .unwrap();
+    assert_eq!(p, "/a/e-0000000000");
+    assert_eq!(zk.node(&p).unwrap().stat.ephemeral_owner, Some(s));
+    let a3 = zk.node("/a").unwrap().stat;
+    assert_eq!(a3.pzxid, zk.node(&p).unwrap().stat.czxid);
+    assert_eq!(a3.mzxid, a2.mzxid, "a child leaves mZxid alone");
+    zk.close_session(s).unwrap();
+    assert!(zk.node(&p).is_none());
+    let a4 = zk.node("/a").unwrap().stat;
+    assert!(a4.pzxid > a3.pzxid && a4.cversion == 2);
+    // A failed multi puts pZxid back with the rest.
+    let before = zk.clone();
+    let ops = [
+        Op::Create {
+            path: "/a/b".into(),
+            data: String::new(),
+            mode: Persistent,
+        },
+        Op::Check {
+            path: "/nope".into(),
+            version: 0,
+        },
+    ];
+    assert_eq!(zk.multi(None, &ops), Err((1, ZkError::NoNode)));
+    assert_eq!(zk, before);
+}

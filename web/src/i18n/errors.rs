@@ -30,6 +30,7 @@ pub fn config_error_text(e: &ConfigError, lang: Lang) -> String {
             ConfigError::Static { .. } => {
                 format!("该配置不能动态修改（Kafka：\"{e}\"）；请在集群的初始配置中设置")
             }
+            ConfigError::NotSet(k) => format!("{k} 没有可删除的动态配置（Kafka：\"{e}\"）"),
             ConfigError::BadValue { key, want, got } => {
                 format!("配置项 {key:?} 需要 {want}，实际得到 {got}")
             }

@@ -446,7 +446,9 @@ fn action_zh(a: &Action) -> String {
         | Action::DeleteTopic { .. }
         | Action::ReassignPartitions { .. }
         | Action::CreateTopic { .. }
-        | Action::SetConfig { .. } => format!("执行 {}", a.describe()),
+        | Action::SetConfig { .. }
+        | Action::DeleteConfig { .. }
+        | Action::CreateZnode { .. } => format!("执行 {}", a.describe()),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::components::admin::Admin;
 use crate::components::broker_card::BrokerCard;
+use crate::components::console::Console;
 use crate::components::controls::Controls;
 use crate::components::event_queue::EventQueue;
 use crate::components::help::Help;
@@ -134,7 +135,12 @@ pub fn App(props: &AppProps) -> Html {
         Callback::from(move |m: Msg| {
             if matches!(
                 m,
-                Msg::Act(_) | Msg::Undo | Msg::Load(_) | Msg::SetZkMode(_) | Msg::DismissError
+                Msg::Act(_)
+                    | Msg::Console(_)
+                    | Msg::Undo
+                    | Msg::Load(_)
+                    | Msg::SetZkMode(_)
+                    | Msg::DismissError
             ) {
                 // A new action replaces the error shown, wherever it was.
                 state.dispatch(Msg::DismissError);
@@ -299,6 +305,7 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="col col-data">
                     <PartitionTable view={view.clone()} on_msg={on_msg.clone()} />
                     <KafkaText describe={view.describe()} controller={view.zookeeper_shell_get_controller()} />
+                    <Console entries={state.console.clone()} view={view.clone()} on_msg={on_msg.clone()} />
                     <Admin topics={topics} on_submit={on_admin} error={state.error.as_ref().zip(*admin_form).map(|(e, f)| (f, e.text(lang)))} on_dismiss={dismiss.clone()} />
                 </div>
                 <div class="col col-wire">

@@ -247,6 +247,8 @@ pub struct SimState {
     pub lesson: Option<Rc<crate::lesson::LessonRun>>,
     /// Presentation mode (large type, the lesson's narration on top).
     pub present: bool,
+    /// The console's scrollback, oldest first ([`Msg::Console`]).
+    pub console: Rc<Vec<crate::components::console::Entry>>,
 }
 
 impl PartialEq for SimState {
@@ -267,6 +269,7 @@ impl PartialEq for SimState {
             && self.marks == other.marks
             && self.lesson == other.lesson
             && self.present == other.present
+            && self.console == other.console
     }
 }
 
@@ -308,6 +311,8 @@ pub enum Msg {
     Unmark(u64),
     /// Lesson mode: open, follow, rewind or leave a lesson ([`crate::lesson`]).
     Lesson(crate::lesson::LessonMsg),
+    /// Run one console line ([`SimState::console_line`]).
+    Console(String),
 }
 
 impl SimState {
@@ -366,6 +371,7 @@ impl SimState {
             marks: Rc::new(Vec::new()),
             lesson: None,
             present: false,
+            console: Rc::new(Vec::new()),
         }
     }
 
@@ -568,11 +574,91 @@ impl SimState {
     /// Apply one message, returning the new state; a running lesson's
     /// checkpoint is checked after every change ([`crate::lesson::after`]).
     pub fn apply(&self, msg: Msg) -> SimState {
-        let next = match msg {
-            Msg::Lesson(m) => return crate::lesson::apply(self, m),
-            other => self.apply_plain(other),
+        let typed = matches!(msg, Msg::Console(_));
+        let mut next = match msg {
+            Msg::Lesson(m) => crate::lesson::apply(self, m),
+            other => crate::lesson::after(self, self.apply_plain(other)),
         };
-        crate::lesson::after(self, next)
+        // The console's scrollback outlives a new cluster (a scenario or a
+        // lesson loaded), as a terminal's does.
+        if !typed {
+            next.console = self.console.clone();
+        }
+        next
+    }
+
+    /// Run one console line: the core's console reads it and answers
+    /// (`console::execute`, the one call into it); the actions it took are
+    /// taken back and applied again through [`Msg::Act`], one by one, so a
+    /// console action is recorded, forks the future, is undone and replayed
+    /// exactly as a button's. `sleep` moves time as [`Msg::Seek`] does. A
+    /// refused or malformed command changes nothing. `clear` empties the
+    /// scrollback (the terminal's, not Kafka's).
+    fn console_line(&self, line: &str) -> SimState {
+        use crate::components::console::{Entry, SCROLLBACK};
+        let at = self.timeline.borrow().now();
+        let push = |s: &mut SimState, text: String, ok: bool| {
+            let mut log = (*self.console).clone();
+            log.push(Entry {
+                at_ms: at.as_ms(),
+                line: line.to_string(),
+                text,
+                ok,
+            });
+            let over = log.len().saturating_sub(SCROLLBACK);
+            log.drain(..over);
+            s.console = Rc::new(log);
+        };
+        if line.trim() == "clear" {
+            return SimState {
+                console: Rc::new(Vec::new()),
+                ..self.clone()
+            };
+        }
+        let before = self.timeline.borrow().actions().to_vec();
+        let mut answer = None;
+        let mut next = self.with_timeline(|t| {
+            answer = Some(kcsim_core::console::execute(t, line));
+            Ok(())
+        });
+        let Some(answer) = answer else {
+            return next;
+        };
+        // What it added: after every action already at `at`, in order.
+        let taken: Vec<Action> = {
+            let mut tl = self.timeline.borrow_mut();
+            let from = before.iter().take_while(|(t, _)| *t <= at).count();
+            let added = tl.actions().len().saturating_sub(before.len());
+            let taken: Vec<Action> = tl
+                .actions()
+                .get(from..from + added)
+                .unwrap_or_default()
+                .iter()
+                .map(|(_, a)| a.clone())
+                .collect();
+            for _ in 0..added {
+                tl.undo();
+            }
+            taken
+        };
+        let (mut text, mut ok) = (answer.text, answer.ok);
+        let mut applied = 0;
+        for action in taken {
+            next = next.apply_plain(Msg::Act(action));
+            if let Some(e) = next.error.take() {
+                // Not expected (the same action at the same moment): undo
+                // what was applied and say why.
+                for _ in 0..applied {
+                    next = next.apply_plain(Msg::Undo);
+                }
+                text = format!("{}\n", e.en());
+                ok = false;
+                break;
+            }
+            applied += 1;
+        }
+        push(&mut next, text, ok);
+        next
     }
 
     fn apply_plain(&self, msg: Msg) -> SimState {
@@ -718,6 +804,7 @@ impl SimState {
                 ..self.clone()
             },
             Msg::Lesson(m) => crate::lesson::apply(self, m),
+            Msg::Console(line) => self.console_line(&line),
         }
     }
 

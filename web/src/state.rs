@@ -642,8 +642,7 @@ impl SimState {
             taken
         };
         let (mut text, mut ok) = (answer.text, answer.ok);
-        let mut applied = 0;
-        for action in taken {
+        for (applied, action) in taken.into_iter().enumerate() {
             next = next.apply_plain(Msg::Act(action));
             if let Some(e) = next.error.take() {
                 // Not expected (the same action at the same moment): undo
@@ -655,7 +654,6 @@ impl SimState {
                 ok = false;
                 break;
             }
-            applied += 1;
         }
         push(&mut next, text, ok);
         next

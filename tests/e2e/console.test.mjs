@@ -6,7 +6,11 @@
 // screenshots at 1280×720 under target/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openPage, screenshot } from './harness.mjs';
+import { serveDist, launch, openPage, screenshot, SHOTS } from './harness.mjs';
+import { join } from 'node:path';
+
+/** What the learner sees: the window, not the whole page. */
+const windowShot = (page, name) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
 
 let server;
 let browser;
@@ -50,13 +54,30 @@ test('a learner drives the cluster from the console with the keyboard only', asy
   await page.locator('article.broker').first().waitFor();
   const pane = page.getByRole('region', { name: 'Console', exact: true });
   await pane.waitFor();
-  assert.equal(await page.getByRole('log', { name: 'Console output' }).getAttribute('aria-live'), 'polite');
+  const log = page.locator('#p-console .console-log');
+  assert.equal(await log.getAttribute('role'), 'log');
+  assert.equal(await log.getAttribute('aria-live'), 'polite');
+  assert.equal(await log.isVisible(), false, 'folded to one line until used');
 
   const tabs = await tabToPrompt(page);
   assert.ok(tabs > 0);
   // Focus is visible on the prompt.
   const outline = await page.locator(PROMPT).evaluate((el) => getComputedStyle(el).outlineStyle);
   assert.notEqual(outline, 'none');
+  assert.equal(await page.getByRole('log', { name: 'Console output' }).isVisible(), true, 'open while focused');
+  // The page's c key goes there too, from the top of the page; docked, the
+  // header and the brokers stay in the window while typing.
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Home');
+  await page.waitForFunction(() => window.scrollY === 0);
+  await page.keyboard.press('c');
+  assert.equal(await page.evaluate((sel) => document.activeElement === document.querySelector(sel), PROMPT), true);
+  assert.equal(await page.locator(PROMPT).inputValue(), '', 'the c was not typed');
+  assert.ok((await page.locator('header .summary').boundingBox()).y >= 0);
+  const prompt = await page.locator(PROMPT).boundingBox();
+  assert.ok(prompt.y + prompt.height <= 720, JSON.stringify(prompt));
 
   // Tab completes a command name; the page's keys do not fire while typing.
   const t0 = await clock(page);
@@ -96,6 +117,7 @@ test('a learner drives the cluster from the console with the keyboard only', asy
   assert.notEqual(after, before);
   const killed = await link(page);
   await screenshot(page, 'console-en');
+  await windowShot(page, 'console-en-window');
 
   // A malformed command prints the tool's error and changes nothing.
   const bad = await run(page, 'kafka-topics.sh --bootstrap-server localhost:9092 --list --describe');
@@ -130,8 +152,10 @@ test('the console reads in Chinese, Kafka\'s text untranslated', async () => {
   await page.locator('article.broker').first().waitFor();
   const pane = page.getByRole('region', { name: '控制台', exact: true });
   await pane.waitFor();
-  assert.match(await pane.locator('h2').innerText(), /控制台.*Tab 补全/);
+  assert.equal(await pane.locator('h2').innerText(), '控制台');
+  assert.equal(await page.getByRole('textbox', { name: /^控制台命令行/ }).count(), 1);
   await page.locator(PROMPT).focus();
+  assert.match(await page.getByRole('log', { name: '控制台输出' }).locator('.console-hint').innerText(), /Tab 补全/);
   const out = await run(page, 'zookeeper-shell.sh localhost:2181 get /controller');
   assert.match(out, /\{"version":1,"brokerid":\d+,"timestamp":"\d+"\}/);
   await page.keyboard.type('zookeeper-shell.sh localhost:2181 ls /bro');
@@ -140,6 +164,7 @@ test('the console reads in Chinese, Kafka\'s text untranslated', async () => {
   await page.keyboard.press('Enter');
   await page.locator('#p-console .console-entry', { hasText: '[ids, seqid, topics]' }).waitFor();
   await screenshot(page, 'console-zh');
+  await windowShot(page, 'console-zh-window');
   assert.deepEqual(errors, []);
 });
 
@@ -160,6 +185,6 @@ test('a lesson checkpoint passes when the learner kills the controller by typing
   await run(page, `kill -9 ${c}`);
   await page.locator('#p-lesson .lesson-wait.reached').waitFor();
   assert.equal(await page.locator('#p-lesson [data-act="next"]').isEnabled(), true);
-  await screenshot(page, 'console-lesson');
+  await windowShot(page, 'console-lesson-window');
   assert.deepEqual(errors, []);
 });

@@ -183,6 +183,10 @@ pub fn App(props: &AppProps) -> Html {
                 "u" => Some(Msg::Undo),
                 "m" => Some(Msg::Mark),
                 "p" => Some(Msg::Lesson(crate::lesson::LessonMsg::SetPresent(!present))),
+                "c" => {
+                    crate::components::console::focus_prompt();
+                    None
+                }
                 "?" => {
                     help.set(!*help);
                     None
@@ -305,7 +309,6 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="col col-data">
                     <PartitionTable view={view.clone()} on_msg={on_msg.clone()} />
                     <KafkaText describe={view.describe()} controller={view.zookeeper_shell_get_controller()} />
-                    <Console entries={state.console.clone()} view={view.clone()} on_msg={on_msg.clone()} />
                     <Admin topics={topics} on_submit={on_admin} error={state.error.as_ref().zip(*admin_form).map(|(e, f)| (f, e.text(lang)))} on_dismiss={dismiss.clone()} />
                 </div>
                 <div class="col col-wire">
@@ -316,6 +319,8 @@ pub fn App(props: &AppProps) -> Html {
                         controller={view.controller.map(|c| c.0)} now_ms={now} on_msg={on_msg.clone()} />
                 </div>
             </div>
+            // Docked at the bottom of the window: the cluster stays in sight while typing.
+            <Console entries={state.console.clone()} view={view.clone()} on_msg={on_msg.clone()} />
         </main>
         </ContextProvider<Lang>>
     }

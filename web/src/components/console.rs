@@ -108,6 +108,18 @@ fn seconds(ms: u64) -> String {
     format!("{:.1} s", ms as f64 / 1000.0)
 }
 
+/// Put focus on the console's prompt (the page's `c` key).
+pub fn focus_prompt() {
+    use wasm_bindgen::JsCast;
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("console-line"))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = el.focus();
+    }
+}
+
 /// The console pane.
 #[component]
 pub fn Console(props: &ConsoleProps) -> Html {
@@ -117,6 +129,7 @@ pub fn Console(props: &ConsoleProps) -> Html {
     let log = use_node_ref();
     let recall = use_mut_ref(Recall::default);
     let candidates = use_state_eq(Vec::<String>::new);
+    let open = use_state_eq(|| false);
     {
         // Keep the newest answer in sight.
         let log = log.clone();
@@ -188,20 +201,26 @@ pub fn Console(props: &ConsoleProps) -> Html {
             }
         })
     };
+    let reveal = {
+        // The scrollback opens when focus comes in: show its newest lines.
+        let log = log.clone();
+        Callback::from(move |_: FocusEvent| {
+            if let Some(el) = log.cast::<web_sys::Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        })
+    };
+    let toggle = {
+        let open = open.clone();
+        Callback::from(move |_: MouseEvent| open.set(!*open))
+    };
     html! {
-        <section id="p-console" class="panel console" aria-label={t("Console", "控制台")}>
-            <h2>{ t("Console", "控制台") }
-                <span class="console-hint">{ t(
-                    " · Kafka 2.4's tools against this cluster: Enter runs, Tab completes, ↑/↓ history, Esc leaves; type help",
-                    " · 在这个集群上运行 Kafka 2.4 的工具：Enter 执行，Tab 补全，↑/↓ 翻历史，Esc 离开；输入 help 查看命令") }</span>
-            </h2>
+        <section id="p-console" class={classes!("panel", "console", open.then_some("open"))} aria-label={t("Console", "控制台")} onfocusin={reveal}>
             <div class="console-log" role="log" aria-live="polite" tabindex="0" ref={log}
                 aria-label={t("Console output", "控制台输出")}>
-                if props.entries.is_empty() {
-                    <p class="console-empty">{ t(
-                        "Try: kafka-topics.sh --bootstrap-server localhost:9092 --describe, zookeeper-shell.sh localhost:2181 get /controller, kill -9 <broker id>",
-                        "试试：kafka-topics.sh --bootstrap-server localhost:9092 --describe、zookeeper-shell.sh localhost:2181 get /controller、kill -9 <broker id>") }</p>
-                }
+                <p class="console-hint">{ t(
+                    "Kafka 2.4's tools against this cluster. Enter runs, Tab completes, ↑/↓ recall, Esc leaves the line (then u undoes); help lists the commands.",
+                    "在这个集群上运行 Kafka 2.4 的工具。Enter 执行，Tab 补全，↑/↓ 翻历史，Esc 离开输入行（之后按 u 撤销）；help 列出全部命令。") }</p>
                 { for props.entries.iter().map(|e| html! {
                     <div class={classes!("console-entry", (!e.ok).then_some("failed"))}>
                         <pre class="console-cmd"><span class="console-at">{ format!("[{}] ", seconds(e.at_ms)) }</span>{ format!("$ {}", e.line) }</pre>
@@ -214,13 +233,19 @@ pub fn Console(props: &ConsoleProps) -> Html {
                     <pre class="console-candidates" aria-label={t("Completions", "补全候选")}>{ candidates.join("  ") }</pre>
                 }
             </div>
-            <div class="console-prompt">
+            <div class="console-bar">
+                <h2>{ t("Console", "控制台") }</h2>
                 <label for="console-line" class="console-sign" aria-hidden="true">{ "$" }</label>
                 <input id="console-line" type="text" ref={input} onkeydown={onkeydown}
                     maxlength={MAX_LINE.to_string()} autocomplete="off" autocapitalize="off" spellcheck="false"
                     aria-label={t("Console command line (Enter runs, Tab completes, ↑/↓ history, Esc leaves)",
                         "控制台命令行（Enter 执行，Tab 补全，↑/↓ 翻历史，Esc 离开）")}
-                    placeholder={t("type a command, e.g. kafka-topics.sh …", "输入命令，例如 kafka-topics.sh …")} />
+                    placeholder={t("kafka-topics.sh --bootstrap-server localhost:9092 --describe, kill -9 ID, help …",
+                        "kafka-topics.sh --bootstrap-server localhost:9092 --describe、kill -9 ID、help …")} />
+                <button class="console-toggle" aria-pressed={(*open).to_string()} onclick={toggle}
+                    aria-label={t("Keep the console's output open", "保持显示控制台输出")}
+                    title={t("Keep the console's output open (it opens by itself while you type)", "保持显示控制台输出（输入时会自动展开）")}>
+                    { if *open { t("output ▾", "输出 ▾") } else { t("output ▴", "输出 ▴") } }</button>
             </div>
         </section>
     }

@@ -1489,6 +1489,17 @@ mod properties {
             .prop_map(Msg::Load),
             prop::sample::select(ZK_MODES.iter().map(|(m, _)| *m).collect::<Vec<_>>())
                 .prop_map(Msg::SetZkMode),
+            prop::sample::select(vec![
+                "kill -9 1",
+                "kill -15 2",
+                "kafka-server-start.sh config/server-1.properties",
+                "kafka-topics.sh --zookeeper localhost:2181 --delete --topic audit",
+                "kafka-topics.sh --list --describe",
+                "zookeeper-shell.sh localhost:2181 delete /controller",
+                "sleep 3",
+                "'",
+            ])
+            .prop_map(|l| Msg::Console(l.to_string())),
         ]
     }
 

@@ -116,6 +116,7 @@ mod tests {
             "p-partitions",
             "p-kafka-text",
             "p-admin",
+            "p-console",
             "p-zookeeper",
             "p-invariants",
             "p-time",

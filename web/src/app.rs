@@ -2,6 +2,7 @@
 
 use crate::components::admin::Admin;
 use crate::components::broker_card::BrokerCard;
+use crate::components::console::Console;
 use crate::components::controls::Controls;
 use crate::components::event_queue::EventQueue;
 use crate::components::help::Help;
@@ -140,7 +141,12 @@ pub fn App(props: &AppProps) -> Html {
         Callback::from(move |m: Msg| {
             if matches!(
                 m,
-                Msg::Act(_) | Msg::Undo | Msg::Load(_) | Msg::SetZkMode(_) | Msg::DismissError
+                Msg::Act(_)
+                    | Msg::Console(_)
+                    | Msg::Undo
+                    | Msg::Load(_)
+                    | Msg::SetZkMode(_)
+                    | Msg::DismissError
             ) {
                 // A new action replaces the error shown, wherever it was.
                 state.dispatch(Msg::DismissError);
@@ -187,6 +193,10 @@ pub fn App(props: &AppProps) -> Html {
                 "u" => Some(Msg::Undo),
                 "m" => Some(Msg::Mark),
                 "p" => Some(Msg::Lesson(crate::lesson::LessonMsg::SetPresent(!present))),
+                "c" => {
+                    crate::components::console::focus_prompt();
+                    None
+                }
                 "?" => {
                     help.set(!*help);
                     None
@@ -350,6 +360,8 @@ pub fn App(props: &AppProps) -> Html {
                         controller={view.controller.map(|c| c.0)} now_ms={now} on_msg={on_msg.clone()} />
                 </div>
             </div>
+            // Docked at the bottom of the window: the cluster stays in sight while typing.
+            <Console entries={state.console.clone()} view={view.clone()} on_msg={on_msg.clone()} />
         </main>
         </ContextProvider<Lang>>
     }

@@ -250,6 +250,11 @@ pub struct SimState {
     /// The scenario the run started from (what a what-if that differs from
     /// time 0 rebuilds from).
     start: Rc<Scenario>,
+    /// The console's scrollback, oldest first ([`Msg::Console`]).
+    pub console: Rc<Vec<crate::components::console::Entry>>,
+    /// The console's session: its files (`echo … > plan.json`), which are
+    /// the terminal's, not the cluster's (not actions, not undone).
+    console_session: Rc<kcsim_core::console::Session>,
 }
 
 impl PartialEq for SimState {
@@ -270,6 +275,8 @@ impl PartialEq for SimState {
             && self.marks == other.marks
             && self.lesson == other.lesson
             && self.present == other.present
+            && self.console == other.console
+            && self.console_session == other.console_session
     }
 }
 
@@ -311,6 +318,8 @@ pub enum Msg {
     Unmark(u64),
     /// Lesson mode: open, follow, rewind or leave a lesson ([`crate::lesson`]).
     Lesson(crate::lesson::LessonMsg),
+    /// Run one console line ([`SimState::console_line`]).
+    Console(String),
 }
 
 impl SimState {
@@ -370,6 +379,8 @@ impl SimState {
             lesson: None,
             present: false,
             start: Rc::new(scenario.clone()),
+            console: Rc::new(Vec::new()),
+            console_session: Rc::default(),
         }
     }
 
@@ -582,11 +593,92 @@ impl SimState {
     /// Apply one message, returning the new state; a running lesson's
     /// checkpoint is checked after every change ([`crate::lesson::after`]).
     pub fn apply(&self, msg: Msg) -> SimState {
-        let next = match msg {
-            Msg::Lesson(m) => return crate::lesson::apply(self, m),
-            other => self.apply_plain(other),
+        let typed = matches!(msg, Msg::Console(_));
+        let mut next = match msg {
+            Msg::Lesson(m) => crate::lesson::apply(self, m),
+            other => crate::lesson::after(self, self.apply_plain(other)),
         };
-        crate::lesson::after(self, next)
+        // The console's scrollback outlives a new cluster (a scenario or a
+        // lesson loaded), as a terminal's does.
+        if !typed {
+            next.console = self.console.clone();
+            next.console_session = self.console_session.clone();
+        }
+        next
+    }
+
+    /// Run one console line: the core's console reads it and answers
+    /// (`console::Session::execute`, the one call into it); the actions it took are
+    /// taken back and applied again through [`Msg::Act`], one by one, so a
+    /// console action is recorded, forks the future, is undone and replayed
+    /// exactly as a button's. `sleep` moves time as [`Msg::Seek`] does. A
+    /// refused or malformed command changes nothing. `clear` empties the
+    /// scrollback (the terminal's, not Kafka's).
+    fn console_line(&self, line: &str) -> SimState {
+        use crate::components::console::{Entry, SCROLLBACK};
+        let at = self.timeline.borrow().now();
+        let push = |s: &mut SimState, text: String, ok: bool| {
+            let mut log = (*self.console).clone();
+            log.push(Entry {
+                at_ms: at.as_ms(),
+                line: line.to_string(),
+                text,
+                ok,
+            });
+            let over = log.len().saturating_sub(SCROLLBACK);
+            log.drain(..over);
+            s.console = Rc::new(log);
+        };
+        if line.trim() == "clear" {
+            return SimState {
+                console: Rc::new(Vec::new()),
+                ..self.clone()
+            };
+        }
+        let before = self.timeline.borrow().actions().to_vec();
+        let mut answer = None;
+        let mut session = (*self.console_session).clone();
+        let mut next = self.with_timeline(|t| {
+            answer = Some(session.execute(t, line));
+            Ok(())
+        });
+        next.console_session = Rc::new(session);
+        let Some(answer) = answer else {
+            return next;
+        };
+        // What it added: after every action already at `at`, in order.
+        let taken: Vec<Action> = {
+            let mut tl = self.timeline.borrow_mut();
+            let from = before.iter().take_while(|(t, _)| *t <= at).count();
+            let added = tl.actions().len().saturating_sub(before.len());
+            let taken: Vec<Action> = tl
+                .actions()
+                .get(from..from + added)
+                .unwrap_or_default()
+                .iter()
+                .map(|(_, a)| a.clone())
+                .collect();
+            for _ in 0..added {
+                tl.undo();
+            }
+            taken
+        };
+        let (mut text, mut ok) = (answer.text, answer.ok);
+        for (applied, action) in taken.into_iter().enumerate() {
+            next = next.apply_plain(Msg::Act(action));
+            if let Some(e) = next.error.take() {
+                // Not expected (the same action at the same moment): undo
+                // what was applied and say why.
+                for _ in 0..applied {
+                    next = next.apply_plain(Msg::Undo);
+                }
+                text = format!("{}\n", e.en());
+                ok = false;
+                break;
+            }
+        }
+        push(&mut next, text, ok);
+        next
     }
 
     fn apply_plain(&self, msg: Msg) -> SimState {
@@ -732,6 +824,7 @@ impl SimState {
                 ..self.clone()
             },
             Msg::Lesson(m) => crate::lesson::apply(self, m),
+            Msg::Console(line) => self.console_line(&line),
         }
     }
 
@@ -1418,6 +1511,17 @@ mod properties {
             .prop_map(Msg::Load),
             prop::sample::select(ZK_MODES.iter().map(|(m, _)| *m).collect::<Vec<_>>())
                 .prop_map(Msg::SetZkMode),
+            prop::sample::select(vec![
+                "kill -9 1",
+                "kill -15 2",
+                "kafka-server-start.sh config/server-1.properties",
+                "kafka-topics.sh --zookeeper localhost:2181 --delete --topic audit",
+                "kafka-topics.sh --list --describe",
+                "zookeeper-shell.sh localhost:2181 delete /controller",
+                "sleep 3",
+                "'",
+            ])
+            .prop_map(|l| Msg::Console(l.to_string())),
         ]
     }
 

@@ -8,7 +8,7 @@ use super::opts::{self, Spec};
 use super::{Cluster, Reply};
 use crate::action::Action;
 
-const SPEC: Spec = &[
+pub(super) const SPEC: Spec = &[
     ("zookeeper", true),
     ("bootstrap-server", true),
     ("command-config", true),

@@ -13,7 +13,7 @@ use crate::fact::{ElectionCode, ElectionLabel, Fact};
 use crate::ids::TopicPartition;
 use crate::trace::TraceRecord;
 
-const SPEC: Spec = &[
+pub(super) const SPEC: Spec = &[
     ("bootstrap-server", true),
     ("admin.config", true),
     ("path-to-json-file", true),
@@ -284,7 +284,7 @@ pub fn leader_election(args: &[String], c: &Cluster) -> Reply {
     }
 }
 
-const PREFERRED_SPEC: Spec = &[
+pub(super) const PREFERRED_SPEC: Spec = &[
     ("path-to-json-file", true),
     ("zookeeper", true),
     ("bootstrap-server", true),

@@ -10,6 +10,7 @@
 //! The command list is in `docs/console.md`.
 
 mod broker;
+pub mod complete;
 mod configs;
 mod elect;
 pub mod files;

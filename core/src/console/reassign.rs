@@ -14,7 +14,7 @@ use crate::rng::Rng;
 use crate::zk_client::paths;
 use serde_json::Value;
 
-const SPEC: Spec = &[
+pub(super) const SPEC: Spec = &[
     ("bootstrap-server", true),
     ("command-config", true),
     ("zookeeper", true),

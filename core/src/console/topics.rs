@@ -9,7 +9,7 @@ use crate::action::Action;
 use crate::admin;
 use crate::view::DescribeOptions;
 
-const SPEC: Spec = &[
+pub(super) const SPEC: Spec = &[
     ("bootstrap-server", true),
     ("zookeeper", true),
     ("list", false),

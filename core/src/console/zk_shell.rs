@@ -13,7 +13,7 @@ use crate::action::Action;
 use crate::zk::Znode;
 
 /// One command of the shell: its name and `getOptionStr`.
-const COMMANDS: &[(&str, &str)] = &[
+pub(super) const COMMANDS: &[(&str, &str)] = &[
     ("create", "[-s] [-e] [-c] [-t ttl] path [data] [acl]"),
     ("delete", "[-v version] path"),
     ("get", "[-s] [-w] path"),

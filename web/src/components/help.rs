@@ -30,6 +30,9 @@ pub const PARTS: &[(&str, &str, &str, &str, &str)] = &[
     ("Admin tools", "管理工具", "p-admin",
         "kafka-topics.sh --create, --alter --partitions and --delete, and kafka-reassign-partitions.sh, as forms.",
         "以表单形式提供 kafka-topics.sh --create、--alter --partitions、--delete 和 kafka-reassign-partitions.sh。"),
+    ("Console", "控制台", "p-console",
+        "docked at the bottom: type what people type at a real cluster (kafka-topics.sh, kafka-configs.sh, kafka-leader-election.sh, zookeeper-shell.sh, kill -9, sleep, help) and read Kafka's own answers; a command acts as the buttons do (u undoes it). Tab completes, ↑/↓ recall, Esc leaves the line.",
+        "停靠在页面底部：输入人们在真实集群上输入的命令（kafka-topics.sh、kafka-configs.sh、kafka-leader-election.sh、zookeeper-shell.sh、kill -9、sleep、help），读 Kafka 自己的输出；命令的效果与按钮相同（按 u 撤销）。Tab 补全，↑/↓ 翻历史，Esc 离开输入行。"),
     ("ZooKeeper tree", "ZooKeeper 节点树", "p-zookeeper",
         "every znode, ephemeral ones and watches marked: /controller, /controller_epoch, /brokers/ids, the partitions' state.",
         "所有 znode，标出临时节点和监听器：/controller、/controller_epoch、/brokers/ids、各分区的 state。"),
@@ -91,7 +94,7 @@ pub fn Help(props: &HelpProps) -> Html {
             <dl>{ for TermId::ALL.iter().map(|term| item(term.name(lang), term.panel(), term.explain(lang))) }</dl>
             <h2>{ t("Keys", "快捷键") }</h2>
             <p><kbd>{ "space" }</kbd>{ t(" play / pause · ", " 播放 / 暂停 · ") }<kbd>{ "→" }</kbd>{ t(" one event · ", " 前进一个事件 · ") }<kbd>{ "←" }</kbd>{ t(" back 100 ms · ", " 后退 100 ms · ") }
-               <kbd>{ "n" }</kbd>{ t(" next interesting event · ", " 下一个关键事件 · ") }<kbd>{ "u" }</kbd>{ t(" undo · ", " 撤销 · ") }<kbd>{ "m" }</kbd>{ t(" mark this moment (playing pauses there) · ", " 标记此刻（播放到此处暂停） · ") }<kbd>{ "p" }</kbd>{ t(" presentation mode · ", " 演示模式 · ") }<kbd>{ "?" }</kbd>{ t(" this help · ", " 本帮助 · ") }<kbd>{ "Esc" }</kbd>{ t(" close it", " 关闭帮助") }</p>
+               <kbd>{ "n" }</kbd>{ t(" next interesting event · ", " 下一个关键事件 · ") }<kbd>{ "u" }</kbd>{ t(" undo · ", " 撤销 · ") }<kbd>{ "m" }</kbd>{ t(" mark this moment (playing pauses there) · ", " 标记此刻（播放到此处暂停） · ") }<kbd>{ "p" }</kbd>{ t(" presentation mode · ", " 演示模式 · ") }<kbd>{ "c" }</kbd>{ t(" the console's prompt · ", " 控制台输入行 · ") }<kbd>{ "?" }</kbd>{ t(" this help · ", " 本帮助 · ") }<kbd>{ "Esc" }</kbd>{ t(" close it", " 关闭帮助") }</p>
             <p>{ t("Simplified on purpose: one ZooKeeper server; a controller event applies its ZooKeeper writes to the ensemble when it starts (the page sees each when the event reaches it) and costs virtual time as in Kafka 1.1+ or 1.0; replication copies what a follower lacks in one fetch round. See the README.",
                 "有意做了简化：只有一台 ZooKeeper 服务器；控制器事件开始时就把它的 ZooKeeper 写入应用到集群（页面在事件执行到该处时才看到每次写入），并按 Kafka 1.1+ 或 1.0 的方式消耗虚拟时间；副本复制在一轮拉取中补齐 follower 缺少的数据。详见 README。") }</p>
         </div>
@@ -113,6 +116,7 @@ mod tests {
             "p-partitions",
             "p-kafka-text",
             "p-admin",
+            "p-console",
             "p-zookeeper",
             "p-invariants",
             "p-time",

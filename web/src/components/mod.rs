@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod broker_card;
+pub mod console;
 pub mod controls;
 pub mod event_queue;
 pub mod help;

@@ -182,6 +182,24 @@ pub enum SessionState {
     Closed,
 }
 
+/// What clients have asked of the ensemble and what it sent back, counted
+/// (the simulator's bookkeeping, not a ZooKeeper feature): the measure of
+/// ZooKeeper load that `legacy::compare` puts side by side for the two
+/// designs. Session expiry and heartbeats are not requests and not counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZkCounters {
+    /// `getData`, `exists` and `getChildren` requests.
+    pub reads: u64,
+    /// Write requests: every create, setData, delete and multi-op, applied or refused.
+    pub writes: u64,
+    /// Watch notifications fired (one per session and watch).
+    pub notifications: u64,
+    /// Writes refused with `NodeExists` (a lost race to create a node).
+    pub node_exists: u64,
+    /// Writes refused with `BadVersion` (a conditional write that lost).
+    pub bad_version: u64,
+}
+
 /// A client session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Session {
@@ -242,6 +260,9 @@ pub struct Zk {
     /// Moments at which pending changes become visible, not yet taken.
     #[serde(default)]
     new_visible: BTreeSet<SimTime>,
+    /// Requests and notifications so far.
+    #[serde(default)]
+    counters: ZkCounters,
 }
 
 /// Which watches a change triggers.
@@ -320,7 +341,13 @@ impl Zk {
             pending_by_time: BTreeMap::new(),
             deferred_changed: BTreeMap::new(),
             new_visible: BTreeSet::new(),
+            counters: ZkCounters::default(),
         }
+    }
+
+    /// Requests and notifications so far.
+    pub fn counters(&self) -> ZkCounters {
+        self.counters
     }
 
     // ----- sessions -------------------------------------------------------
@@ -445,6 +472,7 @@ impl Zk {
         path: &str,
         watch: Option<SessionId>,
     ) -> Result<(String, Stat), ZkError> {
+        self.counters.reads += 1;
         self.check_session(watch)?;
         let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
         let out = (node.data.clone(), node.stat);
@@ -464,6 +492,7 @@ impl Zk {
         path: &str,
         watch: Option<SessionId>,
     ) -> Result<Option<Stat>, ZkError> {
+        self.counters.reads += 1;
         self.check_session(watch)?;
         if let Some(s) = watch {
             self.data_watches
@@ -481,6 +510,7 @@ impl Zk {
         path: &str,
         watch: Option<SessionId>,
     ) -> Result<Vec<String>, ZkError> {
+        self.counters.reads += 1;
         self.check_session(watch)?;
         let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
         let out = node.children.iter().cloned().collect();

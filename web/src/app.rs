@@ -309,6 +309,8 @@ pub fn App(props: &AppProps) -> Html {
                         controller={view.controller.map(|c| c.0)} now_ms={now} on_msg={on_msg.clone()} />
                 </div>
             </div>
+            // The historical design, below the rest: run on a click.
+            <crate::components::legacy::Legacy scenario={state.scenario_so_far()} now_ms={now} />
         </main>
         </ContextProvider<Lang>>
     }

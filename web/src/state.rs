@@ -247,6 +247,8 @@ pub struct SimState {
     pub lesson: Option<Rc<crate::lesson::LessonRun>>,
     /// Presentation mode (large type, the lesson's narration on top).
     pub present: bool,
+    /// The scenario the timeline started from (for "Before the controller").
+    base: Rc<Scenario>,
 }
 
 impl PartialEq for SimState {
@@ -366,6 +368,7 @@ impl SimState {
             marks: Rc::new(Vec::new()),
             lesson: None,
             present: false,
+            base: Rc::new(scenario.clone()),
         }
     }
 
@@ -525,6 +528,19 @@ impl SimState {
     /// The actions, in order.
     pub fn actions(&self) -> Vec<(SimTime, Action)> {
         self.timeline.borrow().actions().to_vec()
+    }
+
+    /// The scenario as started, with the actions done up to now (the
+    /// scenario's own and the user's): what "Before the controller" compares.
+    pub fn scenario_so_far(&self) -> Scenario {
+        let now = self.now_ms();
+        let mut s = (*self.base).clone();
+        s.actions = self
+            .actions()
+            .into_iter()
+            .filter(|(t, _)| t.as_ms() <= now)
+            .collect();
+        s
     }
 
     /// The end of the scrub bar: a minute past the last action, or the

@@ -175,7 +175,7 @@ fn controller_beliefs(sim: &crate::Sim) -> BTreeMap<TopicPartition, BTreeSet<Bro
 pub fn compare(scenario: &Scenario) -> Result<Comparison, CompareError> {
     let built = scenario.build();
     let partitions = crate::admin::all_partitions(built.zk());
-    let replicas: usize = partitions
+    let at_start: usize = partitions
         .iter()
         .filter_map(|tp| {
             crate::admin::topic_assignment(built.zk(), &tp.topic)
@@ -183,6 +183,24 @@ pub fn compare(scenario: &Scenario) -> Result<Comparison, CompareError> {
                 .map(|(_, r)| r.len())
         })
         .sum();
+    let created: usize = scenario
+        .actions
+        .iter()
+        .map(|(_, a)| match a {
+            Action::CreateTopic {
+                assignment: Some(a),
+                ..
+            } => a.iter().map(Vec::len).sum(),
+            Action::CreateTopic {
+                partitions,
+                replication_factor,
+                ..
+            } => (partitions.unwrap_or(0) as usize)
+                .saturating_mul(replication_factor.unwrap_or(0) as usize),
+            _ => 0,
+        })
+        .fold(0, usize::saturating_add);
+    let replicas = at_start.saturating_add(created);
     if replicas > MAX_REPLICAS {
         return Err(CompareError::TooLarge {
             replicas,
@@ -284,6 +302,6 @@ pub fn compare(scenario: &Scenario) -> Result<Comparison, CompareError> {
         not_modelled,
         until_ms: until,
         brokers: scenario.brokers.len(),
-        partitions: partitions.len(),
+        partitions: legacy.partitions(),
     })
 }

@@ -425,6 +425,11 @@ impl Legacy {
         }
     }
 
+    /// How many partitions exist (topics created by actions included).
+    pub fn partitions(&self) -> usize {
+        self.assignment.len()
+    }
+
     /// The ensemble, for inspection.
     pub fn zk(&self) -> &Zk {
         &self.zk

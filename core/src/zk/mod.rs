@@ -262,7 +262,36 @@ pub struct Zk {
     new_visible: BTreeSet<SimTime>,
     /// Requests and notifications so far.
     #[serde(default)]
-    counters: ZkCounters,
+    counters: Tally,
+}
+
+/// The counters as a field of the ensemble: bookkeeping about it, not part
+/// of its state, so two ensembles holding the same tree, sessions and
+/// watches are equal whatever was asked of them (a refused multi-op leaves
+/// the ensemble as it was).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+struct Tally(ZkCounters);
+
+impl PartialEq for Tally {
+    fn eq(&self, _: &Tally) -> bool {
+        true
+    }
+}
+
+impl Eq for Tally {}
+
+impl std::ops::Deref for Tally {
+    type Target = ZkCounters;
+    fn deref(&self) -> &ZkCounters {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Tally {
+    fn deref_mut(&mut self) -> &mut ZkCounters {
+        &mut self.0
+    }
 }
 
 /// Which watches a change triggers.
@@ -341,13 +370,13 @@ impl Zk {
             pending_by_time: BTreeMap::new(),
             deferred_changed: BTreeMap::new(),
             new_visible: BTreeSet::new(),
-            counters: ZkCounters::default(),
+            counters: Tally::default(),
         }
     }
 
     /// Requests and notifications so far.
     pub fn counters(&self) -> ZkCounters {
-        self.counters
+        self.counters.0
     }
 
     // ----- sessions -------------------------------------------------------

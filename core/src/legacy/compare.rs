@@ -177,11 +177,7 @@ pub fn compare(scenario: &Scenario) -> Result<Comparison, CompareError> {
     let partitions = crate::admin::all_partitions(built.zk());
     let at_start: usize = partitions
         .iter()
-        .filter_map(|tp| {
-            crate::admin::topic_assignment(built.zk(), &tp.topic)
-                .and_then(|a| a.into_iter().find(|(p, _)| *p == tp.partition))
-                .map(|(_, r)| r.len())
-        })
+        .filter_map(|tp| super::replicas_of(built.zk(), tp).map(|r| r.len()))
         .sum();
     let created: usize = scenario
         .actions

@@ -250,6 +250,14 @@ fn decode_isr(data: &str) -> Vec<BrokerId> {
         .unwrap_or_default()
 }
 
+/// A partition's replicas as its topic znode in `zk` assigns them.
+fn replicas_of(zk: &Zk, tp: &TopicPartition) -> Option<Vec<BrokerId>> {
+    crate::admin::topic_assignment(zk, &tp.topic)?
+        .into_iter()
+        .find(|(p, _)| *p == tp.partition)
+        .map(|(_, r)| r)
+}
+
 /// Whether the legacy model acts on this action (the rest are listed as not
 /// modelled in the comparison).
 pub fn is_modelled(action: &Action) -> bool {
@@ -273,10 +281,7 @@ impl Legacy {
         let built = scenario.build();
         let mut assignment = BTreeMap::new();
         for tp in crate::admin::all_partitions(built.zk()) {
-            let replicas = crate::admin::topic_assignment(built.zk(), &tp.topic)
-                .and_then(|a| a.into_iter().find(|(p, _)| *p == tp.partition))
-                .map(|(_, r)| r)
-                .unwrap_or_default();
+            let replicas = replicas_of(built.zk(), &tp).unwrap_or_default();
             assignment.insert(tp, replicas);
         }
         // Topics created by actions and placed by Kafka's algorithm: where

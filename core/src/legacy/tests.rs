@@ -232,3 +232,63 @@ fn a_cluster_too_large_is_refused_with_its_size() {
         })
     );
 }
+
+#[test]
+fn a_stalled_leader_whose_session_expired_still_believes_until_it_resumes() {
+    // Kafka (pre-0.8 design, "Kafka replication detailed design V2": V1 has
+    // split brain): a GC stall longer than zookeeper.session.timeout.ms lets
+    // ZooKeeper expire the session and another replica take the leader
+    // znode; the stalled broker still believes it leads until, resumed, its
+    // client is told the session is gone.
+    let s = cluster(
+        r#"{ "at_ms": 10000, "action": "pause_broker", "broker": 1, "duration_ms": 8000 }"#,
+    );
+    let mut before = Legacy::new(&s);
+    before.run_until(9_999);
+    let led = before
+        .leaders()
+        .values()
+        .filter(|b| **b == BrokerId(1))
+        .count();
+    assert!(led > 0);
+    let c = match compare(&s) {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(c.legacy_conflicts.len(), led);
+    for x in &c.legacy_conflicts {
+        // Expired at 16 s, new leader within ms; resumed at 18 s, told one
+        // ZooKeeper round trip (2 × 2 ms) later.
+        assert!((16_000..16_100).contains(&x.from_ms), "{x:?}");
+        assert_eq!(x.to_ms, Some(18_004), "{x:?}");
+    }
+}
+
+#[test]
+fn topics_created_by_actions_are_placed_where_the_controller_design_placed_them() {
+    // Kafka (pre-0.8 design): the admin tool writes the assignment; brokers
+    // hear of the new topic through their /brokers/topics watch and race for
+    // the leaders of the partitions they host.
+    let s = match Scenario::parse(
+        r#"{ "version": 1, "seed": 9, "brokers": [0, 1, 2],
+             "actions": [ { "at_ms": 2000, "action": "create_topic", "name": "x", "partitions": 5, "replication_factor": 2 } ] }"#,
+    ) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let mut sim = s.build();
+    sim.run_until(SimTime(2_000));
+    let want = crate::admin::topic_assignment(sim.zk(), "x");
+    let mut l = Legacy::new(&s);
+    l.run_until(5_000);
+    let got: Vec<(u32, Vec<BrokerId>)> = l
+        .assignment
+        .iter()
+        .map(|(tp, r)| (tp.partition, r.clone()))
+        .collect();
+    assert_eq!(Some(got), want);
+    assert_eq!(l.leaders().len(), 5, "every partition has a leader");
+    for (tp, leader) in l.leaders() {
+        assert!(l.assignment[&tp].contains(&leader));
+    }
+}

@@ -498,8 +498,10 @@ impl Legacy {
     }
 
     fn start(&mut self, id: BrokerId) {
-        let delay = self.startup_us + self.rng.below(self.startup_jitter_us + 1);
-        let at = self.now_us + delay;
+        let delay = self
+            .startup_us
+            .saturating_add(self.rng.below(self.startup_jitter_us.saturating_add(1)));
+        let at = self.now_us.saturating_add(delay);
         let Some(b) = self.brokers.get_mut(&id) else {
             return;
         };
@@ -581,7 +583,9 @@ impl Legacy {
                 } else {
                     // Its ZooKeeper client reconnects and is told the session
                     // is gone: one round trip.
-                    let at = self.now_us + 2 * self.zk_latency_us;
+                    let at = self
+                        .now_us
+                        .saturating_add(self.zk_latency_us.saturating_mul(2));
                     self.push(
                         at,
                         Ev::NoticeExpiry {
@@ -603,7 +607,7 @@ impl Legacy {
                 }
                 // kill -9: the session lingers until ZooKeeper times it out.
                 if let Some(s) = self.stop_process(*broker) {
-                    let at = now + self.session_timeout_ms.saturating_mul(1000);
+                    let at = now.saturating_add(self.session_timeout_ms.saturating_mul(1000));
                     self.push(at, Ev::Expire { session: s });
                 }
             }
@@ -648,7 +652,7 @@ impl Legacy {
                 if let Some(s) = session.filter(|_| *duration_ms >= timeout) {
                     // No heartbeats while stalled: ZooKeeper expires it.
                     self.push(
-                        now + timeout.saturating_mul(1000),
+                        now.saturating_add(timeout.saturating_mul(1000)),
                         Ev::Expire { session: s },
                     );
                 }
@@ -667,7 +671,7 @@ impl Legacy {
                     // The client hears of it on its next ping, a third of the
                     // session timeout later at most; until then the broker
                     // goes on believing what it believed.
-                    let at = now + self.session_timeout_ms.saturating_mul(1000) / 3;
+                    let at = now.saturating_add(self.session_timeout_ms.saturating_mul(1000) / 3);
                     self.push(
                         at,
                         Ev::NoticeExpiry {
@@ -782,7 +786,7 @@ impl Legacy {
         let mut spent = 0;
         self.do_step(broker, step, &mut spent);
         if let Some(b) = self.brokers.get_mut(&broker) {
-            b.busy_until_us = self.now_us + spent;
+            b.busy_until_us = self.now_us.saturating_add(spent);
         }
         self.schedule_run(broker);
     }
@@ -799,8 +803,11 @@ impl Legacy {
             let Some((broker, incarnation, last)) = owner else {
                 continue;
             };
-            let jitter = self.rng.below(self.jitter_us + 1);
-            let at = (at_us + self.zk_latency_us + jitter).max(last);
+            let jitter = self.rng.below(self.jitter_us.saturating_add(1));
+            let at = at_us
+                .saturating_add(self.zk_latency_us)
+                .saturating_add(jitter)
+                .max(last);
             if let Some(b) = self.brokers.get_mut(&broker) {
                 b.last_delivery_us = at;
             }
@@ -825,7 +832,7 @@ impl Legacy {
         path: &str,
         spent: &mut u64,
     ) -> Result<String, ZkError> {
-        *spent += self.cost.zk_read_us;
+        *spent = spent.saturating_add(self.cost.zk_read_us);
         let s = self.session(broker);
         self.zk.get_data(path, s).map(|(d, _)| d)
     }
@@ -836,7 +843,7 @@ impl Legacy {
         tp: &TopicPartition,
         spent: &mut u64,
     ) -> Vec<BrokerId> {
-        *spent += self.cost.zk_read_us;
+        *spent = spent.saturating_add(self.cost.zk_read_us);
         let s = self.session(broker);
         match self.zk.get_data(&isr_path(tp), s) {
             Ok((data, stat)) => {
@@ -862,7 +869,7 @@ impl Legacy {
         let leader = match self.read_data(broker, &path, spent) {
             Ok(data) => data.parse().ok().map(BrokerId),
             Err(ZkError::NoNode) => {
-                *spent += self.cost.zk_read_us;
+                *spent = spent.saturating_add(self.cost.zk_read_us);
                 let s = self.session(broker);
                 let _ = self.zk.exists(&path, s);
                 None
@@ -893,12 +900,12 @@ impl Legacy {
                 if let Some(b) = self.brokers.get_mut(&broker) {
                     b.session = Some(s);
                 }
-                *spent += self.cost.zk_write_us;
+                *spent = spent.saturating_add(self.cost.zk_write_us);
                 let path = format!("{BROKER_IDS}/{broker}");
                 let r = self
                     .zk
                     .create(Some(s), &path, &broker.to_string(), CreateMode::Ephemeral);
-                self.route(self.now_us + *spent);
+                self.route(self.now_us.saturating_add(*spent));
                 if r.is_err() {
                     // Its old session still holds the id: it fails to start.
                     let _ = self.stop_process(broker);
@@ -909,7 +916,7 @@ impl Legacy {
                 self.push_front(broker, Step::ReadBrokers);
             }
             Step::ReadTopics => {
-                *spent += self.cost.zk_read_us;
+                *spent = spent.saturating_add(self.cost.zk_read_us);
                 let s = self.session(broker);
                 let Ok(children) = self.zk.get_children(TOPICS, s) else {
                     return;
@@ -943,7 +950,7 @@ impl Legacy {
                 }
             }
             Step::ReadBrokers => {
-                *spent += self.cost.zk_read_us;
+                *spent = spent.saturating_add(self.cost.zk_read_us);
                 let s = self.session(broker);
                 let Ok(children) = self.zk.get_children(BROKER_IDS, s) else {
                     return;
@@ -988,7 +995,7 @@ impl Legacy {
                 }
             }
             Step::TryLead(tp) => {
-                *spent += self.cost.zk_write_us;
+                *spent = spent.saturating_add(self.cost.zk_write_us);
                 let s = self.session(broker);
                 let r = self.zk.create(
                     s,
@@ -996,7 +1003,7 @@ impl Legacy {
                     &broker.to_string(),
                     CreateMode::Ephemeral,
                 );
-                self.route(self.now_us + *spent);
+                self.route(self.now_us.saturating_add(*spent));
                 match r {
                     Ok(_) => {
                         if let Some(b) = self.brokers.get_mut(&broker) {
@@ -1049,12 +1056,12 @@ impl Legacy {
         if have == want || want.is_empty() {
             return;
         }
-        *spent += self.cost.zk_write_us;
+        *spent = spent.saturating_add(self.cost.zk_write_us);
         let s = self.session(broker);
         let r = self
             .zk
             .set_data(s, &isr_path(&tp), &encode_isr(&want), Some(version));
-        self.route(self.now_us + *spent);
+        self.route(self.now_us.saturating_add(*spent));
         match r {
             Ok(stat) => {
                 if let Some(b) = self.brokers.get_mut(&broker) {

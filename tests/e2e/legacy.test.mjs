@@ -2,7 +2,8 @@
 // keyboard, and read the counts side by side, in both languages.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openPage, screenshot } from './harness.mjs';
+import { join } from 'node:path';
+import { serveDist, launch, openPage, screenshot, SHOTS } from './harness.mjs';
 
 let server;
 let browser;
@@ -47,7 +48,11 @@ test('the historical design wakes the herd where the controller design wakes one
   // At 3 s no produce has run yet (the first is at 6 s): nothing is left out.
   assert.equal(await result.locator('.legacy-unmodelled').count(), 0);
 
-  await section.scrollIntoViewIfNeeded();
+  // What a 1280×720 screen shows once the section is scrolled to.
+  await result.scrollIntoViewIfNeeded();
+  const box = await section.boundingBox();
+  assert.ok(box.width <= 1280, 'no wider than the screen');
+  await page.screenshot({ path: join(SHOTS, 'legacy-viewport-en.png') });
   await screenshot(page, 'legacy-en');
 
   // The same section in Chinese, with the article's terms.

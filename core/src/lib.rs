@@ -53,6 +53,7 @@ pub mod figures;
 pub mod ids;
 pub mod invariants;
 pub mod kafka_zk;
+pub mod legacy;
 pub mod lesson;
 pub mod log;
 pub mod projection;

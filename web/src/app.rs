@@ -362,6 +362,8 @@ pub fn App(props: &AppProps) -> Html {
             </div>
             // Docked at the bottom of the window: the cluster stays in sight while typing.
             <Console entries={state.console.clone()} view={view.clone()} on_msg={on_msg.clone()} />
+            // The historical design, below the rest: run on a click.
+            <crate::components::legacy::Legacy scenario={state.scenario_so_far()} now_ms={now} />
         </main>
         </ContextProvider<Lang>>
     }

@@ -552,6 +552,19 @@ impl SimState {
         self.timeline.borrow().actions().to_vec()
     }
 
+    /// The scenario as started, with the actions done up to now (the
+    /// scenario's own and the user's): what "Before the controller" compares.
+    pub fn scenario_so_far(&self) -> Scenario {
+        let now = self.now_ms();
+        let mut s = (*self.start).clone();
+        s.actions = self
+            .actions()
+            .into_iter()
+            .filter(|(t, _)| t.as_ms() <= now)
+            .collect();
+        s
+    }
+
     /// The end of the scrub bar: a minute past the last action, or the
     /// furthest time reached.
     pub fn scrub_end_ms(&self) -> u64 {

@@ -195,6 +195,24 @@ pub enum SessionState {
     Closed,
 }
 
+/// What clients have asked of the ensemble and what it sent back, counted
+/// (the simulator's bookkeeping, not a ZooKeeper feature): the measure of
+/// ZooKeeper load that `legacy::compare` puts side by side for the two
+/// designs. Session expiry and heartbeats are not requests and not counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZkCounters {
+    /// `getData`, `exists` and `getChildren` requests.
+    pub reads: u64,
+    /// Write requests: every create, setData, delete and multi-op, applied or refused.
+    pub writes: u64,
+    /// Watch notifications fired (one per session and watch).
+    pub notifications: u64,
+    /// Writes refused with `NodeExists` (a lost race to create a node).
+    pub node_exists: u64,
+    /// Writes refused with `BadVersion` (a conditional write that lost).
+    pub bad_version: u64,
+}
+
 /// A client session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Session {
@@ -255,6 +273,38 @@ pub struct Zk {
     /// Moments at which pending changes become visible, not yet taken.
     #[serde(default)]
     new_visible: BTreeSet<SimTime>,
+    /// Requests and notifications so far.
+    #[serde(default)]
+    counters: Tally,
+}
+
+/// The counters as a field of the ensemble: bookkeeping about it, not part
+/// of its state, so two ensembles holding the same tree, sessions and
+/// watches are equal whatever was asked of them (a refused multi-op leaves
+/// the ensemble as it was).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+struct Tally(ZkCounters);
+
+impl PartialEq for Tally {
+    fn eq(&self, _: &Tally) -> bool {
+        true
+    }
+}
+
+impl Eq for Tally {}
+
+impl std::ops::Deref for Tally {
+    type Target = ZkCounters;
+    fn deref(&self) -> &ZkCounters {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Tally {
+    fn deref_mut(&mut self) -> &mut ZkCounters {
+        &mut self.0
+    }
 }
 
 /// Which watches a change triggers.
@@ -336,7 +386,13 @@ impl Zk {
             pending_by_time: BTreeMap::new(),
             deferred_changed: BTreeMap::new(),
             new_visible: BTreeSet::new(),
+            counters: Tally::default(),
         }
+    }
+
+    /// Requests and notifications so far.
+    pub fn counters(&self) -> ZkCounters {
+        self.counters.0
     }
 
     // ----- sessions -------------------------------------------------------
@@ -461,6 +517,7 @@ impl Zk {
         path: &str,
         watch: Option<SessionId>,
     ) -> Result<(String, Stat), ZkError> {
+        self.counters.reads += 1;
         self.check_session(watch)?;
         let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
         let out = (node.data.clone(), node.stat);
@@ -480,6 +537,7 @@ impl Zk {
         path: &str,
         watch: Option<SessionId>,
     ) -> Result<Option<Stat>, ZkError> {
+        self.counters.reads += 1;
         self.check_session(watch)?;
         if let Some(s) = watch {
             self.data_watches
@@ -497,6 +555,7 @@ impl Zk {
         path: &str,
         watch: Option<SessionId>,
     ) -> Result<Vec<String>, ZkError> {
+        self.counters.reads += 1;
         self.check_session(watch)?;
         let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
         let out = node.children.iter().cloned().collect();

@@ -38,6 +38,7 @@ impl Zk {
         caller: Option<SessionId>,
         ops: &[Op],
     ) -> Result<Vec<OpResult>, (usize, ZkError)> {
+        self.counters.writes += 1;
         self.check_session(caller).map_err(|e| (0, e))?;
         let start_zxid = self.zxid;
         self.triggers.clear();
@@ -48,6 +49,11 @@ impl Zk {
             match self.apply(caller, op, &mut undo) {
                 Ok(r) => results.push(r),
                 Err(e) => {
+                    match e {
+                        ZkError::NodeExists => self.counters.node_exists += 1,
+                        ZkError::BadVersion => self.counters.bad_version += 1,
+                        _ => {}
+                    }
                     self.rollback(undo);
                     self.zxid = start_zxid;
                     self.triggers.clear();
@@ -340,6 +346,7 @@ impl Zk {
             };
             if let Some(set) = map.remove(&path) {
                 for session in set {
+                    self.counters.notifications += 1;
                     self.fired.push(WatchedEvent {
                         offset_us: self.op_offset_us,
                         session,

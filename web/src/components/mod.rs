@@ -9,6 +9,7 @@ pub mod event_queue;
 pub mod help;
 pub mod invariants;
 pub mod kafka_text;
+pub mod legacy;
 pub mod lesson_panel;
 pub mod lesson_picker;
 pub mod messages;

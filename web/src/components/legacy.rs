@@ -1,0 +1,205 @@
+//! "Before the controller (historical design)": the core runs the current
+//! scenario, with the actions done so far, both in Kafka's pre-0.8 design
+//! (every broker watching ZooKeeper itself) and in the controller design, and
+//! this panel shows its counts side by side. It computes nothing itself.
+
+use crate::i18n::{facts::fact_text, use_lang, Lang};
+use kcsim_core::fact::Fact;
+use kcsim_core::legacy::{compare, CompareError, Comparison, Counts};
+use kcsim_core::scenario::Scenario;
+use std::collections::BTreeMap;
+use yew::prelude::*;
+
+/// Where the page's copy of the model's documentation is served.
+pub const DOCS_HREF: &str = "before-the-controller.md";
+
+/// Properties of [`Legacy`].
+#[derive(Properties, PartialEq, Debug)]
+pub struct LegacyProps {
+    /// The scenario as started, with the actions done up to now.
+    pub scenario: Scenario,
+    /// Now (ms).
+    pub now_ms: u64,
+}
+
+/// What the last click computed, and for which moment.
+#[derive(Debug, Clone, PartialEq)]
+struct Run {
+    at_ms: u64,
+    result: Result<Comparison, CompareError>,
+}
+
+fn error_text(e: &CompareError, lang: Lang) -> String {
+    match e {
+        CompareError::TooLarge { replicas, max } => lang.f(
+            || format!("This cluster has {replicas} replicas; the comparison runs clusters of up to {max}."),
+            || format!("这个集群有 {replicas} 个副本；对比最多支持 {max} 个副本的集群。"),
+        ),
+    }
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{:.1}", ms as f64 / 1000.0)
+}
+
+/// A row of the totals table: its class, its label and how to read the number.
+type Row = (&'static str, String, fn(&Counts) -> String);
+
+/// The rows of the totals table.
+fn rows(lang: Lang) -> Vec<Row> {
+    vec![
+        (
+            "notifications",
+            lang.t("watch notifications", "监听器通知（watch）")
+                .to_string(),
+            |c| c.watch_notifications.to_string(),
+        ),
+        (
+            "reads",
+            lang.t("ZooKeeper reads", "ZooKeeper 读请求").to_string(),
+            |c| c.zk_reads.to_string(),
+        ),
+        (
+            "writes",
+            lang.t("ZooKeeper writes", "ZooKeeper 写请求").to_string(),
+            |c| c.zk_writes.to_string(),
+        ),
+        (
+            "races",
+            lang.t("lost races (NodeExists)", "竞争失败（NodeExists）")
+                .to_string(),
+            |c| c.failed_races.to_string(),
+        ),
+        (
+            "bad-version",
+            lang.t("BadVersion retries", "BadVersion 重试").to_string(),
+            |c| c.bad_version_retries.to_string(),
+        ),
+        (
+            "conflicts",
+            lang.t("conflicting decisions (split brain)", "冲突的决定（脑裂）")
+                .to_string(),
+            |c| c.conflicting_decisions.to_string(),
+        ),
+        (
+            "split-ms",
+            lang.t("time in split brain (s)", "处于脑裂的时间（秒）")
+                .to_string(),
+            |c| seconds(c.split_brain_ms),
+        ),
+    ]
+}
+
+/// The panel.
+#[component]
+pub fn Legacy(props: &LegacyProps) -> Html {
+    let lang = use_lang();
+    let run = use_state(|| None::<Run>);
+    let onclick = {
+        let run = run.clone();
+        let scenario = props.scenario.clone();
+        let now = props.now_ms;
+        Callback::from(move |_: MouseEvent| {
+            run.set(Some(Run {
+                at_ms: now,
+                result: compare(&scenario),
+            }));
+        })
+    };
+    let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
+    let result = match &*run {
+        None => html! {},
+        Some(Run {
+            at_ms,
+            result: Err(e),
+        }) => html! {
+            <p class="legacy-error" role="alert">{ format!("{} ({} {} s)", error_text(e, lang), t("at", "时间"), seconds(*at_ms)) }</p>
+        },
+        Some(Run {
+            at_ms,
+            result: Ok(c),
+        }) => view_comparison(c, *at_ms, lang),
+    };
+    html! {
+        <section id="p-legacy" class="panel legacy" aria-label={t("Before the controller (historical design)", "控制器出现之前（历史设计）")}>
+            <h2>{ t("Before the controller (historical design)", "控制器出现之前（历史设计）") }</h2>
+            <p class="legacy-badge">{ t("Historical: Kafka's first replication design (before 0.8), replaced by the controller. Not how Kafka 2.4 works.",
+                "历史设计：Kafka 最早的副本复制设计（0.8 之前），后来被控制器取代。Kafka 2.4 并不这样工作。") }</p>
+            <p class="legacy-explain">{ t(
+                "Before the controller, every broker watched ZooKeeper itself: /brokers/ids and the leader and ISR znodes of every partition it hosts. One change wakes every broker watching it (the herd effect); each re-reads ZooKeeper and acts on its own, racing to create a partition's ephemeral leader znode, so ZooKeeper carries the load of all of them. A broker whose session expired leads on until it notices, beside the new leader (split brain). With a controller, only the controller watches the cluster's state (every broker still watches /controller), decides, and tells the brokers.",
+                "在控制器出现之前，每个 broker 都自己监听 ZooKeeper：/brokers/ids，以及它所承载的每个分区的 leader 和 ISR 节点。一次变化会唤醒所有监听它的 broker（羊群效应）；每个 broker 都重新读取 ZooKeeper 并各自行动，争相创建分区的 leader 临时节点，于是 ZooKeeper 要承受所有 broker 的负载。会话已过期的 broker 在察觉之前仍以 leader 自居，与新 leader 并存（脑裂）。有了控制器之后，只有控制器监听集群状态（每个 broker 仍监听 /controller 节点）、做出决策并通知各个 broker。") }</p>
+            <p class="legacy-actions">
+                <button class="legacy-run" {onclick}
+                    aria-label={t("Compare the two designs for this scenario and the actions done so far", "对当前场景和目前为止的操作比较两种设计")}>
+                    { t("Compare the designs up to now", "比较两种设计（截至此刻）") }
+                </button>
+                <a class="legacy-docs" href={DOCS_HREF} target="_blank" rel="noopener">{ t("How it is modelled", "建模方式说明") }</a>
+            </p>
+            { result }
+        </section>
+    }
+}
+
+fn view_comparison(c: &Comparison, at_ms: u64, lang: Lang) -> Html {
+    let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
+    let head_legacy = t("before the controller", "控制器之前");
+    let head_ctl = t("controller design", "控制器设计");
+    let stretch_label = |actions: &[kcsim_core::Action]| -> String {
+        if actions.is_empty() {
+            t("start-up", "启动").to_string()
+        } else {
+            actions
+                .iter()
+                .map(|a| fact_text(&Fact::UserAction(a.clone()), lang))
+                .collect::<Vec<_>>()
+                .join(t("; ", "；"))
+        }
+    };
+    let mut not_modelled: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for (_, a) in &c.not_modelled {
+        *not_modelled.entry(a.name()).or_default() += 1;
+    }
+    let until = c.until_ms;
+    let (brokers, partitions) = (c.brokers, c.partitions);
+    html! {
+        <div class="legacy-result" aria-live="polite">
+            <p class="legacy-scope">{ lang.f(
+                || format!("Computed at {} s: {brokers} brokers, {partitions} partitions, both designs run to {} s (the last fault, a session timeout, then 10 s).", seconds(at_ms), seconds(until)),
+                || format!("于 {} 秒计算：{brokers} 个 broker，{partitions} 个分区，两种设计都运行到 {} 秒（最后一次故障之后，再加一个会话超时和 10 秒）。", seconds(at_ms), seconds(until))) }</p>
+            <table class="legacy-totals">
+                <caption>{ t("Totals", "合计") }</caption>
+                <thead><tr><th scope="col">{ t("count", "计数") }</th><th scope="col" class="hist">{ head_legacy }</th><th scope="col">{ head_ctl }</th></tr></thead>
+                <tbody>
+                    { for rows(lang).into_iter().map(|(key, label, get)| html! {
+                        <tr class={key}><th scope="row">{ label }</th><td class="hist">{ get(&c.legacy) }</td><td>{ get(&c.controller) }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+            <table class="legacy-segments">
+                <caption>{ t("Per fault (historical / controller)", "按故障（历史 / 控制器）") }</caption>
+                <thead><tr>
+                    <th scope="col">{ t("from (s)", "起始（秒）") }</th>
+                    <th scope="col">{ t("what happened", "发生了什么") }</th>
+                    <th scope="col">{ t("notifications", "通知") }</th>
+                    <th scope="col">{ t("ZooKeeper requests", "ZooKeeper 请求") }</th>
+                    <th scope="col">{ t("split brain", "脑裂") }</th>
+                </tr></thead>
+                <tbody>
+                    { for c.segments.iter().map(|s| html! {
+                        <tr>
+                            <td>{ seconds(s.from_ms) }</td>
+                            <td class="what">{ stretch_label(&s.actions) }</td>
+                            <td><span class="hist">{ s.legacy.watch_notifications }</span>{ " / " }{ s.controller.watch_notifications }</td>
+                            <td><span class="hist">{ s.legacy.zk_requests() }</span>{ " / " }{ s.controller.zk_requests() }</td>
+                            <td><span class="hist">{ s.legacy.conflicting_decisions }</span>{ " / " }{ s.controller.conflicting_decisions }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+            if !not_modelled.is_empty() {
+                <p class="legacy-unmodelled">{ t("Not modelled in the historical design (they run in the controller design only): ", "历史设计中未建模的操作（只在控制器设计中执行）：") }
+                    { not_modelled.iter().map(|(name, n)| format!("{name} ×{n}")).collect::<Vec<_>>().join(", ") }</p>
+            }
+        </div>
+    }
+}

@@ -74,6 +74,15 @@ enum Cmd {
         /// The scenario to start from (default: the built-in `default` cluster).
         scenario: Option<String>,
     },
+    /// Run a scenario the pre-0.8 way (every broker watching ZooKeeper) and
+    /// the controller's way, and count both (docs/before-the-controller.md).
+    Legacy {
+        /// The scenario file.
+        file: String,
+        /// Print the comparison as one JSON document instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a completion script for a shell.
     Completions {
         /// The shell.
@@ -207,6 +216,7 @@ fn dispatch(command: Cmd, out: &mut dyn Write) -> Result<(), Failure> {
             command: LessonCmd::Check { files, builtin },
         } => lesson_check(&files, builtin, out),
         Cmd::Console { scenario } => console(scenario.as_deref(), out),
+        Cmd::Legacy { file, json } => legacy(&file, json, out),
         Cmd::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "kcsim", out);
             Ok(())
@@ -270,6 +280,63 @@ fn elect(a: ElectArgs, out: &mut dyn Write) -> Result<(), Failure> {
         serde_json::json!(r.isr),
         serde_json::json!(r.recipients)
     );
+    Ok(())
+}
+
+/// `kcsim legacy FILE [--json]`: the historical design and the controller's,
+/// counted on the same scenario; a Markdown table for people, or the
+/// `Comparison` as JSON.
+fn legacy(file: &str, json: bool, out: &mut dyn Write) -> Result<(), Failure> {
+    use crate::legacy::Counts;
+    let scenario = read_scenario(file)?;
+    let c = crate::legacy::compare(&scenario).map_err(|e| Failure(2, format!("{file}: {e}")))?;
+    if json {
+        let text = serde_json::to_string(&c).map_err(|e| Failure(1, e.to_string()))?;
+        let _ = writeln!(out, "{text}");
+        return Ok(());
+    }
+    let row = |out: &mut dyn Write, what: &str, design: &str, n: &Counts| {
+        let _ = writeln!(
+            out,
+            "| {what} | {design} | {} | {} | {} | {} | {} | {} | {} |",
+            n.watch_notifications,
+            n.zk_reads,
+            n.zk_writes,
+            n.failed_races,
+            n.bad_version_retries,
+            n.conflicting_decisions,
+            n.split_brain_ms
+        );
+    };
+    let _ = writeln!(
+        out,
+        "{file}: {} brokers, {} partitions, to {} ms (historical design: docs/before-the-controller.md)",
+        c.brokers, c.partitions, c.until_ms
+    );
+    let _ = writeln!(
+        out,
+        "| stretch | design | watch notifications | ZooKeeper reads | ZooKeeper writes | lost races | BadVersion retries | conflicting decisions | split-brain ms |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
+    for s in &c.segments {
+        let what = if s.actions.is_empty() {
+            format!("{}–{} ms: start-up", s.from_ms, s.to_ms)
+        } else {
+            let acts: Vec<String> = s.actions.iter().map(|a| a.describe()).collect();
+            format!("{}–{} ms: {}", s.from_ms, s.to_ms, acts.join("; "))
+        };
+        row(out, &what, "before the controller", &s.legacy);
+        row(out, "", "controller", &s.controller);
+    }
+    row(out, "total", "before the controller", &c.legacy);
+    row(out, "", "controller", &c.controller);
+    for (at, a) in &c.not_modelled {
+        let _ = writeln!(
+            out,
+            "not modelled in the historical design: {at} ms {}",
+            a.describe()
+        );
+    }
     Ok(())
 }
 

@@ -333,6 +333,7 @@ fn every_subcommand_has_help_and_typos_get_suggestions() {
         "figures",
         "lesson",
         "console",
+        "legacy",
         "completions",
     ] {
         let (code, out, err) = kcsim(&[sub, "--help"]);
@@ -454,6 +455,43 @@ fn console_refuses_a_missing_scenario_file() {
     assert_eq!(code, 2);
     assert!(
         err.starts_with("kcsim: /nonexistent/s.json: cannot read"),
+        "{err}"
+    );
+}
+
+#[test]
+fn legacy_counts_the_historical_design_beside_the_controller() {
+    // Kafka (pre-0.8 design, cwiki "Kafka Replication Design V2",
+    // "Differences between V1 and V2"): without a controller every broker
+    // watches ZooKeeper itself, so a topic's creation and a broker's death
+    // wake many brokers where KafkaController.onBrokerFailure is woken once.
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/controller-failover.json"
+    );
+    let (code, out, err) = kcsim(&["legacy", file, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let c: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let n = |design: &str| c[design]["watch_notifications"].as_u64().unwrap();
+    assert!(n("legacy") > n("controller"), "{out}");
+    let (code, table, err) = kcsim(&["legacy", file]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        table.contains("| total | before the controller | "),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!(
+            "| total | before the controller | {} |",
+            n("legacy")
+        )),
+        "{table}"
+    );
+    let bad = write("legacy-bad.json", r#"{"version":1,"brokers":[]}"#);
+    let (code, out, err) = kcsim(&["legacy", bad.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.starts_with("kcsim: ") && err.contains("legacy-bad.json"),
         "{err}"
     );
 }

@@ -115,11 +115,9 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
     let mut sim = scenario.build();
     sim.run_until(SimTime(until));
     if let Some(path) = trace {
-        let mut lines = String::new();
-        for r in sim.trace() {
-            lines.push_str(&r.to_json_line());
-            lines.push('\n');
-        }
+        let header = crate::trace_file::Header::of_file(&text, until)
+            .map_err(|e| Failure(2, format!("{file}: {e}")))?;
+        let lines = crate::trace_file::write(&header, sim.trace());
         std::fs::write(&path, lines)
             .map_err(|e| Failure(1, format!("{path}: cannot write the trace: {e}")))?;
     }

@@ -28,7 +28,8 @@ use crate::trace::TraceRecord;
 use crate::zk::WatchKind;
 use crate::zk_client::paths;
 
-/// The most rows (arrows and marks) drawn; the rest are counted.
+/// The most rows (arrows and marks) drawn: the latest ones; the earlier
+/// rest are counted.
 pub const MAX_ROWS: usize = 150;
 
 /// One end of an arrow: ZooKeeper or a broker.
@@ -152,9 +153,8 @@ pub enum MarkKind {
     },
     /// This broker stopped being the controller.
     Resigned,
-    /// The user acted on this broker (`kill_broker`, `pause_broker`, …: the
-    /// trace kind of the action).
-    UserAction(String),
+    /// The user acted on this broker (kill -9, a pause, …).
+    UserAction(crate::action::Action),
     /// The broker's ZooKeeper session expired.
     SessionExpired,
 }
@@ -454,7 +454,7 @@ fn rows_of(r: &TraceRecord, out: &mut Vec<Row>) {
         } => out.push(mark(*b, MarkKind::SessionExpired)),
         Fact::UserAction(a) => {
             if let Some(b) = a.broker() {
-                out.push(mark(b, MarkKind::UserAction(r.kind.clone())));
+                out.push(mark(b, MarkKind::UserAction(a.clone())));
             }
         }
         _ => {}
@@ -583,9 +583,9 @@ pub struct Layout {
     pub diagram: Diagram,
     /// The x of each lifeline (same order as `diagram.lifelines`).
     pub xs: Vec<u32>,
-    /// The rows drawn (the first [`MAX_ROWS`]), each with its y.
+    /// The rows drawn (the last [`MAX_ROWS`]), each with its y.
     pub rows: Vec<(u32, Row)>,
-    /// Rows left out.
+    /// Earlier rows left out.
     pub not_drawn: usize,
     /// The width of the whole picture.
     pub width: u32,
@@ -610,7 +610,8 @@ pub const BOTTOM: u32 = 110;
 
 impl Layout {
     /// Lay `diagram` out: lifelines left to right, rows top to bottom in
-    /// time order, at most [`MAX_ROWS`] of them.
+    /// time order, at most [`MAX_ROWS`] of them (the latest: the window's
+    /// end is where the page's time cursor is).
     pub fn of(diagram: Diagram) -> Layout {
         let n = u32::try_from(diagram.lifelines.len()).unwrap_or(u32::MAX);
         let xs: Vec<u32> = (0..n)
@@ -620,7 +621,7 @@ impl Layout {
         let rows: Vec<(u32, Row)> = diagram
             .rows
             .iter()
-            .take(MAX_ROWS)
+            .skip(not_drawn)
             .zip(0u32..)
             .map(|(r, i)| (TOP + ROW / 2 + i * ROW, r.clone()))
             .collect();
@@ -664,7 +665,7 @@ pub trait Labels {
     fn time(&self, ms: u64) -> String {
         format!("{}.{:03} s", ms / 1000, ms % 1000)
     }
-    /// The line saying `n` more rows were not drawn.
+    /// The line saying the `n` earliest rows were not drawn.
     fn not_drawn(&self, n: usize) -> String;
     /// A legend entry for an outcome.
     fn outcome(&self, o: Outcome) -> String;
@@ -749,12 +750,12 @@ impl Labels for English {
         match &m.kind {
             MarkKind::Elected { epoch } => format!("becomes the controller, epoch {epoch}"),
             MarkKind::Resigned => "resigns as the controller".to_string(),
-            MarkKind::UserAction(k) => format!("user: {k}"),
+            MarkKind::UserAction(a) => format!("user: {}", a.describe()),
             MarkKind::SessionExpired => "ZooKeeper session expired".to_string(),
         }
     }
     fn not_drawn(&self, n: usize) -> String {
-        format!("{n} more not drawn: choose a shorter window")
+        format!("{n} earlier rows not drawn: choose a shorter window")
     }
     fn outcome(&self, o: Outcome) -> String {
         match o {

@@ -109,7 +109,7 @@ fn a_new_controller_is_marked_where_it_wins() {
     assert!(d
         .rows
         .iter()
-        .any(|r| matches!(r, Row::Mark(Mark { kind: MarkKind::UserAction(k), .. }) if k == "kill_broker")));
+        .any(|r| matches!(r, Row::Mark(Mark { kind: MarkKind::UserAction(crate::Action::KillBroker { .. }), .. }))));
 }
 
 #[test]
@@ -196,7 +196,9 @@ fn rows_past_the_cap_are_counted_not_drawn() {
     let times: Vec<u64> = l.rows.iter().map(|(_, r)| r.time_ms()).collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]));
     let svg = to_svg(&l, &English);
-    assert!(svg.contains(&format!("{} more not drawn", total - MAX_ROWS)));
+    assert!(svg.contains(&format!("{} earlier rows not drawn", total - MAX_ROWS)));
+    let all = Diagram::of(sim.trace(), &s.brokers, 0, 130_000);
+    assert_eq!(all.rows.last().map(Row::time_ms), times.last().copied(), "the latest are drawn");
 }
 
 /// A small checker of the SVG's XML: tags balance, attributes are quoted,

@@ -197,9 +197,10 @@ fn known(line: usize, m: &Map<String, Value>, allowed: &[&str]) -> Result<(), Tr
 fn get_u64(line: usize, m: &Map<String, Value>, key: &str) -> Result<u64, TraceFileError> {
     match m.get(key) {
         None => fail(line, key, "is required"),
-        Some(v) => v
-            .as_u64()
-            .map_or_else(|| fail(line, key, "expected a non-negative whole number"), Ok),
+        Some(v) => v.as_u64().map_or_else(
+            || fail(line, key, "expected a non-negative whole number"),
+            Ok,
+        ),
     }
 }
 
@@ -322,11 +323,7 @@ pub fn parse(text: &str) -> Result<TraceFile, TraceFileError> {
     for (i, l) in lines.enumerate() {
         let line = i + 2;
         if line > MAX_TRACE_LINES {
-            return fail(
-                0,
-                "(file)",
-                format!("more than {MAX_TRACE_LINES} lines"),
-            );
+            return fail(0, "(file)", format!("more than {MAX_TRACE_LINES} lines"));
         }
         let r = parse_record(line, l, last_ms)?;
         if r.time_ms > header.until_ms {
@@ -406,12 +403,16 @@ mod tests {
             UserAct {
                 at_ms: 12_000,
                 fork: false,
-                action: Action::KillBroker { broker: BrokerId(1) },
+                action: Action::KillBroker {
+                    broker: BrokerId(1),
+                },
             },
             UserAct {
                 at_ms: 9_000,
                 fork: true,
-                action: Action::ShutdownBroker { broker: BrokerId(2) },
+                action: Action::ShutdownBroker {
+                    broker: BrokerId(2),
+                },
             },
         ];
         let h = header("controller-failover", acts, 40_000);
@@ -460,13 +461,17 @@ mod tests {
             err(&first.replace("\"brokers\":[0,1,2]", "\"brokers\":[0,1,2],\"colour\":1"))
                 .starts_with("line 1: scenario.colour: unknown field")
         );
-        assert!(err(&first.replace("\"acts\":[]", "\"acts\":[{\"at_ms\":1}]"))
-            .starts_with("line 1: acts[0]: missing field"));
+        assert!(
+            err(&first.replace("\"acts\":[]", "\"acts\":[{\"at_ms\":1}]"))
+                .starts_with("line 1: acts[0]: missing field")
+        );
         let mut lines: Vec<String> = good.lines().map(str::to_string).collect();
         let t: u64 = serde_json::from_str::<Value>(&lines[2]).expect("JSON")["time_ms"]
             .as_u64()
             .expect("a time");
-        let at = |t: u64, rest: &str| format!("{{\"time_ms\":{t},\"actor\":\"zk\",\"kind\":\"x\"{rest}}}");
+        let at = |t: u64, rest: &str| {
+            format!("{{\"time_ms\":{t},\"actor\":\"zk\",\"kind\":\"x\"{rest}}}")
+        };
         lines.insert(3, at(t, ""));
         assert_eq!(err(&lines.join("\n")), "line 4: details: is required");
         lines[3] = at(t, ",\"details\":\"\",\"extra\":2");
@@ -479,7 +484,10 @@ mod tests {
             "line 4: time_ms: after the scenario record's until_ms"
         );
         lines[3] = "[1,2]".to_string();
-        assert_eq!(err(&lines.join("\n")), "line 4: (line): expected a JSON object");
+        assert_eq!(
+            err(&lines.join("\n")),
+            "line 4: (line): expected a JSON object"
+        );
         let huge = " ".repeat(MAX_TRACE_BYTES + 1);
         assert!(err(&huge).starts_with("(file): "));
     }
@@ -491,11 +499,16 @@ mod tests {
             vec![UserAct {
                 at_ms: 5_000,
                 fork: false,
-                action: Action::KillBroker { broker: BrokerId(9) },
+                action: Action::KillBroker {
+                    broker: BrokerId(9),
+                },
             }],
             8_000,
         );
         let e = h.replay().expect_err("no broker 9");
-        assert_eq!(e.to_string(), "line 1: acts[0]: no broker 9 in this cluster");
+        assert_eq!(
+            e.to_string(),
+            "line 1: acts[0]: no broker 9 in this cluster"
+        );
     }
 }

@@ -3,6 +3,7 @@
 use crate::components::admin::Admin;
 use crate::components::broker_card::BrokerCard;
 use crate::components::controls::Controls;
+use crate::components::diagram::DiagramPane;
 use crate::components::event_queue::EventQueue;
 use crate::components::help::Help;
 use crate::components::invariants::Invariants;
@@ -134,7 +135,12 @@ pub fn App(props: &AppProps) -> Html {
         Callback::from(move |m: Msg| {
             if matches!(
                 m,
-                Msg::Act(_) | Msg::Undo | Msg::Load(_) | Msg::SetZkMode(_) | Msg::DismissError
+                Msg::Act(_)
+                    | Msg::Undo
+                    | Msg::Load(_)
+                    | Msg::SetZkMode(_)
+                    | Msg::Replace(_)
+                    | Msg::DismissError
             ) {
                 // A new action replaces the error shown, wherever it was.
                 state.dispatch(Msg::DismissError);
@@ -309,6 +315,7 @@ pub fn App(props: &AppProps) -> Html {
                         controller={view.controller.map(|c| c.0)} now_ms={now} on_msg={on_msg.clone()} />
                 </div>
             </div>
+            <DiagramPane state={(*state).clone()} on_msg={on_msg.clone()} />
         </main>
         </ContextProvider<Lang>>
     }

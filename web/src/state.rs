@@ -308,6 +308,8 @@ pub enum Msg {
     Unmark(u64),
     /// Lesson mode: open, follow, rewind or leave a lesson ([`crate::lesson`]).
     Lesson(crate::lesson::LessonMsg),
+    /// Show another moment: a trace file loaded ([`crate::trace_io::load`]).
+    Replace(Rc<SimState>),
 }
 
 impl SimState {
@@ -578,6 +580,7 @@ impl SimState {
     fn apply_plain(&self, msg: Msg) -> SimState {
         match msg {
             Msg::Tick(wall_ms) => self.tick(wall_ms as f64),
+            Msg::Replace(s) => (*s).clone(),
             Msg::TogglePlay => SimState {
                 playing: !self.playing,
                 ..self.clone()

@@ -15,7 +15,7 @@
 //! data; [`English`] renders them for the CLI, the page in its languages.
 //! See `core/docs/diagram.md`.
 
-mod svg;
+pub mod svg;
 #[cfg(test)]
 mod tests;
 
@@ -449,9 +449,7 @@ fn rows_of(r: &TraceRecord, out: &mut Vec<Row>) {
         | Fact::Resign { broker }
         | Fact::ResignAfterError { broker }
         | Fact::ResignForShutdown { broker } => out.push(mark(*broker, MarkKind::Resigned)),
-        Fact::SessionExpired {
-            owner: Some(b), ..
-        } => out.push(mark(*b, MarkKind::SessionExpired)),
+        Fact::SessionExpired { owner: Some(b), .. } => out.push(mark(*b, MarkKind::SessionExpired)),
         Fact::UserAction(a) => {
             if let Some(b) = a.broker() {
                 out.push(mark(b, MarkKind::UserAction(a.clone())));
@@ -676,6 +674,7 @@ pub trait Labels {
 }
 
 /// The English words (the CLI's and the page's in English).
+#[derive(Debug, Clone, Copy)]
 pub struct English;
 
 /// A watch kind's name, as ZooKeeper spells it.

@@ -41,7 +41,11 @@ fn a_broker_failure_is_a_watch_then_requests_with_the_controllers_epoch() {
         .filter(|l| l.controller_epoch.is_some())
         .map(|l| (l.party, l.controller_epoch))
         .collect();
-    assert_eq!(controller, vec![(b(2), Some(2))], "broker 2 leads with epoch 2");
+    assert_eq!(
+        controller,
+        vec![(b(2), Some(2))],
+        "broker 2 leads with epoch 2"
+    );
     let a = arrows(&d);
     let watch = a
         .iter()
@@ -54,7 +58,15 @@ fn a_broker_failure_is_a_watch_then_requests_with_the_controllers_epoch() {
     let after = &a[watch..];
     let lai = after
         .iter()
-        .find(|a| matches!(a.message, Message::Request { name: "LeaderAndIsr", .. }))
+        .find(|a| {
+            matches!(
+                a.message,
+                Message::Request {
+                    name: "LeaderAndIsr",
+                    ..
+                }
+            )
+        })
         .expect("a LeaderAndIsr follows");
     assert_eq!(lai.from, b(2));
     assert_eq!(
@@ -82,8 +94,14 @@ fn a_broker_failure_is_a_watch_then_requests_with_the_controllers_epoch() {
         "nothing is handled by the dead brokers"
     );
     // Every request is answered.
-    let requests = a.iter().filter(|a| matches!(a.message, Message::Request { .. })).count();
-    let responses = a.iter().filter(|a| matches!(a.message, Message::Response { .. })).count();
+    let requests = a
+        .iter()
+        .filter(|a| matches!(a.message, Message::Request { .. }))
+        .count();
+    let responses = a
+        .iter()
+        .filter(|a| matches!(a.message, Message::Response { .. }))
+        .count();
     assert_eq!(requests, responses);
 }
 
@@ -95,7 +113,10 @@ fn a_new_controller_is_marked_where_it_wins() {
     let (trace, brokers) = run("controller-failover", 16_000);
     let d = Diagram::of(&trace, &brokers, 9_000, 16_000);
     assert_eq!(
-        d.lifelines.iter().find(|l| l.controller_epoch.is_some()).map(|l| l.party),
+        d.lifelines
+            .iter()
+            .find(|l| l.controller_epoch.is_some())
+            .map(|l| l.party),
         Some(b(1)),
         "broker 1 was the controller (epoch 1) as the window opens"
     );
@@ -105,11 +126,16 @@ fn a_new_controller_is_marked_where_it_wins() {
         .position(|r| matches!(r, Row::Mark(Mark { on, kind: MarkKind::Elected { epoch: 2 }, .. }) if *on == b(2)))
         .expect("broker 2's election is marked");
     assert!(i > 0);
-    assert!(matches!(&d.rows[i - 1], Row::Arrow(Arrow { from, to: Party::Zk, message: Message::Write { path, .. }, .. }) if *from == b(2) && path == "/controller"));
-    assert!(d
-        .rows
-        .iter()
-        .any(|r| matches!(r, Row::Mark(Mark { kind: MarkKind::UserAction(crate::Action::KillBroker { .. }), .. }))));
+    assert!(
+        matches!(&d.rows[i - 1], Row::Arrow(Arrow { from, to: Party::Zk, message: Message::Write { path, .. }, .. }) if *from == b(2) && path == "/controller")
+    );
+    assert!(d.rows.iter().any(|r| matches!(
+        r,
+        Row::Mark(Mark {
+            kind: MarkKind::UserAction(crate::Action::KillBroker { .. }),
+            ..
+        })
+    )));
 }
 
 #[test]
@@ -122,7 +148,10 @@ fn a_zombie_controllers_stale_request_is_drawn_rejected() {
     let (trace, brokers) = run("zombie-controller", 22_000);
     let d = Diagram::of(&trace, &brokers, 21_000, 22_000);
     assert_eq!(
-        d.lifelines.iter().find(|l| l.controller_epoch.is_some()).map(|l| (l.party, l.controller_epoch)),
+        d.lifelines
+            .iter()
+            .find(|l| l.controller_epoch.is_some())
+            .map(|l| (l.party, l.controller_epoch)),
         Some((b(1), Some(2)))
     );
     let a = arrows(&d);
@@ -144,10 +173,12 @@ fn a_zombie_controllers_stale_request_is_drawn_rejected() {
                 name: "LeaderAndIsr",
                 error: "STALE_CONTROLLER_EPOCH"
             }));
-    assert!(d
-        .rows
-        .iter()
-        .any(|r| matches!(r, Row::Mark(Mark { kind: MarkKind::Resigned, on, .. }) if *on == b(0))), "the zombie resigns");
+    assert!(
+        d.rows.iter().any(
+            |r| matches!(r, Row::Mark(Mark { kind: MarkKind::Resigned, on, .. }) if *on == b(0))
+        ),
+        "the zombie resigns"
+    );
 }
 
 #[test]
@@ -177,9 +208,13 @@ fn rows_past_the_cap_are_counted_not_drawn() {
     let mut s = builtin::scenario("controller-failover").expect("built in");
     for (at, broker) in [(50_000, 2), (70_000, 2), (90_000, 0), (110_000, 0)] {
         let action = if at % 40_000 == 10_000 {
-            crate::Action::KillBroker { broker: BrokerId(broker) }
+            crate::Action::KillBroker {
+                broker: BrokerId(broker),
+            }
         } else {
-            crate::Action::StartBroker { broker: BrokerId(broker) }
+            crate::Action::StartBroker {
+                broker: BrokerId(broker),
+            }
         };
         s.actions.push((SimTime(at), action));
     }
@@ -198,7 +233,11 @@ fn rows_past_the_cap_are_counted_not_drawn() {
     let svg = to_svg(&l, &English);
     assert!(svg.contains(&format!("{} earlier rows not drawn", total - MAX_ROWS)));
     let all = Diagram::of(sim.trace(), &s.brokers, 0, 130_000);
-    assert_eq!(all.rows.last().map(Row::time_ms), times.last().copied(), "the latest are drawn");
+    assert_eq!(
+        all.rows.last().map(Row::time_ms),
+        times.last().copied(),
+        "the latest are drawn"
+    );
 }
 
 /// A small checker of the SVG's XML: tags balance, attributes are quoted,
@@ -257,12 +296,17 @@ fn the_svg_is_well_formed_with_a_lifeline_per_party_and_a_group_per_arrow() {
     let (trace, brokers) = run("controller-failover", 16_000);
     let d = Diagram::of(&trace, &brokers, 15_100, 16_000);
     let n_arrows = arrows(&d).len();
-    let rejected = arrows(&d).iter().filter(|a| a.outcome == Outcome::Rejected).count();
+    let rejected = arrows(&d)
+        .iter()
+        .filter(|a| a.outcome == Outcome::Rejected)
+        .count();
     let l = Layout::of(d);
     let svg = to_svg(&l, &English);
     let tags = check_xml(&svg);
     assert_eq!(tags.first().map(String::as_str), Some("svg"));
-    assert!(!tags.iter().any(|t| t == "script" || t == "foreignObject" || t == "image"));
+    assert!(!tags
+        .iter()
+        .any(|t| t == "script" || t == "foreignObject" || t == "image"));
     assert!(!svg.contains("href"), "no external reference");
     assert_eq!(svg.matches("class=\"life\"").count(), 4);
     // The legend has three sample arrows of its own.
@@ -308,7 +352,10 @@ impl Labels for Hostile {
 fn every_label_is_escaped() {
     // User text (topic names, paths, the page's words) never becomes markup.
     let (trace, brokers) = run("zombie-controller", 22_000);
-    let svg = to_svg(&Layout::of(Diagram::of(&trace, &brokers, 17_000, 22_000)), &Hostile);
+    let svg = to_svg(
+        &Layout::of(Diagram::of(&trace, &brokers, 17_000, 22_000)),
+        &Hostile,
+    );
     let tags = check_xml(&svg);
     assert!(!tags.iter().any(|t| t == "script" || t == "i" || t == "b"));
     assert!(svg.contains("&lt;script&gt;alert(&apos;x&apos;)&lt;/script&gt; &amp; &quot;q&quot;"));

@@ -648,6 +648,55 @@ impl Layout {
     }
 }
 
+/// Where one arrow's pieces go (the SVG and the page draw from this).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArrowShape {
+    /// The line from `(x1, y)` to `(end, y)`; `None` for a message a party
+    /// sends itself, drawn as the loop `path`.
+    pub line: Option<(u32, u32, u32)>,
+    /// The SVG path: the loop of a message to oneself, or the cross where a
+    /// dropped message stops (empty when neither).
+    pub path: String,
+    /// Whether the line ends in an arrowhead (not when dropped).
+    pub head: bool,
+    /// Where the label starts.
+    pub label: (u32, u32),
+}
+
+impl Layout {
+    /// The shape of arrow `a` drawn at row `y`.
+    pub fn arrow_shape(&self, y: u32, a: &Arrow) -> ArrowShape {
+        let x1 = self.x_of(a.from);
+        let x2 = self.x_of(a.to);
+        let dropped = a.outcome == Outcome::Dropped;
+        if x1 == x2 {
+            return ArrowShape {
+                line: None,
+                path: format!("M{x1},{} h30 v12 h-30", y.saturating_sub(6)),
+                head: true,
+                label: (x1 + 36, y + 4),
+            };
+        }
+        let end = if dropped { (x1 + x2) / 2 } else { x2 };
+        let path = if dropped {
+            let top = y.saturating_sub(4);
+            format!(
+                "M{},{top} l8,8 M{},{top} l-8,8",
+                end.saturating_sub(4),
+                end + 4
+            )
+        } else {
+            String::new()
+        };
+        ArrowShape {
+            line: Some((x1, y, end)),
+            path,
+            head: !dropped,
+            label: (x1.min(x2) + 8, y.saturating_sub(4)),
+        }
+    }
+}
+
 /// The words of a diagram: the CLI's English ([`English`]), the page's
 /// English and 中文.
 pub trait Labels {

@@ -90,7 +90,7 @@ pub fn to_svg(layout: &Layout, labels: &dyn Labels) -> String {
         h = layout.height
     );
     let _ = write!(s, "<title>{title}</title><style>{STYLE}</style>");
-    s.push_str("<defs><marker id=\"head\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" markerHeight=\"8\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#444c56\"/></marker></defs>");
+    s.push_str("<defs><marker id=\"head\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerUnits=\"userSpaceOnUse\" markerWidth=\"10\" markerHeight=\"10\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#444c56\"/></marker></defs>");
     let _ = write!(
         s,
         "<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/><text class=\"title\" x=\"12\" y=\"24\">{title}</text>",
@@ -123,8 +123,7 @@ pub fn to_svg(layout: &Layout, labels: &dyn Labels) -> String {
         );
         match row {
             Row::Arrow(a) => {
-                let x1 = layout.x_of(a.from);
-                let x2 = layout.x_of(a.to);
+                let shape = layout.arrow_shape(*y, a);
                 let _ = write!(
                     s,
                     "<g class=\"arrow {} {}\" data-time-ms=\"{}\">",
@@ -132,45 +131,29 @@ pub fn to_svg(layout: &Layout, labels: &dyn Labels) -> String {
                     outcome_class(a.outcome),
                     a.time_ms
                 );
-                let label = escape(&labels.arrow(a));
-                if x1 == x2 {
-                    let _ = write!(
-                        s,
-                        "<path d=\"M{x1},{} h30 v12 h-30\" marker-end=\"url(#head)\"/><text x=\"{}\" y=\"{}\">{label}</text>",
-                        y - 6,
-                        x1 + 36,
-                        y + 4
-                    );
+                let head = if shape.head {
+                    " marker-end=\"url(#head)\""
                 } else {
-                    // A dropped message stops halfway.
-                    let end = if a.outcome == Outcome::Dropped {
-                        (x1 + x2) / 2
-                    } else {
-                        x2
-                    };
-                    let marker = if a.outcome == Outcome::Dropped {
-                        ""
-                    } else {
-                        " marker-end=\"url(#head)\""
-                    };
+                    ""
+                };
+                if let Some((x1, ly, x2)) = shape.line {
                     let _ = write!(
                         s,
-                        "<line x1=\"{x1}\" y1=\"{y}\" x2=\"{end}\" y2=\"{y}\"{marker}/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{label}</text>",
-                        (x1 + x2) / 2,
-                        y - 4
+                        "<line x1=\"{x1}\" y1=\"{ly}\" x2=\"{x2}\" y2=\"{ly}\"{head}/>"
                     );
-                    if a.outcome == Outcome::Dropped {
-                        let _ = write!(
-                            s,
-                            "<path d=\"M{},{} l8,8 M{},{} l-8,8\"/>",
-                            end - 4,
-                            y - 4,
-                            end + 4,
-                            y - 4
-                        );
+                    if !shape.path.is_empty() {
+                        let _ = write!(s, "<path d=\"{}\"/>", shape.path);
                     }
+                } else {
+                    let _ = write!(s, "<path d=\"{}\"{head}/>", shape.path);
                 }
-                s.push_str("</g>");
+                let _ = write!(
+                    s,
+                    "<text x=\"{}\" y=\"{}\">{}</text></g>",
+                    shape.label.0,
+                    shape.label.1,
+                    escape(&labels.arrow(a))
+                );
             }
             Row::Mark(m) => {
                 let x = layout.x_of(m.on);

@@ -12,7 +12,7 @@ use crate::trace_io;
 use kcsim_core::diagram::svg::{message_class, outcome_class};
 use kcsim_core::diagram::{
     to_svg, watch_name, write_verb, Arrow, Diagram, English, Labels, Layout, Lifeline, Mark,
-    MarkKind, Message, Outcome, Party, Row, COLUMN,
+    MarkKind, Message, Outcome, Party, Row, COLUMN, TOP,
 };
 use kcsim_core::fact::Fact;
 use std::rc::Rc;
@@ -169,6 +169,7 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
     let labels = PageLabels(lang);
     let window_s = use_state_eq(|| 10u64);
     let status = use_state_eq(|| None::<LoadStatus>);
+    let scroller = use_node_ref();
     let state = &props.state;
     let to_ms = state.now_ms();
     let from_ms = to_ms.saturating_sub(*window_s * 1000);
@@ -292,6 +293,16 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
     };
     let l = &*layout;
     let d = &l.diagram;
+    {
+        // The latest rows are at the bottom: keep them in view as the cursor
+        // or the window moves.
+        let scroller = scroller.clone();
+        use_effect_with((to_ms, *window_s), move |_| {
+            if let Some(el) = scroller.cast::<web_sys::Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
+    }
     let heads = d.lifelines.iter().zip(&l.xs).map(|(life, x)| {
         let x = *x;
         let controller = life.controller_epoch.is_some();
@@ -299,8 +310,12 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
             <g class={classes!("head", controller.then_some("controller"))}>
                 <rect x={(x - (COLUMN / 2 - 8)).to_string()} y={(l.head_y - 15).to_string()} width={(COLUMN - 16).to_string()} height="30" rx="4" />
                 <text x={x.to_string()} y={(l.head_y + 4).to_string()} text-anchor="middle">{ labels.lifeline(life) }</text>
-                <line class="life" x1={x.to_string()} y1={(l.head_y + 15).to_string()} x2={x.to_string()} y2={l.foot_y.to_string()} />
             </g>
+        }
+    });
+    let lives = l.xs.iter().map(|x| {
+        html! {
+            <line class="life" x1={x.to_string()} y1={TOP.to_string()} x2={x.to_string()} y2={l.foot_y.to_string()} />
         }
     });
     let rows = l.rows.iter().map(|(y, row)| {
@@ -311,32 +326,23 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
         let now = (t == to_ms).then_some("now");
         match row {
             Row::Arrow(a) => {
-                let x1 = l.x_of(a.from);
-                let x2 = l.x_of(a.to);
+                let shape = l.arrow_shape(y, a);
                 let label = labels.arrow(a);
                 let aria = lang.f(
                     || format!("{time}: {label} ({}). Go to this moment", labels.outcome(a.outcome)),
                     || format!("{time}：{label}（{}）。跳到这一刻", labels.outcome(a.outcome)),
                 );
-                let body = if x1 == x2 {
-                    html! { <>
-                        <path d={format!("M{x1},{} h30 v12 h-30", y - 6)} marker-end="url(#kc-head)" />
-                        <text x={(x1 + 36).to_string()} y={(y + 4).to_string()}>{ label }</text>
-                    </> }
-                } else {
-                    let dropped = a.outcome == Outcome::Dropped;
-                    let end = if dropped { (x1 + x2) / 2 } else { x2 };
-                    html! { <>
-                        <line class="hit" x1={x1.to_string()} y1={y.to_string()} x2={x2.to_string()} y2={y.to_string()} />
-                        if dropped {
-                            <line x1={x1.to_string()} y1={y.to_string()} x2={end.to_string()} y2={y.to_string()} />
-                            <path d={format!("M{},{} l8,8 M{},{} l-8,8", end - 4, y - 4, end + 4, y - 4)} />
-                        } else {
-                            <line x1={x1.to_string()} y1={y.to_string()} x2={end.to_string()} y2={y.to_string()} marker-end="url(#kc-head)" />
-                        }
-                        <text x={((x1 + x2) / 2).to_string()} y={(y - 4).to_string()} text-anchor="middle">{ label }</text>
-                    </> }
-                };
+                let head = shape.head.then_some("url(#kc-head)");
+                let body = html! { <>
+                    if let Some((x1, ly, x2)) = shape.line {
+                        <line class="hit" x1={x1.to_string()} y1={ly.to_string()} x2={l.x_of(a.to).to_string()} y2={ly.to_string()} />
+                        <line x1={x1.to_string()} y1={ly.to_string()} x2={x2.to_string()} y2={ly.to_string()} marker-end={head} />
+                        if !shape.path.is_empty() { <path d={shape.path.clone()} /> }
+                    } else {
+                        <path d={shape.path.clone()} marker-end={head} />
+                    }
+                    <text x={shape.label.0.to_string()} y={shape.label.1.to_string()}>{ label }</text>
+                </> };
                 html! {
                     <g class={classes!("arrow", message_class(&a.message), outcome_class(a.outcome), now)} data-time-ms={t.to_string()}
                         tabindex="0" role="button" aria-label={aria} {onclick} {onkeydown}>
@@ -375,6 +381,7 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
                 </g>
             }
         });
+    let mark_y = legend_y + 54;
     html! {
         <section id="p-diagram" class="panel diagram-pane" aria-label={lang.t("Sequence diagram", "时序图")}>
             <h2>{ lang.t("Sequence diagram", "时序图") }</h2>
@@ -400,16 +407,21 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
             <p class="quiet diagram-hint">{ lang.t(
                 "Time flows downward. Click an arrow (or focus it and press Enter) to move the time cursor there.",
                 "时间自上而下。点击一个箭头（或用键盘聚焦后按 Enter），时间游标就移到那一刻。") }</p>
-            <div class="diagram-scroll">
-                <svg class="sequence" width={l.width.to_string()} height={l.height.to_string()} viewBox={format!("0 0 {} {}", l.width, l.height)}
+            <div class="diagram-scroll" ref={scroller.clone()}>
+                // The heads stay in view while the rows scroll under them.
+                <svg class="sequence heads" width={l.width.to_string()} height={TOP.to_string()} viewBox={format!("0 0 {} {TOP}", l.width)}
                     role="group" aria-label={labels.title(d.from_ms, d.to_ms)}>
+                    <rect class="backdrop" width={l.width.to_string()} height={TOP.to_string()} />
+                    <text class="title" x="12" y="24">{ labels.title(d.from_ms, d.to_ms) }</text>
+                    { for heads }
+                </svg>
+                <svg class="sequence" width={l.width.to_string()} height={(l.height - TOP).to_string()} viewBox={format!("0 {TOP} {} {}", l.width, l.height - TOP)}>
                     <defs>
-                        <marker id="kc-head" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse">
+                        <marker id="kc-head" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse">
                             <path d="M0,0 L10,5 L0,10 z" />
                         </marker>
                     </defs>
-                    <text class="title" x="12" y="24">{ labels.title(d.from_ms, d.to_ms) }</text>
-                    { for heads }
+                    { for lives }
                     { for rows }
                     if l.rows.is_empty() {
                         <text x="70" y={(l.foot_y - 12).to_string()}>{ labels.empty() }</text>
@@ -418,6 +430,10 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
                         <text class="more" x="70" y={(l.foot_y + 20).to_string()}>{ labels.not_drawn(l.not_drawn) }</text>
                     }
                     { for legend }
+                    <g class="mark">
+                        <rect x="84" y={(mark_y - 6).to_string()} width="12" height="12" />
+                        <text x="120" y={(mark_y + 4).to_string()}>{ labels.legend_mark() }</text>
+                    </g>
                 </svg>
             </div>
         </section>

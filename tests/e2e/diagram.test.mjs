@@ -28,7 +28,7 @@ test('the zombie controller as a sequence diagram: seek by arrow, SVG and trace 
   assert.equal(await svg.locator('line.life').count(), 4, 'ZooKeeper and three brokers');
   const stale = svg.locator('g.arrow.request.rejected');
   assert.ok(await stale.count() >= 1, 'the stale request is drawn rejected');
-  assert.match(await stale.first().textContent(), /LeaderAndIsr \(controller epoch 1\)/);
+  assert.match(await stale.first().textContent(), /LeaderAndIsr \(controller epoch 1, leader epoch 1\)/);
   await stale.first().scrollIntoViewIfNeeded();
   await pane.screenshot({ path: join(SHOTS, 'diagram-zombie.png') });
   await screenshot(page, 'diagram-page');
@@ -64,7 +64,7 @@ async function zh() {
   const svgText = await readFile(await svgFile.path(), 'utf8');
   assert.ok(svgText.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'));
   assert.match(svgText, /<title>时序图：12\.000 s 至 22\.000 s<\/title>/);
-  assert.match(svgText, /LeaderAndIsr（控制器 epoch 1）/);
+  assert.match(svgText, /LeaderAndIsr（控制器 epoch 1，leader epoch 1）/);
   assert.ok(!svgText.includes('<script'));
 
   // Download the trace, then load it back: it replays byte for byte.

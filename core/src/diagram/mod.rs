@@ -88,6 +88,8 @@ pub enum Message {
         name: &'static str,
         /// Its controller epoch.
         controller_epoch: i32,
+        /// The lowest and highest leader epoch of its partitions, if any.
+        leader_epochs: Option<(i32, i32)>,
     },
     /// The answer to a controller request.
     Response {
@@ -271,6 +273,7 @@ fn rows_of(r: &TraceRecord, out: &mut Vec<Row>) {
             request,
             from,
             epoch,
+            leader_epochs,
             error,
         } => {
             if let Some(to) = me {
@@ -285,6 +288,7 @@ fn rows_of(r: &TraceRecord, out: &mut Vec<Row>) {
                     Message::Request {
                         name: request,
                         controller_epoch: *epoch,
+                        leader_epochs: *leader_epochs,
                     },
                     outcome,
                 ));
@@ -736,6 +740,17 @@ pub fn watch_name(k: WatchKind) -> &'static str {
     }
 }
 
+/// The leader epoch a request's label shows: a LeaderAndIsr's (one, or the
+/// range `Err((lowest, highest))` when its partitions differ); `None` for the
+/// other requests, whose leader epochs only repeat what a LeaderAndIsr said.
+pub fn leader_epoch_shown(
+    name: &str,
+    leader_epochs: Option<(i32, i32)>,
+) -> Option<Result<i32, (i32, i32)>> {
+    let (lo, hi) = leader_epochs.filter(|_| name == "LeaderAndIsr")?;
+    Some(if lo == hi { Ok(lo) } else { Err((lo, hi)) })
+}
+
 /// A ZooKeeper write's verb.
 pub fn write_verb(op: ZkWrite) -> &'static str {
     match op {
@@ -778,7 +793,16 @@ impl Labels for English {
             Message::Request {
                 name,
                 controller_epoch,
-            } => format!("{name} (controller epoch {controller_epoch})"),
+                leader_epochs,
+            } => match leader_epoch_shown(name, *leader_epochs) {
+                Some(Ok(e)) => {
+                    format!("{name} (controller epoch {controller_epoch}, leader epoch {e})")
+                }
+                Some(Err((lo, hi))) => {
+                    format!("{name} (controller epoch {controller_epoch}, leader epochs {lo}–{hi})")
+                }
+                None => format!("{name} (controller epoch {controller_epoch})"),
+            },
             Message::Response { name, error } => format!("{name}Response: {error}"),
             Message::ShutdownRequest {
                 attempt,

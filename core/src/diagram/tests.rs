@@ -69,22 +69,46 @@ fn a_broker_failure_is_a_watch_then_requests_with_the_controllers_epoch() {
         })
         .expect("a LeaderAndIsr follows");
     assert_eq!(lai.from, b(2));
-    assert_eq!(
+    // It carries the leader epochs the controller just wrote (the
+    // isr_shrunk and leader_elected records of the same event).
+    let written: Vec<i32> = trace
+        .iter()
+        .filter(|r| r.time_ms >= a[watch].time_ms && r.time_ms <= lai.time_ms)
+        .filter_map(|r| match &r.fact {
+            Fact::IsrShrunk { leader_epoch, .. } | Fact::LeaderElected { leader_epoch, .. } => {
+                Some(*leader_epoch)
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(!written.is_empty(), "the controller wrote leader epochs");
+    assert!(matches!(
         lai.message,
         Message::Request {
             name: "LeaderAndIsr",
-            controller_epoch: 2
+            controller_epoch: 2,
+            ..
         }
-    );
+    ));
+    for e in written {
+        assert!(
+            after.iter().any(|a| matches!(a.message,
+                Message::Request { name: "LeaderAndIsr", leader_epochs: Some((lo, hi)), .. } if lo <= e && e <= hi)),
+            "a LeaderAndIsr carries leader epoch {e}"
+        );
+    }
     let live = [b(2)];
     for p in live {
         assert!(
             after.iter().any(|a| a.to == p
-                && a.message
-                    == Message::Request {
+                && matches!(
+                    a.message,
+                    Message::Request {
                         name: "UpdateMetadata",
-                        controller_epoch: 2
-                    }),
+                        controller_epoch: 2,
+                        ..
+                    }
+                )),
             "UpdateMetadata with epoch 2 to live broker {p:?}"
         );
     }
@@ -160,12 +184,19 @@ fn a_zombie_controllers_stale_request_is_drawn_rejected() {
         .find(|a| a.outcome == Outcome::Rejected && matches!(a.message, Message::Request { .. }))
         .expect("a rejected request");
     assert_eq!((stale.from, stale.to), (b(0), b(1)));
+    // The zombie sends the leader epoch it wrote itself (isr_shrunk at
+    // 21.404 s: leader epoch 1), which ZooKeeper no longer holds.
     assert_eq!(
         stale.message,
         Message::Request {
             name: "LeaderAndIsr",
-            controller_epoch: 1
+            controller_epoch: 1,
+            leader_epochs: Some((1, 1)),
         }
+    );
+    assert_eq!(
+        English.arrow(stale),
+        "LeaderAndIsr (controller epoch 1, leader epoch 1)"
     );
     assert!(a.iter().any(|a| a.from == b(1)
         && a.message
@@ -315,7 +346,7 @@ fn the_svg_is_well_formed_with_a_lifeline_per_party_and_a_group_per_arrow() {
     assert!(svg.contains("<title>Sequence diagram, 15.100 s to 16.000 s</title>"));
     assert!(svg.contains("broker 2 (controller, epoch 2)"));
     assert!(svg.contains("NodeChildrenChanged /brokers/ids → BrokerChange"));
-    assert!(svg.contains("LeaderAndIsr (controller epoch 2)"));
+    assert!(svg.contains("LeaderAndIsr (controller epoch 2, leader epoch"));
     assert!(svg.contains("dropped on the wire"), "the legend");
 }
 
@@ -377,7 +408,7 @@ fn svg_for_runs_a_scenario_and_refuses_bad_windows() {
     // Kafka: KafkaController.onBrokerFailure (as above, headless).
     let s = builtin::scenario("zombie-controller").expect("built in");
     let svg = svg_for(&s, 21_000, 22_000).expect("drawn");
-    assert!(svg.contains("LeaderAndIsr (controller epoch 1)"));
+    assert!(svg.contains("LeaderAndIsr (controller epoch 1, leader epoch 1)"));
     assert!(svg.contains(" rejected\""));
     assert_eq!(
         svg_for(&s, 5, 4).unwrap_err().to_string(),

@@ -11,13 +11,12 @@ use crate::state::{Msg, SimState};
 use crate::trace_io;
 use kcsim_core::diagram::svg::{message_class, outcome_class};
 use kcsim_core::diagram::{
-    to_svg, watch_name, write_verb, Arrow, Diagram, English, Labels, Layout, Lifeline, Mark,
-    MarkKind, Message, Outcome, Party, Row, COLUMN, TOP,
+    leader_epoch_shown, to_svg, watch_name, write_verb, Arrow, Diagram, English, Labels, Layout,
+    Lifeline, Mark, MarkKind, Message, Outcome, Party, Row, COLUMN, TOP,
 };
 use kcsim_core::fact::Fact;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// The windows offered: the last N seconds before the time cursor.
@@ -63,7 +62,16 @@ impl Labels for PageLabels {
             Message::Request {
                 name,
                 controller_epoch,
-            } => format!("{name}（控制器 epoch {controller_epoch}）"),
+                leader_epochs,
+            } => match leader_epoch_shown(name, *leader_epochs) {
+                Some(Ok(e)) => {
+                    format!("{name}（控制器 epoch {controller_epoch}，leader epoch {e}）")
+                }
+                Some(Err((lo, hi))) => {
+                    format!("{name}（控制器 epoch {controller_epoch}，leader epoch {lo}–{hi}）")
+                }
+                None => format!("{name}（控制器 epoch {controller_epoch}）"),
+            },
             Message::Response { name, error } => format!("{name}Response：{error}"),
             Message::ShutdownRequest {
                 attempt,
@@ -216,45 +224,24 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
         let status = status.clone();
         let on_msg = props.on_msg.clone();
         Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<HtmlInputElement>();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
-                return;
-            };
-            input.set_value("");
-            let max = kcsim_core::trace_file::MAX_TRACE_BYTES;
-            if file.size() > max as f64 {
-                status.set(Some(LoadStatus::Refused(format!(
-                    "(file): a trace file is at most {max} bytes; this one is {}",
-                    file.size()
-                ))));
-                return;
-            }
-            let Ok(reader) = web_sys::FileReader::new() else {
-                return;
-            };
-            let r2 = reader.clone();
             let status = status.clone();
             let on_msg = on_msg.clone();
-            let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
-                let text = r2
-                    .result()
-                    .ok()
-                    .and_then(|v| v.as_string())
-                    .unwrap_or_default();
-                match trace_io::load(&text) {
+            let max = kcsim_core::trace_file::MAX_TRACE_BYTES;
+            crate::hooks::read_chosen_file(&e, max, move |text| match text {
+                Err(size) => status.set(Some(LoadStatus::Refused(format!(
+                    "(file): a trace file is at most {max} bytes; this one is {size}"
+                )))),
+                Ok(text) => match trace_io::load(&text) {
                     Ok(l) => {
-                        let lines = text.lines().count();
                         status.set(Some(match l.differs_at {
-                            None => LoadStatus::Identical(lines),
+                            None => LoadStatus::Identical(text.lines().count()),
                             Some(n) => LoadStatus::Differs(n),
                         }));
                         on_msg.emit(Msg::Replace(Rc::new(l.state)));
                     }
                     Err(e) => status.set(Some(LoadStatus::Refused(e))),
-                }
+                },
             });
-            reader.set_onload(Some(onload.unchecked_ref()));
-            let _ = reader.read_as_text(&file);
         })
     };
     let status_html = match &*status {
@@ -454,7 +441,7 @@ mod tests {
         let l = Layout::of(s.with_trace(|t| Diagram::of(t, &brokers, 21_000, 22_000)));
         let zh = to_svg(&l, &PageLabels(Lang::Zh));
         assert!(zh.contains("时序图：21.000 s 至 22.000 s"));
-        assert!(zh.contains("LeaderAndIsr（控制器 epoch 1）"));
+        assert!(zh.contains("LeaderAndIsr（控制器 epoch 1，leader epoch 1）"));
         assert!(zh.contains("broker 1（控制器，epoch 2）"));
         assert!(zh.contains("被拒绝"));
         let en = to_svg(&l, &PageLabels(Lang::En));

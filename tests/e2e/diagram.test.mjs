@@ -33,6 +33,17 @@ test('the zombie controller as a sequence diagram: seek by arrow, SVG and trace 
   await pane.screenshot({ path: join(SHOTS, 'diagram-zombie.png') });
   await screenshot(page, 'diagram-page');
 
+  // A window of one's own: from 21 s to 22 s.
+  await pane.getByLabel('Diagram window: seconds before the time cursor').selectOption('0');
+  await pane.getByLabel('Diagram from (s)').fill('21');
+  await pane.getByLabel('Diagram from (s)').press('Tab');
+  await pane.getByLabel('Diagram to (s)').fill('22');
+  await pane.getByLabel('Diagram to (s)').press('Tab');
+  await svg.locator('text.title', { hasText: 'Sequence diagram, 21.000 s to 22.000 s' }).waitFor();
+  assert.ok(await svg.locator('g.arrow.request.rejected').count() >= 1);
+  assert.equal(await svg.locator('g.mark', { hasText: 'becomes the controller' }).count(), 0, 'the election at 17.4 s is outside');
+  await pane.getByLabel('Diagram window: seconds before the time cursor').selectOption('30');
+
   // With the keyboard: focus a mark and press Enter.
   const elected = svg.locator('g.mark', { hasText: 'becomes the controller, epoch 2' });
   const electedAt = Number(await elected.getAttribute('data-time-ms'));

@@ -175,12 +175,41 @@ enum LoadStatus {
 pub fn DiagramPane(props: &DiagramProps) -> Html {
     let lang = use_lang();
     let labels = PageLabels(lang);
+    // Seconds before the cursor; 0: the custom window `custom` (ms).
     let window_s = use_state_eq(|| 10u64);
+    let custom = use_state_eq(|| (0u64, 10_000u64));
     let status = use_state_eq(|| None::<LoadStatus>);
     let scroller = use_node_ref();
     let state = &props.state;
-    let to_ms = state.now_ms();
-    let from_ms = to_ms.saturating_sub(*window_s * 1000);
+    let now_ms = state.now_ms();
+    let (from_ms, to_ms) = if *window_s == 0 {
+        // The trace runs to the time cursor: a window past it ends there.
+        (custom.0, custom.1.min(now_ms))
+    } else {
+        (now_ms.saturating_sub(*window_s * 1000), now_ms)
+    };
+    let on_custom = |end: usize| {
+        let custom = custom.clone();
+        Callback::from(move |e: Event| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlInputElement>()
+                .value();
+            // Seconds, to the millisecond; a field that does not read is ignored.
+            if let Some(ms) = v
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 90_000.0)
+                .map(|s| (s * 1000.0).round() as u64)
+            {
+                custom.set(if end == 0 {
+                    (ms, custom.1)
+                } else {
+                    (custom.0, ms)
+                });
+            }
+        })
+    };
     let brokers: Vec<_> = state.view().brokers.iter().map(|b| b.id).collect();
     let layout = Rc::new(Layout::of(
         state.with_trace(|t| Diagram::of(t, &brokers, from_ms, to_ms)),
@@ -284,7 +313,7 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
         // The latest rows are at the bottom: keep them in view as the cursor
         // or the window moves.
         let scroller = scroller.clone();
-        use_effect_with((to_ms, *window_s), move |_| {
+        use_effect_with((from_ms, to_ms), move |_| {
             if let Some(el) = scroller.cast::<web_sys::Element>() {
                 el.set_scroll_top(el.scroll_height());
             }
@@ -373,14 +402,27 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
         <section id="p-diagram" class="panel diagram-pane" aria-label={lang.t("Sequence diagram", "时序图")}>
             <h2>{ lang.t("Sequence diagram", "时序图") }</h2>
             <div class="diagram-tools">
-                <label>{ lang.t("window: the last ", "窗口：时间游标之前的 ") }
+                <label>{ lang.t("window: ", "窗口：") }
                     <select aria-label={lang.t("Diagram window: seconds before the time cursor", "时序图窗口：时间游标之前的秒数")} onchange={on_window}>
                         { for WINDOWS_S.iter().map(|s| html! {
-                            <option value={s.to_string()} selected={*s == *window_s}>{ lang.f(|| format!("{s} s"), || format!("{s} 秒")) }</option>
+                            <option value={s.to_string()} selected={*s == *window_s}>{ lang.f(|| format!("the last {s} s before the cursor"), || format!("时间游标之前的 {s} 秒")) }</option>
                         }) }
+                        <option value="0" selected={*window_s == 0}>{ lang.t("from … to … (seconds)", "自定义起止（秒）") }</option>
                     </select>
-                    { lang.t(" before the time cursor", "") }
                 </label>
+                if *window_s == 0 {
+                    <label>{ lang.t("from ", "从 ") }
+                        <input class="diagram-from" type="number" min="0" step="0.001" size="7" value={format!("{}", custom.0 as f64 / 1000.0)}
+                            aria-label={lang.t("Diagram from (s)", "时序图起点（秒）")} onchange={on_custom(0)} />
+                    </label>
+                    <label>{ lang.t("to ", "到 ") }
+                        <input class="diagram-to" type="number" min="0" step="0.001" size="7" value={format!("{}", custom.1 as f64 / 1000.0)}
+                            aria-label={lang.t("Diagram to (s)", "时序图终点（秒）")} onchange={on_custom(1)} />
+                    </label>
+                    if custom.1 > now_ms {
+                        <span class="quiet">{ lang.f(|| format!("(the trace ends at the cursor, {})", labels.time(now_ms)), || format!("（trace 只到时间游标处，{}）", labels.time(now_ms))) }</span>
+                    }
+                }
                 <button class="svg-download" aria-label={lang.t("Download the diagram as SVG", "把时序图下载为 SVG")} onclick={on_svg}>{ lang.t("Download SVG", "下载 SVG") }</button>
                 <button class="trace-download" disabled={!can_export} onclick={on_trace}
                     aria-label={lang.t("Download the trace as JSON lines (as kcsim run --trace writes it)", "把 trace 下载为 JSON lines（与 kcsim run --trace 的格式相同）")}

@@ -92,6 +92,7 @@ async function zh() {
   assert.match(await pane.locator('.trace-status').textContent(), /逐字节重现/);
   assert.equal(await cursor(page), 22000);
   assert.equal(await page.getByLabel('场景').inputValue(), 'zombie-controller');
+  await pane.screenshot({ path: join(SHOTS, 'diagram-zh.png') });
 
   // An edited trace loads, marked; a malformed one is refused, naming the line.
   const dir = join(tmpdir(), 'kcsim-diagram-e2e');

@@ -232,7 +232,10 @@ fn read_scenario(file: &str) -> Result<Scenario, Failure> {
 }
 
 fn run(a: RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
-    let scenario = read_scenario(&a.file)?;
+    let file = &a.file;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Failure(2, format!("{file}: cannot read: {e}")))?;
+    let scenario = Scenario::parse(&text).map_err(|e| Failure(2, format!("{file}: {e}")))?;
     let until = a.until_ms.unwrap_or(
         scenario
             .last_action_ms()
@@ -241,11 +244,9 @@ fn run(a: RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let mut sim = scenario.build();
     sim.run_until(SimTime(until));
     if let Some(path) = a.trace {
-        let mut lines = String::new();
-        for r in sim.trace() {
-            lines.push_str(&r.to_json_line());
-            lines.push('\n');
-        }
+        let header = crate::trace_file::Header::of_file(&text, until)
+            .map_err(|e| Failure(2, format!("{file}: {e}")))?;
+        let lines = crate::trace_file::write(&header, sim.trace());
         std::fs::write(&path, lines)
             .map_err(|e| Failure(1, format!("{path}: cannot write the trace: {e}")))?;
     }

@@ -296,6 +296,9 @@ pub enum Fact {
         from: BrokerId,
         /// Its controller epoch.
         epoch: i32,
+        /// The lowest and highest leader epoch of the partitions it carries
+        /// (LeaderAndIsr, UpdateMetadata; `None` when it carries none).
+        leader_epochs: Option<(i32, i32)>,
         /// The broker's answer.
         error: ApiError,
     },

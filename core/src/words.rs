@@ -148,6 +148,7 @@ impl Fact {
                 from,
                 epoch,
                 error,
+                ..
             } => format!("{request} from controller {from} (epoch {epoch}): {error}"),
             Fact::WatchFired { kind, path, event } => format!("{kind:?} on {path} → enqueue {event}"),
             Fact::EventProcessed {

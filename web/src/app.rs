@@ -4,6 +4,7 @@ use crate::components::admin::Admin;
 use crate::components::broker_card::BrokerCard;
 use crate::components::console::Console;
 use crate::components::controls::Controls;
+use crate::components::diagram::DiagramPane;
 use crate::components::event_queue::EventQueue;
 use crate::components::help::Help;
 use crate::components::invariants::Invariants;
@@ -146,6 +147,7 @@ pub fn App(props: &AppProps) -> Html {
                     | Msg::Undo
                     | Msg::Load(_)
                     | Msg::SetZkMode(_)
+                    | Msg::Replace(_)
                     | Msg::DismissError
             ) {
                 // A new action replaces the error shown, wherever it was.
@@ -362,6 +364,8 @@ pub fn App(props: &AppProps) -> Html {
             </div>
             // Docked at the bottom of the window: the cluster stays in sight while typing.
             <Console entries={state.console.clone()} view={view.clone()} on_msg={on_msg.clone()} />
+            // Who sent what to whom, drawn from the trace.
+            <DiagramPane state={(*state).clone()} on_msg={on_msg.clone()} />
             // The historical design, below the rest: run on a click.
             <crate::components::legacy::Legacy scenario={state.scenario_so_far()} now_ms={now} />
         </main>

@@ -169,6 +169,39 @@ pub fn storage() -> Option<web_sys::Storage> {
     web_sys::window().and_then(|w| w.local_storage().ok().flatten())
 }
 
+/// The file chosen in a file input (`e` is its change event), read as text
+/// and handed to `on_text`; `Err(size)` without reading it when it is larger
+/// than `max` bytes. The input is cleared, so the same file can be chosen
+/// again.
+pub fn read_chosen_file(
+    e: &Event,
+    max: usize,
+    on_text: impl FnOnce(Result<String, f64>) + 'static,
+) {
+    let input = e.target_unchecked_into::<web_sys::HtmlInputElement>();
+    let Some(file) = input.files().and_then(|f| f.get(0)) else {
+        return;
+    };
+    input.set_value("");
+    if file.size() > max as f64 {
+        return on_text(Err(file.size()));
+    }
+    let Ok(reader) = web_sys::FileReader::new() else {
+        return;
+    };
+    let r2 = reader.clone();
+    let onload = Closure::once_into_js(move || {
+        let text = r2
+            .result()
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default();
+        on_text(Ok(text));
+    });
+    reader.set_onload(Some(onload.unchecked_ref()));
+    let _ = reader.read_as_text(&file);
+}
+
 #[cfg(test)]
 mod tests {
     use super::key_belongs_to_target;

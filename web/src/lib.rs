@@ -14,6 +14,7 @@ pub mod lesson;
 pub mod notice;
 pub mod share;
 pub mod state;
+pub mod trace_io;
 
 pub use app::App;
 /// The controller's ZooKeeper access profile (`sim.controller.zk.mode`). The

@@ -12,18 +12,9 @@
 use crate::i18n::Lang;
 use crate::ZkMode;
 use kcsim_core::Action;
-use serde::{Deserialize, Serialize};
 
-/// One action the user took, as the link records it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UserAct {
-    /// When (virtual ms).
-    pub at_ms: u64,
-    /// Whether it was taken in the past, dropping the later scripted steps.
-    pub fork: bool,
-    /// What.
-    pub action: Action,
-}
+/// One action the user took, as the link (and a trace file) records it.
+pub use kcsim_core::trace_file::UserAct;
 
 /// What a link says.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -320,6 +320,8 @@ pub enum Msg {
     Lesson(crate::lesson::LessonMsg),
     /// Run one console line ([`SimState::console_line`]).
     Console(String),
+    /// Show another moment: a trace file loaded ([`crate::trace_io::load`]).
+    Replace(Rc<SimState>),
 }
 
 impl SimState {
@@ -697,6 +699,7 @@ impl SimState {
     fn apply_plain(&self, msg: Msg) -> SimState {
         match msg {
             Msg::Tick(wall_ms) => self.tick(wall_ms as f64),
+            Msg::Replace(s) => (*s).clone(),
             Msg::TogglePlay => SimState {
                 playing: !self.playing,
                 ..self.clone()

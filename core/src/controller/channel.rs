@@ -65,6 +65,19 @@ pub enum RequestBody {
 }
 
 impl RequestBody {
+    /// The lowest and highest leader epoch of the partitions it carries
+    /// (`None` for StopReplica, ControlledShutdown and an empty request).
+    pub fn leader_epochs(&self) -> Option<(i32, i32)> {
+        let partitions = match self {
+            RequestBody::LeaderAndIsr { partitions }
+            | RequestBody::UpdateMetadata { partitions, .. } => partitions,
+            _ => return None,
+        };
+        let lo = partitions.iter().map(|p| p.leader_epoch).min()?;
+        let hi = partitions.iter().map(|p| p.leader_epoch).max()?;
+        Some((lo, hi))
+    }
+
     /// Kafka's API name.
     pub fn name(&self) -> &'static str {
         match self {

@@ -45,6 +45,17 @@ pub fn scenario(name: &str) -> Option<Scenario> {
 /// leader is its preferred replica), a record every two seconds for half an
 /// hour.
 pub fn default_cluster() -> Scenario {
+    Scenario::parse(&default_text()).unwrap_or_else(|_| Scenario {
+        seed: 42,
+        brokers: vec![],
+        config: crate::Config::default(),
+        topics: vec![],
+        actions: vec![],
+    })
+}
+
+/// The scenario file of [`default_cluster`] (what a trace file of it carries).
+pub fn default_text() -> String {
     let mut actions = String::new();
     for i in 0..900u64 {
         let (topic, partitions) = if i % 3 == 2 {
@@ -59,19 +70,12 @@ pub fn default_cluster() -> Scenario {
             i % partitions
         ));
     }
-    let text = format!(
+    format!(
         r#"{{"version":1,"seed":42,"brokers":[0,1,2,3],
             "actions":[{{"at_ms":2000,"action":"create_topic","name":"orders","partitions":4,"replication_factor":3}},
                        {{"at_ms":2000,"action":"create_topic","name":"audit","partitions":2,"replication_factor":2}},
                        {actions}]}}"#
-    );
-    Scenario::parse(&text).unwrap_or_else(|_| Scenario {
-        seed: 42,
-        brokers: vec![],
-        config: crate::Config::default(),
-        topics: vec![],
-        actions: vec![],
-    })
+    )
 }
 
 #[cfg(test)]

@@ -97,6 +97,7 @@ impl Sim {
                 request: req.body.name(),
                 from: req.from,
                 epoch: req.controller_epoch,
+                leader_epochs: req.body.leader_epochs(),
                 error,
             },
         );

@@ -7,8 +7,6 @@ use crate::lesson::{minified, progress_key, LessonMsg, Origin, Progress};
 use crate::state::Msg;
 use kcsim_core::lesson::{builtin, Lesson, MAX_BYTES};
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// A lesson's saved progress.
@@ -73,40 +71,20 @@ pub fn LessonPicker(props: &LessonPickerProps) -> Html {
         let emit = emit_and_close.clone();
         let file_error = file_error.clone();
         Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<HtmlInputElement>();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
-                return;
-            };
-            input.set_value("");
-            if file.size() > MAX_BYTES as f64 {
-                file_error.set(Some(format!(
-                    "(file): a lesson file may be at most {MAX_BYTES} bytes; this one is {}",
-                    file.size()
-                )));
-                return;
-            }
-            let Ok(reader) = web_sys::FileReader::new() else {
-                return;
-            };
-            let r2 = reader.clone();
             let emit = emit.clone();
             let file_error = file_error.clone();
-            let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
-                let text = r2
-                    .result()
-                    .ok()
-                    .and_then(|v| v.as_string())
-                    .unwrap_or_default();
-                match Lesson::parse(&text) {
+            crate::hooks::read_chosen_file(&e, MAX_BYTES, move |text| match text {
+                Err(size) => file_error.set(Some(format!(
+                    "(file): a lesson file may be at most {MAX_BYTES} bytes; this one is {size}"
+                ))),
+                Ok(text) => match Lesson::parse(&text) {
                     Ok(l) => emit.emit(LessonMsg::Open(
                         Rc::new(l),
                         Origin::File(Rc::new(minified(&text))),
                     )),
                     Err(e) => file_error.set(Some(format!("{}: {}", e.field, e.message))),
-                }
+                },
             });
-            reader.set_onload(Some(onload.unchecked_ref()));
-            let _ = reader.read_as_text(&file);
         })
     };
     let on_key = {

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod broker_card;
 pub mod console;
 pub mod controls;
+pub mod diagram;
 pub mod event_queue;
 pub mod help;
 pub mod invariants;

@@ -134,6 +134,7 @@ fn zh(fact: &Fact) -> String {
             from,
             epoch,
             error,
+            ..
         } => format!("来自控制器 {from}（epoch {epoch}）的 {request}：{error}"),
         Fact::WatchFired { kind, path, event } => {
             format!("{path} 上的 {kind:?} → 事件 {event} 入队")

@@ -387,6 +387,7 @@ fn samples() -> Vec<Fact> {
             request: "LeaderAndIsr",
             from: b(0),
             epoch: 1,
+            leader_epochs: Some((2, 3)),
             error: ApiError::StaleControllerEpoch,
         },
         Fact::WatchFired {
@@ -712,6 +713,7 @@ fn kafkas_own_names_stay_in_the_chinese() {
         request: "UpdateMetadata",
         from: b(0),
         epoch: 1,
+        leader_epochs: None,
         error: ApiError::StaleControllerEpoch,
     };
     assert!(zh(&rejected).contains("UpdateMetadata"));

@@ -74,6 +74,20 @@ enum Cmd {
         /// The scenario to start from (default: the built-in `default` cluster).
         scenario: Option<String>,
     },
+    /// Draw a sequence diagram (SVG) of a time window of a scenario's run.
+    Diagram {
+        /// The scenario file.
+        file: String,
+        /// The window's start, in ms of virtual time.
+        #[arg(long, value_name = "T", default_value_t = 0, value_parser = until_ms)]
+        from: u64,
+        /// The window's end, in ms of virtual time.
+        #[arg(long, value_name = "T", value_parser = until_ms)]
+        to: u64,
+        /// Write the SVG to this file (default: stdout).
+        #[arg(short, long, value_name = "OUT.svg")]
+        output: Option<String>,
+    },
     /// Run a scenario the pre-0.8 way (every broker watching ZooKeeper) and
     /// the controller's way, and count both (docs/before-the-controller.md).
     Legacy {
@@ -217,6 +231,12 @@ fn dispatch(command: Cmd, out: &mut dyn Write) -> Result<(), Failure> {
         } => lesson_check(&files, builtin, out),
         Cmd::Console { scenario } => console(scenario.as_deref(), out),
         Cmd::Legacy { file, json } => legacy(&file, json, out),
+        Cmd::Diagram {
+            file,
+            from,
+            to,
+            output,
+        } => diagram(&file, from, to, output.as_deref(), out),
         Cmd::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "kcsim", out);
             Ok(())
@@ -281,6 +301,28 @@ fn elect(a: ElectArgs, out: &mut dyn Write) -> Result<(), Failure> {
         serde_json::json!(r.isr),
         serde_json::json!(r.recipients)
     );
+    Ok(())
+}
+
+/// `kcsim diagram FILE --from T --to T [-o OUT.svg]`: the page's sequence
+/// diagram of that window, as SVG (docs/diagram.md).
+fn diagram(
+    file: &str,
+    from: u64,
+    to: u64,
+    output: Option<&str>,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let scenario = read_scenario(file)?;
+    let svg =
+        crate::diagram::svg_for(&scenario, from, to).map_err(|e| Failure(2, e.to_string()))?;
+    match output {
+        Some(path) => std::fs::write(path, svg)
+            .map_err(|e| Failure(1, format!("{path}: cannot write the diagram: {e}")))?,
+        None => {
+            let _ = out.write_all(svg.as_bytes());
+        }
+    }
     Ok(())
 }
 

@@ -334,6 +334,7 @@ fn every_subcommand_has_help_and_typos_get_suggestions() {
         "lesson",
         "console",
         "legacy",
+        "diagram",
         "completions",
     ] {
         let (code, out, err) = kcsim(&[sub, "--help"]);
@@ -494,4 +495,53 @@ fn legacy_counts_the_historical_design_beside_the_controller() {
         err.starts_with("kcsim: ") && err.contains("legacy-bad.json"),
         "{err}"
     );
+}
+
+#[test]
+fn diagram_writes_the_pages_svg_of_a_window() {
+    // Kafka: KafkaController.onControllerFailover / ReplicaManager.becomeLeaderOrFollower:
+    // in the zombie scenario the new controller's requests carry epoch 2 and
+    // the old controller's LeaderAndIsr with epoch 1 is rejected
+    // (STALE_CONTROLLER_EPOCH), which the diagram draws as rejected.
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/zombie-controller.json"
+    );
+    let (code, svg, err) = kcsim(&["diagram", file, "--from", "15000", "--to", "25000"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "{svg}"
+    );
+    assert!(svg.trim_end().ends_with("</svg>"));
+    assert!(svg.contains("controller epoch 2"), "{svg}");
+    assert!(svg.contains("STALE_CONTROLLER_EPOCH"), "{svg}");
+    assert!(
+        svg.contains("class=\"arrow request rejected\"") || svg.contains("rejected"),
+        "{svg}"
+    );
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli")
+        .join("z.svg");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let (code, stdout, err) = kcsim(&[
+        "diagram",
+        file,
+        "--from",
+        "15000",
+        "--to",
+        "25000",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!((code, stdout.as_str()), (0, ""), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        svg,
+        "the same bytes to a file"
+    );
+    let (code, _, err) = kcsim(&["diagram", file, "--from", "5", "--to", "4"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.trim(), "kcsim: --from 5 ms is after --to 4 ms");
+    assert_eq!(kcsim(&["diagram", file]).0, 2, "--to is required");
 }

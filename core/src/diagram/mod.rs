@@ -605,6 +605,10 @@ pub const COLUMN: u32 = 190;
 pub const ROW: u32 = 30;
 /// The left margin (the time column).
 pub const LEFT: u32 = 70;
+/// The space right of the last lifeline: a self-addressed arrow's or a
+/// mark's label there runs past its column (the longest, a LeaderAndIsr
+/// with its epochs, is about this wide).
+pub const RIGHT: u32 = 240;
 /// The space above the first row: title and lifeline heads.
 pub const TOP: u32 = 96;
 /// The space below the last row: the "not drawn" line and the legend.
@@ -630,7 +634,7 @@ impl Layout {
         let drawn = u32::try_from(rows.len()).unwrap_or(0);
         let foot_y = TOP + drawn.max(1) * ROW + ROW / 2;
         Layout {
-            width: LEFT + n.saturating_mul(COLUMN) + 20,
+            width: LEFT + n.saturating_mul(COLUMN) + RIGHT,
             height: foot_y + BOTTOM,
             head_y: TOP - 22,
             foot_y,

@@ -161,8 +161,10 @@ test('the console reads in Chinese, Kafka\'s text untranslated', async () => {
   await page.keyboard.type('zookeeper-shell.sh localhost:2181 ls /bro');
   await page.keyboard.press('Tab');
   assert.equal(await page.locator(PROMPT).inputValue(), 'zookeeper-shell.sh localhost:2181 ls /brokers/');
+  // ZooKeeper refuses a path ending in "/": go on into the node, as bash does.
+  await page.keyboard.type('ids');
   await page.keyboard.press('Enter');
-  await page.locator('#p-console .console-entry', { hasText: '[ids, seqid, topics]' }).waitFor();
+  await page.locator('#p-console .console-entry', { hasText: /\[\d+(, \d+)*\]/ }).waitFor();
   await screenshot(page, 'console-zh');
   await windowShot(page, 'console-zh-window');
   assert.deepEqual(errors, []);

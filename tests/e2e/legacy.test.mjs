@@ -27,7 +27,7 @@ test('the historical design wakes the herd where the controller design wakes one
   await page.getByRole('button', { name: `Kill broker ${victim} (kill -9)`, exact: true }).click();
 
   // Keyboard only: focus the button, press Enter.
-  const run = section.getByRole('button', { name: 'Compare the two designs for this scenario and the actions done so far' });
+  const run = section.getByRole('button', { name: 'Compare the two designs on this cluster and the actions done so far' });
   await run.focus();
   await page.keyboard.press('Enter');
   const result = section.locator('.legacy-result');

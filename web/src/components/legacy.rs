@@ -130,7 +130,7 @@ pub fn Legacy(props: &LegacyProps) -> Html {
                 "在控制器出现之前，每个 broker 都自己监听 ZooKeeper：/brokers/ids，以及它所承载的每个分区的 leader 和 ISR 节点。一次变化会唤醒所有监听它的 broker（羊群效应）；每个 broker 都重新读取 ZooKeeper 并各自行动，争相创建分区的 leader 临时节点，于是 ZooKeeper 要承受所有 broker 的负载。会话已过期的 broker 在察觉之前仍以 leader 自居，与新 leader 并存（脑裂）。有了控制器之后，只有控制器监听集群状态（每个 broker 仍监听 /controller 节点）、做出决策并通知各个 broker。") }</p>
             <p class="legacy-actions">
                 <button class="legacy-run" {onclick}
-                    aria-label={t("Compare the two designs for this scenario and the actions done so far", "对当前场景和目前为止的操作比较两种设计")}>
+                    aria-label={t("Compare the two designs on this cluster and the actions done so far", "就当前集群和目前为止的操作比较两种设计")}>
                     { t("Compare the designs up to now", "比较两种设计（截至此刻）") }
                 </button>
                 <a class="legacy-docs" href={DOCS_HREF} target="_blank" rel="noopener">{ t("How it is modelled", "建模方式说明") }</a>

@@ -257,6 +257,9 @@ pub struct SimState {
     console_session: Rc<kcsim_core::console::Session>,
 }
 
+/// See [`SimState::run_key`].
+pub type RunKey = (&'static str, ZkMode, usize, Vec<(SimTime, Action)>);
+
 impl PartialEq for SimState {
     fn eq(&self, other: &SimState) -> bool {
         Rc::ptr_eq(&self.timeline, &other.timeline)
@@ -530,6 +533,19 @@ impl SimState {
     /// The current picture.
     pub fn view(&self) -> &ClusterView {
         &self.view
+    }
+
+    /// What determines the run, and so its trace: the scenario it started
+    /// from (its name, its ZooKeeper access, and by identity) and the
+    /// actions in it. Two states with the same key have the same trace up to
+    /// the earlier of their times.
+    pub fn run_key(&self) -> RunKey {
+        (
+            self.scenario,
+            self.running_zk_mode(),
+            Rc::as_ptr(&self.start) as usize,
+            self.actions(),
+        )
     }
 
     /// Run `f` over the trace up to now.

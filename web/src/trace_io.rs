@@ -17,15 +17,20 @@ fn builtin_text(id: &str) -> Option<String> {
     })
 }
 
+/// Whether the page's moment can be written as a trace file (cheap: no
+/// scenario parsed, no trace written; the page asks on every render).
+pub fn can_export(s: &SimState) -> bool {
+    !s.lesson
+        .as_ref()
+        .is_some_and(|r| matches!(r.lesson.start, kcsim_core::lesson::Start::Inline(_)))
+}
+
 /// The scenario record of the page's moment: its built-in scenario's file
 /// (with `sim.controller.zk.mode` when the user chose another), the user's
 /// actions and the time cursor. `None` for a lesson's own cluster, which is
 /// no built-in scenario.
 pub fn header(s: &SimState) -> Option<Header> {
-    if s.lesson
-        .as_ref()
-        .is_some_and(|r| matches!(r.lesson.start, kcsim_core::lesson::Start::Inline(_)))
-    {
+    if !can_export(s) {
         return None;
     }
     let text = builtin_text(s.scenario)?;

@@ -211,9 +211,18 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
         })
     };
     let brokers: Vec<_> = state.view().brokers.iter().map(|b| b.id).collect();
-    let layout = Rc::new(Layout::of(
-        state.with_trace(|t| Diagram::of(t, &brokers, from_ms, to_ms)),
-    ));
+    // The run is a pure function of its start and its actions, so the same
+    // window of the same run is the same picture: drawn again only when one
+    // of these changes, not on every frame while playing.
+    let layout = {
+        let state = state.clone();
+        use_memo(
+            (state.run_key(), brokers.clone(), from_ms, to_ms),
+            move |(_, brokers, from_ms, to_ms)| {
+                Layout::of(state.with_trace(|t| Diagram::of(t, brokers, *from_ms, *to_ms)))
+            },
+        )
+    };
     let on_window = {
         let window_s = window_s.clone();
         Callback::from(move |e: Event| {
@@ -236,8 +245,9 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
             );
         })
     };
-    let trace_text = trace_io::export(state);
-    let can_export = trace_text.is_some();
+    // Written only when asked for: the whole trace as JSON lines is too much
+    // work for every frame.
+    let can_export = trace_io::can_export(state);
     let on_trace = {
         let state = state.clone();
         Callback::from(move |_: MouseEvent| {

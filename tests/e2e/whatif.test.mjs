@@ -90,6 +90,7 @@ test('unclean election off versus on: the partition stays offline in A, an out-o
   assert.equal(await overlay(page).count(), 0);
   assert.equal(await clock(page).textContent(), 't = 27.000 s', 'the page is where it was');
   assert.equal(await page.locator('#p-time .play').textContent(), '▶ play');
+  assert.equal(await page.locator('.whatif-launch[open]').count(), 0, 'the launcher folded away');
   assert.deepEqual(errors, []);
   await page.close();
 });

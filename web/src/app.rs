@@ -299,7 +299,7 @@ pub fn App(props: &AppProps) -> Html {
                     </label>
                 }
                 <WhatIfLauncher brokers={view.brokers.iter().map(|b| (b.id, b.status.clone())).collect::<Vec<_>>()}
-                    topics={topics.clone()} now_ms={now} on_fork={on_fork}
+                    topics={topics.clone()} now_ms={now} on_fork={on_fork} panes_open={what_if.is_some()}
                     error={what_if_error.as_ref().map(|e| whatif::error_text(e, lang))} />
                 <LessonPicker present={state.present} on_msg={on_msg.clone()} />
                 <select class="lang-switch" aria-label="Language / 语言" title="Language / 语言" onchange={set_lang}>

@@ -65,7 +65,7 @@ pub fn message_class(m: &Message) -> &'static str {
 
 const STYLE: &str = "text{font-family:sans-serif;font-size:12px;fill:#1f2328}\
 .title{font-size:15px;font-weight:bold}\
-.head rect{fill:#eef2f7;stroke:#57606a}\
+.head rect{fill:#eef2f7;stroke:#57606a}.head text{font-size:11px}\
 .head.controller rect{fill:#fff4d6;stroke:#9a6700;stroke-width:2}\
 .life{stroke:#8c959f;stroke-dasharray:4 4}\
 .time{fill:#57606a;font-size:11px}\

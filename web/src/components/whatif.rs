@@ -202,6 +202,10 @@ pub struct LauncherProps {
     /// Why the last fork failed, in the page's language.
     #[prop_or_default]
     pub error: Option<String>,
+    /// Whether the panes are open: the launcher folds away when they open,
+    /// so closing them returns the header as it was.
+    #[prop_or_default]
+    pub panes_open: bool,
 }
 
 /// The "What if…" control: pick the variation, fork at the time cursor.
@@ -255,8 +259,19 @@ pub fn WhatIfLauncher(props: &LauncherProps) -> Html {
         })
     };
     let at = format!("{:.3} s", props.now_ms as f64 / 1000.0);
+    let details = use_node_ref();
+    {
+        let details = details.clone();
+        use_effect_with(props.panes_open, move |open| {
+            if *open {
+                if let Some(el) = details.cast::<web_sys::Element>() {
+                    let _ = el.remove_attribute("open");
+                }
+            }
+        });
+    }
     html! {
-        <details class="whatif-launch">
+        <details class="whatif-launch" ref={details}>
             <summary aria-label={t("What if…: fork the run into two side by side", "假如……：把运行分叉成并排的两份")}>{ t("What if…", "假如……") }</summary>
             <form class="whatif-form" onsubmit={fork}>
                 <label>{ t("differ in ", "差别 ") }

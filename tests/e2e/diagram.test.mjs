@@ -75,7 +75,7 @@ async function zh() {
   const svgText = await readFile(await svgFile.path(), 'utf8');
   assert.ok(svgText.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'));
   assert.match(svgText, /<title>时序图：12\.000 s 至 22\.000 s<\/title>/);
-  assert.match(svgText, /LeaderAndIsr（控制器 epoch 1，leader epoch 1）/);
+  assert.match(svgText, /LeaderAndIsr（控制器纪元 1，leader epoch 1）/);
   assert.ok(!svgText.includes('<script'));
 
   // Download the trace, then load it back: it replays byte for byte.

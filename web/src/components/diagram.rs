@@ -35,7 +35,7 @@ impl Labels for PageLabels {
     }
     fn lifeline(&self, l: &Lifeline) -> String {
         match (self.0, l.party, l.controller_epoch) {
-            (Lang::Zh, Party::Broker(b), Some(e)) => format!("broker {b}（控制器，epoch {e}）"),
+            (Lang::Zh, Party::Broker(b), Some(e)) => format!("broker {b}（控制器，纪元 {e}）"),
             _ => English.lifeline(l),
         }
     }
@@ -65,12 +65,12 @@ impl Labels for PageLabels {
                 leader_epochs,
             } => match leader_epoch_shown(name, *leader_epochs) {
                 Some(Ok(e)) => {
-                    format!("{name}（控制器 epoch {controller_epoch}，leader epoch {e}）")
+                    format!("{name}（控制器纪元 {controller_epoch}，leader epoch {e}）")
                 }
                 Some(Err((lo, hi))) => {
-                    format!("{name}（控制器 epoch {controller_epoch}，leader epoch {lo}–{hi}）")
+                    format!("{name}（控制器纪元 {controller_epoch}，leader epoch {lo}–{hi}）")
                 }
-                None => format!("{name}（控制器 epoch {controller_epoch}）"),
+                None => format!("{name}（控制器纪元 {controller_epoch}）"),
             },
             Message::Response { name, error } => format!("{name}Response：{error}"),
             Message::ShutdownRequest {
@@ -95,7 +95,7 @@ impl Labels for PageLabels {
                 Lang::Zh => format!("用户：{}", fact_text(&Fact::UserAction(a.clone()), lang)),
             },
             (_, Lang::En) => English.mark(m),
-            (MarkKind::Elected { epoch }, Lang::Zh) => format!("成为控制器，epoch {epoch}"),
+            (MarkKind::Elected { epoch }, Lang::Zh) => format!("成为控制器，纪元 {epoch}"),
             (MarkKind::Resigned, Lang::Zh) => "退位，不再是控制器".to_string(),
             (MarkKind::SessionExpired, Lang::Zh) => "ZooKeeper 会话已过期".to_string(),
         }
@@ -110,7 +110,7 @@ impl Labels for PageLabels {
         match (self.0, o) {
             (Lang::En, _) => English.outcome(o),
             (Lang::Zh, Outcome::Delivered) => "已送达".to_string(),
-            (Lang::Zh, Outcome::Rejected) => "被拒绝（过期的 epoch、ZooKeeper 错误）".to_string(),
+            (Lang::Zh, Outcome::Rejected) => "被拒绝（过期的纪元、ZooKeeper 错误）".to_string(),
             (Lang::Zh, Outcome::Dropped) => "在线路上丢失".to_string(),
         }
     }
@@ -493,8 +493,8 @@ mod tests {
         let l = Layout::of(s.with_trace(|t| Diagram::of(t, &brokers, 21_000, 22_000)));
         let zh = to_svg(&l, &PageLabels(Lang::Zh));
         assert!(zh.contains("时序图：21.000 s 至 22.000 s"));
-        assert!(zh.contains("LeaderAndIsr（控制器 epoch 1，leader epoch 1）"));
-        assert!(zh.contains("broker 1（控制器，epoch 2）"));
+        assert!(zh.contains("LeaderAndIsr（控制器纪元 1，leader epoch 1）"));
+        assert!(zh.contains("broker 1（控制器，纪元 2）"));
         assert!(zh.contains("被拒绝"));
         let en = to_svg(&l, &PageLabels(Lang::En));
         assert_eq!(en, to_svg(&l, &English), "the page's English is the CLI's");

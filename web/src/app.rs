@@ -367,7 +367,7 @@ pub fn App(props: &AppProps) -> Html {
             // Who sent what to whom, drawn from the trace.
             <DiagramPane state={(*state).clone()} on_msg={on_msg.clone()} />
             // The historical design, below the rest: run on a click.
-            <crate::components::legacy::Legacy scenario={state.scenario_so_far()} now_ms={now} />
+            <crate::components::legacy::Legacy state={(*state).clone()} />
         </main>
         </ContextProvider<Lang>>
     }

@@ -4,9 +4,9 @@
 //! this panel shows its counts side by side. It computes nothing itself.
 
 use crate::i18n::{facts::fact_text, use_lang, Lang};
+use crate::state::SimState;
 use kcsim_core::fact::Fact;
 use kcsim_core::legacy::{compare, CompareError, Comparison, Counts};
-use kcsim_core::scenario::Scenario;
 use std::collections::BTreeMap;
 use yew::prelude::*;
 
@@ -16,10 +16,9 @@ pub const DOCS_HREF: &str = "before-the-controller.md";
 /// Properties of [`Legacy`].
 #[derive(Properties, PartialEq, Debug)]
 pub struct LegacyProps {
-    /// The scenario as started, with the actions done up to now.
-    pub scenario: Scenario,
-    /// Now (ms).
-    pub now_ms: u64,
+    /// The page: the scenario as started, with the actions done up to now,
+    /// is built from it on a click (not on every frame).
+    pub state: SimState,
 }
 
 /// What the last click computed, and for which moment.
@@ -97,12 +96,11 @@ pub fn Legacy(props: &LegacyProps) -> Html {
     let run = use_state(|| None::<Run>);
     let onclick = {
         let run = run.clone();
-        let scenario = props.scenario.clone();
-        let now = props.now_ms;
+        let state = props.state.clone();
         Callback::from(move |_: MouseEvent| {
             run.set(Some(Run {
-                at_ms: now,
-                result: compare(&scenario),
+                at_ms: state.now_ms(),
+                result: compare(&state.scenario_so_far()),
             }));
         })
     };

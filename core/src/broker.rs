@@ -87,7 +87,162 @@ pub struct MetadataCache {
     /// Live brokers from the last UpdateMetadata.
     pub live_brokers: Vec<BrokerId>,
     /// Partition leadership from UpdateMetadata.
-    pub partitions: BTreeMap<TopicPartition, LocalPartition>,
+    pub partitions: PartitionCache,
+}
+
+/// How many shards a [`PartitionCache`] splits its partitions into.
+const CACHE_SHARDS: usize = 64;
+
+/// Partition states cached by a broker, as a persistent map: copies share
+/// what they have in common, shard by shard. Every broker of a cluster holds
+/// the same states (the controller sends each UpdateMetadata's states to all
+/// of them), so in the simulator they hold one copy between them: a change
+/// copies only the shards it touches, and brokers that apply the same request
+/// to the same cache end up sharing the result ([`MetadataMemo`]). What a
+/// broker sees is exactly what its own map would hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionCache {
+    shards: std::rc::Rc<[std::rc::Rc<BTreeMap<TopicPartition, LocalPartition>>]>,
+}
+
+impl Default for PartitionCache {
+    fn default() -> PartitionCache {
+        let empty = std::rc::Rc::new(BTreeMap::new());
+        PartitionCache {
+            shards: (0..CACHE_SHARDS).map(|_| empty.clone()).collect(),
+        }
+    }
+}
+
+impl PartitionCache {
+    /// Which shard holds `tp` (a fixed function of the name: deterministic).
+    fn shard(tp: &TopicPartition) -> usize {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in tp.topic.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        (h.wrapping_add(u64::from(tp.partition)) % CACHE_SHARDS as u64) as usize
+    }
+
+    /// The cached state of `tp`.
+    pub fn get(&self, tp: &TopicPartition) -> Option<&LocalPartition> {
+        self.shards.get(Self::shard(tp))?.get(tp)
+    }
+
+    /// Whether `tp` is cached.
+    pub fn contains_key(&self, tp: &TopicPartition) -> bool {
+        self.get(tp).is_some()
+    }
+
+    /// How many partitions are cached.
+    pub fn len(&self) -> usize {
+        self.shards.iter().map(|s| s.len()).sum()
+    }
+
+    /// Whether nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.shards.iter().all(|s| s.is_empty())
+    }
+
+    /// Every cached partition, in partition order.
+    pub fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &LocalPartition)> {
+        let mut all: Vec<(&TopicPartition, &LocalPartition)> =
+            self.shards.iter().flat_map(|s| s.iter()).collect();
+        all.sort_by(|a, b| a.0.cmp(b.0));
+        all.into_iter()
+    }
+
+    /// The cache after an UpdateMetadata's partition states: a partition
+    /// marked for deletion is dropped, any other replaced.
+    fn updated(
+        &self,
+        partitions: &[crate::controller::channel::PartitionStateInfo],
+    ) -> PartitionCache {
+        let mut shards: Vec<std::rc::Rc<BTreeMap<TopicPartition, LocalPartition>>> =
+            self.shards.to_vec();
+        for p in partitions {
+            let Some(shard) = shards.get_mut(Self::shard(&p.tp)) else {
+                continue;
+            };
+            let shard = std::rc::Rc::make_mut(shard);
+            if p.leader < NO_LEADER {
+                shard.remove(&p.tp);
+            } else {
+                shard.insert(p.tp.clone(), LocalPartition::from_info(p));
+            }
+        }
+        PartitionCache {
+            shards: shards.into(),
+        }
+    }
+
+    /// Whether two caches are the same copy (not merely equal), or both
+    /// empty (as every broker's is when it starts).
+    fn same_copy(&self, other: &PartitionCache) -> bool {
+        std::rc::Rc::ptr_eq(&self.shards, &other.shards) || (self.is_empty() && other.is_empty())
+    }
+}
+
+impl std::ops::Index<&TopicPartition> for PartitionCache {
+    type Output = LocalPartition;
+    /// The cached state of `tp`; panics if it is not cached (tests only).
+    #[allow(clippy::panic)]
+    fn index(&self, tp: &TopicPartition) -> &LocalPartition {
+        match self.get(tp) {
+            Some(p) => p,
+            None => panic!("{tp} is not in the metadata cache"),
+        }
+    }
+}
+
+/// The caches that the last UpdateMetadata requests produced: a broker that
+/// applies the same request (the same shared states) to the same cache gets
+/// the same result without building it again. A cache of work, not state:
+/// two simulations are equal whatever their memos hold.
+#[derive(Debug, Clone, Default)]
+pub struct MetadataMemo {
+    recent: std::collections::VecDeque<(
+        PartitionCache,
+        crate::controller::channel::SharedStates,
+        PartitionCache,
+    )>,
+}
+
+impl PartialEq for MetadataMemo {
+    fn eq(&self, _: &MetadataMemo) -> bool {
+        true
+    }
+}
+
+impl Eq for MetadataMemo {}
+
+impl MetadataMemo {
+    /// How many results it remembers.
+    const SIZE: usize = 8;
+
+    fn apply(
+        &mut self,
+        base: &PartitionCache,
+        partitions: &crate::controller::channel::SharedStates,
+    ) -> PartitionCache {
+        if partitions.is_empty() {
+            return base.clone();
+        }
+        let hit = self
+            .recent
+            .iter()
+            .find(|(b, p, _)| b.same_copy(base) && std::rc::Rc::ptr_eq(p, partitions));
+        if let Some((_, _, result)) = hit {
+            return result.clone();
+        }
+        let result = base.updated(partitions);
+        if self.recent.len() == Self::SIZE {
+            self.recent.pop_front();
+        }
+        self.recent
+            .push_back((base.clone(), partitions.clone(), result.clone()));
+        result
+    }
 }
 
 /// How a broker's last process ended.
@@ -191,6 +346,16 @@ impl Broker {
     /// Handle a controller request (KafkaApis, then ReplicaManager). Returns
     /// the top-level error, [`ApiError::None`] when accepted.
     pub fn handle_request(&mut self, req: &ControlRequest) -> ApiError {
+        self.handle_request_with(req, &mut MetadataMemo::default())
+    }
+
+    /// [`Broker::handle_request`], sharing metadata caches through `memo`
+    /// with the brokers that applied the same UpdateMetadata before it.
+    pub fn handle_request_with(
+        &mut self,
+        req: &ControlRequest,
+        memo: &mut MetadataMemo,
+    ) -> ApiError {
         // KIP-380: a request meant for an earlier registration of this broker.
         if req.broker_epoch != -1 && req.broker_epoch < self.broker_epoch {
             return ApiError::StaleBrokerEpoch;
@@ -218,15 +383,7 @@ impl Broker {
             } => {
                 self.metadata.controller_id = Some(req.from);
                 self.metadata.live_brokers = live_brokers.clone();
-                for p in partitions {
-                    if p.leader < NO_LEADER {
-                        self.metadata.partitions.remove(&p.tp);
-                    } else {
-                        self.metadata
-                            .partitions
-                            .insert(p.tp.clone(), LocalPartition::from_info(p));
-                    }
-                }
+                self.metadata.partitions = memo.apply(&self.metadata.partitions, partitions);
             }
             RequestBody::StopReplica { partitions, .. } => {
                 for tp in partitions {
@@ -246,7 +403,7 @@ pub use crate::znodes::broker_znode_json;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controller::channel::{PartitionStateInfo, RequestStatus};
+    use crate::controller::channel::{PartitionStateInfo, RequestStatus, LEADER_DURING_DELETE};
 
     fn request(epoch: i32, broker_epoch: i64, body: RequestBody) -> ControlRequest {
         ControlRequest {
@@ -266,7 +423,7 @@ mod tests {
 
     fn um() -> RequestBody {
         RequestBody::UpdateMetadata {
-            partitions: vec![],
+            partitions: Vec::new().into(),
             live_brokers: vec![BrokerId(0), BrokerId(1)],
         }
     }
@@ -333,5 +490,72 @@ mod tests {
             !b.replicas.contains_key(&other),
             "not a replica of this broker"
         );
+    }
+
+    #[test]
+    fn brokers_applying_the_same_update_metadata_share_one_cache() {
+        // Kafka: MetadataCache.updateMetadata — every broker caches the partition
+        // states of each UpdateMetadata the controller sends it; a removed topic's
+        // partitions (LeaderDuringDelete) leave the cache.
+        let info = |tp: &TopicPartition, leader: i32| PartitionStateInfo {
+            tp: tp.clone(),
+            controller_epoch: 1,
+            leader,
+            leader_epoch: 1,
+            isr: vec![BrokerId(1)],
+            zk_version: 0,
+            replicas: vec![BrokerId(1), BrokerId(2)],
+            is_new: false,
+        };
+        let tps: Vec<TopicPartition> = (0..200).map(|p| TopicPartition::new("t", p)).collect();
+        let all: crate::controller::channel::SharedStates =
+            tps.iter().map(|tp| info(tp, 1)).collect();
+        let body =
+            |partitions: &crate::controller::channel::SharedStates| RequestBody::UpdateMetadata {
+                partitions: partitions.clone(),
+                live_brokers: vec![BrokerId(1), BrokerId(2)],
+            };
+        let mut memo = MetadataMemo::default();
+        let (mut a, mut b, mut c) = (
+            Broker::new(BrokerId(1)),
+            Broker::new(BrokerId(2)),
+            Broker::new(BrokerId(3)),
+        );
+        for x in [&mut a, &mut b] {
+            assert_eq!(
+                x.handle_request_with(&request(1, -1, body(&all)), &mut memo),
+                ApiError::None
+            );
+        }
+        assert!(a.metadata.partitions.same_copy(&b.metadata.partitions));
+        assert_eq!(a.metadata.partitions.len(), 200);
+        assert_eq!(b.metadata.partitions[&tps[7]].leader, 1);
+        // One partition moves to broker 2, another is being deleted: only a and b get it.
+        let change: crate::controller::channel::SharedStates =
+            vec![info(&tps[7], 2), info(&tps[9], LEADER_DURING_DELETE)].into();
+        c.handle_request_with(&request(1, -1, body(&change)), &mut memo);
+        for x in [&mut a, &mut b] {
+            x.handle_request_with(&request(1, -1, body(&change)), &mut memo);
+        }
+        assert!(a.metadata.partitions.same_copy(&b.metadata.partitions));
+        assert_eq!(a.metadata.partitions[&tps[7]].leader, 2);
+        assert!(!b.metadata.partitions.contains_key(&tps[9]));
+        assert_eq!(a.metadata.partitions.len(), 199);
+        // c never had the full list: it holds only what it was sent.
+        assert_eq!(c.metadata.partitions.len(), 1);
+        assert_eq!(c.metadata.partitions[&tps[7]].leader, 2);
+        // Without the memo the same requests give equal caches.
+        let mut d = Broker::new(BrokerId(4));
+        d.handle_request(&request(1, -1, body(&all)));
+        d.handle_request(&request(1, -1, body(&change)));
+        assert_eq!(d.metadata, a.metadata);
+        let order: Vec<u32> = d
+            .metadata
+            .partitions
+            .iter()
+            .map(|(tp, _)| tp.partition)
+            .take(3)
+            .collect();
+        assert_eq!(order, vec![0, 1, 2], "iteration is in partition order");
     }
 }

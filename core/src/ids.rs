@@ -29,18 +29,135 @@ impl fmt::Display for SessionId {
     }
 }
 
+/// A topic's name, shared: every partition of a topic (and every copy of a
+/// [`TopicPartition`]) points at one string, so a copy costs no allocation.
+/// Compares, orders and prints as the name.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Topic(std::rc::Rc<str>);
+
+impl Topic {
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Topic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for Topic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::ops::Deref for Topic {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Topic {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Topic {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Topic {
+    fn from(s: &str) -> Topic {
+        Topic(s.into())
+    }
+}
+
+impl From<&Topic> for Topic {
+    fn from(t: &Topic) -> Topic {
+        t.clone()
+    }
+}
+
+impl From<String> for Topic {
+    fn from(s: String) -> Topic {
+        Topic(s.into())
+    }
+}
+
+impl From<&String> for Topic {
+    fn from(s: &String) -> Topic {
+        Topic(s.as_str().into())
+    }
+}
+
+impl From<Topic> for String {
+    fn from(t: Topic) -> String {
+        t.0.to_string()
+    }
+}
+
+impl PartialEq<str> for Topic {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Topic {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<String> for Topic {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<&String> for Topic {
+    fn eq(&self, other: &&String) -> bool {
+        *self.0 == ***other
+    }
+}
+
+impl PartialEq<Topic> for str {
+    fn eq(&self, other: &Topic) -> bool {
+        *self == *other.0
+    }
+}
+
+impl PartialEq<Topic> for &str {
+    fn eq(&self, other: &Topic) -> bool {
+        **self == *other.0
+    }
+}
+
+impl PartialEq<Topic> for String {
+    fn eq(&self, other: &Topic) -> bool {
+        **self == *other.0
+    }
+}
+
 /// A topic partition, ordered by topic name and then partition number.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct TopicPartition {
     /// The topic name.
-    pub topic: String,
+    pub topic: Topic,
     /// The partition number, from 0.
     pub partition: u32,
 }
 
 impl TopicPartition {
     /// `topic`-`partition`.
-    pub fn new(topic: impl Into<String>, partition: u32) -> TopicPartition {
+    pub fn new(topic: impl Into<Topic>, partition: u32) -> TopicPartition {
         TopicPartition {
             topic: topic.into(),
             partition,

@@ -192,7 +192,7 @@ impl FinalState {
                 .filter_map(|r| {
                     let (at, why) = r.lost.as_ref()?;
                     Some(LostRecord {
-                        topic: r.tp.topic.clone(),
+                        topic: r.tp.topic.to_string(),
                         partition: r.tp.partition,
                         offset: r.offset,
                         acks: r.acks.as_str(),

@@ -307,7 +307,7 @@ impl ClusterView {
                 high_watermark: sim.high_watermark(&p.tp),
                 available: sim.is_available(&p.tp),
                 unavailable_ms: sim.unavailable_ms(&p.tp),
-                deleting: ctx.is_some_and(|c| c.topics_to_be_deleted.contains(&p.tp.topic)),
+                deleting: ctx.is_some_and(|c| c.topics_to_be_deleted.contains(p.tp.topic.as_str())),
                 reassigning: ctx.is_some_and(|c| c.partitions_being_reassigned.contains(&p.tp)),
                 changed_at_ms: sim.state_changed_at(&p.tp).map(|t| t.as_ms()),
                 controller_cache: ctx.and_then(|c| c.leadership.get(&p.tp)).map(|l| {

@@ -170,7 +170,7 @@ impl WhatIf {
                         .sim()
                         .partition_overview()
                         .iter()
-                        .any(|p| &p.tp.topic == t)
+                        .any(|p| p.tp.topic == t)
                     {
                         return Err(WhatIfError::UnknownTopic {
                             topic: t.clone(),

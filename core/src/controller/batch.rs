@@ -115,14 +115,14 @@ impl RequestBatch {
             }
         }
         if !self.update_metadata_brokers.is_empty() {
-            let partitions: Vec<PartitionStateInfo> = self
+            let partitions: super::channel::SharedStates = self
                 .update_metadata_partitions
                 .iter()
                 .filter_map(|tp| {
                     let l = ctx.leadership.get(tp)?;
                     let replicas = ctx.assignments.get(tp).cloned().unwrap_or_default();
                     let mut info = partition_info(tp, l, &replicas, false);
-                    if deleting.contains(&tp.topic) {
+                    if deleting.contains(tp.topic.as_str()) {
                         info.leader = LEADER_DURING_DELETE;
                     }
                     Some(info)

@@ -38,7 +38,7 @@ impl KafkaController {
         let (deleting, rest): (Vec<_>, Vec<_>) = replicas
             .iter()
             .cloned()
-            .partition(|(tp, _)| self.ctx.topics_to_be_deleted.contains(&tp.topic));
+            .partition(|(tp, _)| self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()));
         let without_leader: Vec<TopicPartition> = self
             .ctx
             .leadership
@@ -46,7 +46,7 @@ impl KafkaController {
             .filter(|(tp, l)| {
                 !l.leader
                     .is_some_and(|b| self.ctx.is_replica_online(b, false))
-                    && !self.ctx.topics_to_be_deleted.contains(&tp.topic)
+                    && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
             })
             .map(|(tp, _)| tp.clone())
             .collect();
@@ -91,7 +91,10 @@ impl KafkaController {
         // target replicas (RS minus the removing ones, not only the adding
         // ones) include a new broker; onPartitionReassignment runs again.
         self.maybe_resume_reassignments(env, |_, target| target.iter().any(|b| new.contains(b)))?;
-        let topics: BTreeSet<String> = replicas.iter().map(|(tp, _)| tp.topic.clone()).collect();
+        let topics: BTreeSet<String> = replicas
+            .iter()
+            .map(|(tp, _)| tp.topic.to_string())
+            .collect();
         self.resume_deletion_for_topics(env, &topics)?;
         for b in new {
             env.client.register_data_handler(&paths::broker(*b));
@@ -145,7 +148,7 @@ impl KafkaController {
                 a.contains(&id)
                     && a.len() > 1
                     && self.ctx.leadership.contains_key(*tp)
-                    && !self.ctx.topics_to_be_deleted.contains(&tp.topic)
+                    && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
             })
             .map(|(tp, _)| tp.clone())
             .collect();
@@ -179,7 +182,7 @@ impl KafkaController {
             .filter(|(tp, l)| {
                 l.leader == Some(id)
                     && self.ctx.assignments.get(*tp).is_some_and(|a| a.len() > 1)
-                    && !self.ctx.topics_to_be_deleted.contains(&tp.topic)
+                    && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
             })
             .map(|(tp, _)| tp.clone())
             .collect();

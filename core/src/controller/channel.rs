@@ -10,6 +10,10 @@ pub const NO_LEADER: i32 = -1;
 /// Kafka's `LeaderDuringDelete`: UpdateMetadata tells brokers to drop the partition.
 pub const LEADER_DURING_DELETE: i32 = -2;
 
+/// The partition states of an UpdateMetadata, shared by every broker's copy
+/// of the request (and by the metadata caches built from it).
+pub type SharedStates = std::rc::Rc<[PartitionStateInfo]>;
+
 /// One partition's leadership as carried in LeaderAndIsr and UpdateMetadata.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionStateInfo {
@@ -41,8 +45,10 @@ pub enum RequestBody {
     },
     /// Refresh the metadata cache.
     UpdateMetadata {
-        /// Partitions to update (may be empty).
-        partitions: Vec<PartitionStateInfo>,
+        /// Partitions to update (may be empty). One list, shared by every
+        /// broker's request of the same batch, as Kafka builds the states once
+        /// (`ControllerBrokerRequestBatch.sendUpdateMetadataRequests`).
+        partitions: SharedStates,
         /// Every live or shutting-down broker.
         live_brokers: Vec<BrokerId>,
     },
@@ -69,8 +75,8 @@ impl RequestBody {
     /// (`None` for StopReplica, ControlledShutdown and an empty request).
     pub fn leader_epochs(&self) -> Option<(i32, i32)> {
         let partitions = match self {
-            RequestBody::LeaderAndIsr { partitions }
-            | RequestBody::UpdateMetadata { partitions, .. } => partitions,
+            RequestBody::LeaderAndIsr { partitions } => &partitions[..],
+            RequestBody::UpdateMetadata { partitions, .. } => &partitions[..],
             _ => return None,
         };
         let lo = partitions.iter().map(|p| p.leader_epoch).min()?;

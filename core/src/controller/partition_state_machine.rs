@@ -60,7 +60,7 @@ impl KafkaController {
                     s,
                     PartitionState::NewPartition | PartitionState::OfflinePartition
                 ) && topic.is_none_or(|t| tp.topic == t)
-                    && !self.ctx.topics_to_be_deleted.contains(&tp.topic)
+                    && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
             })
             .map(|(tp, _)| tp.clone())
             .collect();

@@ -71,7 +71,7 @@ impl KafkaController {
         };
         let mut failed = Vec::new();
         for (tp, target) in entries {
-            let error = if self.ctx.topics_to_be_deleted.contains(&tp.topic)
+            let error = if self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
                 || !self.ctx.assignments.contains_key(&tp)
             {
                 Some("UNKNOWN_TOPIC_OR_PARTITION")
@@ -265,7 +265,7 @@ impl KafkaController {
         );
         // Deletion of the topic, if queued, may go on (resumeDeletionForTopics
         // clears the ineligible mark).
-        let topics: BTreeSet<String> = [tp.topic.clone()].into_iter().collect();
+        let topics: BTreeSet<String> = [tp.topic.to_string()].into_iter().collect();
         self.resume_deletion_for_topics(env, &topics)
     }
 

@@ -89,7 +89,7 @@ impl KafkaController {
                 results.insert(tp.clone(), ElectionCode::UnknownTopicOrPartition);
                 continue;
             };
-            if self.ctx.topics_to_be_deleted.contains(&tp.topic) {
+            if self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()) {
                 results.insert(tp.clone(), ElectionCode::TopicBeingDeleted);
                 continue;
             }
@@ -144,7 +144,7 @@ impl KafkaController {
     pub fn imbalance(&self) -> BTreeMap<BrokerId, (Vec<TopicPartition>, usize)> {
         let mut out: BTreeMap<BrokerId, (Vec<TopicPartition>, usize)> = BTreeMap::new();
         for (tp, ar) in &self.ctx.assignments {
-            if self.ctx.topics_to_be_deleted.contains(&tp.topic) {
+            if self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()) {
                 continue;
             }
             let Some(preferred) = ar.first().copied() else {
@@ -185,8 +185,8 @@ impl KafkaController {
                 .filter(|tp| {
                     self.ctx.is_replica_online(broker, false)
                         && self.ctx.partitions_being_reassigned.is_empty()
-                        && !self.ctx.topics_to_be_deleted.contains(&tp.topic)
-                        && self.ctx.all_topics.contains(&tp.topic)
+                        && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
+                        && self.ctx.all_topics.contains(tp.topic.as_str())
                 })
                 .collect();
             if !candidates.is_empty() {

@@ -156,7 +156,7 @@ impl KafkaController {
                     .partition(|tp| self.ctx.leadership.contains_key(tp));
                 let updated = self.remove_replica_from_isr(env, broker, &with)?;
                 for (tp, l) in updated {
-                    if !self.ctx.topics_to_be_deleted.contains(&tp.topic) {
+                    if !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()) {
                         let recipients: Vec<BrokerId> = self
                             .ctx
                             .assignments

@@ -56,7 +56,7 @@ impl KafkaController {
                 .ctx
                 .partitions_being_reassigned
                 .iter()
-                .any(|tp| &tp.topic == t)
+                .any(|tp| tp.topic == t)
             {
                 self.mark_topic_ineligible_for_deletion(env, t, "topic reassignment in progress");
             }
@@ -228,7 +228,11 @@ impl KafkaController {
     ) -> Result<(), ControllerError> {
         let replicas: Vec<(TopicPartition, BrokerId)> = partitions
             .iter()
-            .filter(|tp| self.ctx.topics_with_deletion_started.contains(&tp.topic))
+            .filter(|tp| {
+                self.ctx
+                    .topics_with_deletion_started
+                    .contains(tp.topic.as_str())
+            })
             .map(|tp| (tp.clone(), broker))
             .collect();
         if replicas.is_empty() {
@@ -249,7 +253,7 @@ impl KafkaController {
                 for (tp, _) in &replicas {
                     self.ctx
                         .topics_ineligible_for_deletion
-                        .insert(tp.topic.clone());
+                        .insert(tp.topic.to_string());
                 }
                 env.note(
                     "topic_deletion_paused",
@@ -371,7 +375,7 @@ impl KafkaController {
         for (tp, _) in replicas {
             self.ctx
                 .topics_ineligible_for_deletion
-                .insert(tp.topic.clone());
+                .insert(tp.topic.to_string());
         }
         self.handle_replica_state_changes(env, &started, ReplicaState::ReplicaDeletionIneligible)?;
         self.resume_deletions(env)

@@ -111,10 +111,10 @@ impl KafkaController {
         let deleted: Vec<String> = self.ctx.all_topics.difference(&topics).cloned().collect();
         self.ctx.all_topics = topics;
         for t in &deleted {
-            self.ctx.assignments.retain(|tp, _| &tp.topic != t);
-            self.ctx.leadership.retain(|tp, _| &tp.topic != t);
-            self.ctx.partition_states.retain(|tp, _| &tp.topic != t);
-            self.ctx.replica_states.retain(|(tp, _), _| &tp.topic != t);
+            self.ctx.assignments.retain(|tp, _| tp.topic != t);
+            self.ctx.leadership.retain(|tp, _| tp.topic != t);
+            self.ctx.partition_states.retain(|tp, _| tp.topic != t);
+            self.ctx.replica_states.retain(|(tp, _), _| tp.topic != t);
         }
         let mut added = Vec::new();
         for t in &new {

@@ -311,7 +311,7 @@ impl Legacy {
         let mut l = Legacy::empty(scenario, placements);
         let mut topics: BTreeMap<String, Vec<Vec<BrokerId>>> = BTreeMap::new();
         for (tp, r) in assignment {
-            topics.entry(tp.topic.clone()).or_default().push(r);
+            topics.entry(tp.topic.to_string()).or_default().push(r);
         }
         for (name, a) in topics {
             l.create_topic(&name, &a);

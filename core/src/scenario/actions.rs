@@ -276,7 +276,7 @@ pub(crate) fn parse_actions(
                         replicas.push(id);
                     }
                     targets.push(crate::action::PartitionTarget {
-                        topic: tp.topic,
+                        topic: tp.topic.to_string(),
                         partition: tp.partition,
                         replicas,
                     });

@@ -265,6 +265,9 @@ pub struct Sim {
     held: BTreeMap<BrokerId, (SimTime, Vec<(SimTime, SimEvent)>)>,
     trace: Vec<TraceRecord>,
     stats: Stats,
+    /// Metadata caches that brokers share (a cache of work, not state).
+    #[serde(skip)]
+    metadata_memo: crate::broker::MetadataMemo,
     /// The invariant checker.
     pub(crate) checker: Checker,
 }
@@ -313,6 +316,7 @@ impl Sim {
             held: BTreeMap::new(),
             trace: Vec::new(),
             stats: Stats::default(),
+            metadata_memo: crate::broker::MetadataMemo::default(),
             checker: Checker::default(),
         };
         for p in paths::TOP_LEVEL {

@@ -113,7 +113,7 @@ impl Sim {
             if let Some(l) = &state {
                 let ar = self
                     .assignments
-                    .get(&tp.topic)
+                    .get(tp.topic.as_str())
                     .and_then(|a| a.get(&tp.partition));
                 self.checker
                     .check_partition(self.now, &tp, l, ar.map(Vec::as_slice));

@@ -71,7 +71,7 @@ impl Sim {
             return;
         };
         let seen_before = b.controller_epoch_seen;
-        let error = b.handle_request(&req);
+        let error = b.handle_request_with(&req, &mut self.metadata_memo);
         let applied = error == ApiError::None;
         if applied && req.controller_epoch < seen_before {
             self.checker.record(self.now, invariants::NO_STALE_REQUEST_APPLIED, format!(

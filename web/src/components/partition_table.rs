@@ -26,7 +26,7 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>, lang: Lang) -> Ht
     let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
     let produce_with = |acks: Acks| {
         let cb = on_msg.clone();
-        let (topic, partition) = (p.tp.topic.clone(), p.tp.partition);
+        let (topic, partition) = (p.tp.topic.to_string(), p.tp.partition);
         Callback::from(move |_: MouseEvent| {
             cb.emit(Msg::Act(Action::Produce {
                 topic: topic.clone(),

@@ -3,7 +3,9 @@
 //! (KafkaApis and ReplicaManager's epoch checks, the metadata cache).
 
 pub use crate::controller::channel::ApiError;
-use crate::controller::channel::{ControlRequest, RequestBody, NO_LEADER};
+use crate::controller::channel::{
+    ControlRequest, PartitionStateInfo, RequestBody, SharedStates, NO_LEADER,
+};
 use crate::controller::KafkaController;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
@@ -102,8 +104,12 @@ const CACHE_SHARDS: usize = 64;
 /// broker sees is exactly what its own map would hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionCache {
-    shards: std::rc::Rc<[std::rc::Rc<BTreeMap<TopicPartition, LocalPartition>>]>,
+    shards: std::rc::Rc<[std::rc::Rc<BTreeMap<TopicPartition, CachedPartition>>]>,
 }
+
+/// A partition's state in a metadata cache: the state as the UpdateMetadata
+/// carried it, shared with the request and with every other broker's cache.
+pub type CachedPartition = std::rc::Rc<PartitionStateInfo>;
 
 impl Default for PartitionCache {
     fn default() -> PartitionCache {
@@ -125,8 +131,8 @@ impl PartitionCache {
     }
 
     /// The cached state of `tp`.
-    pub fn get(&self, tp: &TopicPartition) -> Option<&LocalPartition> {
-        self.shards.get(Self::shard(tp))?.get(tp)
+    pub fn get(&self, tp: &TopicPartition) -> Option<&PartitionStateInfo> {
+        self.shards.get(Self::shard(tp))?.get(tp).map(|p| &**p)
     }
 
     /// Whether `tp` is cached.
@@ -145,20 +151,20 @@ impl PartitionCache {
     }
 
     /// Every cached partition, in partition order.
-    pub fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &LocalPartition)> {
-        let mut all: Vec<(&TopicPartition, &LocalPartition)> =
-            self.shards.iter().flat_map(|s| s.iter()).collect();
+    pub fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &PartitionStateInfo)> {
+        let mut all: Vec<(&TopicPartition, &PartitionStateInfo)> = self
+            .shards
+            .iter()
+            .flat_map(|s| s.iter().map(|(tp, p)| (tp, &**p)))
+            .collect();
         all.sort_by(|a, b| a.0.cmp(b.0));
         all.into_iter()
     }
 
     /// The cache after an UpdateMetadata's partition states: a partition
     /// marked for deletion is dropped, any other replaced.
-    fn updated(
-        &self,
-        partitions: &[crate::controller::channel::PartitionStateInfo],
-    ) -> PartitionCache {
-        let mut shards: Vec<std::rc::Rc<BTreeMap<TopicPartition, LocalPartition>>> =
+    fn updated(&self, partitions: &[CachedPartition]) -> PartitionCache {
+        let mut shards: Vec<std::rc::Rc<BTreeMap<TopicPartition, CachedPartition>>> =
             self.shards.to_vec();
         for p in partitions {
             let Some(shard) = shards.get_mut(Self::shard(&p.tp)) else {
@@ -168,7 +174,7 @@ impl PartitionCache {
             if p.leader < NO_LEADER {
                 shard.remove(&p.tp);
             } else {
-                shard.insert(p.tp.clone(), LocalPartition::from_info(p));
+                shard.insert(p.tp.clone(), p.clone());
             }
         }
         PartitionCache {
@@ -176,6 +182,7 @@ impl PartitionCache {
         }
     }
 
+    #[cfg(test)]
     /// Whether two caches are the same copy (not merely equal), or both
     /// empty (as every broker's is when it starts).
     fn same_copy(&self, other: &PartitionCache) -> bool {
@@ -184,10 +191,10 @@ impl PartitionCache {
 }
 
 impl std::ops::Index<&TopicPartition> for PartitionCache {
-    type Output = LocalPartition;
+    type Output = PartitionStateInfo;
     /// The cached state of `tp`; panics if it is not cached (tests only).
     #[allow(clippy::panic)]
-    fn index(&self, tp: &TopicPartition) -> &LocalPartition {
+    fn index(&self, tp: &TopicPartition) -> &PartitionStateInfo {
         match self.get(tp) {
             Some(p) => p,
             None => panic!("{tp} is not in the metadata cache"),
@@ -197,16 +204,25 @@ impl std::ops::Index<&TopicPartition> for PartitionCache {
 
 /// The caches that the last UpdateMetadata requests produced: a broker that
 /// applies the same request (the same shared states) to the same cache gets
-/// the same result without building it again. A cache of work, not state:
-/// two simulations are equal whatever their memos hold.
+/// the same result without building it again. It holds no cache alive (weak
+/// references only; a result that no broker holds any more is built again),
+/// and it is a cache of work, not state: two simulations are equal whatever
+/// their memos hold.
 #[derive(Debug, Clone, Default)]
 pub struct MetadataMemo {
-    recent: std::collections::VecDeque<(
-        PartitionCache,
-        crate::controller::channel::SharedStates,
-        PartitionCache,
-    )>,
+    recent: std::collections::VecDeque<MemoEntry>,
 }
+
+/// The cache a request was applied to (and whether it was empty), the
+/// request's states, and the cache it made.
+type MemoEntry = (
+    WeakCache,
+    bool,
+    std::rc::Weak<[std::rc::Rc<PartitionStateInfo>]>,
+    WeakCache,
+);
+
+type WeakCache = std::rc::Weak<[std::rc::Rc<BTreeMap<TopicPartition, CachedPartition>>]>;
 
 impl PartialEq for MetadataMemo {
     fn eq(&self, _: &MetadataMemo) -> bool {
@@ -220,27 +236,36 @@ impl MetadataMemo {
     /// How many results it remembers.
     const SIZE: usize = 8;
 
-    fn apply(
-        &mut self,
-        base: &PartitionCache,
-        partitions: &crate::controller::channel::SharedStates,
-    ) -> PartitionCache {
+    fn apply(&mut self, base: &PartitionCache, partitions: &SharedStates) -> PartitionCache {
         if partitions.is_empty() {
             return base.clone();
         }
-        let hit = self
-            .recent
-            .iter()
-            .find(|(b, p, _)| b.same_copy(base) && std::rc::Rc::ptr_eq(p, partitions));
-        if let Some((_, _, result)) = hit {
-            return result.clone();
+        let empty = base.is_empty();
+        let hit = self.recent.iter().find_map(|(b, b_empty, p, r)| {
+            let same_base = (empty && *b_empty)
+                || b.upgrade()
+                    .is_some_and(|b| std::rc::Rc::ptr_eq(&b, &base.shards));
+            let same_states = p
+                .upgrade()
+                .is_some_and(|p| std::rc::Rc::ptr_eq(&p, partitions));
+            (same_base && same_states).then(|| r.upgrade()).flatten()
+        });
+        if let Some(shards) = hit {
+            return PartitionCache { shards };
         }
         let result = base.updated(partitions);
-        if self.recent.len() == Self::SIZE {
+        self.recent.retain(|(b, b_empty, p, r)| {
+            (*b_empty || b.strong_count() > 0) && p.strong_count() > 0 && r.strong_count() > 0
+        });
+        if self.recent.len() >= Self::SIZE {
             self.recent.pop_front();
         }
-        self.recent
-            .push_back((base.clone(), partitions.clone(), result.clone()));
+        self.recent.push_back((
+            std::rc::Rc::downgrade(&base.shards),
+            empty,
+            std::rc::Rc::downgrade(partitions),
+            std::rc::Rc::downgrade(&result.shards),
+        ));
         result
     }
 }
@@ -509,7 +534,7 @@ mod tests {
         };
         let tps: Vec<TopicPartition> = (0..200).map(|p| TopicPartition::new("t", p)).collect();
         let all: crate::controller::channel::SharedStates =
-            tps.iter().map(|tp| info(tp, 1)).collect();
+            tps.iter().map(|tp| std::rc::Rc::new(info(tp, 1))).collect();
         let body =
             |partitions: &crate::controller::channel::SharedStates| RequestBody::UpdateMetadata {
                 partitions: partitions.clone(),
@@ -531,8 +556,11 @@ mod tests {
         assert_eq!(a.metadata.partitions.len(), 200);
         assert_eq!(b.metadata.partitions[&tps[7]].leader, 1);
         // One partition moves to broker 2, another is being deleted: only a and b get it.
-        let change: crate::controller::channel::SharedStates =
-            vec![info(&tps[7], 2), info(&tps[9], LEADER_DURING_DELETE)].into();
+        let change: crate::controller::channel::SharedStates = vec![
+            std::rc::Rc::new(info(&tps[7], 2)),
+            std::rc::Rc::new(info(&tps[9], LEADER_DURING_DELETE)),
+        ]
+        .into();
         c.handle_request_with(&request(1, -1, body(&change)), &mut memo);
         for x in [&mut a, &mut b] {
             x.handle_request_with(&request(1, -1, body(&change)), &mut memo);

@@ -125,7 +125,7 @@ impl RequestBatch {
                     if deleting.contains(tp.topic.as_str()) {
                         info.leader = LEADER_DURING_DELETE;
                     }
-                    Some(info)
+                    Some(std::rc::Rc::new(info))
                 })
                 .collect();
             let live: Vec<BrokerId> = ctx.live_or_shutting_down().into_iter().collect();

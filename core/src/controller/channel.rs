@@ -12,7 +12,7 @@ pub const LEADER_DURING_DELETE: i32 = -2;
 
 /// The partition states of an UpdateMetadata, shared by every broker's copy
 /// of the request (and by the metadata caches built from it).
-pub type SharedStates = std::rc::Rc<[PartitionStateInfo]>;
+pub type SharedStates = std::rc::Rc<[std::rc::Rc<PartitionStateInfo>]>;
 
 /// One partition's leadership as carried in LeaderAndIsr and UpdateMetadata.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,14 +74,19 @@ impl RequestBody {
     /// The lowest and highest leader epoch of the partitions it carries
     /// (`None` for StopReplica, ControlledShutdown and an empty request).
     pub fn leader_epochs(&self) -> Option<(i32, i32)> {
-        let partitions = match self {
-            RequestBody::LeaderAndIsr { partitions } => &partitions[..],
-            RequestBody::UpdateMetadata { partitions, .. } => &partitions[..],
-            _ => return None,
-        };
-        let lo = partitions.iter().map(|p| p.leader_epoch).min()?;
-        let hi = partitions.iter().map(|p| p.leader_epoch).max()?;
-        Some((lo, hi))
+        fn span(mut epochs: impl Iterator<Item = i32>) -> Option<(i32, i32)> {
+            let first = epochs.next()?;
+            Some(epochs.fold((first, first), |(lo, hi), e| (lo.min(e), hi.max(e))))
+        }
+        match self {
+            RequestBody::LeaderAndIsr { partitions } => {
+                span(partitions.iter().map(|p| p.leader_epoch))
+            }
+            RequestBody::UpdateMetadata { partitions, .. } => {
+                span(partitions.iter().map(|p| p.leader_epoch))
+            }
+            _ => None,
+        }
     }
 
     /// Kafka's API name.

@@ -618,7 +618,8 @@ impl KafkaController {
     ) {
         let live: Vec<BrokerId> = self.ctx.live_or_shutting_down().into_iter().collect();
         // The partition states are built once and shared by every request.
-        let partitions: channel::SharedStates = partitions.into();
+        let partitions: channel::SharedStates =
+            partitions.into_iter().map(std::rc::Rc::new).collect();
         let mut states = partitions.len() as u64;
         for to in targets {
             if let Some(epoch) = self.ctx.live_brokers.get(to) {

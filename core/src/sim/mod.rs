@@ -195,7 +195,7 @@ impl SimEvent {
     }
 
     /// Events that count as work in progress (not a periodic timer).
-    fn is_work(&self) -> bool {
+    pub(super) fn is_work(&self) -> bool {
         !matches!(
             self,
             SimEvent::Heartbeat { .. }
@@ -230,6 +230,10 @@ pub struct Sim {
     now: SimTime,
     seq: u64,
     queue: BTreeMap<(SimTime, u64), SimEvent>,
+    /// How many events in `queue` are work (not timers, heartbeats or fetch
+    /// rounds): [`Sim::is_quiet`] reads it instead of walking the queue.
+    #[serde(default)]
+    work_events: usize,
     /// Per-partition availability as a client feels it.
     availability: BTreeMap<crate::ids::TopicPartition, Availability>,
     availability_dirty: bool,
@@ -295,6 +299,7 @@ impl Sim {
             now: SimTime::ZERO,
             seq: 0,
             queue: BTreeMap::new(),
+            work_events: 0,
             availability: BTreeMap::new(),
             availability_dirty: false,
             availability_changed: BTreeSet::new(),
@@ -466,6 +471,9 @@ impl Sim {
                 let Some(((t, _), ev)) = self.queue.pop_first() else {
                     return false;
                 };
+                if ev.is_work() {
+                    self.work_events -= 1;
+                }
                 self.now = t;
                 self.zk.set_now(t);
                 self.handle(ev);
@@ -525,6 +533,9 @@ impl Sim {
     fn push(&mut self, at: SimTime, ev: SimEvent) {
         debug_assert!(at >= self.now, "an event is never scheduled in the past");
         self.seq += 1;
+        if ev.is_work() {
+            self.work_events += 1;
+        }
         self.queue.insert((at, self.seq), ev);
     }
 

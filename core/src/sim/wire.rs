@@ -173,6 +173,9 @@ impl Sim {
         let taken = self
             .find_message(id)
             .and_then(|key| self.queue.remove(&key).map(|ev| (key, ev)));
+        if taken.as_ref().is_some_and(|(_, ev)| ev.is_work()) {
+            self.work_events -= 1;
+        }
         if taken.is_none() {
             self.note("user", "action_ignored", Fact::NoSuchMessage { id });
         }

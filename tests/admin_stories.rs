@@ -48,12 +48,12 @@ fn preferred_election_through_zookeeper_brings_the_leader_home() {
     assert!(
         results
             .iter()
-            .any(|r| r.details.contains("t-1: ELECTION_NOT_NEEDED")),
+            .any(|r| r.details().contains("t-1: ELECTION_NOT_NEEDED")),
         "{results:#?}"
     );
     assert!(results
         .iter()
-        .any(|r| r.details.contains(&format!("t-0: NONE (leader {v})"))));
+        .any(|r| r.details().contains(&format!("t-0: NONE (leader {v})"))));
     // The watch was re-armed: a second election works too.
     s.at(
         22_000,
@@ -95,7 +95,7 @@ fn admin_elections_report_kafkas_error_codes() {
     let results: Vec<String> = s
         .records("election_result")
         .iter()
-        .map(|r| r.details.clone())
+        .map(|r| r.details().clone())
         .collect();
     let has = |needle: &str| results.iter().any(|r| r.contains(needle));
     assert!(
@@ -134,7 +134,7 @@ fn auto_rebalance_brings_leaders_home_after_the_check_interval() {
     assert!(
         imbalance
             .iter()
-            .any(|r| r.details.contains(&format!("broker {v} is 1.000"))),
+            .any(|r| r.details().contains(&format!("broker {v} is 1.000"))),
         "{imbalance:#?}"
     );
     s.assert_no_violations();
@@ -199,7 +199,7 @@ fn adding_partitions_rewrites_the_assignment_and_creates_them() {
     assert!(s
         .records("action_failed")
         .iter()
-        .any(|r| r.details.contains("would not be an increase")));
+        .any(|r| r.details().contains("would not be an increase")));
     assert_eq!(s.sim.partition_overview().len(), 4, "nothing changed");
     s.assert_no_violations();
 }
@@ -260,7 +260,7 @@ fn deleting_a_topic_pauses_while_a_replica_is_down_and_completes_after_restart()
     assert!(s
         .records("action_failed")
         .iter()
-        .any(|r| r.details.contains("does not exist")));
+        .any(|r| r.details().contains("does not exist")));
     s.assert_no_violations();
 }
 
@@ -290,7 +290,7 @@ fn reassigning_a_partition_away_from_its_leader_moves_the_leader() {
     assert!(
         notes
             .iter()
-            .any(|r| r.details == "t-0: replicas [2,3,0,1], adding [2,3], removing [0,1]"),
+            .any(|r| r.details() == "t-0: replicas [2,3,0,1], adding [2,3], removing [0,1]"),
         "RS = TRS ++ ORS while adding: {notes:#?}"
     );
     let after = s.partition("t", 0);
@@ -335,7 +335,7 @@ fn a_bad_reassignment_changes_nothing() {
     assert!(s
         .records("action_failed")
         .iter()
-        .any(|r| r.details.contains("t-7 does not exist")));
+        .any(|r| r.details().contains("t-7 does not exist")));
     assert_eq!(kcsim_core::report::FinalState::of(&s.sim).zk, before);
 }
 
@@ -636,7 +636,7 @@ fn a_static_broker_config_cannot_change_at_run_time() {
         .until(at + 50);
         let failed = s
             .first_after("action_failed", at)
-            .map(|r| r.details.clone());
+            .map(|r| r.details().clone());
         assert!(
             failed.as_deref().is_some_and(|d| d.contains(key)),
             "{key} refused with a message naming it: {failed:?}"
@@ -711,7 +711,7 @@ fn illegal_topic_names_are_refused_from_an_action_with_kafkas_message() {
             s.at(at, action).until(at + 10);
             let failed = s
                 .first_after("action_failed", at)
-                .map(|r| r.details.clone());
+                .map(|r| r.details().clone());
             assert_eq!(
                 failed.as_deref(),
                 Some(format!("InvalidTopicException: {message}").as_str()),
@@ -738,7 +738,7 @@ fn illegal_topic_names_are_refused_from_an_action_with_kafkas_message() {
     .until(at + 10);
     let failed = s
         .first_after("action_failed", at)
-        .map(|r| r.details.clone());
+        .map(|r| r.details().clone());
     assert_eq!(
         failed,
         Some(format!("InvalidTopicException: {ILLEGAL_CHARS}"))
@@ -765,7 +765,7 @@ fn a_topic_name_of_249_characters_is_accepted_and_250_refused() {
     .until(5_010);
     let failed = s
         .first_after("action_failed", 5_000)
-        .map(|r| r.details.clone());
+        .map(|r| r.details().clone());
     assert_eq!(
         failed,
         Some(format!(
@@ -802,7 +802,7 @@ fn a_topic_name_colliding_in_metric_names_is_refused() {
     s.create_topic(5_010, "a_b", &[&[0]]).until(5_020);
     let failed = s
         .first_after("action_failed", 5_010)
-        .map(|r| r.details.clone());
+        .map(|r| r.details().clone());
     assert_eq!(
         failed.as_deref(),
         Some("InvalidTopicException: Topic 'a_b' collides with existing topics: a.b")

@@ -207,9 +207,9 @@ fn clean_shutdown_of_the_controller_moves_it_at_once() {
     );
     assert_eq!(s.broker(old).status, BrokerStatus::Dead);
     assert!(
-        s.records("resign")
-            .iter()
-            .any(|r| r.actor == format!("controller-{old}") && r.details.contains("shutting down")),
+        s.records("resign").iter().any(
+            |r| r.actor == format!("controller-{old}") && r.details().contains("shutting down")
+        ),
         "the shutdown resignation is traced"
     );
     s.until(20_000);
@@ -293,7 +293,7 @@ fn zombie_controller_wakes_and_its_stale_requests_are_rejected() {
     );
     let rejected = s.records("request_rejected");
     assert!(
-        rejected.iter().any(|r| r.details.contains(&format!(
+        rejected.iter().any(|r| r.details().contains(&format!(
             "from controller {zombie} (epoch 1): STALE_CONTROLLER_EPOCH"
         ))),
         "{rejected:#?}"
@@ -310,7 +310,7 @@ fn zombie_controller_wakes_and_its_stale_requests_are_rejected() {
             .iter()
             .any(|r| r.actor == format!("controller-{zombie}")
                 && r.time_ms > t + 10_000
-                && r.details.contains("session expired")),
+                && r.details().contains("session expired")),
         "{resigned:#?}"
     );
     s.assert_everyone_agrees();
@@ -401,7 +401,9 @@ fn a_delayed_request_arrives_later_and_a_dropped_one_is_resent() {
     );
     s.at(now + 10, Action::DropMessage { id: r.id });
     s.until(now + 10);
-    assert!(s.records("message_dropped")[0].details.contains("resends"));
+    assert!(s.records("message_dropped")[0]
+        .details()
+        .contains("resends"));
     s.until(now + 200);
     assert!(
         !s.sim.requests().contains_key(&r.id),
@@ -435,9 +437,9 @@ fn zookeeper_delivers_a_sessions_notifications_in_the_order_of_the_changes() {
             .into_iter()
             .filter(|r| r.time_ms >= 6_000 && r.actor == format!("broker-{}", s.controller()))
             .filter_map(|r| {
-                if r.details.contains("PartitionModifications") {
+                if r.details().contains("PartitionModifications") {
                     Some("add")
-                } else if r.details.contains("TopicDeletion") {
+                } else if r.details().contains("TopicDeletion") {
                     Some("delete")
                 } else {
                     None

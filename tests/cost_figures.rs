@@ -127,21 +127,21 @@ fn events_that_arrive_during_a_long_failover_wait_their_turn() {
     let failover = sim
         .trace()
         .iter()
-        .find(|r| r.time_ms >= 20_000 && r.details.starts_with("processing Reelect"))
+        .find(|r| r.time_ms >= 20_000 && r.details().starts_with("processing Reelect"))
         .map(|r| r.time_ms)
         .expect("a failover");
     let topic_change = sim
         .trace()
         .iter()
-        .find(|r| r.time_ms >= 20_000 && r.details.starts_with("processing TopicChange"))
+        .find(|r| r.time_ms >= 20_000 && r.details().starts_with("processing TopicChange"))
         .expect("the topic change is processed");
     assert!(
         topic_change.time_ms >= failover + 600,
         "it waited for the failover ({failover} ms) to finish: {}",
-        topic_change.details
+        topic_change.details()
     );
     let queued: u64 = topic_change
-        .details
+        .details()
         .split("queued ")
         .nth(1)
         .and_then(|rest| rest.split(' ').next())

@@ -230,7 +230,7 @@ fn acks_all_is_refused_below_min_insync_replicas() {
     s.until(25_100);
     let failed = s.records("produce_failed");
     assert_eq!(failed.len(), 1, "{failed:#?}");
-    assert!(failed[0].details.contains("NOT_ENOUGH_REPLICAS"));
+    assert!(failed[0].details().contains("NOT_ENOUGH_REPLICAS"));
     assert_eq!(
         s.sim.produced().len(),
         3,

@@ -108,7 +108,7 @@ fn the_new_leaders_learn_before_the_isr_shrinks_are_done() {
         .find(|r| {
             r.time_ms > start
                 && r.actor == format!("broker-{a}")
-                && r.details.starts_with("LeaderAndIsr")
+                && r.details().starts_with("LeaderAndIsr")
         })
         .map(|r| r.time_ms)
         .expect("a gets its LeaderAndIsr");
@@ -138,10 +138,10 @@ fn the_trace_says_elected_when_zookeeper_shows_the_new_controller() {
         .controller_id()
         .expect("/controller exists when the trace says so");
     assert!(
-        line.details
+        line.details()
             .starts_with(&format!("broker {winner} successfully elected")),
         "{} while /controller names {winner}",
-        line.details
+        line.details()
     );
     assert_eq!(s.epoch(), 2, "and /controller_epoch shows the new epoch");
 }

@@ -105,7 +105,7 @@ fn on_broker_startup_resumes_a_reassignment_when_any_target_replica_restarts() {
         s.records("reassignment")
             .iter()
             .filter(|r| {
-                r.details
+                r.details()
                     .starts_with(&format!("t-0: waiting for [{d}] to join ISR"))
             })
             .count()

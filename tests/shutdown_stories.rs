@@ -49,7 +49,7 @@ fn the_controller_dies_while_processing_the_shutdown_request_and_the_broker_stil
     assert!(
         retries
             .first()
-            .is_some_and(|r| r.time_ms < 8_100 && r.details.contains("IOException")),
+            .is_some_and(|r| r.time_ms < 8_100 && r.details().contains("IOException")),
         "the first attempt fails at once with the connection: {retries:?}"
     );
     s.assert_no_violations();
@@ -145,7 +145,11 @@ fn the_shutdown_request_is_on_the_wire_and_can_be_dropped_or_delayed() {
     let retry = s
         .first_after("controlled_shutdown_retry", 8_000)
         .expect("the attempt failed");
-    assert!(retry.details.contains("IOException"), "{}", retry.details);
+    assert!(
+        retry.details().contains("IOException"),
+        "{}",
+        retry.details()
+    );
     assert_eq!(s.broker(v).status, BrokerStatus::ShuttingDown);
     s.until(13_000);
     let id = s

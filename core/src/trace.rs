@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// One line of the trace. It serialises as
 /// `{"time_ms":..,"actor":..,"kind":..,"details":..}`, the details in English;
 /// a line read back keeps its text as a [`Fact::Text`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(from = "TraceLine")]
 pub struct TraceRecord {
     /// Virtual time in ms.
@@ -17,12 +17,32 @@ pub struct TraceRecord {
     pub actor: String,
     /// A stable, machine-readable kind (snake_case).
     pub kind: String,
-    /// What happened, as data: the page renders it in its languages.
-    #[serde(skip_serializing)]
+    /// What happened, as data: the page renders it in its languages, and
+    /// [`TraceRecord::details`] in English when asked (a large cluster's
+    /// failover writes a record per partition: rendering each one eagerly
+    /// would cost more than simulating it).
     pub fact: Fact,
-    /// The fact in English ([`Fact::english`]), rendered once when the
-    /// record is made.
-    pub details: String,
+}
+
+/// A trace line as written, borrowed from its record.
+#[derive(Serialize)]
+struct TraceLineOut<'a> {
+    time_ms: u64,
+    actor: &'a str,
+    kind: &'a str,
+    details: String,
+}
+
+impl Serialize for TraceRecord {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        TraceLineOut {
+            time_ms: self.time_ms,
+            actor: &self.actor,
+            kind: &self.kind,
+            details: self.details(),
+        }
+        .serialize(s)
+    }
 }
 
 /// A trace line as written: the text only.
@@ -40,8 +60,7 @@ impl From<TraceLine> for TraceRecord {
             time_ms: l.time_ms,
             actor: l.actor,
             kind: l.kind,
-            fact: Fact::Text(l.details.clone()),
-            details: l.details,
+            fact: Fact::Text(l.details),
         }
     }
 }
@@ -58,9 +77,13 @@ impl TraceRecord {
             time_ms: time.as_ms(),
             actor: actor.into(),
             kind: kind.into(),
-            details: fact.english(),
             fact,
         }
+    }
+
+    /// The fact in English ([`Fact::english`]), as the trace file writes it.
+    pub fn details(&self) -> String {
+        self.fact.english()
     }
 
     /// The record as one JSON line (no newline).

@@ -295,8 +295,7 @@ fn parse_record(line: usize, text: &str, after_ms: u64) -> Result<TraceRecord, T
         time_ms,
         actor,
         kind,
-        fact: crate::fact::Fact::Text(details.clone()),
-        details,
+        fact: crate::fact::Fact::Text(details),
     })
 }
 

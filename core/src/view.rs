@@ -935,7 +935,7 @@ mod display_tests {
                 "orders-1",
                 ElectionCode::Elected(Some(BrokerId(1)))
             )
-            .details,
+            .details(),
             "auto rebalance PREFERRED election of orders-1: NONE (leader 1)"
         );
         assert_eq!(ok.partition, "orders-1");

@@ -1434,7 +1434,7 @@ mod tests {
         let (stop, why) = last_stop_and_why(&n);
         assert_eq!((stop.kind.as_str(), stop.time_ms), ("kill_broker", 6_000));
         assert_eq!(why, stop, "the kill is the newest Why line");
-        assert_eq!(why.details, "kill -9 broker 2");
+        assert_eq!(why.details(), "kill -9 broker 2");
     }
 
     #[test]
@@ -1463,7 +1463,7 @@ mod tests {
             let why = s.recent(WHY_KINDS, 3);
             assert!(
                 why.iter()
-                    .any(|r| r.kind == action.name() && r.details == action.describe()),
+                    .any(|r| r.kind == action.name() && r.details() == action.describe()),
                 "{action:?}: {why:#?}"
             );
         }
@@ -1499,9 +1499,9 @@ mod tests {
         assert_eq!(stop, resign);
         assert_eq!(why, resign, "the resignation is the newest Why line");
         assert!(
-            resign.details.contains("session expired"),
+            resign.details().contains("session expired"),
             "{}",
-            resign.details
+            resign.details()
         );
     }
 }

@@ -679,7 +679,9 @@ fn delete_config_of_the_default_returns_to_the_starting_value() {
     // Nothing left to delete: both later deletions are refused.
     let refused = crate::trace::refusal(t.trace(), 5_000, "delete_config");
     assert!(
-        refused.is_some_and(|r| r.details.contains("Invalid config(s): min.insync.replicas")),
+        refused.is_some_and(|r| r
+            .details()
+            .contains("Invalid config(s): min.insync.replicas")),
         "{refused:?}"
     );
     assert!(crate::trace::refusal(t.trace(), 6_000, "delete_config").is_some());

@@ -220,7 +220,7 @@ impl Condition {
                             && actor.as_ref().is_none_or(|a| r.actor == *a)
                             && contains
                                 .as_ref()
-                                .is_none_or(|t| r.details.contains(t.as_str()))
+                                .is_none_or(|t| r.details().contains(t.as_str()))
                     })
                     .take(*at_least)
                     .count()

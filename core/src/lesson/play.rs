@@ -112,7 +112,7 @@ pub fn play(lesson: &Lesson) -> Result<Vec<StepOutcome>, PlayError> {
             if let Some(r) = crate::trace::refusal(tl.trace(), now.as_ms(), name) {
                 return Err(PlayError::Refused {
                     step: i,
-                    reason: r.details.clone(),
+                    reason: r.details(),
                 });
             }
         }

@@ -354,7 +354,9 @@ fn walk_at(lesson: &Rc<Lesson>, speed: usize) -> Result<(), String> {
                             })
                             .rev()
                             .take(25)
-                            .map(|r| format!("{} {} {} {}", r.time_ms, r.actor, r.kind, r.details))
+                            .map(|r| {
+                                format!("{} {} {} {}", r.time_ms, r.actor, r.kind, r.details())
+                            })
                             .collect()
                     });
                     return Err(format!(

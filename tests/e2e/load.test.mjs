@@ -30,7 +30,7 @@ async function oneLoad() {
       if (marks.firstRender === undefined && document.querySelector('article.broker')) {
         marks.firstRender = performance.now();
       }
-      if (marks.keyAnswered === undefined && document.querySelector('[role="dialog"]')) {
+      if (marks.keyAnswered === undefined && document.querySelector('div.help[role="dialog"]')) {
         marks.keyAnswered = performance.now();
       }
     }).observe(document, { childList: true, subtree: true });

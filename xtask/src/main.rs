@@ -192,10 +192,90 @@ fn ensure_web_tools() -> Result<()> {
         false,
     )?;
     ensure_npm("xtask/npm")?;
+    ensure_wasm_opt_on_path()?;
     // trunk runs cargo with --offline: fetch every crate first.
     let mut c = cmd("cargo");
     c.args(["fetch", "--locked"]);
     run(c)
+}
+
+/// The wasm-opt version trunk is pinned to (`Trunk.toml`: `wasm_opt = "version_132"`).
+const WASM_OPT_VERSION: &str = "132";
+
+/// The first line of `wasm-opt --version` with the caller's own PATH (not
+/// xtask's), i.e. what a plain `trunk build` in a new shell would run.
+fn wasm_opt_on_plain_path() -> Option<String> {
+    let out = Command::new("wasm-opt").arg("--version").output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    Some(text.lines().next().unwrap_or("").trim().to_string())
+}
+
+fn is_wanted_wasm_opt(version_line: &str) -> bool {
+    // "wasm-opt version 132 (version_132)"
+    version_line.split_whitespace().nth(2) == Some(WASM_OPT_VERSION)
+}
+
+/// Marks the wrapper this step writes, so it may be rewritten (never a file it did not write).
+const WASM_OPT_WRAPPER_MARK: &str = "# written by cargo xtask (kcsim)";
+
+/// So that a plain `trunk build --release` / `trunk serve` works in a new shell,
+/// wasm-opt 132 must be on the ordinary PATH, not only on xtask's. If the PATH
+/// has no wasm-opt at that version, write a wrapper `wasm-opt` into cargo's bin
+/// directory (on PATH after rustup) that runs the npm one.
+fn ensure_wasm_opt_on_path() -> Result<()> {
+    let have = wasm_opt_on_plain_path();
+    if have.as_deref().is_some_and(is_wanted_wasm_opt) {
+        return Ok(());
+    }
+    let npm = root().join("xtask/npm/node_modules/.bin/wasm-opt");
+    let wrapper = cargo_home_bin().join("wasm-opt");
+    if let Ok(old) = std::fs::read_to_string(&wrapper) {
+        if !old.contains(WASM_OPT_WRAPPER_MARK) {
+            return Err(format!(
+                "{} is not wasm-opt {WASM_OPT_VERSION} (found: {}) and was not written by xtask; \
+                 remove it or put wasm-opt {WASM_OPT_VERSION} first on PATH",
+                wrapper.display(),
+                have.as_deref().unwrap_or("none")
+            ));
+        }
+    }
+    step(&format!(
+        "writing {} (runs {}) so trunk finds wasm-opt {WASM_OPT_VERSION} on PATH (found: {})",
+        wrapper.display(),
+        npm.display(),
+        have.as_deref().unwrap_or("none")
+    ));
+    let npm_text = npm.to_string_lossy().replace('\'', "'\\''");
+    let script = format!("#!/bin/sh\n{WASM_OPT_WRAPPER_MARK}\nexec '{npm_text}' \"$@\"\n");
+    std::fs::create_dir_all(cargo_home_bin())
+        .and_then(|()| std::fs::write(&wrapper, script))
+        .map_err(|e| format!("cannot write {}: {e}", wrapper.display()))?;
+    make_executable(&wrapper)?;
+    match wasm_opt_on_plain_path() {
+        Some(v) if is_wanted_wasm_opt(&v) => {}
+        found => println!(
+            "xtask: warning: a plain `trunk build` will not find wasm-opt {WASM_OPT_VERSION} \
+             (found: {}); put {} first on your PATH",
+            found.as_deref().unwrap_or("none"),
+            cargo_home_bin().display()
+        ),
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("cannot make {} executable: {e}", path.display()))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_path: &Path) -> Result<()> {
+    Ok(())
 }
 
 fn is_root() -> bool {
@@ -297,10 +377,82 @@ fn stage_browser() -> Result<()> {
     run(c)
 }
 
+/// The page's `.wasm` after `gzip -9` must not exceed this (issue 13).
+const WASM_GZIP_BUDGET: u64 = 300_000;
+
 fn stage_trunk() -> Result<()> {
     let mut c = cmd("trunk");
     c.args(["build", "--release"]);
-    run(c)
+    run(c)?;
+    let size = wasm_size(&root().join("dist"))?;
+    println!(
+        "xtask: {}: {} bytes, {} bytes after gzip -9 (budget {WASM_GZIP_BUDGET})",
+        size.path.display(),
+        size.raw,
+        size.gzip
+    );
+    if size.gzip > WASM_GZIP_BUDGET {
+        return Err(format!(
+            "the page's .wasm is over budget: {} bytes after gzip -9 ({} raw), budget {WASM_GZIP_BUDGET}",
+            size.gzip, size.raw
+        ));
+    }
+    Ok(())
+}
+
+/// The size of the page's WebAssembly as trunk wrote it.
+struct WasmSize {
+    path: PathBuf,
+    /// Bytes on disk (after wasm-opt).
+    raw: u64,
+    /// Bytes after `gzip -9`, as a server would send it compressed.
+    gzip: u64,
+}
+
+/// Measures `<dist>/*_bg.wasm` (trunk's release build): its size and its size
+/// after `gzip -9` (Debian's gzip, an essential package: there on every machine).
+fn wasm_size(dist: &Path) -> Result<WasmSize> {
+    let entries =
+        std::fs::read_dir(dist).map_err(|e| format!("cannot read {}: {e}", dist.display()))?;
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with("_bg.wasm"))
+        })
+        .collect();
+    found.sort();
+    let path = match found.as_slice() {
+        [one] => one.clone(),
+        [] => return Err(format!("no *_bg.wasm in {}", dist.display())),
+        _ => {
+            return Err(format!(
+                "more than one *_bg.wasm in {}: {found:?}",
+                dist.display()
+            ))
+        }
+    };
+    let raw = std::fs::metadata(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .len();
+    let out = Command::new("gzip")
+        .args(["-9", "-c", "-n"])
+        .arg(&path)
+        .output()
+        .map_err(|e| format!("cannot run gzip (Debian: apt-get install gzip): {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "gzip -9 {} failed with {}",
+            path.display(),
+            out.status
+        ));
+    }
+    Ok(WasmSize {
+        path,
+        raw,
+        gzip: out.stdout.len() as u64,
+    })
 }
 
 fn stage_e2e() -> Result<()> {

@@ -13,6 +13,7 @@ pub const NAMES: &[&str] = &[
     "controlled-shutdown-vs-kill",
     "preferred-election",
     "reassignment",
+    "kafka-scale",
 ];
 
 /// The file of a built-in scenario (`None` for `default`, which is generated,
@@ -27,6 +28,7 @@ pub fn file(name: &str) -> Option<&'static str> {
         }
         "preferred-election" => include_str!("../../scenarios/preferred-election.json"),
         "reassignment" => include_str!("../../scenarios/reassignment.json"),
+        "kafka-scale" => include_str!("../../scenarios/kafka-scale.json"),
         _ => return None,
     })
 }

@@ -187,7 +187,6 @@ pub struct SummaryCache {
     signature: Vec<(String, i64, i64)>,
     min_isr: Vec<u64>,
     at: Option<SimTime>,
-    zxid: i64,
     actions: Vec<(SimTime, Action)>,
     /// Full rebuilds so far (tests check that following forward needs none).
     pub rebuilds: u64,
@@ -235,7 +234,9 @@ impl SummaryCache {
         if full {
             self.rebuild(sim, signature);
             self.actions = actions.to_vec();
-        } else if sim.zk().zxid() != self.zxid {
+        } else {
+            // Not keyed on the zxid: a write becomes visible to observers
+            // later than it is made (`SimEvent::ZkVisible`).
             let since = self.at.unwrap_or(SimTime(0));
             for (tp, at) in sim.state_changes() {
                 if at < since {
@@ -247,7 +248,6 @@ impl SummaryCache {
             }
         }
         self.at = Some(now);
-        self.zxid = sim.zk().zxid();
         self.recount(sim);
     }
 

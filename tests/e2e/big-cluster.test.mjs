@@ -9,7 +9,9 @@ import { serveDist, launch, openPage, screenshot } from './harness.mjs';
 // The cluster's shape. 20 brokers × 2,000 partitions RF 3 is what the core
 // simulates in the browser today within a short test; raise it (up to
 // 100 × 200,000, the built-in kafka-scale) once the core is fast (issue 13).
-const SIZE = { brokers: 20, topics: 2, partitions: 1000, rf: 3 };
+// KCSIM_BIG_SIZE=BROKERSxTOPICSxPARTITIONSxRF runs another size once.
+const [b, t, p, r] = (process.env.KCSIM_BIG_SIZE ?? '20x2x1000x3').split('x').map(Number);
+const SIZE = { brokers: b, topics: t, partitions: p, rf: r };
 const PARTITIONS = SIZE.topics * SIZE.partitions;
 const ID = `size-${SIZE.brokers}-${SIZE.topics}-${SIZE.partitions}-${SIZE.rf}`;
 // Generous budgets for 2 shared cores: a click answered (its effect in the
@@ -40,7 +42,7 @@ const pct = (xs, p) => {
 test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, the table is windowed and filtered, a controller failover plays within the frame budget`, async () => {
   const t0 = Date.now();
   const { page, errors } = await openPage(browser, `${server.url}#s=${ID}`);
-  await page.locator('.big-totals').waitFor({ timeout: 120_000 });
+  await page.locator('.big-totals').waitFor({ timeout: 600_000 });
   const loadMs = Date.now() - t0;
   let n = await totals(page);
   assert.equal(n.partitions, PARTITIONS);
@@ -57,7 +59,7 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   const drawn = await page.locator('.vtable tbody tr').count();
   assert.ok(drawn > 5 && drawn < 40, `${drawn} rows drawn`);
   // Scrolling draws the rows in sight.
-  await page.locator('.vtable').evaluate((el) => { el.scrollTop = 24 * 1500; });
+  await page.locator('.vtable').evaluate((el, p) => { el.scrollTop = 24 * (p + 500); }, SIZE.partitions);
   await page.locator('.vtable tbody tr td', { hasText: /^t01-500$/ }).waitFor();
   await screenshot(page, 'big-cluster-start-en');
 
@@ -97,7 +99,7 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   await page.keyboard.press('Space');
   const latencies = [];
   let seenOffline = ledByVictim;
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 600_000;
   let k = 0;
   while (Date.now() < deadline) {
     // A click on a broker cell and its visible effect (aria-pressed).
@@ -117,10 +119,8 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
     n = await totals(page);
     assert.ok(n.addUp, `the counts add up at every moment (${JSON.stringify(n)})`);
     seenOffline = Math.max(seenOffline, n.offline);
-    const after = await page.evaluate(() => document.querySelector('#p-time .clock').textContent);
     if (n.offline === 0 && n.leaders === PARTITIONS) break;
     await page.waitForTimeout(150);
-    void after;
   }
   await page.keyboard.press('Space');
   const clock = await page.locator('#p-time .clock').textContent();
@@ -135,7 +135,6 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   assert.equal(n.offline, 0, `every partition has a leader again (${clock})`);
   assert.equal(n.leaders, PARTITIONS);
   const dead = await page.locator(`.broker-grid .cell[data-broker="${controller}"]`).getAttribute('data-offline');
-  assert.equal(Number(dead), n.replicas / SIZE.brokers > 0 ? Number(dead) : 0);
   assert.ok(Number(dead) > 0, 'the dead broker\'s replicas are offline');
   assert.notEqual(await page.locator('.broker-grid .cell.controller').getAttribute('data-broker'), controller, 'a new controller');
   assert.ok(pct(latencies, 0.5) < INPUT_BUDGET_MS, `input answered in ${pct(latencies, 0.5)} ms (median)`);

@@ -1090,6 +1090,36 @@ mod tests {
     use kcsim_core::BrokerId;
 
     #[test]
+    fn a_sized_cluster_opens_in_large_cluster_mode_with_counts_that_add_up() {
+        // Kafka: onNewPartitionCreation leads every partition by its
+        // preferred replica; LeaderCount per broker sums to the partitions.
+        let s = SimState::load("size-6-2-600-3").expect("a valid shape");
+        assert!(s.large);
+        assert_eq!(s.scenario, "size-6-2-600-3");
+        assert!(s.view().partitions.is_empty(), "no per-partition view");
+        assert!(s.view().controller.is_some());
+        let (cache, _) = s.summary();
+        let c = cache.borrow();
+        assert_eq!(c.counts.totals.partitions, 1_200);
+        assert_eq!(c.rows.len(), 1_200);
+        assert!(c.counts.add_up());
+        assert_eq!(
+            s.view().brokers.iter().map(|b| b.leader_of).sum::<usize>(),
+            1_200
+        );
+        drop(c);
+        // The link carries the shape; a bad shape is the core's refusal.
+        assert!(s.share_fragment().contains("s=size-6-2-600-3"));
+        let e = SimState::load("size-3-1-10-4").err().unwrap_or_default();
+        assert!(e.contains("Replication factor: 4 larger than available brokers: 3."));
+        // Small clusters keep the full view.
+        assert!(!SimState::default_cluster().large);
+        let kafka_scale = Scenario::parse(KAFKA_SCALE.json.unwrap_or_default()).unwrap();
+        assert_eq!(declared_partitions(&kafka_scale), 200_000);
+        assert_eq!(kafka_scale.brokers.len(), 100);
+    }
+
+    #[test]
     fn every_built_in_scenario_loads() {
         for s in SCENARIOS {
             let st = SimState::load(s.id).unwrap_or_else(|e| panic!("{}: {e}", s.id));

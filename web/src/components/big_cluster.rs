@@ -260,8 +260,8 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
             </div>
         </section>
         <BigQueues queues={props.queues.clone()} now_ms={now} />
-        <Chart summary={props.summary.clone()} now_ms={now} />
         <BigTable summary={props.summary.clone()} now_ms={now} />
+        <Chart summary={props.summary.clone()} now_ms={now} />
         </div>
     }
 }
@@ -535,8 +535,10 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                 { check(UNDER_MIN_ISR, "f-umi", "under min ISR", "低于最小 ISR") }
                 { check(UNAVAILABLE, "f-offline", "unavailable", "不可用") }
                 { check(NOT_PREFERRED, "f-np", "not on the preferred leader", "不在优先副本上") }
-                <label class="f-changed"><input type="checkbox" checked={filter.changed_within_ms.is_some()} onchange={on_changed} />{ t("changed in the last ", "最近 ") }</label>
-                <input type="number" min="1" size="3" value={within_s.to_string()} aria-label={t("seconds", "秒")} onchange={on_within} />{ t(" s", " 秒内有变化") }
+                <span class="f-changed-wrap">
+                    <label class="f-changed"><input type="checkbox" checked={filter.changed_within_ms.is_some()} onchange={on_changed} />{ t("changed in the last ", "最近 ") }</label>
+                    <input type="number" min="1" size="3" value={within_s.to_string()} aria-label={t("seconds", "秒")} onchange={on_within} />{ t(" s", " 秒内有变化") }
+                </span>
             </div>
             <div class="vtable" tabindex="0" style={format!("height: {VIEW_H}px")} onscroll={onscroll}
                 aria-label={t("Partitions (scroll with the arrow keys)", "分区（用方向键滚动）")}>

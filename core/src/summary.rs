@@ -135,8 +135,7 @@ impl Counts {
             .iter()
             .map(|b| b.leader + b.follower + b.offline)
             .sum();
-        leaders + self.totals.offline == self.totals.partitions
-            && replicas == self.totals.replicas
+        leaders + self.totals.offline == self.totals.partitions && replicas == self.totals.replicas
     }
 }
 
@@ -201,7 +200,11 @@ fn topic_signature(sim: &Sim) -> Vec<(String, i64, i64)> {
         .children()
         .map(|t| {
             let m = |p: &str| zk.observed(p).map_or(-1, |n| n.stat.mzxid);
-            (t.to_string(), m(&paths::topic(t)), m(&paths::topic_config(t)))
+            (
+                t.to_string(),
+                m(&paths::topic(t)),
+                m(&paths::topic_config(t)),
+            )
         })
         .collect()
 }

@@ -100,8 +100,8 @@ pub const KAFKA_SCALE: BuiltIn = BuiltIn {
     id: "kafka-scale",
     title: "Kafka-scale: 100 brokers, 200,000 partitions",
     title_zh: "Kafka 规模：100 个 broker、200,000 个分区",
-    about: "Kafka's guideline for a ZooKeeper-era cluster, 20 topics of 10,000 partitions at replication factor 3 (loading takes a while): kill -9 the controller in the broker grid first, then play and watch the offline partitions rise and fall in the chart as its session expires and the new controller elects leaders.",
-    about_zh: "Kafka 对基于 ZooKeeper 的集群的建议上限：20 个主题、每个 10,000 个分区、副本因子 3（加载需要一些时间）：先在 broker 网格里对控制器 kill -9，再播放，看图表中离线分区数在它的会话过期、新控制器选出 leader 时先升后降。",
+    about: "Kafka's guideline for a ZooKeeper-era cluster, 20 topics of 10,000 partitions at replication factor 3 (loading takes a while): play until every partition has a leader (offline 0), then kill -9 the controller in the broker grid and play on and watch the offline partitions rise and fall in the chart as its session expires and the new controller elects leaders.",
+    about_zh: "Kafka 对基于 ZooKeeper 的集群的建议上限：20 个主题、每个 10,000 个分区、副本因子 3（加载需要一些时间）：先播放到每个分区都有 leader（离线为 0），再在 broker 网格里对控制器 kill -9 并继续播放，看图表中离线分区数在它的会话过期、新控制器选出 leader 时先升后降。",
     json: Some(include_str!("../../core/scenarios/kafka-scale.json")),
 };
 
@@ -127,7 +127,10 @@ pub fn shape_id(s: &kcsim_core::summary::Shape) -> String {
 
 /// The shape a `size-B-T-P-R` id names.
 pub fn shape_of(id: &str) -> Option<kcsim_core::summary::Shape> {
-    let mut n = id.strip_prefix("size-")?.split('-').map(|x| x.parse::<u32>());
+    let mut n = id
+        .strip_prefix("size-")?
+        .split('-')
+        .map(|x| x.parse::<u32>());
     let shape = kcsim_core::summary::Shape {
         brokers: n.next()?.ok()?,
         topics: n.next()?.ok()?,

@@ -76,7 +76,10 @@ fn a_killed_broker_s_partitions_go_offline_then_to_other_leaders_and_shrink_thei
         .map(|i| fresh(&probe).counts.brokers[i].leader)
         .unwrap_or(0);
     assert!(led_before > 0);
-    assert_eq!(c.counts.totals.offline, led_before, "its partitions offline");
+    assert_eq!(
+        c.counts.totals.offline, led_before,
+        "its partitions offline"
+    );
     let v = c.counts.brokers.iter().find(|b| b.id == victim).unwrap();
     assert!(!v.up && v.leader == 0 && v.follower == 0 && v.offline == 9);
     assert!(c.counts.add_up());
@@ -84,7 +87,10 @@ fn a_killed_broker_s_partitions_go_offline_then_to_other_leaders_and_shrink_thei
     c.refresh(&t);
     assert_eq!(c.counts.totals.offline, 0, "new leaders elected");
     assert_eq!(c.counts.totals.not_preferred, led_before);
-    assert_eq!(c.counts.totals.under_replicated, 9, "every partition it hosted");
+    assert_eq!(
+        c.counts.totals.under_replicated, 9,
+        "every partition it hosted"
+    );
     assert!(c.counts.add_up());
     let urp: u32 = c.counts.brokers.iter().map(|b| b.under_replicated).sum();
     assert_eq!(urp, 9);
@@ -118,8 +124,18 @@ fn following_a_run_forward_agrees_with_reading_it_afresh() {
     let mut t = timeline(
         s,
         vec![
-            (SimTime(6_000), Action::KillBroker { broker: BrokerId(0) }),
-            (SimTime(30_000), Action::StartBroker { broker: BrokerId(0) }),
+            (
+                SimTime(6_000),
+                Action::KillBroker {
+                    broker: BrokerId(0),
+                },
+            ),
+            (
+                SimTime(30_000),
+                Action::StartBroker {
+                    broker: BrokerId(0),
+                },
+            ),
         ],
     );
     let mut c = SummaryCache::default();
@@ -137,7 +153,12 @@ fn following_a_run_forward_agrees_with_reading_it_afresh() {
     // visible to observers after they are made.
     let mut t = timeline(
         s,
-        vec![(SimTime(6_000), Action::KillBroker { broker: BrokerId(0) })],
+        vec![(
+            SimTime(6_000),
+            Action::KillBroker {
+                broker: BrokerId(0),
+            },
+        )],
     );
     t.seek(SimTime(5_000));
     let mut e = SummaryCache::default();

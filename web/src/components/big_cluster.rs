@@ -36,8 +36,8 @@ pub fn shape_title(s: &Shape, lang: Lang) -> String {
 pub fn shape_about(s: &Shape, lang: Lang) -> String {
     let total = u64::from(s.topics) * u64::from(s.partitions);
     lang.f(
-        || format!("{total} partitions created at 2 s once the brokers have registered: kill -9 the controller in the broker grid, then play and watch the chart."),
-        || format!("{total} 个分区在 broker 注册后于 2 秒创建：在 broker 网格里对控制器 kill -9，再播放并观察图表。"),
+        || format!("{total} partitions created at 2 s once the brokers have registered: play until every partition has a leader (offline 0), then kill -9 the controller in the broker grid and watch the chart."),
+        || format!("{total} 个分区在 broker 注册后于 2 秒创建：先播放到每个分区都有 leader（离线为 0），再在 broker 网格里对控制器 kill -9 并观察图表。"),
     )
 }
 
@@ -121,7 +121,11 @@ pub fn ClusterSize(props: &ClusterSizeProps) -> Html {
             }
         })
     };
-    let field = |r: &NodeRef, label: &'static str, label_zh: &'static str, value: u32, name: &'static str| {
+    let field = |r: &NodeRef,
+                 label: &'static str,
+                 label_zh: &'static str,
+                 value: u32,
+                 name: &'static str| {
         html! {
             <label>{ lang.t(label, label_zh) }
                 <input ref={r.clone()} type="number" min="0" name={name} value={value.to_string()} size="6" />
@@ -424,13 +428,22 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                 .target_dyn_into::<web_sys::HtmlInputElement>()
                 .map(|i| i.checked());
             let mut f = (*filter).clone();
-            g(&mut f, if checked == Some(true) { format!("on:{v}") } else { v });
+            g(
+                &mut f,
+                if checked == Some(true) {
+                    format!("on:{v}")
+                } else {
+                    v
+                },
+            );
             filter.set(f);
             scroll.set(0);
         })
     };
     let on_topic = set(Rc::new(|f, v| f.topic = v.parse().ok()));
-    let on_broker = set(Rc::new(|f, v| f.broker = v.trim().parse().ok().map(BrokerId)));
+    let on_broker = set(Rc::new(|f, v| {
+        f.broker = v.trim().parse().ok().map(BrokerId)
+    }));
     let on_state = set(Rc::new(|f, v| {
         f.state = PartitionState::ALL
             .iter()

@@ -65,9 +65,6 @@ pub struct PartitionRow {
     pub leader: Option<BrokerId>,
     /// Leader epoch from the state znode (−1 without one).
     pub leader_epoch: i32,
-    /// The active controller's PartitionStateMachine state
-    /// (`NonExistentPartition` when no running controller knows it).
-    pub state: PartitionState,
     /// When its state znode last changed.
     pub changed_at_ms: Option<u64>,
     /// [`UNDER_REPLICATED`], [`UNDER_MIN_ISR`], [`UNAVAILABLE`], [`NOT_PREFERRED`].
@@ -186,9 +183,17 @@ pub struct SummaryCache {
     signature: Vec<(String, i64, i64)>,
     min_isr: Vec<u64>,
     at: Option<SimTime>,
+    /// ZooKeeper's zxid and whether a write was pending at the last refresh:
+    /// with neither changed, no state znode can have changed since.
+    zk_mark: (i64, bool),
+    /// Which brokers were up at the last count.
+    up: Vec<bool>,
     actions: Vec<(SimTime, Action)>,
     /// Full rebuilds so far (tests check that following forward needs none).
     pub rebuilds: u64,
+    /// Changes with every recount of the rows: what a filter's result
+    /// depends on besides the time and the controller's states.
+    pub generation: u64,
 }
 
 fn topic_signature(sim: &Sim) -> Vec<(String, i64, i64)> {
@@ -234,12 +239,14 @@ impl SummaryCache {
         let full = self.at.is_none_or(|at| now < at)
             || signature != self.signature
             || actions != self.actions.as_slice();
+        let mark = (sim.zk().zxid(), sim.zk().has_pending());
+        let mut dirty = full;
         if full {
             self.rebuild(sim, signature);
             self.actions = actions.to_vec();
-        } else {
-            // Not keyed on the zxid: a write becomes visible to observers
-            // later than it is made (`SimEvent::ZkVisible`).
+        } else if mark.0 != self.zk_mark.0 || self.zk_mark.1 {
+            // A write was made, or one made earlier may have become visible
+            // (`SimEvent::ZkVisible`): read the states changed since.
             let since = self.at.unwrap_or(SimTime(0));
             for (tp, at) in sim.state_changes() {
                 if at < since {
@@ -247,11 +254,20 @@ impl SummaryCache {
                 }
                 if let Some(&i) = self.index.get(tp) {
                     self.read_state(sim, i as usize, tp, Some(at));
+                    dirty = true;
                 }
             }
         }
+        self.zk_mark = mark;
         self.at = Some(now);
-        self.recount(sim);
+        let up: Vec<bool> = sim.brokers().values().map(|b| b.is_up()).collect();
+        if dirty || up != self.up {
+            self.up = up;
+            self.generation += 1;
+            self.recount(sim);
+        } else {
+            self.counts.time_ms = now.as_ms();
+        }
     }
 
     fn rebuild(&mut self, sim: &Sim, signature: Vec<(String, i64, i64)>) {
@@ -277,7 +293,6 @@ impl SummaryCache {
                     isr: Vec::new(),
                     leader: None,
                     leader_epoch: -1,
-                    state: PartitionState::NonExistentPartition,
                     changed_at_ms: None,
                     flags: 0,
                 });
@@ -306,7 +321,16 @@ impl SummaryCache {
     /// Flags, states and counts from the rows: one pass, no parsing.
     fn recount(&mut self, sim: &Sim) {
         let ids: Vec<BrokerId> = sim.brokers().keys().copied().collect();
-        let slot = |b: BrokerId| ids.binary_search(&b).ok();
+        // Broker id → its place in `ids`, by direct index.
+        let mut slots: Vec<Option<usize>> = Vec::new();
+        for (s, id) in ids.iter().enumerate() {
+            let i = id.0 as usize;
+            if slots.len() <= i {
+                slots.resize(i + 1, None);
+            }
+            slots[i] = Some(s);
+        }
+        let slot = |b: BrokerId| slots.get(b.0 as usize).copied().flatten();
         let up: Vec<bool> = sim.brokers().values().map(|b| b.is_up()).collect();
         let mut brokers: Vec<BrokerCounts> = ids
             .iter()
@@ -322,27 +346,6 @@ impl SummaryCache {
             })
             .collect();
         let mut totals = Totals::default();
-        let states = sim
-            .active_controller()
-            .map(|b| &b.controller.ctx.partition_states);
-        // Both in partition order: walk them together.
-        let mut known = states.map(|s| s.iter().peekable());
-        for (tp, &i) in &self.index {
-            let Some(row) = self.rows.get_mut(i as usize) else {
-                continue;
-            };
-            row.state = PartitionState::NonExistentPartition;
-            if let Some(it) = known.as_mut() {
-                while it.peek().is_some_and(|(k, _)| *k < tp) {
-                    it.next();
-                }
-                if let Some((k, s)) = it.peek() {
-                    if *k == tp {
-                        row.state = **s;
-                    }
-                }
-            }
-        }
         for row in &mut self.rows {
             let leader_slot = row.leader.and_then(slot);
             let available = leader_slot.is_some_and(|s| up[s]);
@@ -423,16 +426,57 @@ impl SummaryCache {
         }
     }
 
-    /// The indices of the rows `f` keeps at `now_ms`, in order.
-    pub fn filter(&self, f: &Filter, now_ms: u64) -> Vec<u32> {
+    /// The active controller's PartitionStateMachine state of row `i`
+    /// (`NonExistentPartition` when no running controller knows it): read
+    /// when drawn, not kept, as it changes without a znode changing.
+    pub fn state_of(&self, sim: &Sim, i: usize) -> PartitionState {
+        let Some(r) = self.rows.get(i) else {
+            return PartitionState::NonExistentPartition;
+        };
+        let Some(topic) = self.topics.get(r.topic as usize) else {
+            return PartitionState::NonExistentPartition;
+        };
+        let tp = TopicPartition::new(topic.as_str(), r.partition);
+        sim.active_controller()
+            .and_then(|b| b.controller.ctx.partition_states.get(&tp).copied())
+            .unwrap_or(PartitionState::NonExistentPartition)
+    }
+
+    /// Every row's state, in order (one pass over the controller's states).
+    fn states(&self, sim: &Sim) -> Vec<PartitionState> {
+        let mut out = vec![PartitionState::NonExistentPartition; self.rows.len()];
+        if let Some(b) = sim.active_controller() {
+            // Both in partition order: walk them together.
+            let mut it = b.controller.ctx.partition_states.iter().peekable();
+            for (tp, &i) in &self.index {
+                while it.peek().is_some_and(|(k, _)| *k < tp) {
+                    it.next();
+                }
+                if let Some((k, s)) = it.peek() {
+                    if *k == tp {
+                        if let Some(o) = out.get_mut(i as usize) {
+                            *o = **s;
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The indices of the rows `f` keeps at `now_ms`, in order (the states
+    /// read from `sim` only when `f` asks for one).
+    pub fn filter(&self, f: &Filter, now_ms: u64, sim: &Sim) -> Vec<u32> {
         let slot = f.broker;
+        let states = f.state.map(|_| self.states(sim));
         self.rows
             .iter()
             .enumerate()
-            .filter(|(_, r)| {
+            .filter(|(i, r)| {
                 f.topic.is_none_or(|t| r.topic == t)
                     && slot.is_none_or(|b| r.replicas.contains(&b))
-                    && f.state.is_none_or(|s| r.state == s)
+                    && f.state
+                        .is_none_or(|s| states.as_ref().and_then(|v| v.get(*i)) == Some(&s))
                     && r.flags & f.flags == f.flags
                     && f.changed_within_ms.is_none_or(|w| {
                         r.changed_at_ms

@@ -341,7 +341,7 @@ pub fn App(props: &AppProps) -> Html {
             </div>
             if state.large {
             // Large-cluster mode: aggregated, windowed, nothing per partition per frame.
-            <crate::components::big_cluster::BigCluster summary={{ let (c, v) = state.summary(); crate::components::big_cluster::Summary(c, v) }}
+            <crate::components::big_cluster::BigCluster summary={{ let (c, v) = state.summary(); crate::components::big_cluster::Summary(c, v, std::rc::Rc::new((*state).clone())) }}
                 brokers={view.brokers.clone()} queues={view.queues.clone()} controller={view.controller} now_ms={now} on_msg={on_msg.clone()} />
             <div class="grid big-lower">
                 <div class="col"><Why records={why.clone()} /></div>

@@ -642,6 +642,11 @@ impl SimState {
         (self.summary.clone(), self.version)
     }
 
+    /// Run `f` over the simulation now.
+    pub fn with_sim<R>(&self, f: impl FnOnce(&kcsim_core::Sim) -> R) -> R {
+        f(self.timeline.borrow().sim())
+    }
+
     /// The current picture.
     pub fn view(&self) -> &ClusterView {
         &self.view

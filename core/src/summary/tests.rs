@@ -41,10 +41,13 @@ fn a_new_cluster_is_led_by_its_preferred_replicas_and_nothing_is_under_replicate
     assert!(n.add_up());
     assert_eq!(n.brokers.iter().map(|b| b.leader).sum::<u32>(), 40);
     assert!(n.brokers.iter().all(|b| b.leader > 0 && b.offline == 0));
-    assert!(c
-        .rows
-        .iter()
-        .all(|r| r.state == PartitionState::OnlinePartition && r.flags == 0));
+    assert!(c.rows.iter().all(|r| r.flags == 0));
+    assert!((0..40).all(|i| c.state_of(t.sim(), i) == PartitionState::OnlinePartition));
+    let online = Filter {
+        state: Some(PartitionState::OnlinePartition),
+        ..Filter::default()
+    };
+    assert_eq!(c.filter(&online, 5_000, t.sim()).len(), 40);
 }
 
 #[test]
@@ -101,18 +104,18 @@ fn a_killed_broker_s_partitions_go_offline_then_to_other_leaders_and_shrink_thei
         flags: UNAVAILABLE,
         ..Filter::default()
     };
-    assert!(c.filter(&unavailable, 40_000).is_empty());
+    assert!(c.filter(&unavailable, 40_000, t.sim()).is_empty());
     let on_victim = Filter {
         broker: Some(victim),
         flags: UNDER_REPLICATED,
         ..Filter::default()
     };
-    assert_eq!(c.filter(&on_victim, 40_000).len(), 9);
+    assert_eq!(c.filter(&on_victim, 40_000, t.sim()).len(), 9);
     let recent = Filter {
         changed_within_ms: Some(60_000),
         ..Filter::default()
     };
-    assert!(c.filter(&recent, 40_000).len() >= 9);
+    assert!(c.filter(&recent, 40_000, t.sim()).len() >= 9);
 }
 
 #[test]

@@ -150,9 +150,14 @@ pub fn ClusterSize(props: &ClusterSizeProps) -> Html {
     }
 }
 
-/// The summary a state holds, compared by identity and version.
+/// The summary a state holds, compared by identity and version, with the
+/// state (what the table reads the controller's partition states from).
 #[derive(Clone, Debug)]
-pub struct Summary(pub Rc<RefCell<SummaryCache>>, pub u64);
+pub struct Summary(
+    pub Rc<RefCell<SummaryCache>>,
+    pub u64,
+    pub Rc<crate::state::SimState>,
+);
 
 impl PartialEq for Summary {
     fn eq(&self, o: &Summary) -> bool {
@@ -409,12 +414,25 @@ pub fn BigTable(props: &BigTableProps) -> Html {
     let scroll = use_state(|| 0u32);
     let within_s = use_state(|| 10u64);
     let version = props.summary.1;
+    let sim_state = props.summary.2.clone();
     let shown = {
         let cache = props.summary.0.clone();
-        use_memo(
-            ((*filter).clone(), version, props.now_ms),
-            move |(f, _, now)| cache.borrow().filter(f, *now),
-        )
+        let state = sim_state.clone();
+        // Run again only when its result can differ: the rows changed, time
+        // moved (for "changed in the last N s"), or the state did (for a
+        // state filter, read from the controller).
+        let f = (*filter).clone();
+        let generation = props.summary.0.borrow().generation;
+        let now = if f.changed_within_ms.is_some() {
+            props.now_ms
+        } else {
+            0
+        };
+        let v = if f.state.is_some() { version } else { 0 };
+        use_memo((f, (generation, v), now), move |(f, _, now)| {
+            let cache = cache.borrow();
+            state.with_sim(|sim| cache.filter(f, *now, sim))
+        })
     };
     let cache = props.summary.0.borrow();
     let set = |g: Rc<dyn Fn(&mut Filter, String)>| {
@@ -562,7 +580,8 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                             <th>{ t("leader epoch", "leader 纪元") }</th><th>{ t("state", "状态") }</th><th>{ t("flags", "标记") }</th><th>{ t("changed", "变化于") }</th>
                         </tr></thead>
                         <tbody>
-                            { for (first..last).filter_map(|k| shown.get(k as usize)).filter_map(|&i| cache.rows.get(i as usize)).map(|r| {
+                            { for (first..last).filter_map(|k| shown.get(k as usize)).filter_map(|&i| cache.rows.get(i as usize).map(|r| (i, r))).map(|(i, r)| {
+                                let state = sim_state.with_sim(|sim| cache.state_of(sim, i as usize));
                                 let topic = cache.topics.get(r.topic as usize).cloned().unwrap_or_default();
                                 let ar = match r.replicas.split_first() {
                                     Some((p, rest)) if !rest.is_empty() => format!("{p}*,{}", ids(rest)),
@@ -576,7 +595,7 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                                         <td>{ ar }</td>
                                         <td>{ ids(&r.isr) }</td>
                                         <td>{ r.leader_epoch }</td>
-                                        <td>{ state_name(r.state) }</td>
+                                        <td>{ state_name(state) }</td>
                                         <td>{ tags(r.flags) }</td>
                                         <td>{ r.changed_at_ms.map_or(String::new(), |c| format!("{:.1} s", c as f64 / 1000.0)) }</td>
                                     </tr>

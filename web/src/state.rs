@@ -1064,7 +1064,7 @@ impl SimState {
             next.slowed = slowed || (self.follow && !work.is_empty());
             next.work = Rc::new(work);
             if t.now().as_ms() != start {
-                next.view = Rc::new(picture(self.large, &self.summary, &t));
+                next.view = Rc::new(picture(self.large, &self.summary, t));
                 next.horizon_ms = next.horizon_ms.max(t.now().as_ms());
                 next.version += 1;
             }

@@ -405,6 +405,9 @@ fn state_name(s: PartitionState) -> &'static str {
     }
 }
 
+/// How a filter control changes the filter, given its value.
+type SetFilter = dyn Fn(&mut Filter, String);
+
 /// The partitions, filtered by the core, drawn only where the window is.
 #[component]
 pub fn BigTable(props: &BigTableProps) -> Html {
@@ -435,7 +438,7 @@ pub fn BigTable(props: &BigTableProps) -> Html {
         })
     };
     let cache = props.summary.0.borrow();
-    let set = |g: Rc<dyn Fn(&mut Filter, String)>| {
+    let set = |g: Rc<SetFilter>| {
         let filter = filter.clone();
         let scroll = scroll.clone();
         Callback::from(move |e: Event| {

@@ -102,7 +102,7 @@ pub const KAFKA_SCALE: BuiltIn = BuiltIn {
     title_zh: "Kafka 规模：100 个 broker、200,000 个分区",
     about: "Kafka's guideline for a ZooKeeper-era cluster, 20 topics of 10,000 partitions at replication factor 3 (loading takes a while): play until every partition has a leader (offline 0), then kill -9 the controller in the broker grid and play on and watch the offline partitions rise and fall in the chart as its session expires and the new controller elects leaders.",
     about_zh: "Kafka 对基于 ZooKeeper 的集群的建议上限：20 个主题、每个 10,000 个分区、副本因子 3（加载需要一些时间）：先播放到每个分区都有 leader（离线为 0），再在 broker 网格里对控制器 kill -9 并继续播放，看图表中离线分区数在它的会话过期、新控制器选出 leader 时先升后降。",
-    json: Some(include_str!("../../core/scenarios/kafka-scale.json")),
+    json: Some(include_str!("../../core/scenarios/large/kafka-scale.json")),
 };
 
 /// Large-cluster mode from this many partitions: aggregated brokers, a

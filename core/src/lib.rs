@@ -62,6 +62,7 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod summary;
 pub mod time;
 pub mod timeline;
 pub mod trace;

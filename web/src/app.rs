@@ -298,9 +298,12 @@ pub fn App(props: &AppProps) -> Html {
                         <input readonly=true aria-label={t("Share link to this moment", "分享此刻的链接")} value={format!("#{fragment}")} size="8" />
                     </label>
                 }
+                <crate::components::big_cluster::ClusterSize on_msg={on_msg.clone()} />
+                if !state.large {
                 <WhatIfLauncher brokers={view.brokers.iter().map(|b| (b.id, b.status.clone())).collect::<Vec<_>>()}
                     topics={topics.clone()} now_ms={now} on_fork={on_fork} panes_open={what_if.is_some()}
                     error={what_if_error.as_ref().map(|e| whatif::error_text(e, lang))} />
+                }
                 <LessonPicker present={state.present} on_msg={on_msg.clone()} />
                 <select class="lang-switch" aria-label="Language / 语言" title="Language / 语言" onchange={set_lang}>
                     { for Lang::ALL.iter().map(|l| html! {
@@ -336,6 +339,15 @@ pub fn App(props: &AppProps) -> Html {
                         matches!(r.lesson.start, kcsim_core::lesson::Start::Inline(_))))} />
             </div>
             </div>
+            if state.large {
+            // Large-cluster mode: aggregated, windowed, nothing per partition per frame.
+            <crate::components::big_cluster::BigCluster summary={{ let (c, v) = state.summary(); crate::components::big_cluster::Summary(c, v, std::rc::Rc::new((*state).clone())) }}
+                brokers={view.brokers.clone()} queues={view.queues.clone()} controller={view.controller} now_ms={now} on_msg={on_msg.clone()} />
+            <div class="grid big-lower">
+                <div class="col"><Why records={why.clone()} /></div>
+                <div class="col"><Invariants invariants={view.invariants.clone()} acked_records_lost={view.acked_records_lost} on_msg={on_msg.clone()} /></div>
+            </div>
+            } else {
             <section id="p-brokers" class="brokers" aria-label={t("Brokers", "Broker")}>
                 { for view.brokers.iter().map(|b| html! {
                     <BrokerCard key={b.id.0} broker={b.clone()} now_ms={now} on_msg={on_msg.clone()} />
@@ -368,6 +380,7 @@ pub fn App(props: &AppProps) -> Html {
             <DiagramPane state={(*state).clone()} on_msg={on_msg.clone()} />
             // The historical design, below the rest: run on a click.
             <crate::components::legacy::Legacy state={(*state).clone()} />
+            }
         </main>
         </ContextProvider<Lang>>
     }

@@ -94,6 +94,97 @@ pub const SCENARIOS: &[BuiltIn] = &[
     },
 ];
 
+/// The Kafka-scale cluster: in the picker, but not in [`SCENARIOS`] (whose
+/// every entry the tests run natively at the page's scale).
+pub const KAFKA_SCALE: BuiltIn = BuiltIn {
+    id: "kafka-scale",
+    title: "Kafka-scale: 100 brokers, 200,000 partitions",
+    title_zh: "Kafka 规模：100 个 broker、200,000 个分区",
+    about: "Kafka's guideline for a ZooKeeper-era cluster, 20 topics of 10,000 partitions at replication factor 3 (loading takes a while): play until every partition has a leader (offline 0), then kill -9 the controller in the broker grid and play on and watch the offline partitions rise and fall in the chart as its session expires and the new controller elects leaders.",
+    about_zh: "Kafka 对基于 ZooKeeper 的集群的建议上限：20 个主题、每个 10,000 个分区、副本因子 3（加载需要一些时间）：先播放到每个分区都有 leader（离线为 0），再在 broker 网格里对控制器 kill -9 并继续播放，看图表中离线分区数在它的会话过期、新控制器选出 leader 时先升后降。",
+    json: Some(include_str!("../../core/scenarios/large/kafka-scale.json")),
+};
+
+/// Large-cluster mode from this many partitions: aggregated brokers, a
+/// virtualized partition table, nothing per partition drawn per frame.
+pub const LARGE_FROM: u64 = 1_000;
+
+/// A built-in scenario by id ([`SCENARIOS`] and [`KAFKA_SCALE`]).
+pub fn builtin(id: &str) -> Option<&'static BuiltIn> {
+    SCENARIOS
+        .iter()
+        .chain(std::iter::once(&KAFKA_SCALE))
+        .find(|s| s.id == id)
+}
+
+/// The id a sized cluster is shown and linked under (`size-B-T-P-R`).
+pub fn shape_id(s: &kcsim_core::summary::Shape) -> String {
+    format!(
+        "size-{}-{}-{}-{}",
+        s.brokers, s.topics, s.partitions, s.replication_factor
+    )
+}
+
+/// The shape a `size-B-T-P-R` id names.
+pub fn shape_of(id: &str) -> Option<kcsim_core::summary::Shape> {
+    let mut n = id
+        .strip_prefix("size-")?
+        .split('-')
+        .map(|x| x.parse::<u32>());
+    let shape = kcsim_core::summary::Shape {
+        brokers: n.next()?.ok()?,
+        topics: n.next()?.ok()?,
+        partitions: n.next()?.ok()?,
+        replication_factor: n.next()?.ok()?,
+    };
+    n.next().is_none().then_some(shape)
+}
+
+/// Partitions a scenario declares (its topics and `create_topic` actions).
+pub fn declared_partitions(s: &Scenario) -> u64 {
+    use kcsim_core::scenario::Placement;
+    let topics: u64 = s
+        .topics
+        .iter()
+        .map(|t| match &t.placement {
+            Placement::Count { partitions, .. } => u64::from(*partitions),
+            Placement::Assignment(a) => a.len() as u64,
+        })
+        .sum();
+    let created: u64 = s
+        .actions
+        .iter()
+        .map(|(_, a)| match a {
+            Action::CreateTopic {
+                assignment,
+                partitions,
+                ..
+            } => assignment
+                .as_ref()
+                .map_or(partitions.map_or(0, u64::from), |a| a.len() as u64),
+            Action::AddPartitions { count, .. } => u64::from(*count),
+            _ => 0,
+        })
+        .sum();
+    topics + created
+}
+
+/// The picture of the timeline now: the full [`ClusterView`], or in
+/// large-cluster mode the core's summary followed forward and the light view.
+fn picture(
+    large: bool,
+    cache: &RefCell<kcsim_core::summary::SummaryCache>,
+    t: &Timeline,
+) -> ClusterView {
+    if large {
+        let mut c = cache.borrow_mut();
+        c.refresh(t);
+        kcsim_core::summary::light_view(t.sim(), &c)
+    } else {
+        ClusterView::of(t.sim())
+    }
+}
+
 /// The default classroom cluster (the core's built-in `default`).
 pub fn default_scenario() -> Scenario {
     kcsim_core::scenario::builtin::default_cluster()
@@ -208,6 +299,10 @@ pub struct SimState {
     timeline: Rc<RefCell<Timeline>>,
     version: u64,
     view: Rc<ClusterView>,
+    /// Large-cluster mode ([`LARGE_FROM`]).
+    pub large: bool,
+    /// In large-cluster mode: the core's summary, followed forward.
+    summary: Rc<RefCell<kcsim_core::summary::SummaryCache>>,
     /// Which built-in scenario is loaded.
     pub scenario: &'static str,
     /// The controller's ZooKeeper access the cluster started with: the
@@ -265,6 +360,7 @@ impl PartialEq for SimState {
         Rc::ptr_eq(&self.timeline, &other.timeline)
             && self.version == other.version
             && self.view == other.view
+            && self.large == other.large
             && self.scenario == other.scenario
             && self.zk_mode == other.zk_mode
             && self.notice == other.notice
@@ -342,10 +438,16 @@ impl SimState {
     /// A built-in scenario at 3 s, its controller's ZooKeeper access set to
     /// `zk` (`None`: the scenario's own, `async` unless it says otherwise).
     pub fn load_with(id: &str, zk: Option<ZkMode>) -> Result<SimState, String> {
-        let b = SCENARIOS
-            .iter()
-            .find(|s| s.id == id)
-            .ok_or_else(|| format!("no built-in scenario {id:?}"))?;
+        if let Some(shape) = shape_of(id) {
+            let mut scenario = shape.scenario().map_err(|e| format!("{id}: {e}"))?;
+            if let Some(mode) = zk {
+                scenario.config.sim_controller_zk_mode = mode;
+            }
+            // The id outlives the state (links and the picker show it).
+            let id: &'static str = Box::leak(shape_id(&shape).into_boxed_str());
+            return Ok(SimState::from_scenario(&scenario, id, 3_000));
+        }
+        let b = builtin(id).ok_or_else(|| format!("no built-in scenario {id:?}"))?;
         let mut scenario = match b.json {
             None => default_scenario(),
             Some(text) => Scenario::parse(text).map_err(|e| format!("{}: {e}", b.id))?,
@@ -361,8 +463,12 @@ impl SimState {
         let zk_mode = scenario.config.sim_controller_zk_mode;
         let mut timeline = Timeline::new(scenario);
         timeline.seek(SimTime(start_ms));
-        let view = ClusterView::of(timeline.sim());
+        let large = declared_partitions(scenario) >= LARGE_FROM;
+        let summary = Rc::new(RefCell::new(kcsim_core::summary::SummaryCache::default()));
+        let view = picture(large, &summary, &timeline);
         SimState {
+            large,
+            summary,
             horizon_ms: timeline.now().as_ms(),
             timeline: Rc::new(RefCell::new(timeline)),
             version: 0,
@@ -530,6 +636,17 @@ impl SimState {
         self.timeline.borrow().sim().config().sim_controller_zk_mode
     }
 
+    /// In large-cluster mode: the core's summary at this moment (rows,
+    /// counts, series), and the state's version (which changes with it).
+    pub fn summary(&self) -> (Rc<RefCell<kcsim_core::summary::SummaryCache>>, u64) {
+        (self.summary.clone(), self.version)
+    }
+
+    /// Run `f` over the simulation now.
+    pub fn with_sim<R>(&self, f: impl FnOnce(&kcsim_core::Sim) -> R) -> R {
+        f(self.timeline.borrow().sim())
+    }
+
     /// The current picture.
     pub fn view(&self) -> &ClusterView {
         &self.view
@@ -610,7 +727,7 @@ impl SimState {
         let mut tl = self.timeline.borrow_mut();
         match f(&mut tl) {
             Ok(()) => {
-                next.view = Rc::new(ClusterView::of(tl.sim()));
+                next.view = Rc::new(picture(self.large, &self.summary, &tl));
                 next.horizon_ms = next.horizon_ms.max(tl.now().as_ms());
                 next.version += 1;
             }
@@ -947,7 +1064,7 @@ impl SimState {
             next.slowed = slowed || (self.follow && !work.is_empty());
             next.work = Rc::new(work);
             if t.now().as_ms() != start {
-                next.view = Rc::new(ClusterView::of(t.sim()));
+                next.view = Rc::new(picture(self.large, &self.summary, t));
                 next.horizon_ms = next.horizon_ms.max(t.now().as_ms());
                 next.version += 1;
             }
@@ -979,6 +1096,36 @@ impl Reducible for SimState {
 mod tests {
     use super::*;
     use kcsim_core::BrokerId;
+
+    #[test]
+    fn a_sized_cluster_opens_in_large_cluster_mode_with_counts_that_add_up() {
+        // Kafka: onNewPartitionCreation leads every partition by its
+        // preferred replica; LeaderCount per broker sums to the partitions.
+        let s = SimState::load("size-6-2-600-3").expect("a valid shape");
+        assert!(s.large);
+        assert_eq!(s.scenario, "size-6-2-600-3");
+        assert!(s.view().partitions.is_empty(), "no per-partition view");
+        assert!(s.view().controller.is_some());
+        let (cache, _) = s.summary();
+        let c = cache.borrow();
+        assert_eq!(c.counts.totals.partitions, 1_200);
+        assert_eq!(c.rows.len(), 1_200);
+        assert!(c.counts.add_up());
+        assert_eq!(
+            s.view().brokers.iter().map(|b| b.leader_of).sum::<usize>(),
+            1_200
+        );
+        drop(c);
+        // The link carries the shape; a bad shape is the core's refusal.
+        assert!(s.share_fragment().contains("s=size-6-2-600-3"));
+        let e = SimState::load("size-3-1-10-4").err().unwrap_or_default();
+        assert!(e.contains("Replication factor: 4 larger than available brokers: 3."));
+        // Small clusters keep the full view.
+        assert!(!SimState::default_cluster().large);
+        let kafka_scale = Scenario::parse(KAFKA_SCALE.json.unwrap_or_default()).unwrap();
+        assert_eq!(declared_partitions(&kafka_scale), 200_000);
+        assert_eq!(kafka_scale.brokers.len(), 100);
+    }
 
     #[test]
     fn every_built_in_scenario_loads() {

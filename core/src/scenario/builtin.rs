@@ -13,6 +13,7 @@ pub const NAMES: &[&str] = &[
     "controlled-shutdown-vs-kill",
     "preferred-election",
     "reassignment",
+    "kafka-scale",
 ];
 
 /// The file of a built-in scenario (`None` for `default`, which is generated,
@@ -27,6 +28,9 @@ pub fn file(name: &str) -> Option<&'static str> {
         }
         "preferred-election" => include_str!("../../scenarios/preferred-election.json"),
         "reassignment" => include_str!("../../scenarios/reassignment.json"),
+        // In `large/`: it starts while its 200,000 partitions are still
+        // being elected, so the 3 s checks on `core/scenarios/*.json` skip it.
+        "kafka-scale" => include_str!("../../scenarios/large/kafka-scale.json"),
         _ => return None,
     })
 }

@@ -729,6 +729,12 @@ impl Sim {
         self.state_changed_at.get(tp).copied()
     }
 
+    /// When each partition's state znode last changed, in partition order
+    /// (what [`crate::summary::SummaryCache`] follows incrementally).
+    pub fn state_changes(&self) -> impl Iterator<Item = (&crate::ids::TopicPartition, SimTime)> {
+        self.state_changed_at.iter().map(|(tp, t)| (tp, *t))
+    }
+
     /// The partition's leader per its state znode.
     pub fn leader_of(&self, tp: &crate::ids::TopicPartition) -> Option<BrokerId> {
         self.leaders.get(tp).copied().flatten()

@@ -39,6 +39,11 @@ impl Zk {
         std::mem::take(&mut self.new_visible).into_iter().collect()
     }
 
+    /// Whether some write is made but not yet visible to observers.
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
     /// The node at `path` as observers see it now.
     pub fn observed(&self, path: &str) -> Option<&Znode> {
         match self.pending.get(path).and_then(|e| e.first()) {

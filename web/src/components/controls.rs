@@ -133,11 +133,12 @@ pub fn Controls(props: &ControlsProps) -> Html {
                 )
             },
         ),
-        None => SCENARIOS
-            .iter()
-            .find(|s| s.id == props.scenario)
-            .map(|s| lang.t(s.about, s.about_zh).to_string())
-            .unwrap_or_default(),
+        None => match crate::state::shape_of(props.scenario) {
+            Some(sh) => crate::components::big_cluster::shape_about(&sh, lang),
+            None => crate::state::builtin(props.scenario)
+                .map(|s| lang.t(s.about, s.about_zh).to_string())
+                .unwrap_or_default(),
+        },
     };
     let own_cluster = props.lesson.as_ref().is_some_and(|(_, own)| *own);
     html! {
@@ -181,9 +182,12 @@ pub fn Controls(props: &ControlsProps) -> Html {
                         if own_cluster {
                             <option value="" selected=true disabled=true>{ t("the lesson's own cluster", "课程自带的集群") }</option>
                         }
-                        { for SCENARIOS.iter().map(|s| html! {
+                        { for SCENARIOS.iter().chain(std::iter::once(&crate::state::KAFKA_SCALE)).map(|s| html! {
                             <option value={s.id} selected={!own_cluster && s.id == props.scenario}>{ lang.t(s.title, s.title_zh) }</option>
                         }) }
+                        if let (false, Some(sh)) = (own_cluster, crate::state::shape_of(props.scenario)) {
+                            <option value={props.scenario} selected=true>{ crate::components::big_cluster::shape_title(&sh, lang) }</option>
+                        }
                     </select>
                 </label>
                 <label class="zk-mode" title={zk_mode_title(lang)}>{ t("ZooKeeper access ", "ZooKeeper 访问 ") }

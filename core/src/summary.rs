@@ -1,0 +1,716 @@
+//! Large clusters at a glance: per-broker counts, one row per partition that
+//! a table can window and filter, and the leaders per broker and offline
+//! partitions over time. These are Kafka's own health figures (the broker
+//! metrics `LeaderCount`, `UnderReplicatedPartitions`,
+//! `UnderMinIsrPartitionCount`, the controller's `OfflinePartitionsCount` and
+//! `PreferredReplicaImbalanceCount`), computed here so that the page only
+//! draws them.
+//!
+//! [`SummaryCache::refresh`] follows a run forward incrementally: it decodes
+//! only the state znodes changed since the last refresh (and rebuilds from
+//! ZooKeeper when a topic's assignment or config changed, time went back, or
+//! the actions changed). The per-refresh cost is then a pass over the rows
+//! with no parsing, however large the cluster.
+
+use crate::broker::BrokerStatus;
+use crate::controller::states::PartitionState;
+use crate::ids::{BrokerId, TopicPartition};
+use crate::invariants;
+use crate::sim::Sim;
+use crate::time::SimTime;
+use crate::timeline::Timeline;
+use crate::view::{BrokerView, ClusterView, InvariantView, QueueView};
+use crate::zk_client::paths;
+use crate::znodes::{decode_partition_state, decode_topic_assignment};
+use crate::Action;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The largest cluster the page's cluster settings open: Kafka's guideline
+/// for a ZooKeeper-era cluster (200,000 partitions; 4,000 per broker with
+/// 50 brokers or more), with up to 100 brokers.
+pub const MAX_BROKERS: u32 = 100;
+/// See [`MAX_BROKERS`].
+pub const MAX_PARTITIONS: u64 = 200_000;
+/// `kafka-topics.sh --create` in a scenario takes at most this many
+/// partitions per topic.
+pub const MAX_PARTITIONS_PER_TOPIC: u32 = 100_000;
+/// At most this many topics in a sized cluster.
+pub const MAX_TOPICS: u32 = 1_000;
+
+/// A partition is under-replicated: its ISR is smaller than its assigned
+/// replicas (Kafka's `Partition.isUnderReplicated`).
+pub const UNDER_REPLICATED: u8 = 1;
+/// Its ISR is smaller than `min.insync.replicas` (`Partition.isUnderMinIsr`).
+pub const UNDER_MIN_ISR: u8 = 2;
+/// No running broker leads it (the controller's `OfflinePartitionsCount`).
+pub const UNAVAILABLE: u8 = 4;
+/// It has a leader other than its preferred replica (what
+/// `PreferredReplicaImbalanceCount` counts and auto-rebalance corrects).
+pub const NOT_PREFERRED: u8 = 8;
+
+/// One partition as the large-cluster table shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionRow {
+    /// Index into [`SummaryCache::topics`].
+    pub topic: u32,
+    /// The partition number.
+    pub partition: u32,
+    /// Assigned replicas, preferred first.
+    pub replicas: Vec<BrokerId>,
+    /// ISR from the state znode.
+    pub isr: Vec<BrokerId>,
+    /// Leader from the state znode.
+    pub leader: Option<BrokerId>,
+    /// Leader epoch from the state znode (−1 without one).
+    pub leader_epoch: i32,
+    /// When its state znode last changed.
+    pub changed_at_ms: Option<u64>,
+    /// [`UNDER_REPLICATED`], [`UNDER_MIN_ISR`], [`UNAVAILABLE`], [`NOT_PREFERRED`].
+    pub flags: u8,
+}
+
+/// One broker's counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokerCounts {
+    /// The broker.
+    pub id: BrokerId,
+    /// Whether its process runs (running or shutting down).
+    pub up: bool,
+    /// Partitions whose state znode names it leader, while it is up
+    /// (`LeaderCount`).
+    pub leader: u32,
+    /// Replicas it hosts and does not lead, while it is up.
+    pub follower: u32,
+    /// Replicas it hosts while it is down (Kafka's `OfflineReplica`).
+    pub offline: u32,
+    /// Partitions it leads whose ISR is short of their replicas
+    /// (its `UnderReplicatedPartitions` gauge).
+    pub under_replicated: u32,
+    /// Partitions it leads whose ISR is short of `min.insync.replicas`
+    /// (its `UnderMinIsrPartitionCount` gauge).
+    pub under_min_isr: u32,
+}
+
+/// Cluster-wide totals.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Partitions.
+    pub partitions: u32,
+    /// Replicas.
+    pub replicas: u32,
+    /// Partitions with no running leader (`OfflinePartitionsCount`).
+    pub offline: u32,
+    /// Under-replicated partitions.
+    pub under_replicated: u32,
+    /// Partitions under `min.insync.replicas`.
+    pub under_min_isr: u32,
+    /// Partitions led by another than the preferred replica.
+    pub not_preferred: u32,
+}
+
+/// What the counts are now.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Virtual time in ms.
+    pub time_ms: u64,
+    /// Per broker, by id.
+    pub brokers: Vec<BrokerCounts>,
+    /// Cluster-wide.
+    pub totals: Totals,
+}
+
+impl Counts {
+    /// Whether the counts add up: every partition is led by one running
+    /// broker or offline, and every replica is a leader, a follower or
+    /// offline.
+    pub fn add_up(&self) -> bool {
+        let leaders: u32 = self.brokers.iter().map(|b| b.leader).sum();
+        let replicas: u32 = self
+            .brokers
+            .iter()
+            .map(|b| b.leader + b.follower + b.offline)
+            .sum();
+        leaders + self.totals.offline == self.totals.partitions && replicas == self.totals.replicas
+    }
+}
+
+/// One moment of the series: leaders per broker (in [`Counts::brokers`]
+/// order) and offline partitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeriesPoint {
+    /// Virtual time in ms.
+    pub time_ms: u64,
+    /// Leaders per broker.
+    pub leaders: Vec<u32>,
+    /// Offline partitions.
+    pub offline: u32,
+}
+
+/// At most this many points are kept; past it every other one is dropped.
+pub const SERIES_CAP: usize = 2_000;
+
+/// Which rows the table shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Only this topic (index into [`SummaryCache::topics`]).
+    pub topic: Option<u32>,
+    /// Only partitions with a replica on this broker.
+    pub broker: Option<BrokerId>,
+    /// Only partitions in this state.
+    pub state: Option<PartitionState>,
+    /// Only partitions with all these flags.
+    pub flags: u8,
+    /// Only partitions whose state znode changed within this many ms.
+    pub changed_within_ms: Option<u64>,
+}
+
+/// Follows a run and keeps its rows, counts and series.
+#[derive(Debug, Clone, Default)]
+pub struct SummaryCache {
+    /// Topic names, in order.
+    pub topics: Vec<String>,
+    /// Every partition, in (topic, partition) order.
+    pub rows: Vec<PartitionRow>,
+    /// The counts at the last refresh.
+    pub counts: Counts,
+    /// Leaders per broker and offline partitions over time, one point per
+    /// refresh at which they changed (a jump forward draws a straight line).
+    pub series: Vec<SeriesPoint>,
+    index: BTreeMap<TopicPartition, u32>,
+    /// Each topic's assignment and config znode (mzxid, mzxid).
+    signature: Vec<(String, i64, i64)>,
+    min_isr: Vec<u64>,
+    at: Option<SimTime>,
+    /// ZooKeeper's zxid and whether a write was pending at the last refresh:
+    /// with neither changed, no state znode can have changed since.
+    zk_mark: (i64, bool),
+    /// Which brokers were up at the last count.
+    up: Vec<bool>,
+    actions: Vec<(SimTime, Action)>,
+    /// Full rebuilds so far (tests check that following forward needs none).
+    pub rebuilds: u64,
+    /// Changes with every recount of the rows: what a filter's result
+    /// depends on besides the time and the controller's states.
+    pub generation: u64,
+}
+
+fn topic_signature(sim: &Sim) -> Vec<(String, i64, i64)> {
+    let zk = sim.zk();
+    let Some(topics) = zk.observed(paths::TOPICS) else {
+        return Vec::new();
+    };
+    topics
+        .children()
+        .map(|t| {
+            let m = |p: &str| zk.observed(p).map_or(-1, |n| n.stat.mzxid);
+            (
+                t.to_string(),
+                m(&paths::topic(t)),
+                m(&paths::topic_config(t)),
+            )
+        })
+        .collect()
+}
+
+fn topic_min_isr(sim: &Sim, topic: &str) -> u64 {
+    sim.zk()
+        .observed(&paths::topic_config(topic))
+        .and_then(|n| serde_json::from_str::<serde_json::Value>(&n.data).ok())
+        .and_then(|v| {
+            v.get("config")?
+                .get("min.insync.replicas")
+                .and_then(crate::config::parse_u64)
+        })
+        .unwrap_or(sim.config().min_insync_replicas)
+}
+
+impl SummaryCache {
+    /// Follow `t` to its current moment.
+    pub fn refresh(&mut self, t: &Timeline) {
+        self.refresh_sim(t.sim(), t.actions());
+    }
+
+    /// Follow `sim` (run with `actions`) to its current moment.
+    pub fn refresh_sim(&mut self, sim: &Sim, actions: &[(SimTime, Action)]) {
+        let now = sim.now();
+        let signature = topic_signature(sim);
+        let full = self.at.is_none_or(|at| now < at)
+            || signature != self.signature
+            || actions != self.actions.as_slice();
+        let mark = (sim.zk().zxid(), sim.zk().has_pending());
+        let mut dirty = full;
+        if full {
+            self.rebuild(sim, signature);
+            self.actions = actions.to_vec();
+        } else if mark.0 != self.zk_mark.0 || self.zk_mark.1 {
+            // A write was made, or one made earlier may have become visible
+            // (`SimEvent::ZkVisible`): read the states changed since.
+            let since = self.at.unwrap_or(SimTime(0));
+            for (tp, at) in sim.state_changes() {
+                if at < since {
+                    continue;
+                }
+                if let Some(&i) = self.index.get(tp) {
+                    self.read_state(sim, i as usize, tp, Some(at));
+                    dirty = true;
+                }
+            }
+        }
+        self.zk_mark = mark;
+        self.at = Some(now);
+        let up: Vec<bool> = sim.brokers().values().map(|b| b.is_up()).collect();
+        if dirty || up != self.up {
+            self.up = up;
+            self.generation += 1;
+            self.recount(sim);
+        } else {
+            self.counts.time_ms = now.as_ms();
+        }
+    }
+
+    fn rebuild(&mut self, sim: &Sim, signature: Vec<(String, i64, i64)>) {
+        self.rebuilds += 1;
+        self.topics.clear();
+        self.rows.clear();
+        self.index.clear();
+        self.min_isr.clear();
+        self.series.clear();
+        for (ti, (topic, _, _)) in signature.iter().enumerate() {
+            self.topics.push(topic.clone());
+            self.min_isr.push(topic_min_isr(sim, topic));
+            let Some(node) = sim.zk().observed(&paths::topic(topic)) else {
+                continue;
+            };
+            for (p, replicas) in decode_topic_assignment(&node.data).unwrap_or_default() {
+                let tp = TopicPartition::new(topic.as_str(), p);
+                let i = self.rows.len();
+                self.rows.push(PartitionRow {
+                    topic: ti as u32,
+                    partition: p,
+                    replicas,
+                    isr: Vec::new(),
+                    leader: None,
+                    leader_epoch: -1,
+                    changed_at_ms: None,
+                    flags: 0,
+                });
+                let changed = sim.state_changed_at(&tp);
+                self.read_state(sim, i, &tp, changed);
+                self.index.insert(tp, i as u32);
+            }
+        }
+        self.signature = signature;
+    }
+
+    fn read_state(&mut self, sim: &Sim, i: usize, tp: &TopicPartition, at: Option<SimTime>) {
+        let l = sim
+            .zk()
+            .observed(&paths::partition_state(tp))
+            .and_then(|n| decode_partition_state(&n.data, n.stat.version));
+        let Some(row) = self.rows.get_mut(i) else {
+            return;
+        };
+        row.isr = l.as_ref().map(|l| l.isr.clone()).unwrap_or_default();
+        row.leader = l.as_ref().and_then(|l| l.leader);
+        row.leader_epoch = l.as_ref().map_or(-1, |l| l.leader_epoch);
+        row.changed_at_ms = at.map(|t| t.as_ms());
+    }
+
+    /// Flags, states and counts from the rows: one pass, no parsing.
+    fn recount(&mut self, sim: &Sim) {
+        let ids: Vec<BrokerId> = sim.brokers().keys().copied().collect();
+        // Broker id → its place in `ids`, by direct index.
+        let mut slots: Vec<Option<usize>> = Vec::new();
+        for (s, id) in ids.iter().enumerate() {
+            let i = id.0 as usize;
+            if slots.len() <= i {
+                slots.resize(i + 1, None);
+            }
+            slots[i] = Some(s);
+        }
+        let slot = |b: BrokerId| slots.get(b.0 as usize).copied().flatten();
+        let up: Vec<bool> = sim.brokers().values().map(|b| b.is_up()).collect();
+        let mut brokers: Vec<BrokerCounts> = ids
+            .iter()
+            .zip(&up)
+            .map(|(id, up)| BrokerCounts {
+                id: *id,
+                up: *up,
+                leader: 0,
+                follower: 0,
+                offline: 0,
+                under_replicated: 0,
+                under_min_isr: 0,
+            })
+            .collect();
+        let mut totals = Totals::default();
+        for row in &mut self.rows {
+            let leader_slot = row.leader.and_then(slot);
+            let available = leader_slot.is_some_and(|s| up[s]);
+            let min_isr = self.min_isr.get(row.topic as usize).copied().unwrap_or(1);
+            let mut flags = 0;
+            if row.leader.is_some() && row.isr.len() < row.replicas.len() {
+                flags |= UNDER_REPLICATED;
+            }
+            if row.leader.is_some() && (row.isr.len() as u64) < min_isr {
+                flags |= UNDER_MIN_ISR;
+            }
+            if !available {
+                flags |= UNAVAILABLE;
+            }
+            if row.leader.is_some() && row.leader != row.replicas.first().copied() {
+                flags |= NOT_PREFERRED;
+            }
+            row.flags = flags;
+            totals.partitions += 1;
+            totals.replicas += row.replicas.len() as u32;
+            if !available {
+                totals.offline += 1;
+            } else {
+                if flags & UNDER_REPLICATED != 0 {
+                    totals.under_replicated += 1;
+                }
+                if flags & UNDER_MIN_ISR != 0 {
+                    totals.under_min_isr += 1;
+                }
+            }
+            if flags & NOT_PREFERRED != 0 {
+                totals.not_preferred += 1;
+            }
+            for r in &row.replicas {
+                let Some(s) = slot(*r) else { continue };
+                let b = &mut brokers[s];
+                if !up[s] {
+                    b.offline += 1;
+                } else if Some(s) == leader_slot {
+                    b.leader += 1;
+                    if flags & UNDER_REPLICATED != 0 {
+                        b.under_replicated += 1;
+                    }
+                    if flags & UNDER_MIN_ISR != 0 {
+                        b.under_min_isr += 1;
+                    }
+                } else {
+                    b.follower += 1;
+                }
+            }
+        }
+        self.counts = Counts {
+            time_ms: sim.now().as_ms(),
+            brokers,
+            totals,
+        };
+        let point = SeriesPoint {
+            time_ms: self.counts.time_ms,
+            leaders: self.counts.brokers.iter().map(|b| b.leader).collect(),
+            offline: self.counts.totals.offline,
+        };
+        self.series.retain(|p| p.time_ms < point.time_ms);
+        let same = self
+            .series
+            .last()
+            .is_some_and(|p| p.leaders == point.leaders && p.offline == point.offline);
+        if !same {
+            self.series.push(point);
+        }
+        if self.series.len() > SERIES_CAP {
+            let last = self.series.pop();
+            let mut k = 0;
+            self.series.retain(|_| {
+                k += 1;
+                k % 2 == 1
+            });
+            self.series.extend(last);
+        }
+    }
+
+    /// The active controller's PartitionStateMachine state of row `i`
+    /// (`NonExistentPartition` when no running controller knows it): read
+    /// when drawn, not kept, as it changes without a znode changing.
+    pub fn state_of(&self, sim: &Sim, i: usize) -> PartitionState {
+        let Some(r) = self.rows.get(i) else {
+            return PartitionState::NonExistentPartition;
+        };
+        let Some(topic) = self.topics.get(r.topic as usize) else {
+            return PartitionState::NonExistentPartition;
+        };
+        let tp = TopicPartition::new(topic.as_str(), r.partition);
+        sim.active_controller()
+            .and_then(|b| b.controller.ctx.partition_states.get(&tp).copied())
+            .unwrap_or(PartitionState::NonExistentPartition)
+    }
+
+    /// Every row's state, in order (one pass over the controller's states).
+    fn states(&self, sim: &Sim) -> Vec<PartitionState> {
+        let mut out = vec![PartitionState::NonExistentPartition; self.rows.len()];
+        if let Some(b) = sim.active_controller() {
+            // Both in partition order: walk them together.
+            let mut it = b.controller.ctx.partition_states.iter().peekable();
+            for (tp, &i) in &self.index {
+                while it.peek().is_some_and(|(k, _)| *k < tp) {
+                    it.next();
+                }
+                if let Some((k, s)) = it.peek() {
+                    if *k == tp {
+                        if let Some(o) = out.get_mut(i as usize) {
+                            *o = **s;
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The indices of the rows `f` keeps at `now_ms`, in order (the states
+    /// read from `sim` only when `f` asks for one).
+    pub fn filter(&self, f: &Filter, now_ms: u64, sim: &Sim) -> Vec<u32> {
+        let slot = f.broker;
+        let states = f.state.map(|_| self.states(sim));
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| {
+                f.topic.is_none_or(|t| r.topic == t)
+                    && slot.is_none_or(|b| r.replicas.contains(&b))
+                    && f.state
+                        .is_none_or(|s| states.as_ref().and_then(|v| v.get(*i)) == Some(&s))
+                    && r.flags & f.flags == f.flags
+                    && f.changed_within_ms.is_none_or(|w| {
+                        r.changed_at_ms
+                            .is_some_and(|c| now_ms.saturating_sub(c) <= w)
+                    })
+            })
+            .map(|(i, _)| i as u32)
+            .collect()
+    }
+}
+
+/// The picture of a large cluster without its per-partition parts: the
+/// brokers (their leader counts from `counts`), the controller queues, the
+/// invariants and the run's totals. `partitions`, `znodes` and `messages`
+/// are left empty (O(partitions) each); `topics` has the names only.
+pub fn light_view(sim: &Sim, cache: &SummaryCache) -> ClusterView {
+    let zk = sim.zk();
+    let counts = &cache.counts;
+    let brokers = sim
+        .brokers()
+        .values()
+        .map(|b| {
+            let c = counts.brokers.iter().find(|c| c.id == b.id);
+            let session = b
+                .zk_client
+                .session
+                .and_then(|s| zk.session(s))
+                .filter(|s| s.state == crate::zk::SessionState::Alive);
+            let dead = b.status == BrokerStatus::Dead;
+            BrokerView {
+                id: b.id,
+                status: b.status.as_str().to_string(),
+                active_controller_id: if dead {
+                    None
+                } else {
+                    b.controller.active_controller_id
+                },
+                is_active_controller: !dead && b.controller.is_active(b.id),
+                is_zombie_controller: !dead
+                    && b.controller.is_active(b.id)
+                    && sim.controller_id() != Some(b.id)
+                    && b.controller.ctx.epoch <= sim.controller_epoch(),
+                controller_context_epoch: b.controller.ctx.epoch,
+                controller_epoch_seen: b.controller_epoch_seen,
+                broker_epoch: b.broker_epoch,
+                registered: zk.observed(&paths::broker(b.id)).is_some(),
+                session_expires_at_ms: session.map(|s| s.expires_at().as_ms()),
+                session_alive: session.is_some(),
+                exit: if dead { b.exit } else { None },
+                leader_of: c.map_or(0, |c| c.leader as usize),
+                leader_of_in_zk: c.map_or(0, |c| c.leader as usize),
+                replicas: b.replicas.len(),
+                slowed_ms: sim.slow_lag(b.id),
+            }
+        })
+        .collect();
+    let queues = sim
+        .brokers()
+        .values()
+        .filter(|b| b.status != BrokerStatus::Dead)
+        .map(|b| QueueView {
+            broker: b.id,
+            state: format!("{:?}", b.controller.state),
+            current: b
+                .controller
+                .current
+                .as_ref()
+                .map(|c| (c.event.name().to_string(), c.done_at.as_ms())),
+            waiting: b
+                .controller
+                .queue
+                .iter()
+                .map(|q| (q.event.name().to_string(), q.enqueued_at.as_ms()))
+                .collect(),
+        })
+        .collect();
+    let invariants = invariants::ALL
+        .iter()
+        .map(|(name, meaning)| {
+            let first = sim.violations().iter().find(|v| v.invariant == *name);
+            InvariantView {
+                name: name.to_string(),
+                meaning: meaning.to_string(),
+                first_violation_ms: first.map(|v| v.time_ms),
+                detail: first.map(|v| v.detail.clone()),
+            }
+        })
+        .collect();
+    ClusterView {
+        time_ms: sim.now().as_ms(),
+        controller: sim.controller_id(),
+        controller_epoch: sim.controller_epoch(),
+        brokers,
+        znodes: Vec::new(),
+        partitions: Vec::new(),
+        topics: cache
+            .topics
+            .iter()
+            .map(|t| crate::view::TopicView {
+                name: t.clone(),
+                unclean_leader_election_enable: None,
+                configs: String::new(),
+            })
+            .collect(),
+        queues,
+        messages: Vec::new(),
+        invariants,
+        unclean_elections: sim.stats().unclean_elections,
+        acked_records_lost: sim.stats().acked_records_lost,
+        stale_requests_rejected: sim.stats().stale_requests_rejected,
+        unclean_enabled: sim.config().unclean_leader_election_enable,
+        auto_rebalance_enabled: sim.config().auto_leader_rebalance_enable,
+    }
+}
+
+/// The shape of a sized cluster (the page's cluster settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shape {
+    /// Brokers, ids 0 to `brokers − 1`.
+    pub brokers: u32,
+    /// Topics, `t00`, `t01`, …
+    pub topics: u32,
+    /// Partitions per topic.
+    pub partitions: u32,
+    /// Replication factor.
+    pub replication_factor: u32,
+}
+
+/// Why a shape is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ShapeError {
+    /// Brokers outside 1 to [`MAX_BROKERS`].
+    Brokers(u32),
+    /// Topics outside 1 to [`MAX_TOPICS`].
+    Topics(u32),
+    /// Partitions per topic outside 1 to [`MAX_PARTITIONS_PER_TOPIC`].
+    Partitions(u32),
+    /// More than [`MAX_PARTITIONS`] partitions in all.
+    Total(u64),
+    /// Replication factor 0 (Kafka: "Replication factor must be larger than 0.").
+    ReplicationFactorZero,
+    /// Replication factor above the brokers (Kafka's
+    /// `InvalidReplicationFactorException`).
+    ReplicationFactor {
+        /// Asked for.
+        replication_factor: u32,
+        /// Brokers available.
+        brokers: u32,
+    },
+}
+
+impl fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShapeError::Brokers(n) => write!(f, "brokers: {n} is not from 1 to {MAX_BROKERS}"),
+            ShapeError::Topics(n) => write!(f, "topics: {n} is not from 1 to {MAX_TOPICS}"),
+            ShapeError::Partitions(n) => write!(
+                f,
+                "partitions per topic: {n} is not from 1 to {MAX_PARTITIONS_PER_TOPIC}"
+            ),
+            ShapeError::Total(n) => write!(
+                f,
+                "{n} partitions in all: more than the {MAX_PARTITIONS} Kafka's guideline allows a ZooKeeper-era cluster"
+            ),
+            ShapeError::ReplicationFactorZero => {
+                write!(f, "Replication factor must be larger than 0.")
+            }
+            ShapeError::ReplicationFactor {
+                replication_factor,
+                brokers,
+            } => write!(
+                f,
+                "Replication factor: {replication_factor} larger than available brokers: {brokers}."
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ShapeError {}
+
+impl Shape {
+    /// Check the shape.
+    pub fn check(&self) -> Result<(), ShapeError> {
+        if !(1..=MAX_BROKERS).contains(&self.brokers) {
+            return Err(ShapeError::Brokers(self.brokers));
+        }
+        if !(1..=MAX_TOPICS).contains(&self.topics) {
+            return Err(ShapeError::Topics(self.topics));
+        }
+        if !(1..=MAX_PARTITIONS_PER_TOPIC).contains(&self.partitions) {
+            return Err(ShapeError::Partitions(self.partitions));
+        }
+        let total = u64::from(self.topics) * u64::from(self.partitions);
+        if total > MAX_PARTITIONS {
+            return Err(ShapeError::Total(total));
+        }
+        if self.replication_factor == 0 {
+            return Err(ShapeError::ReplicationFactorZero);
+        }
+        if self.replication_factor > self.brokers {
+            return Err(ShapeError::ReplicationFactor {
+                replication_factor: self.replication_factor,
+                brokers: self.brokers,
+            });
+        }
+        Ok(())
+    }
+
+    /// The scenario of this shape: the brokers start together and the
+    /// topics are created at 2 s, once they have registered (so each
+    /// partition is led by its preferred replica), as the built-in ones are.
+    pub fn scenario(&self) -> Result<crate::scenario::Scenario, ShapeError> {
+        self.check()?;
+        Ok(crate::scenario::Scenario {
+            seed: 13,
+            brokers: (0..self.brokers).map(BrokerId).collect(),
+            config: crate::Config::default(),
+            topics: Vec::new(),
+            actions: (0..self.topics)
+                .map(|i| {
+                    (
+                        SimTime(2_000),
+                        Action::CreateTopic {
+                            name: format!("t{i:02}"),
+                            assignment: None,
+                            partitions: Some(self.partitions),
+                            replication_factor: Some(self.replication_factor),
+                        },
+                    )
+                })
+                .collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,214 @@
+use super::*;
+use crate::timeline::Timeline;
+
+fn shape(brokers: u32, topics: u32, partitions: u32, rf: u32) -> Shape {
+    Shape {
+        brokers,
+        topics,
+        partitions,
+        replication_factor: rf,
+    }
+}
+
+fn timeline(s: Shape, extra: Vec<(SimTime, Action)>) -> Timeline {
+    let mut scenario = s.scenario().expect("a valid shape");
+    scenario.actions.extend(extra);
+    Timeline::new(&scenario)
+}
+
+fn fresh(t: &Timeline) -> SummaryCache {
+    let mut c = SummaryCache::default();
+    c.refresh(t);
+    c
+}
+
+#[test]
+fn a_new_cluster_is_led_by_its_preferred_replicas_and_nothing_is_under_replicated() {
+    // Kafka: onNewPartitionCreation elects the first live replica of each
+    // assignment; every broker's LeaderCount is its share, and
+    // UnderReplicatedPartitions, OfflinePartitionsCount and
+    // PreferredReplicaImbalanceCount are all 0.
+    let mut t = timeline(shape(5, 2, 20, 3), vec![]);
+    t.seek(SimTime(5_000));
+    let c = fresh(&t);
+    let n = &c.counts;
+    assert_eq!(n.totals.partitions, 40);
+    assert_eq!(n.totals.replicas, 120);
+    assert_eq!(n.totals.offline, 0);
+    assert_eq!(n.totals.under_replicated, 0);
+    assert_eq!(n.totals.under_min_isr, 0);
+    assert_eq!(n.totals.not_preferred, 0);
+    assert!(n.add_up());
+    assert_eq!(n.brokers.iter().map(|b| b.leader).sum::<u32>(), 40);
+    assert!(n.brokers.iter().all(|b| b.leader > 0 && b.offline == 0));
+    assert!(c.rows.iter().all(|r| r.flags == 0));
+    assert!((0..40).all(|i| c.state_of(t.sim(), i) == PartitionState::OnlinePartition));
+    let online = Filter {
+        state: Some(PartitionState::OnlinePartition),
+        ..Filter::default()
+    };
+    assert_eq!(c.filter(&online, 5_000, t.sim()).len(), 40);
+}
+
+#[test]
+fn a_killed_broker_s_partitions_go_offline_then_to_other_leaders_and_shrink_their_isr() {
+    // Kafka: after kill -9 the broker's replicas are OfflineReplica and the
+    // partitions it led have no live leader (OfflinePartitionsCount) until
+    // its session expires and the controller's onBrokerFailure elects new
+    // leaders; then those partitions are led by a non-preferred replica
+    // (PreferredReplicaImbalanceCount) and, once the leaders drop the dead
+    // follower from the ISR (replica.lag.time.max.ms), under-replicated
+    // (UnderReplicatedPartitions, counted by each leader).
+    let s = shape(4, 1, 12, 3);
+    let mut probe = timeline(s, vec![]);
+    probe.seek(SimTime(5_000));
+    let controller = probe.sim().controller_id().expect("a controller");
+    let victim = BrokerId((controller.0 + 1) % 4);
+    let mut t = timeline(
+        s,
+        vec![(SimTime(6_000), Action::KillBroker { broker: victim })],
+    );
+    let mut c = SummaryCache::default();
+    t.seek(SimTime(6_500));
+    c.refresh(&t);
+    let led_before = probe
+        .sim()
+        .brokers()
+        .keys()
+        .position(|b| *b == victim)
+        .map(|i| fresh(&probe).counts.brokers[i].leader)
+        .unwrap_or(0);
+    assert!(led_before > 0);
+    assert_eq!(
+        c.counts.totals.offline, led_before,
+        "its partitions offline"
+    );
+    let v = c.counts.brokers.iter().find(|b| b.id == victim).unwrap();
+    assert!(!v.up && v.leader == 0 && v.follower == 0 && v.offline == 9);
+    assert!(c.counts.add_up());
+    t.seek(SimTime(40_000));
+    c.refresh(&t);
+    assert_eq!(c.counts.totals.offline, 0, "new leaders elected");
+    assert_eq!(c.counts.totals.not_preferred, led_before);
+    assert_eq!(
+        c.counts.totals.under_replicated, 9,
+        "every partition it hosted"
+    );
+    assert!(c.counts.add_up());
+    let urp: u32 = c.counts.brokers.iter().map(|b| b.under_replicated).sum();
+    assert_eq!(urp, 9);
+    // The series shows the shape: offline up, then back to 0.
+    assert!(c.series.iter().any(|p| p.offline == led_before));
+    assert_eq!(c.series.last().map(|p| p.offline), Some(0));
+    let unavailable = Filter {
+        flags: UNAVAILABLE,
+        ..Filter::default()
+    };
+    assert!(c.filter(&unavailable, 40_000, t.sim()).is_empty());
+    let on_victim = Filter {
+        broker: Some(victim),
+        flags: UNDER_REPLICATED,
+        ..Filter::default()
+    };
+    assert_eq!(c.filter(&on_victim, 40_000, t.sim()).len(), 9);
+    let recent = Filter {
+        changed_within_ms: Some(60_000),
+        ..Filter::default()
+    };
+    assert!(c.filter(&recent, 40_000, t.sim()).len() >= 9);
+}
+
+#[test]
+fn following_a_run_forward_agrees_with_reading_it_afresh() {
+    // Kafka: the state znodes are the truth a new controller reads
+    // (KafkaZkClient.getTopicPartitionStates); following their changes one
+    // by one must give what reading them all gives.
+    let s = shape(4, 2, 10, 3);
+    let mut t = timeline(
+        s,
+        vec![
+            (
+                SimTime(6_000),
+                Action::KillBroker {
+                    broker: BrokerId(0),
+                },
+            ),
+            (
+                SimTime(30_000),
+                Action::StartBroker {
+                    broker: BrokerId(0),
+                },
+            ),
+        ],
+    );
+    let mut c = SummaryCache::default();
+    let mut ms = 0;
+    while ms < 45_000 {
+        ms += 250;
+        t.seek(SimTime(ms));
+        c.refresh(&t);
+        assert!(c.counts.add_up(), "at {ms} ms");
+    }
+    let f = fresh(&t);
+    assert_eq!(c.rows, f.rows);
+    assert_eq!(c.counts, f.counts);
+    // Event by event through a controller failover too: writes become
+    // visible to observers after they are made.
+    let mut t = timeline(
+        s,
+        vec![(
+            SimTime(6_000),
+            Action::KillBroker {
+                broker: BrokerId(0),
+            },
+        )],
+    );
+    t.seek(SimTime(5_000));
+    let mut e = SummaryCache::default();
+    e.refresh(&t);
+    while t.now() < SimTime(25_000) && t.step() {
+        e.refresh(&t);
+    }
+    assert_eq!(e.rows, fresh(&t).rows);
+    assert_eq!(e.counts, fresh(&t).counts);
+    assert_eq!(e.counts.totals.offline, 0);
+    // Topics were created at 2 s: one rebuild before, one when they appeared.
+    assert_eq!(c.rebuilds, 2);
+    // Going back rebuilds and forgets the later points.
+    t.seek(SimTime(10_000));
+    c.refresh(&t);
+    assert_eq!(c.rows, fresh(&t).rows);
+    assert!(c.series.iter().all(|p| p.time_ms <= 10_000));
+}
+
+#[test]
+fn shapes_are_checked_as_kafka_checks_them() {
+    // Kafka: AdminUtils.assignReplicasToBrokers throws
+    // InvalidReplicationFactorException for a factor above the brokers or
+    // not above 0; the guideline is 200,000 partitions per cluster.
+    assert!(shape(100, 20, 10_000, 3).check().is_ok());
+    assert_eq!(shape(0, 1, 1, 1).check(), Err(ShapeError::Brokers(0)));
+    assert_eq!(shape(101, 1, 1, 1).check(), Err(ShapeError::Brokers(101)));
+    assert_eq!(shape(3, 0, 1, 1).check(), Err(ShapeError::Topics(0)));
+    assert_eq!(
+        shape(3, 1, 100_001, 1).check(),
+        Err(ShapeError::Partitions(100_001))
+    );
+    assert_eq!(
+        shape(3, 3, 100_000, 1).check(),
+        Err(ShapeError::Total(300_000))
+    );
+    assert_eq!(
+        shape(3, 1, 1, 0).check(),
+        Err(ShapeError::ReplicationFactorZero)
+    );
+    let e = shape(3, 1, 1, 4).check().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Replication factor: 4 larger than available brokers: 3."
+    );
+    assert!(shape(3, 1, 1, 4).scenario().is_err());
+    let sc = shape(3, 2, 5, 2).scenario().unwrap();
+    assert_eq!(sc.brokers.len(), 3);
+    assert_eq!(sc.actions.len(), 2);
+}

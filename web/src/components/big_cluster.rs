@@ -1,0 +1,613 @@
+//! Large-cluster mode: the brokers as an aggregated grid with the core's
+//! counts, the controller queues by depth, leaders per broker and offline
+//! partitions over time, and the partitions as a virtualized, filterable
+//! table. Nothing here is O(partitions) per frame except the table's filter,
+//! which the core runs ([`SummaryCache::filter`]) and the page memoises per
+//! change; only the rows in sight are drawn.
+
+use crate::i18n::{use_lang, Lang};
+use crate::state::Msg;
+use kcsim_core::controller::states::PartitionState;
+use kcsim_core::summary::{
+    Filter, Shape, ShapeError, SummaryCache, NOT_PREFERRED, UNAVAILABLE, UNDER_MIN_ISR,
+    UNDER_REPLICATED,
+};
+use kcsim_core::view::{BrokerView, QueueView};
+use kcsim_core::{Action, BrokerId};
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The table's row height (px) and the height of its window.
+pub const ROW_H: u32 = 24;
+/// See [`ROW_H`].
+pub const VIEW_H: u32 = 384;
+
+/// What the picker calls a sized cluster.
+pub fn shape_title(s: &Shape, lang: Lang) -> String {
+    let (b, t, p, r) = (s.brokers, s.topics, s.partitions, s.replication_factor);
+    lang.f(
+        || format!("Sized: {b} brokers, {t} × {p} partitions, RF {r}"),
+        || format!("自定规模：{b} 个 broker、{t} × {p} 个分区、副本因子 {r}"),
+    )
+}
+
+/// What the picker says about a sized cluster.
+pub fn shape_about(s: &Shape, lang: Lang) -> String {
+    let total = u64::from(s.topics) * u64::from(s.partitions);
+    lang.f(
+        || format!("{total} partitions created at 2 s once the brokers have registered: play until every partition has a leader (offline 0), then kill -9 the controller in the broker grid and watch the chart."),
+        || format!("{total} 个分区在 broker 注册后于 2 秒创建：先播放到每个分区都有 leader（离线为 0），再在 broker 网格里对控制器 kill -9 并观察图表。"),
+    )
+}
+
+/// The core's refusal of a shape, in the page's language.
+pub fn shape_error(e: &ShapeError, lang: Lang) -> String {
+    use kcsim_core::summary::{MAX_BROKERS, MAX_PARTITIONS, MAX_PARTITIONS_PER_TOPIC, MAX_TOPICS};
+    match *e {
+        ShapeError::Brokers(n) => lang.f(
+            || format!("brokers: {n} is not from 1 to {MAX_BROKERS}"),
+            || format!("broker 数：{n} 不在 1 到 {MAX_BROKERS} 之间"),
+        ),
+        ShapeError::Topics(n) => lang.f(
+            || format!("topics: {n} is not from 1 to {MAX_TOPICS}"),
+            || format!("主题数：{n} 不在 1 到 {MAX_TOPICS} 之间"),
+        ),
+        ShapeError::Partitions(n) => lang.f(
+            || format!("partitions per topic: {n} is not from 1 to {MAX_PARTITIONS_PER_TOPIC}"),
+            || format!("每个主题的分区数：{n} 不在 1 到 {MAX_PARTITIONS_PER_TOPIC} 之间"),
+        ),
+        ShapeError::Total(n) => lang.f(
+            || format!("{n} partitions in all: more than the {MAX_PARTITIONS} Kafka's guideline allows a ZooKeeper-era cluster"),
+            || format!("共 {n} 个分区：超过 Kafka 对基于 ZooKeeper 的集群建议的 {MAX_PARTITIONS} 个"),
+        ),
+        ShapeError::ReplicationFactorZero => lang.f(
+            || "Replication factor must be larger than 0.".to_string(),
+            || "副本因子必须大于 0（Replication factor must be larger than 0.）".to_string(),
+        ),
+        ShapeError::ReplicationFactor {
+            replication_factor: r,
+            brokers: b,
+        } => lang.f(
+            || format!("Replication factor: {r} larger than available brokers: {b}."),
+            || format!("副本因子 {r} 大于可用的 broker 数 {b}（Replication factor: {r} larger than available brokers: {b}.）"),
+        ),
+    }
+}
+
+/// Properties of [`ClusterSize`].
+#[derive(Properties, PartialEq, Debug)]
+pub struct ClusterSizeProps {
+    /// Where the chosen shape goes ([`Msg::Load`] of its id).
+    pub on_msg: Callback<Msg>,
+}
+
+/// The cluster settings: brokers, topics, partitions per topic and RF,
+/// checked by the core; a refusal shows under the form and changes nothing.
+#[component]
+pub fn ClusterSize(props: &ClusterSizeProps) -> Html {
+    let lang = use_lang();
+    let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
+    let error = use_state(|| None::<ShapeError>);
+    let refs: [NodeRef; 4] = [
+        use_node_ref(),
+        use_node_ref(),
+        use_node_ref(),
+        use_node_ref(),
+    ];
+    let onsubmit = {
+        let refs = refs.clone();
+        let error = error.clone();
+        let on_msg = props.on_msg.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let v = |r: &NodeRef| {
+                r.cast::<web_sys::HtmlInputElement>()
+                    .map(|i| i.value().trim().parse::<u32>().unwrap_or(0))
+                    .unwrap_or(0)
+            };
+            let shape = Shape {
+                brokers: v(&refs[0]),
+                topics: v(&refs[1]),
+                partitions: v(&refs[2]),
+                replication_factor: v(&refs[3]),
+            };
+            match shape.check() {
+                Ok(()) => {
+                    error.set(None);
+                    on_msg.emit(Msg::Load(crate::state::shape_id(&shape)));
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        })
+    };
+    let field = |r: &NodeRef,
+                 label: &'static str,
+                 label_zh: &'static str,
+                 value: u32,
+                 name: &'static str| {
+        html! {
+            <label>{ lang.t(label, label_zh) }
+                <input ref={r.clone()} type="number" min="0" name={name} value={value.to_string()} size="6" />
+            </label>
+        }
+    };
+    html! {
+        <details class="cluster-size">
+            <summary>{ t("Cluster size…", "集群规模…") }</summary>
+            <form class="size-form" onsubmit={onsubmit} aria-label={t("Cluster size", "集群规模")}>
+                { field(&refs[0], "brokers ", "broker 数 ", 20, "brokers") }
+                { field(&refs[1], "topics ", "主题数 ", 2, "topics") }
+                { field(&refs[2], "partitions per topic ", "每主题分区数 ", 1_000, "partitions") }
+                { field(&refs[3], "replication factor ", "副本因子 ", 3, "rf") }
+                <button type="submit">{ t("open this cluster", "打开此集群") }</button>
+                <p class="hint">{ t("Up to 100 brokers and 200,000 partitions (Kafka's guideline for a ZooKeeper-era cluster); from 1,000 partitions the page shows the cluster in aggregate.", "最多 100 个 broker、200,000 个分区（Kafka 对基于 ZooKeeper 的集群的建议）；从 1,000 个分区起页面以汇总方式显示集群。") }</p>
+                if let Some(e) = *error {
+                    <p class="form-error" role="alert">{ shape_error(&e, lang) }</p>
+                }
+            </form>
+        </details>
+    }
+}
+
+/// The summary a state holds, compared by identity and version, with the
+/// state (what the table reads the controller's partition states from).
+#[derive(Clone, Debug)]
+pub struct Summary(
+    pub Rc<RefCell<SummaryCache>>,
+    pub u64,
+    pub Rc<crate::state::SimState>,
+);
+
+impl PartialEq for Summary {
+    fn eq(&self, o: &Summary) -> bool {
+        Rc::ptr_eq(&self.0, &o.0) && self.1 == o.1
+    }
+}
+
+/// Properties of [`BigCluster`].
+#[derive(Properties, PartialEq, Debug)]
+pub struct BigClusterProps {
+    /// The core's summary.
+    pub summary: Summary,
+    /// The brokers (light view).
+    pub brokers: Vec<BrokerView>,
+    /// Every running broker's controller queue.
+    pub queues: Vec<QueueView>,
+    /// `/controller`.
+    pub controller: Option<BrokerId>,
+    /// Now.
+    pub now_ms: u64,
+    /// Actions.
+    pub on_msg: Callback<Msg>,
+}
+
+fn status_word(s: &str, lang: Lang) -> &'static str {
+    match s {
+        "running" => lang.t("running", "运行中"),
+        "starting" => lang.t("starting", "启动中"),
+        "shutting_down" => lang.t("shutting down", "关闭中"),
+        "paused" => lang.t("paused", "已暂停"),
+        _ => lang.t("dead", "已停止"),
+    }
+}
+
+/// The large-cluster panels.
+#[component]
+pub fn BigCluster(props: &BigClusterProps) -> Html {
+    let lang = use_lang();
+    let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
+    let selected = use_state(|| None::<BrokerId>);
+    let cache = props.summary.0.borrow();
+    let counts = &cache.counts;
+    let tot = &counts.totals;
+    let now = props.now_ms;
+    let act = |a: Action| {
+        let on_msg = props.on_msg.clone();
+        Callback::from(move |_: MouseEvent| on_msg.emit(Msg::Act(a.clone())))
+    };
+    let sel = (*selected).and_then(|id| props.brokers.iter().find(|b| b.id == id));
+    let leaders_sum: u32 = counts.brokers.iter().map(|b| b.leader).sum();
+    let add_up = counts.add_up();
+    html! {
+        <div class="big">
+        <section id="p-brokers" class="panel big-brokers" aria-label={t("Brokers", "Broker")}>
+            <h2>{ t("Brokers", "Broker") }
+                <span class="big-legend">{ t(" · L leader, F follower, off offline replicas, URP under-replicated, <min under min.insync.replicas", " · L leader，F follower，off 离线副本，URP 副本不足，<min 低于 min.insync.replicas") }</span>
+            </h2>
+            <p class="big-totals" data-partitions={tot.partitions.to_string()} data-offline={tot.offline.to_string()}
+                data-leaders={leaders_sum.to_string()} data-replicas={tot.replicas.to_string()}
+                data-urp={tot.under_replicated.to_string()} data-add-up={add_up.to_string()} aria-live="off">
+                { lang.f(
+                    || format!("{} partitions, {} replicas · led {} · offline {} · under-replicated {} · under min ISR {} · not on the preferred leader {}",
+                        tot.partitions, tot.replicas, leaders_sum, tot.offline, tot.under_replicated, tot.under_min_isr, tot.not_preferred),
+                    || format!("{} 个分区、{} 个副本 · 有 leader {} · 离线 {} · 副本不足 {} · 低于最小 ISR {} · 不在优先副本上 {}",
+                        tot.partitions, tot.replicas, leaders_sum, tot.offline, tot.under_replicated, tot.under_min_isr, tot.not_preferred)) }
+                <span class={classes!("add-up", (!add_up).then_some("bad"))}>
+                    { if add_up { t(" · the counts add up (led + offline = partitions)", " · 计数相符（有 leader + 离线 = 分区数）") } else { t(" · the counts do not add up", " · 计数不相符") } }
+                </span>
+            </p>
+            <div class="broker-grid" role="list">
+                { for props.brokers.iter().map(|b| {
+                    let c = counts.brokers.iter().find(|c| c.id == b.id);
+                    let (l, f, off, urp, umi) = c.map_or((0, 0, 0, 0, 0), |c| (c.leader, c.follower, c.offline, c.under_replicated, c.under_min_isr));
+                    let is_ctl = b.is_active_controller && props.controller == Some(b.id);
+                    let id = b.id;
+                    let selected = selected.clone();
+                    let label = lang.f(
+                        || format!("broker {id}, {}{}: leads {l}, follows {f}, {off} offline replicas, {urp} under-replicated, {umi} under min ISR", status_word(&b.status, Lang::En), if is_ctl { ", controller" } else { "" }),
+                        || format!("broker {id}，{}{}：leader {l}，follower {f}，离线副本 {off}，副本不足 {urp}，低于最小 ISR {umi}", status_word(&b.status, Lang::Zh), if is_ctl { "，控制器" } else { "" }));
+                    html! {
+                        <button role="listitem" class={classes!("cell", b.status.clone(), is_ctl.then_some("controller"), (Some(id) == *selected).then_some("selected"))}
+                            data-broker={id.to_string()} data-leader={l.to_string()} data-offline={off.to_string()}
+                            aria-label={label.clone()} title={label} aria-pressed={(Some(id) == *selected).to_string()}
+                            onclick={Callback::from(move |_| selected.set(Some(id)))}>
+                            <span class="cell-id">{ format!("{id}{}", if is_ctl { " ★" } else { "" }) }</span>
+                            <span class="cell-n">{ format!("L{l} F{f}") }</span>
+                            if off > 0 { <span class="cell-off">{ format!("off {off}") }</span> }
+                            if urp > 0 { <span class="cell-urp">{ format!("URP {urp}") }</span> }
+                            if umi > 0 { <span class="cell-umi">{ format!("<min {umi}") }</span> }
+                        </button>
+                    }
+                }) }
+            </div>
+            <div class="big-actions">
+                if let Some(c) = props.controller {
+                    <button class="kill-controller" onclick={act(Action::KillBroker { broker: c })}>
+                        { lang.f(|| format!("kill -9 the controller (broker {c})"), || format!("kill -9 控制器（broker {c}）")) }
+                    </button>
+                }
+                if let Some(b) = sel {
+                    <span class="sel">{ lang.f(|| format!("broker {} ({}):", b.id, status_word(&b.status, Lang::En)), || format!("broker {}（{}）：", b.id, status_word(&b.status, Lang::Zh))) }</span>
+                    <button onclick={act(Action::KillBroker { broker: b.id })}>{ "kill -9" }</button>
+                    <button onclick={act(Action::ShutdownBroker { broker: b.id })}>{ t("stop (controlled shutdown)", "停止（受控关闭）") }</button>
+                    <button onclick={act(Action::StartBroker { broker: b.id })}>{ t("start", "启动") }</button>
+                    <button onclick={act(Action::PreferredElection { partitions: None })}>{ t("preferred election (all)", "优先副本选举（全部）") }</button>
+                } else {
+                    <span class="sel muted">{ t("select a broker in the grid for its buttons", "在网格中选择一个 broker 以显示其按钮") }</span>
+                }
+            </div>
+        </section>
+        <BigQueues queues={props.queues.clone()} now_ms={now} />
+        <BigTable summary={props.summary.clone()} now_ms={now} />
+        <Chart summary={props.summary.clone()} now_ms={now} />
+        </div>
+    }
+}
+
+/// Properties of [`BigQueues`].
+#[derive(Properties, PartialEq, Debug)]
+pub struct BigQueuesProps {
+    /// Every running broker's queue.
+    pub queues: Vec<QueueView>,
+    /// Now.
+    pub now_ms: u64,
+}
+
+/// The controller queues with work, by depth; each event's waiting time.
+#[component]
+pub fn BigQueues(props: &BigQueuesProps) -> Html {
+    let lang = use_lang();
+    let busy: Vec<&QueueView> = props
+        .queues
+        .iter()
+        .filter(|q| q.current.is_some() || !q.waiting.is_empty())
+        .collect();
+    let idle = props.queues.len() - busy.len();
+    const SHOWN: usize = 8;
+    html! {
+        <section id="p-queues" class="panel queues big-queues" aria-label={lang.t("Controller event queues", "控制器事件队列")}>
+            <h2>{ lang.t("Controller event queues", "控制器事件队列") }</h2>
+            { for busy.iter().map(|q| {
+                let depth = q.waiting.len() + usize::from(q.current.is_some());
+                let more = q.waiting.len().saturating_sub(SHOWN);
+                html! {
+                    <div class="queue busy" data-broker={q.broker.to_string()} data-depth={depth.to_string()}>
+                        <span class="queue-owner">{ lang.f(|| format!("broker {} · {} · depth {depth}", q.broker, q.state), || format!("broker {} · {} · 深度 {depth}", q.broker, q.state)) }</span>
+                        <ol class="queue-events">
+                            { for q.current.iter().map(|(name, done)| html! {
+                                <li class="event current">{ { let ms = done.saturating_sub(props.now_ms); lang.f(|| format!("▶ {name} (done in {ms} ms)"), || format!("▶ {name}（{ms} ms 后完成）")) } }</li>
+                            }) }
+                            { for q.waiting.iter().take(SHOWN).map(|(name, at)| html! {
+                                <li class="event waiting">{ { let ms = props.now_ms.saturating_sub(*at); lang.f(|| format!("{name} (waiting {ms} ms)"), || format!("{name}（已等待 {ms} ms）")) } }</li>
+                            }) }
+                            if more > 0 { <li class="event more">{ lang.f(|| format!("… and {more} more"), || format!("……还有 {more} 个")) }</li> }
+                        </ol>
+                    </div>
+                }
+            }) }
+            <p class="muted">{ lang.f(|| format!("{idle} queue(s) idle"), || format!("{idle} 个队列空闲")) }</p>
+        </section>
+    }
+}
+
+/// Properties of [`Chart`].
+#[derive(Properties, PartialEq, Debug)]
+pub struct ChartProps {
+    /// The core's summary.
+    pub summary: Summary,
+    /// Now.
+    pub now_ms: u64,
+}
+
+/// Leaders per broker and offline partitions over time, as step lines.
+#[component]
+pub fn Chart(props: &ChartProps) -> Html {
+    let lang = use_lang();
+    let cache = props.summary.0.borrow();
+    let series = &cache.series;
+    let (w, h) = (560.0_f64, 110.0_f64);
+    let t0 = series.first().map_or(0, |p| p.time_ms);
+    let t1 = props.now_ms.max(t0 + 1);
+    let x = |ms: u64| (ms.saturating_sub(t0)) as f64 / (t1 - t0) as f64 * w;
+    let max_l = series
+        .iter()
+        .flat_map(|p| p.leaders.iter().copied())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let max_o = series.iter().map(|p| p.offline).max().unwrap_or(0).max(1);
+    let step = |val: &dyn Fn(usize) -> u32, max: u32| {
+        let mut d = String::new();
+        for (i, p) in series.iter().enumerate() {
+            let y = h - f64::from(val(i)) / f64::from(max) * (h - 4.0) - 2.0;
+            let px = x(p.time_ms);
+            if i == 0 {
+                d.push_str(&format!("M{px:.1},{y:.1}"));
+            } else {
+                d.push_str(&format!("H{px:.1}V{y:.1}"));
+            }
+        }
+        d.push_str(&format!("H{w:.1}"));
+        d
+    };
+    let brokers = series.last().map_or(0, |p| p.leaders.len());
+    let offline_now = series.last().map_or(0, |p| p.offline);
+    let peak = series.iter().map(|p| p.offline).max().unwrap_or(0);
+    html! {
+        <section id="p-chart" class="panel big-chart" aria-label={lang.t("Leaders per broker and offline partitions over time", "每个 broker 的 leader 数与离线分区数随时间变化")}>
+            <h2>{ lang.t("Over time", "随时间变化") }</h2>
+            <figure>
+                <figcaption>{ lang.f(|| format!("leaders per broker (one line each, 0 to {max_l})"), || format!("每个 broker 的 leader 数（每条线一个 broker，0 到 {max_l}）")) }</figcaption>
+                <svg class="chart leaders" viewBox={format!("0 0 {w} {h}")} preserveAspectRatio="none" role="img"
+                    aria-label={lang.f(|| format!("{brokers} lines, from {:.1} s to now", t0 as f64 / 1000.0), || format!("{brokers} 条线，从 {:.1} 秒到现在", t0 as f64 / 1000.0))}>
+                    { for (0..brokers).map(|b| html! {
+                        <path class="line" d={step(&|i| series[i].leaders.get(b).copied().unwrap_or(0), max_l)} />
+                    }) }
+                </svg>
+            </figure>
+            <figure>
+                <figcaption>{ lang.f(|| format!("offline partitions (now {offline_now}, peak {peak})"), || format!("离线分区（当前 {offline_now}，峰值 {peak}）")) }</figcaption>
+                <svg class="chart offline" viewBox={format!("0 0 {w} {h}")} preserveAspectRatio="none" role="img"
+                    aria-label={lang.f(|| format!("offline partitions: now {offline_now}, peak {peak}"), || format!("离线分区：当前 {offline_now}，峰值 {peak}"))}>
+                    <path class="line offline" d={step(&|i| series[i].offline, max_o)} />
+                </svg>
+            </figure>
+        </section>
+    }
+}
+
+/// Properties of [`BigTable`].
+#[derive(Properties, PartialEq, Debug)]
+pub struct BigTableProps {
+    /// The core's summary.
+    pub summary: Summary,
+    /// Now.
+    pub now_ms: u64,
+}
+
+fn state_name(s: PartitionState) -> &'static str {
+    match s {
+        PartitionState::NewPartition => "NewPartition",
+        PartitionState::OnlinePartition => "OnlinePartition",
+        PartitionState::OfflinePartition => "OfflinePartition",
+        PartitionState::NonExistentPartition => "NonExistentPartition",
+    }
+}
+
+/// How a filter control changes the filter, given its value.
+type SetFilter = dyn Fn(&mut Filter, String);
+
+/// The partitions, filtered by the core, drawn only where the window is.
+#[component]
+pub fn BigTable(props: &BigTableProps) -> Html {
+    let lang = use_lang();
+    let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
+    let filter = use_state(Filter::default);
+    let scroll = use_state(|| 0u32);
+    let within_s = use_state(|| 10u64);
+    let version = props.summary.1;
+    let sim_state = props.summary.2.clone();
+    let shown = {
+        let cache = props.summary.0.clone();
+        let state = sim_state.clone();
+        // Run again only when its result can differ: the rows changed, time
+        // moved (for "changed in the last N s"), or the state did (for a
+        // state filter, read from the controller).
+        let f = (*filter).clone();
+        let generation = props.summary.0.borrow().generation;
+        let now = if f.changed_within_ms.is_some() {
+            props.now_ms
+        } else {
+            0
+        };
+        let v = if f.state.is_some() { version } else { 0 };
+        use_memo((f, (generation, v), now), move |(f, _, now)| {
+            let cache = cache.borrow();
+            state.with_sim(|sim| cache.filter(f, *now, sim))
+        })
+    };
+    let cache = props.summary.0.borrow();
+    let set = |g: Rc<SetFilter>| {
+        let filter = filter.clone();
+        let scroll = scroll.clone();
+        Callback::from(move |e: Event| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlInputElement>()
+                .value();
+            let checked = e
+                .target_dyn_into::<web_sys::HtmlInputElement>()
+                .map(|i| i.checked());
+            let mut f = (*filter).clone();
+            g(
+                &mut f,
+                if checked == Some(true) {
+                    format!("on:{v}")
+                } else {
+                    v
+                },
+            );
+            filter.set(f);
+            scroll.set(0);
+        })
+    };
+    let on_topic = set(Rc::new(|f, v| f.topic = v.parse().ok()));
+    let on_broker = set(Rc::new(|f, v| {
+        f.broker = v.trim().parse().ok().map(BrokerId)
+    }));
+    let on_state = set(Rc::new(|f, v| {
+        f.state = PartitionState::ALL
+            .iter()
+            .copied()
+            .find(|s| state_name(*s) == v)
+    }));
+    let flag = |bit: u8| {
+        set(Rc::new(move |f, v| {
+            if v.starts_with("on:") {
+                f.flags |= bit;
+            } else {
+                f.flags &= !bit;
+            }
+        }))
+    };
+    let on_changed = {
+        let within = *within_s;
+        set(Rc::new(move |f, v| {
+            f.changed_within_ms = v.starts_with("on:").then_some(within * 1000);
+        }))
+    };
+    let on_within = {
+        let within_s = within_s.clone();
+        let filter = filter.clone();
+        Callback::from(move |e: Event| {
+            let v: u64 = e
+                .target_unchecked_into::<web_sys::HtmlInputElement>()
+                .value()
+                .parse()
+                .unwrap_or(10);
+            within_s.set(v);
+            if filter.changed_within_ms.is_some() {
+                let mut f = (*filter).clone();
+                f.changed_within_ms = Some(v * 1000);
+                filter.set(f);
+            }
+        })
+    };
+    let onscroll = {
+        let scroll = scroll.clone();
+        Callback::from(move |e: Event| {
+            let top = e.target_unchecked_into::<web_sys::Element>().scroll_top();
+            scroll.set(top.max(0) as u32);
+        })
+    };
+    let n = shown.len() as u32;
+    let first = (*scroll / ROW_H).min(n);
+    let last = (first + VIEW_H / ROW_H + 4).min(n);
+    let ids = |v: &[BrokerId]| {
+        v.iter()
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let tags = |fl: u8| {
+        let mut v = Vec::new();
+        if fl & UNAVAILABLE != 0 {
+            v.push(t("offline", "离线"));
+        }
+        if fl & UNDER_REPLICATED != 0 {
+            v.push("URP");
+        }
+        if fl & UNDER_MIN_ISR != 0 {
+            v.push("<min ISR");
+        }
+        if fl & NOT_PREFERRED != 0 {
+            v.push(t("not preferred", "非优先"));
+        }
+        v.join(" ")
+    };
+    let check = |bit: u8, cls: &'static str, en: &'static str, zh: &'static str| {
+        html! {
+            <label class={cls}><input type="checkbox" checked={filter.flags & bit != 0} onchange={flag(bit)} />{ lang.t(en, zh) }</label>
+        }
+    };
+    html! {
+        <section id="p-partitions" class="panel big-table" aria-label={t("Partitions", "分区")}>
+            <h2>{ t("Partitions", "分区") }
+                <span class="big-count" data-shown={n.to_string()}>{ lang.f(|| format!(" · {n} of {} shown", cache.rows.len()), || format!(" · 显示 {n} / {}", cache.rows.len())) }</span>
+            </h2>
+            <div class="filters">
+                <label>{ t("topic ", "主题 ") }
+                    <select aria-label={t("Filter by topic", "按主题筛选")} onchange={on_topic}>
+                        <option value="" selected={filter.topic.is_none()}>{ t("all", "全部") }</option>
+                        { for cache.topics.iter().enumerate().map(|(i, name)| html! {
+                            <option value={i.to_string()} selected={filter.topic == Some(i as u32)}>{ name.clone() }</option>
+                        }) }
+                    </select>
+                </label>
+                <label>{ t("broker ", "broker ") }
+                    <input class="f-broker" type="number" min="0" size="3" aria-label={t("Filter by a broker hosting a replica", "按承载副本的 broker 筛选")} onchange={on_broker} />
+                </label>
+                <label>{ t("state ", "状态 ") }
+                    <select aria-label={t("Filter by state", "按状态筛选")} onchange={on_state}>
+                        <option value="" selected={filter.state.is_none()}>{ t("all", "全部") }</option>
+                        { for PartitionState::ALL.iter().map(|s| html! {
+                            <option value={state_name(*s)} selected={filter.state == Some(*s)}>{ state_name(*s) }</option>
+                        }) }
+                    </select>
+                </label>
+                { check(UNDER_REPLICATED, "f-urp", "under-replicated", "副本不足") }
+                { check(UNDER_MIN_ISR, "f-umi", "under min ISR", "低于最小 ISR") }
+                { check(UNAVAILABLE, "f-offline", "unavailable", "不可用") }
+                { check(NOT_PREFERRED, "f-np", "not on the preferred leader", "不在优先副本上") }
+                <span class="f-changed-wrap">
+                    <label class="f-changed"><input type="checkbox" checked={filter.changed_within_ms.is_some()} onchange={on_changed} />{ t("changed in the last ", "最近 ") }</label>
+                    <input type="number" min="1" size="3" value={within_s.to_string()} aria-label={t("seconds", "秒")} onchange={on_within} />{ t(" s", " 秒内有变化") }
+                </span>
+            </div>
+            <div class="vtable" tabindex="0" style={format!("height: {VIEW_H}px")} onscroll={onscroll}
+                aria-label={t("Partitions (scroll with the arrow keys)", "分区（用方向键滚动）")}>
+                <div style={format!("height: {}px; position: relative", n * ROW_H + ROW_H)}>
+                    <table style={format!("position: absolute; top: {}px", first * ROW_H)}>
+                        <thead><tr>
+                            <th>{ t("partition", "分区") }</th><th>{ "leader" }</th><th>{ "AR" }</th><th>{ "ISR" }</th>
+                            <th>{ t("leader epoch", "leader 纪元") }</th><th>{ t("state", "状态") }</th><th>{ t("flags", "标记") }</th><th>{ t("changed", "变化于") }</th>
+                        </tr></thead>
+                        <tbody>
+                            { for (first..last).filter_map(|k| shown.get(k as usize)).filter_map(|&i| cache.rows.get(i as usize).map(|r| (i, r))).map(|(i, r)| {
+                                let state = sim_state.with_sim(|sim| cache.state_of(sim, i as usize));
+                                let topic = cache.topics.get(r.topic as usize).cloned().unwrap_or_default();
+                                let ar = match r.replicas.split_first() {
+                                    Some((p, rest)) if !rest.is_empty() => format!("{p}*,{}", ids(rest)),
+                                    Some((p, _)) => format!("{p}*"),
+                                    None => String::new(),
+                                };
+                                html! {
+                                    <tr class={classes!((r.flags & UNAVAILABLE != 0).then_some("offline"))} style={format!("height: {ROW_H}px")}>
+                                        <td>{ format!("{topic}-{}", r.partition) }</td>
+                                        <td>{ r.leader.map_or("-1".to_string(), |b| b.to_string()) }</td>
+                                        <td>{ ar }</td>
+                                        <td>{ ids(&r.isr) }</td>
+                                        <td>{ r.leader_epoch }</td>
+                                        <td>{ state_name(state) }</td>
+                                        <td>{ tags(r.flags) }</td>
+                                        <td>{ r.changed_at_ms.map_or(String::new(), |c| format!("{:.1} s", c as f64 / 1000.0)) }</td>
+                                    </tr>
+                                }
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            </div>
+        </section>
+    }
+}

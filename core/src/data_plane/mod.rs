@@ -158,6 +158,18 @@ pub struct DataPlane {
     partition_hw: BTreeMap<TopicPartition, u64>,
     /// Partitions whose latest election was unclean, until the leader takes over.
     unclean_partitions: BTreeSet<TopicPartition>,
+    /// KIP-227 fetch session caches, by (leader, follower): what the leader
+    /// knows of an idle session, so that an idle round costs nothing per
+    /// partition (see [`replica_fetcher`]).
+    #[serde(default)]
+    session_caches: BTreeMap<(BrokerId, BrokerId), replica_fetcher::SessionCache>,
+    /// Per leader, as last counted by its `isr-expiration` task: (its
+    /// incarnation, the (partition it leads, ISR follower) pairs).
+    #[serde(default)]
+    leader_slots: BTreeMap<BrokerId, (u32, u64)>,
+    /// Partitions replicated by fetch rounds so far: the rounds' per-partition work.
+    #[serde(default)]
+    partitions_fetched: u64,
 }
 
 impl DataPlane {
@@ -174,6 +186,12 @@ impl DataPlane {
     /// Every produced record and its fate.
     pub fn produced(&self) -> &[ProducedRecord] {
         &self.produced
+    }
+
+    /// How many partitions fetch rounds have replicated so far: an idle
+    /// round (a KIP-227 incremental fetch with nothing new) adds nothing.
+    pub fn partitions_fetched(&self) -> u64 {
+        self.partitions_fetched
     }
 
     /// The extra fetch lag of a broker slowed by `slow_broker` (0 if none).
@@ -212,6 +230,11 @@ impl DataPlane {
     /// a new topic (Kafka: `TopicDeletionManager.completeDeleteTopic`, after
     /// `ReplicaManager.stopReplica(deletePartition = true)` on every replica).
     pub fn forget_topic(&mut self, topic: &str) {
+        // Its logs go: the next round of a session that still lists one of
+        // its partitions replicates it as a full fetch would.
+        for c in self.session_caches.values_mut() {
+            c.touch_topic(topic);
+        }
         self.logs.retain(|(_, tp), _| tp.topic != topic);
         self.partition_hw.retain(|tp, _| tp.topic != topic);
         self.unclean_partitions.retain(|tp| tp.topic != topic);

@@ -230,6 +230,10 @@ pub struct Sim {
     now: SimTime,
     seq: u64,
     queue: BTreeMap<(SimTime, u64), SimEvent>,
+    /// How many events in `queue` are work ([`SimEvent::is_work`]), so that
+    /// [`Sim::is_quiet`] does not walk the queue at every step.
+    #[serde(default)]
+    work_queued: u64,
     /// Per-partition availability as a client feels it.
     availability: BTreeMap<crate::ids::TopicPartition, Availability>,
     availability_dirty: bool,
@@ -292,6 +296,7 @@ impl Sim {
             now: SimTime::ZERO,
             seq: 0,
             queue: BTreeMap::new(),
+            work_queued: 0,
             availability: BTreeMap::new(),
             availability_dirty: false,
             availability_changed: BTreeSet::new(),
@@ -462,6 +467,7 @@ impl Sim {
                 let Some(((t, _), ev)) = self.queue.pop_first() else {
                     return false;
                 };
+                self.unqueued(&ev);
                 self.now = t;
                 self.zk.set_now(t);
                 self.handle(ev);
@@ -521,7 +527,13 @@ impl Sim {
     fn push(&mut self, at: SimTime, ev: SimEvent) {
         debug_assert!(at >= self.now, "an event is never scheduled in the past");
         self.seq += 1;
+        self.work_queued += u64::from(ev.is_work());
         self.queue.insert((at, self.seq), ev);
+    }
+
+    /// `ev` left the queue.
+    fn unqueued(&mut self, ev: &SimEvent) {
+        self.work_queued -= u64::from(ev.is_work()).min(self.work_queued);
     }
 
     fn note(&mut self, actor: impl Into<String>, kind: &str, fact: crate::fact::Fact) {

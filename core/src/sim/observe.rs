@@ -49,13 +49,17 @@ impl Sim {
     /// busy or with queued events, no request queued or on the wire, and no
     /// running broker yet to learn that its session expired.
     pub fn is_quiet(&self) -> bool {
+        debug_assert_eq!(
+            self.work_queued,
+            self.queue.values().filter(|e| e.is_work()).count() as u64
+        );
         let sessions_known = self
             .brokers
             .values()
             .filter(|b| b.is_up())
             .all(|b| b.zk_client.session.is_some_and(|s| self.zk.is_alive(s)));
         sessions_known
-            && self.queue.values().all(|e| !e.is_work())
+            && self.work_queued == 0
             && self.channels.is_empty()
             && self.held.values().all(|(_, h)| h.is_empty())
             && self

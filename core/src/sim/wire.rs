@@ -173,6 +173,9 @@ impl Sim {
         let taken = self
             .find_message(id)
             .and_then(|key| self.queue.remove(&key).map(|ev| (key, ev)));
+        if let Some((_, ev)) = &taken {
+            self.unqueued(ev);
+        }
         if taken.is_none() {
             self.note("user", "action_ignored", Fact::NoSuchMessage { id });
         }

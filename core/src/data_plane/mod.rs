@@ -170,6 +170,10 @@ pub struct DataPlane {
     /// Partitions replicated by fetch rounds so far: the rounds' per-partition work.
     #[serde(default)]
     partitions_fetched: u64,
+    /// Full fetches only, as before Kafka 1.1 (no KIP-227 sessions): every
+    /// round replicates every partition. Observably the same; slower.
+    #[serde(default)]
+    full_fetches_only: bool,
 }
 
 impl DataPlane {
@@ -192,6 +196,17 @@ impl DataPlane {
     /// round (a KIP-227 incremental fetch with nothing new) adds nothing.
     pub fn partitions_fetched(&self) -> u64 {
         self.partitions_fetched
+    }
+
+    /// Fetch as before Kafka 1.1 (`true`: every round carries every
+    /// partition, no session is cached) or with KIP-227 incremental fetch
+    /// sessions (`false`, the default). What the cluster does is the same
+    /// either way; only the simulator's work differs.
+    pub fn set_full_fetches_only(&mut self, on: bool) {
+        self.full_fetches_only = on;
+        if on {
+            self.leader_slots.clear();
+        }
     }
 
     /// The extra fetch lag of a broker slowed by `slow_broker` (0 if none).

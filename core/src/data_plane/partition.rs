@@ -215,7 +215,10 @@ impl DataPlane {
         };
         let incarnation = b.incarnation;
         if let Some(&(counted_in, slots)) = self.leader_slots.get(&broker) {
-            if counted_in == incarnation && self.covered_slots(env, broker, lag) == slots {
+            let covered = counted_in == incarnation
+                && !self.full_fetches_only
+                && self.covered_slots(env, broker, lag) == slots;
+            if covered {
                 return;
             }
         }

@@ -118,7 +118,8 @@ impl DataPlane {
         });
         let cached = match self.session_caches.get(&(leader, follower)) {
             Some(c) => {
-                c.follower_incarnation == follower_incarnation
+                !self.full_fetches_only
+                    && c.follower_incarnation == follower_incarnation
                     && c.leader_incarnation == leader_incarnation
             }
             None => false,
@@ -210,6 +211,9 @@ impl DataPlane {
         members: Vec<TopicPartition>,
         (follower_incarnation, leader_incarnation): (u32, u32),
     ) {
+        if self.full_fetches_only {
+            return;
+        }
         let mut led = 0;
         let mut dirty = BTreeSet::new();
         for tp in &members {

@@ -5,6 +5,7 @@
 pub use crate::controller::channel::ApiError;
 use crate::controller::channel::{ControlRequest, RequestBody, NO_LEADER};
 use crate::controller::KafkaController;
+use crate::data_plane::replica_map::ReplicaMap;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
 use crate::zk_client::ZkClient;
@@ -58,10 +59,12 @@ pub struct LocalPartition {
     pub controller_epoch: i32,
     /// As leader: each follower's log end offset at its last fetch.
     #[serde(default)]
-    pub follower_leo: BTreeMap<BrokerId, u64>,
-    /// As leader: when each follower last fetched up to the log end.
+    pub follower_leo: ReplicaMap<u64>,
+    /// As leader: when each follower last fetched up to the log end, as
+    /// recorded per partition (an idle fetch session keeps a later time for
+    /// all its partitions: `DataPlane::caught_up_at`).
     #[serde(default)]
-    pub last_caught_up: BTreeMap<BrokerId, SimTime>,
+    pub last_caught_up: ReplicaMap<SimTime>,
 }
 
 impl LocalPartition {
@@ -73,8 +76,8 @@ impl LocalPartition {
             replicas: p.replicas.clone(),
             zk_version: p.zk_version,
             controller_epoch: p.controller_epoch,
-            follower_leo: BTreeMap::new(),
-            last_caught_up: BTreeMap::new(),
+            follower_leo: ReplicaMap::new(),
+            last_caught_up: ReplicaMap::new(),
         }
     }
 }

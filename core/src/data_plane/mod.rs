@@ -32,11 +32,18 @@
 //! a produce; a fetch copies what the follower lacks at once; divergence is
 //! found exactly from record ids (what Kafka's OffsetsForLeaderEpoch exchange
 //! finds from leader epochs).
+//!
+//! Fetch sessions are incremental (KIP-227): an idle round costs nothing per
+//! partition, and the leader's per-partition last-caught-up times of an idle
+//! session are kept once per session (see [`replica_fetcher`] and
+//! `core/docs/data-plane.md`); what the cluster does is the same as with
+//! full fetches.
 
 pub mod partition;
 pub mod producer;
 pub mod replica_fetcher;
 pub mod replica_manager;
+pub mod replica_map;
 
 use crate::broker::Broker;
 use crate::config::Config;

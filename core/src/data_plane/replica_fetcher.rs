@@ -4,6 +4,30 @@
 //! slowed by a `slow_broker` fault; each round truncates the follower to
 //! where its log agrees with the leader's (what OffsetsForLeaderEpoch finds)
 //! and copies the rest.
+//!
+//! Rounds are incremental, as with Kafka 1.1+'s fetch sessions (KIP-227,
+//! `FetchSession`/`FetchSessionHandler`): after a full round that finds
+//! every partition of the session level and the follower in every ISR, the
+//! session is cached ([`SessionCache`]) and a round replicates only the
+//! partitions marked dirty since (new records, a high watermark that moved);
+//! an idle round does no work per partition.
+//!
+//! Modelling note — `lastCaughtUpTimeMs`. In Kafka every fetch of a caught-up
+//! follower sets, per partition, the leader's `Replica.lastCaughtUpTimeMs`
+//! (`Replica.updateFetchState`), and `Partition.maybeShrinkIsr` compares it
+//! with `replica.lag.time.max.ms`. Here an idle partition of a cached session
+//! is caught up at every round by construction, so the session keeps one
+//! time for all of them (`caught_up_at`, its last round with the leader up)
+//! and the leader's per-partition `last_caught_up` is the later of what it
+//! recorded and that time ([`DataPlane::caught_up_at`]). The per-partition
+//! value is written back when the cache closes: a LeaderAndIsr or
+//! StopReplica applied by either broker, an ISR shrink of the follower, the
+//! follower stopping, a partition leaving the ISR. A restarted leader has
+//! lost its view, and nothing is written back. `isr-expiration` skips its
+//! per-partition scan when the leader's cached, recent sessions account for
+//! every (partition, ISR follower) pair it leads. The times are exactly
+//! those full fetches give (`DataPlane::set_full_fetches_only` runs the
+//! same story the old way, and the stories compare the traces).
 
 use super::partition::FollowerFetch;
 use super::{DataPlane, Env, FollowUp, FETCH_WAIT_MAX_MS};
@@ -290,8 +314,8 @@ impl DataPlane {
             return;
         };
         if p.leader == leader.0 as i32 {
-            let t = p.last_caught_up.entry(follower).or_insert(at);
-            *t = (*t).max(at);
+            let t = p.last_caught_up.get(&follower).map_or(at, |t| (*t).max(at));
+            p.last_caught_up.insert(follower, t);
         }
     }
 

@@ -36,6 +36,7 @@ use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// What a leader caches of an incremental fetch session (KIP-227's
 /// `FetchSession`), once a full round found every partition in it idle.
@@ -55,8 +56,10 @@ pub struct SessionCache {
     follower_incarnation: u32,
     /// The leader's start the cache belongs to.
     leader_incarnation: u32,
-    /// The partitions the follower fetches from the leader, sorted.
-    members: Vec<TopicPartition>,
+    /// The partitions the follower fetches from the leader, sorted (shared,
+    /// not copied, by the timeline's snapshots).
+    #[serde(with = "shared_list")]
+    members: Arc<[TopicPartition]>,
     /// How many members the leader leads (each with the follower in its ISR).
     led: u64,
     /// The session's last round (with the leader up): every member was
@@ -74,11 +77,27 @@ impl SessionCache {
 
     /// The topic's logs went: its members need a real round.
     pub(super) fn touch_topic(&mut self, topic: &str) {
-        for tp in &self.members {
+        for tp in self.members.iter() {
             if tp.topic == topic {
                 self.dirty.insert(tp.clone());
             }
         }
+    }
+}
+
+/// A shared list, (de)serialized as a plain list.
+mod shared_list {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::sync::Arc;
+
+    pub fn serialize<T: Serialize, S: Serializer>(v: &Arc<[T]>, s: S) -> Result<S::Ok, S::Error> {
+        v[..].serialize(s)
+    }
+
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Arc<[T]>, D::Error> {
+        Vec::<T>::deserialize(d).map(Into::into)
     }
 }
 
@@ -215,7 +234,7 @@ impl DataPlane {
         if out_of_isr {
             // Back to full rounds; every member was caught up now.
             if let Some(c) = self.session_caches.remove(&key) {
-                for tp in &c.members {
+                for tp in c.members.iter() {
                     self.mark_caught_up(env, leader, follower, tp, now);
                 }
             }
@@ -256,7 +275,7 @@ impl DataPlane {
             SessionCache {
                 follower_incarnation,
                 leader_incarnation,
-                members,
+                members: members.into(),
                 led,
                 caught_up_at: env.now,
                 dirty,
@@ -332,7 +351,7 @@ impl DataPlane {
         if c.leader_incarnation != env.incarnation(leader) {
             return; // the leader restarted: its view of the partitions is gone
         }
-        for tp in &c.members {
+        for tp in c.members.iter() {
             self.mark_caught_up(env, leader, follower, tp, c.caught_up_at);
         }
     }

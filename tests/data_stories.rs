@@ -380,3 +380,118 @@ fn a_re_created_topic_starts_empty_and_inherits_nothing_from_the_deleted_one() {
     );
     s.assert_no_violations();
 }
+
+/// A story of fetch sessions: three brokers, six partitions led two by each,
+/// an idle stretch, a produce to two partitions, then a follower slowed
+/// until its leaders drop it from their ISRs. Returns the story and the
+/// partitions fetched by 20 s (settled), 25 s (idle), 27 s (after the produce).
+fn fetch_sessions_story(full_fetches_only: bool) -> (Story, [u64; 3]) {
+    let mut s = Story::brokers(7, 3);
+    s.sim.set_full_fetches_only(full_fetches_only);
+    s.until(5_000);
+    s.create_topic(
+        5_000,
+        "t",
+        &[
+            &[0, 1, 2],
+            &[1, 2, 0],
+            &[2, 0, 1],
+            &[0, 2, 1],
+            &[1, 0, 2],
+            &[2, 1, 0],
+        ],
+    );
+    let fetched = |s: &Story| s.sim.data_plane().partitions_fetched();
+    s.until(20_000);
+    let settled = fetched(&s);
+    s.until(25_000);
+    let idle = fetched(&s);
+    for partition in [1, 4] {
+        s.at(
+            25_000,
+            Action::Produce {
+                topic: "t".into(),
+                partition,
+                records: 1,
+                acks: Acks::All,
+            },
+        );
+    }
+    s.until(27_000);
+    let produced = fetched(&s);
+    s.at(
+        27_000,
+        Action::SlowBroker {
+            broker: BrokerId(2),
+            lag_ms: 1_000_000,
+        },
+    )
+    .until(60_000);
+    (s, [settled, idle, produced])
+}
+
+#[test]
+fn an_idle_fetch_round_replicates_no_partition_and_a_produce_only_what_changed() {
+    // Kafka: FetchSession / KIP-227 (Kafka 1.1+). A follower's incremental
+    // fetch carries only the partitions that changed, and the leader's
+    // response only those with new records or a new high watermark: an idle
+    // session's round touches no partition.
+    let (s, [settled, idle, produced]) = fetch_sessions_story(false);
+    assert!(settled > 0, "the first rounds are full fetches");
+    assert_eq!(
+        idle, settled,
+        "5 idle seconds, 10 rounds per session: nothing replicated"
+    );
+    // Two partitions, two followers each, two rounds each: one brings the
+    // record, the next the high watermark it advanced (the follower learns
+    // the leader's high watermark in the fetch after the one that moved it).
+    assert_eq!(produced - idle, 2 * 2 * 2);
+    s.assert_no_violations();
+    // Before Kafka 1.1 every round fetched every partition it follows.
+    let (_, [full_settled, full_idle, _]) = fetch_sessions_story(true);
+    assert!(
+        full_idle - full_settled >= 5 * 2 * 12,
+        "full fetches: every partition, every round"
+    );
+}
+
+#[test]
+fn incremental_fetch_sessions_detect_lag_at_exactly_the_time_full_fetches_do() {
+    // Kafka: Partition.maybeShrinkIsr drops a follower whose lastCaughtUpTimeMs
+    // (Replica.updateFetchState) is older than replica.lag.time.max.ms, checked
+    // every replica.lag.time.max.ms / 2 by isr-expiration. An incremental
+    // session keeps that time for all its idle partitions at once; the shrinks
+    // (and every other trace line) come at the same moments as with full fetches.
+    let (incremental, _) = fetch_sessions_story(false);
+    let (full, _) = fetch_sessions_story(true);
+    let shrinks = |s: &Story| -> Vec<(u64, String)> {
+        s.records("isr_shrunk_by_leader")
+            .iter()
+            .map(|r| (r.time_ms, r.details().clone()))
+            .collect()
+    };
+    let got = shrinks(&incremental);
+    assert_eq!(
+        got.len(),
+        4,
+        "broker 2 leaves the ISR of the 4 partitions it follows: {got:?}"
+    );
+    assert!(
+        got.iter().all(|(t, _)| (37_000..=43_000).contains(t)),
+        "{got:?}"
+    );
+    assert_eq!(got, shrinks(&full));
+    let lines = |s: &Story| -> Vec<String> {
+        s.sim
+            .trace()
+            .iter()
+            .map(|r| format!("{} {} {} {}", r.time_ms, r.actor, r.kind, r.details()))
+            .collect()
+    };
+    assert_eq!(lines(&incremental), lines(&full));
+    assert!(
+        incremental.sim.data_plane().partitions_fetched() * 3
+            < full.sim.data_plane().partitions_fetched(),
+        "the same story for a fraction of the work"
+    );
+}

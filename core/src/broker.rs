@@ -7,6 +7,7 @@ use crate::controller::channel::{
     ControlRequest, PartitionStateInfo, RequestBody, SharedStates, NO_LEADER,
 };
 use crate::controller::KafkaController;
+use crate::data_plane::replica_map::ReplicaMap;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
 use crate::zk_client::ZkClient;
@@ -60,10 +61,12 @@ pub struct LocalPartition {
     pub controller_epoch: i32,
     /// As leader: each follower's log end offset at its last fetch.
     #[serde(default)]
-    pub follower_leo: BTreeMap<BrokerId, u64>,
-    /// As leader: when each follower last fetched up to the log end.
+    pub follower_leo: ReplicaMap<u64>,
+    /// As leader: when each follower last fetched up to the log end, as
+    /// recorded per partition (an idle fetch session keeps a later time for
+    /// all its partitions: `DataPlane::caught_up_at`).
     #[serde(default)]
-    pub last_caught_up: BTreeMap<BrokerId, SimTime>,
+    pub last_caught_up: ReplicaMap<SimTime>,
 }
 
 impl LocalPartition {
@@ -75,8 +78,8 @@ impl LocalPartition {
             replicas: p.replicas.clone(),
             zk_version: p.zk_version,
             controller_epoch: p.controller_epoch,
-            follower_leo: BTreeMap::new(),
-            last_caught_up: BTreeMap::new(),
+            follower_leo: ReplicaMap::new(),
+            last_caught_up: ReplicaMap::new(),
         }
     }
 }

@@ -32,11 +32,18 @@
 //! a produce; a fetch copies what the follower lacks at once; divergence is
 //! found exactly from record ids (what Kafka's OffsetsForLeaderEpoch exchange
 //! finds from leader epochs).
+//!
+//! Fetch sessions are incremental (KIP-227): an idle round costs nothing per
+//! partition, and the leader's per-partition last-caught-up times of an idle
+//! session are kept once per session (see [`replica_fetcher`] and
+//! `core/docs/data-plane.md`); what the cluster does is the same as with
+//! full fetches.
 
 pub mod partition;
 pub mod producer;
 pub mod replica_fetcher;
 pub mod replica_manager;
+pub mod replica_map;
 
 use crate::broker::Broker;
 use crate::config::Config;
@@ -158,6 +165,22 @@ pub struct DataPlane {
     partition_hw: BTreeMap<TopicPartition, u64>,
     /// Partitions whose latest election was unclean, until the leader takes over.
     unclean_partitions: BTreeSet<TopicPartition>,
+    /// KIP-227 fetch session caches, by (leader, follower): what the leader
+    /// knows of an idle session, so that an idle round costs nothing per
+    /// partition (see [`replica_fetcher`]).
+    #[serde(default)]
+    session_caches: BTreeMap<(BrokerId, BrokerId), replica_fetcher::SessionCache>,
+    /// Per leader, as last counted by its `isr-expiration` task: (its
+    /// incarnation, the (partition it leads, ISR follower) pairs).
+    #[serde(default)]
+    leader_slots: BTreeMap<BrokerId, (u32, u64)>,
+    /// Partitions replicated by fetch rounds so far: the rounds' per-partition work.
+    #[serde(default)]
+    partitions_fetched: u64,
+    /// Full fetches only, as before Kafka 1.1 (no KIP-227 sessions): every
+    /// round replicates every partition. Observably the same; slower.
+    #[serde(default)]
+    full_fetches_only: bool,
 }
 
 impl DataPlane {
@@ -174,6 +197,23 @@ impl DataPlane {
     /// Every produced record and its fate.
     pub fn produced(&self) -> &[ProducedRecord] {
         &self.produced
+    }
+
+    /// How many partitions fetch rounds have replicated so far: an idle
+    /// round (a KIP-227 incremental fetch with nothing new) adds nothing.
+    pub fn partitions_fetched(&self) -> u64 {
+        self.partitions_fetched
+    }
+
+    /// Fetch as before Kafka 1.1 (`true`: every round carries every
+    /// partition, no session is cached) or with KIP-227 incremental fetch
+    /// sessions (`false`, the default). What the cluster does is the same
+    /// either way; only the simulator's work differs.
+    pub fn set_full_fetches_only(&mut self, on: bool) {
+        self.full_fetches_only = on;
+        if on {
+            self.leader_slots.clear();
+        }
     }
 
     /// The extra fetch lag of a broker slowed by `slow_broker` (0 if none).
@@ -212,6 +252,11 @@ impl DataPlane {
     /// a new topic (Kafka: `TopicDeletionManager.completeDeleteTopic`, after
     /// `ReplicaManager.stopReplica(deletePartition = true)` on every replica).
     pub fn forget_topic(&mut self, topic: &str) {
+        // Its logs go: the next round of a session that still lists one of
+        // its partitions replicates it as a full fetch would.
+        for c in self.session_caches.values_mut() {
+            c.touch_topic(topic);
+        }
         self.logs.retain(|(_, tp), _| tp.topic != topic);
         self.partition_hw.retain(|tp, _| tp.topic != topic);
         self.unclean_partitions.retain(|tp| tp.topic != topic);

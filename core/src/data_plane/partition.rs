@@ -150,7 +150,7 @@ impl DataPlane {
         if expand {
             let mut isr = local.isr.clone();
             isr.push(follower);
-            if write_isr(env, leader, tp, isr) {
+            if self.write_isr(env, leader, tp, isr) {
                 env.out.isr_expands += 1;
             }
         }
@@ -178,6 +178,9 @@ impl DataPlane {
         if hw <= log.high_watermark {
             return;
         }
+        // The followers learn the new high watermark at their next fetch.
+        let replicas = local.replicas.clone();
+        self.touch(leader, tp, &replicas);
         if let Some(l) = self.logs.get_mut(&key) {
             l.high_watermark = hw;
         }
@@ -198,25 +201,41 @@ impl DataPlane {
     }
 
     /// `Partition.maybeShrinkIsr` for every partition the broker leads.
+    ///
+    /// Kafka checks every partition; here, when the broker's cached fetch
+    /// sessions show every (partition, ISR follower) pair it leads caught up
+    /// within `replica.lag.time.max.ms`, no partition can shrink and none is
+    /// looked at. Otherwise every partition is checked, with each follower's
+    /// last-caught-up time as [`DataPlane::caught_up_at`] gives it.
     pub(super) fn maybe_shrink_isr(&mut self, env: &mut Env, broker: BrokerId) {
         let now = env.now;
         let lag = env.config.replica_lag_time_max_ms;
         let Some(b) = env.brokers.get(&broker) else {
             return;
         };
+        let incarnation = b.incarnation;
+        if let Some(&(counted_in, slots)) = self.leader_slots.get(&broker) {
+            let covered = counted_in == incarnation
+                && !self.full_fetches_only
+                && self.covered_slots(env, broker, lag) == slots;
+            if covered {
+                return;
+            }
+        }
+        let mut slots = 0;
         let mut shrinks = Vec::new();
         for (tp, p) in &b.replicas {
             if p.leader != broker.0 as i32 {
                 continue;
             }
-            let out: BTreeSet<BrokerId> = p
-                .isr
-                .iter()
-                .copied()
-                .filter(|r| {
-                    *r != broker && p.last_caught_up.get(r).is_none_or(|t| now.since(*t) > lag)
-                })
-                .collect();
+            let mut out = BTreeSet::new();
+            for r in p.isr.iter().copied().filter(|r| *r != broker) {
+                slots += 1;
+                let t = self.caught_up_at(env, broker, r, tp);
+                if t.is_none_or(|t| now.since(t) > lag) {
+                    out.insert(r);
+                }
+            }
             if !out.is_empty() {
                 shrinks.push((
                     tp.clone(),
@@ -228,19 +247,51 @@ impl DataPlane {
                 ));
             }
         }
+        self.leader_slots.insert(broker, (incarnation, slots));
         for (tp, isr) in shrinks {
-            if write_isr(env, broker, &tp, isr) {
+            if self.write_isr(env, broker, &tp, isr) {
                 env.out.isr_shrinks += 1;
                 self.advance_hw(env, broker, &tp);
             }
         }
+    }
+
+    /// A leader writes a new ISR for a partition it leads (same leader epoch,
+    /// conditional on its cached zkVersion; on a mismatch it skips, as
+    /// Kafka 2.x's `Partition.updateIsr` does). Returns whether it wrote.
+    /// A follower that leaves the ISR closes its session's cache (its rounds
+    /// try to rejoin); the others replicate the partition next round.
+    fn write_isr(
+        &mut self,
+        env: &mut Env,
+        leader: BrokerId,
+        tp: &TopicPartition,
+        isr: Vec<BrokerId>,
+    ) -> bool {
+        let replicas: Vec<BrokerId> =
+            match env.brokers.get(&leader).and_then(|b| b.replicas.get(tp)) {
+                Some(p) => p.replicas.iter().chain(&p.isr).copied().collect(),
+                None => return false,
+            };
+        if !write_isr(env, leader, tp, &isr) {
+            return false;
+        }
+        self.leader_slots.remove(&leader);
+        for r in replicas {
+            if isr.contains(&r) {
+                self.touch(leader, tp, &[r]);
+            } else if r != leader {
+                self.close_session_cache(env, leader, r);
+            }
+        }
+        true
     }
 }
 
 /// A leader writes a new ISR for a partition it leads (same leader epoch,
 /// conditional on its cached zkVersion; on a mismatch it skips, as
 /// Kafka 2.x's `Partition.updateIsr` does). Returns whether it wrote.
-fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: Vec<BrokerId>) -> bool {
+fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[BrokerId]) -> bool {
     let now = env.now;
     let Some(b) = env.brokers.get(&leader) else {
         return false;
@@ -254,7 +305,7 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: Vec<Brok
     let new = LeaderIsr {
         leader: Some(leader),
         leader_epoch: local.leader_epoch,
-        isr: isr.clone(),
+        isr: isr.to_vec(),
         zk_version: local.zk_version,
         controller_epoch: local.controller_epoch,
     };
@@ -269,7 +320,7 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: Vec<Brok
             let old = local.isr.clone();
             if let Some(b) = env.brokers.get_mut(&leader) {
                 if let Some(p) = b.replicas.get_mut(tp) {
-                    p.isr = isr.clone();
+                    p.isr = isr.to_vec();
                     p.zk_version = stat.version;
                 }
                 b.isr_change_set.insert(tp.clone());
@@ -287,7 +338,7 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: Vec<Brok
                     tp: tp.clone(),
                     leader,
                     old,
-                    isr: isr.clone(),
+                    isr: isr.to_vec(),
                     zk_version: stat.version,
                 },
             );

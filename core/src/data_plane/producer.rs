@@ -80,6 +80,7 @@ impl DataPlane {
             });
         }
         self.next_record_id += count;
+        self.touch(leader, tp, &local.replicas);
         self.produced.extend(new);
         env.out.note(
             "producer",

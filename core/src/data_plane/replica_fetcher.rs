@@ -4,11 +4,115 @@
 //! slowed by a `slow_broker` fault; each round truncates the follower to
 //! where its log agrees with the leader's (what OffsetsForLeaderEpoch finds)
 //! and copies the rest.
+//!
+//! Rounds are incremental, as with Kafka 1.1+'s fetch sessions (KIP-227,
+//! `FetchSession`/`FetchSessionHandler`): after a full round that finds
+//! every partition of the session level and the follower in every ISR, the
+//! session is cached ([`SessionCache`]) and a round replicates only the
+//! partitions marked dirty since (new records, a high watermark that moved);
+//! an idle round does no work per partition.
+//!
+//! Modelling note — `lastCaughtUpTimeMs`. In Kafka every fetch of a caught-up
+//! follower sets, per partition, the leader's `Replica.lastCaughtUpTimeMs`
+//! (`Replica.updateFetchState`), and `Partition.maybeShrinkIsr` compares it
+//! with `replica.lag.time.max.ms`. Here an idle partition of a cached session
+//! is caught up at every round by construction, so the session keeps one
+//! time for all of them (`caught_up_at`, its last round with the leader up)
+//! and the leader's per-partition `last_caught_up` is the later of what it
+//! recorded and that time ([`DataPlane::caught_up_at`]). The per-partition
+//! value is written back when the cache closes: a LeaderAndIsr or
+//! StopReplica applied by either broker, an ISR shrink of the follower, the
+//! follower stopping, a partition leaving the ISR. A restarted leader has
+//! lost its view, and nothing is written back. `isr-expiration` skips its
+//! per-partition scan when the leader's cached, recent sessions account for
+//! every (partition, ISR follower) pair it leads. The times are exactly
+//! those full fetches give (`DataPlane::set_full_fetches_only` runs the
+//! same story the old way, and the stories compare the traces).
 
 use super::partition::FollowerFetch;
 use super::{DataPlane, Env, FollowUp, FETCH_WAIT_MAX_MS};
 use crate::broker::BrokerStatus;
 use crate::ids::{BrokerId, TopicPartition};
+use crate::time::SimTime;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// What a leader caches of an incremental fetch session (KIP-227's
+/// `FetchSession`), once a full round found every partition in it idle.
+///
+/// Invariant while it exists: every member the leader leads has the
+/// follower in its ISR, and a round would change nothing for a member
+/// outside `dirty` except setting the follower's `lastCaughtUpTimeMs` to the
+/// round's time. So a round replicates only `dirty`, and the follower's
+/// last-caught-up time for every other member is `caught_up_at`, computed
+/// when read ([`DataPlane::caught_up_at`]) or written back when the cache
+/// closes. Whatever could break the invariant closes the cache (a
+/// LeaderAndIsr or StopReplica on either broker, an ISR shrink, a restart)
+/// or marks the partition dirty (a produce, a high watermark that moved).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionCache {
+    /// The follower's start the cache belongs to.
+    follower_incarnation: u32,
+    /// The leader's start the cache belongs to.
+    leader_incarnation: u32,
+    /// The partitions the follower fetches from the leader, sorted (shared,
+    /// not copied, by the timeline's snapshots).
+    #[serde(with = "shared_list")]
+    members: Arc<[TopicPartition]>,
+    /// How many members the leader leads (each with the follower in its ISR).
+    led: u64,
+    /// The session's last round (with the leader up): every member was
+    /// caught up then.
+    caught_up_at: SimTime,
+    /// Members the next round must replicate.
+    dirty: BTreeSet<TopicPartition>,
+}
+
+impl SessionCache {
+    /// Whether `tp` is in the session.
+    fn has(&self, tp: &TopicPartition) -> bool {
+        self.members.binary_search(tp).is_ok()
+    }
+
+    /// The topic's logs went: its members need a real round.
+    pub(super) fn touch_topic(&mut self, topic: &str) {
+        for tp in self.members.iter() {
+            if tp.topic == topic {
+                self.dirty.insert(tp.clone());
+            }
+        }
+    }
+}
+
+/// A shared list, (de)serialized as a plain list.
+mod shared_list {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::sync::Arc;
+
+    pub fn serialize<T: Serialize, S: Serializer>(v: &Arc<[T]>, s: S) -> Result<S::Ok, S::Error> {
+        v[..].serialize(s)
+    }
+
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Arc<[T]>, D::Error> {
+        Vec::<T>::deserialize(d).map(Into::into)
+    }
+}
+
+/// Where a member of a session stands after a round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Member {
+    /// The leader does not lead it: a round does nothing with it.
+    NotLed,
+    /// Level with the leader and in the ISR: a round only marks it caught up.
+    Idle,
+    /// In the ISR, but the next round has something to copy or tell.
+    Pending,
+    /// Out of the ISR: every round tries to expand it.
+    OutOfIsr,
+}
 
 impl DataPlane {
     /// Make sure `follower` has a fetch round from `leader` coming, at the
@@ -36,39 +140,282 @@ impl DataPlane {
         }
     }
 
-    /// One fetch round of `follower` from `leader` for every partition it follows there.
+    /// One fetch round of `follower` from `leader` for every partition it
+    /// follows there: a full fetch, or an incremental one (KIP-227) that
+    /// replicates only what changed while the session's cache holds.
     pub fn fetch(&mut self, env: &mut Env, follower: BrokerId, leader: BrokerId) {
         let now = env.now;
         if self.fetch_sessions.get(&(follower, leader)) != Some(&now) {
             return; // superseded by a sooner or later round
         }
         let Some(f) = env.brokers.get(&follower).filter(|b| b.is_up()) else {
+            self.close_session_cache(env, leader, follower);
             self.fetch_sessions.remove(&(follower, leader));
             return;
         };
-        let following: Vec<TopicPartition> = f
-            .replicas
-            .iter()
-            .filter(|(_, p)| p.leader == leader.0 as i32)
-            .map(|(tp, _)| tp.clone())
-            .collect();
-        if following.is_empty() {
-            self.fetch_sessions.remove(&(follower, leader));
-            return;
-        }
+        let follower_incarnation = f.incarnation;
+        let leader_incarnation = env.incarnation(leader);
         let leader_up = env.brokers.get(&leader).is_some_and(|b| match b.status {
             BrokerStatus::Running | BrokerStatus::ShuttingDown => true,
             BrokerStatus::Starting | BrokerStatus::Paused | BrokerStatus::Dead => false,
         });
-        if leader_up {
-            for tp in &following {
-                self.replicate(env, follower, leader, tp);
+        let cached = match self.session_caches.get(&(leader, follower)) {
+            Some(c) => {
+                !self.full_fetches_only
+                    && c.follower_incarnation == follower_incarnation
+                    && c.leader_incarnation == leader_incarnation
+            }
+            None => false,
+        };
+        if cached {
+            if leader_up {
+                self.incremental_round(env, follower, leader);
+            }
+        } else {
+            self.close_session_cache(env, leader, follower);
+            let following: Vec<TopicPartition> = env
+                .brokers
+                .get(&follower)
+                .map(|f| {
+                    f.replicas
+                        .iter()
+                        .filter(|(_, p)| p.leader == leader.0 as i32)
+                        .map(|(tp, _)| tp.clone())
+                        .collect()
+                })
+                .unwrap_or_default();
+            if following.is_empty() {
+                self.fetch_sessions.remove(&(follower, leader));
+                return;
+            }
+            if leader_up {
+                for tp in &following {
+                    self.replicate(env, follower, leader, tp);
+                }
+                self.open_session_cache(
+                    env,
+                    follower,
+                    leader,
+                    following,
+                    (follower_incarnation, leader_incarnation),
+                );
             }
         }
         let lag = self.slow_lag(follower);
         let next = now.plus_ms(FETCH_WAIT_MAX_MS.saturating_add(lag));
         self.fetch_sessions.insert((follower, leader), next);
         env.out.schedule(next, FollowUp::Fetch { follower, leader });
+    }
+
+    /// A round of a cached session: replicate the dirty members; every
+    /// other member is caught up as of now without being touched.
+    fn incremental_round(&mut self, env: &mut Env, follower: BrokerId, leader: BrokerId) {
+        let now = env.now;
+        let key = (leader, follower);
+        let Some(c) = self.session_caches.get_mut(&key) else {
+            return;
+        };
+        let dirty = std::mem::take(&mut c.dirty);
+        let before = c.caught_up_at;
+        for tp in &dirty {
+            // Caught up as of the last round, as a full fetch would have recorded.
+            self.mark_caught_up(env, leader, follower, tp, before);
+            self.replicate(env, follower, leader, tp);
+        }
+        let mut pending = Vec::new();
+        let mut out_of_isr = false;
+        for tp in &dirty {
+            match self.member(env, follower, leader, tp) {
+                Member::NotLed | Member::Idle => {}
+                Member::Pending => pending.push(tp.clone()),
+                Member::OutOfIsr => out_of_isr = true,
+            }
+        }
+        if out_of_isr {
+            // Back to full rounds; every member was caught up now.
+            if let Some(c) = self.session_caches.remove(&key) {
+                for tp in c.members.iter() {
+                    self.mark_caught_up(env, leader, follower, tp, now);
+                }
+            }
+        } else if let Some(c) = self.session_caches.get_mut(&key) {
+            c.caught_up_at = now;
+            c.dirty.extend(pending);
+        }
+    }
+
+    /// After a full round with the leader up: cache the session if no
+    /// member is out of the ISR.
+    fn open_session_cache(
+        &mut self,
+        env: &Env,
+        follower: BrokerId,
+        leader: BrokerId,
+        members: Vec<TopicPartition>,
+        (follower_incarnation, leader_incarnation): (u32, u32),
+    ) {
+        if self.full_fetches_only {
+            return;
+        }
+        let mut led = 0;
+        let mut dirty = BTreeSet::new();
+        for tp in &members {
+            match self.member(env, follower, leader, tp) {
+                Member::NotLed => {}
+                Member::Idle => led += 1,
+                Member::Pending => {
+                    led += 1;
+                    dirty.insert(tp.clone());
+                }
+                Member::OutOfIsr => return,
+            }
+        }
+        self.session_caches.insert(
+            (leader, follower),
+            SessionCache {
+                follower_incarnation,
+                leader_incarnation,
+                members: members.into(),
+                led,
+                caught_up_at: env.now,
+                dirty,
+            },
+        );
+    }
+
+    /// Where a member stands: what the next round would do with it.
+    fn member(
+        &self,
+        env: &Env,
+        follower: BrokerId,
+        leader: BrokerId,
+        tp: &TopicPartition,
+    ) -> Member {
+        let Some(p) = env.brokers.get(&leader).and_then(|b| b.replicas.get(tp)) else {
+            return Member::NotLed;
+        };
+        if p.leader != leader.0 as i32 {
+            return Member::NotLed;
+        }
+        if !p.isr.contains(&follower) {
+            return Member::OutOfIsr;
+        }
+        let (Some(l), Some(f)) = (self.log(leader, tp), self.log(follower, tp)) else {
+            return Member::Pending;
+        };
+        let leo = f.log_end_offset();
+        let level = leo == l.log_end_offset() && f.records.last() == l.records.last();
+        let idle = level
+            && f.high_watermark >= l.high_watermark.min(leo)
+            && p.follower_leo.get(&follower) == Some(&leo);
+        if idle {
+            Member::Idle
+        } else {
+            Member::Pending
+        }
+    }
+
+    /// Write a cached session's last-caught-up time into the leader's view
+    /// of the partition (what a full round would have written).
+    fn mark_caught_up(
+        &self,
+        env: &mut Env,
+        leader: BrokerId,
+        follower: BrokerId,
+        tp: &TopicPartition,
+        at: SimTime,
+    ) {
+        let Some(p) = env
+            .brokers
+            .get_mut(&leader)
+            .and_then(|b| b.replicas.get_mut(tp))
+        else {
+            return;
+        };
+        if p.leader == leader.0 as i32 {
+            let t = p.last_caught_up.get(&follower).map_or(at, |t| (*t).max(at));
+            p.last_caught_up.insert(follower, t);
+        }
+    }
+
+    /// Close a session's cache, writing back what it kept lazily.
+    pub(super) fn close_session_cache(
+        &mut self,
+        env: &mut Env,
+        leader: BrokerId,
+        follower: BrokerId,
+    ) {
+        let Some(c) = self.session_caches.remove(&(leader, follower)) else {
+            return;
+        };
+        if c.leader_incarnation != env.incarnation(leader) {
+            return; // the leader restarted: its view of the partitions is gone
+        }
+        for tp in c.members.iter() {
+            self.mark_caught_up(env, leader, follower, tp, c.caught_up_at);
+        }
+    }
+
+    /// Close every session cache in which `broker` is the leader or the follower.
+    pub(super) fn close_session_caches_of(&mut self, env: &mut Env, broker: BrokerId) {
+        let keys: Vec<(BrokerId, BrokerId)> = self
+            .session_caches
+            .keys()
+            .filter(|(l, f)| *l == broker || *f == broker)
+            .copied()
+            .collect();
+        for (l, f) in keys {
+            self.close_session_cache(env, l, f);
+        }
+    }
+
+    /// The partition's records or high watermark at `leader` changed: the
+    /// sessions of its followers replicate it next round.
+    pub(super) fn touch(&mut self, leader: BrokerId, tp: &TopicPartition, replicas: &[BrokerId]) {
+        for r in replicas {
+            if *r == leader {
+                continue;
+            }
+            if let Some(c) = self.session_caches.get_mut(&(leader, *r)) {
+                if c.has(tp) {
+                    c.dirty.insert(tp.clone());
+                }
+            }
+        }
+    }
+
+    /// When `follower` was last caught up with `leader`'s log of `tp`, as the
+    /// leader's `lastCaughtUpTimeMs` for it: what the leader recorded, or
+    /// later, what a cached session holds for all its members.
+    pub(super) fn caught_up_at(
+        &self,
+        env: &Env,
+        leader: BrokerId,
+        follower: BrokerId,
+        tp: &TopicPartition,
+    ) -> Option<SimTime> {
+        let b = env.brokers.get(&leader)?;
+        let p = b.replicas.get(tp)?;
+        let recorded = p.last_caught_up.get(&follower).copied();
+        let cached = self
+            .session_caches
+            .get(&(leader, follower))
+            .filter(|c| c.leader_incarnation == b.incarnation && c.has(tp))
+            .map(|c| c.caught_up_at);
+        recorded.max(cached)
+    }
+
+    /// The (partition, follower) pairs `leader` leads whose follower a
+    /// cached session shows caught up within `lag` of now.
+    pub(super) fn covered_slots(&self, env: &Env, leader: BrokerId, lag: u64) -> u64 {
+        let incarnation = env.incarnation(leader);
+        self.session_caches
+            .range((leader, BrokerId(0))..=(leader, BrokerId(u32::MAX)))
+            .filter(|(_, c)| {
+                c.leader_incarnation == incarnation && env.now.since(c.caught_up_at) <= lag
+            })
+            .map(|(_, c)| c.led)
+            .sum()
     }
 
     /// Bring `follower`'s log of `tp` level with `leader`'s, and tell the leader.
@@ -87,6 +434,7 @@ impl DataPlane {
         if !leads {
             return;
         }
+        self.partitions_fetched += 1;
         let lkey = (leader, tp.clone());
         let fkey = (follower, tp.clone());
         let (leader_leo, hw, leader_last) = match self.logs.get(&lkey) {

@@ -69,6 +69,12 @@ impl DataPlane {
         req: &ControlRequest,
         state_leader_epoch: impl Fn(&TopicPartition) -> Option<i32>,
     ) {
+        if let RequestBody::LeaderAndIsr { .. } | RequestBody::StopReplica { .. } = &req.body {
+            // The broker's partitions changed: its fetch sessions, as leader
+            // or follower, go back to full rounds.
+            self.close_session_caches_of(env, broker);
+            self.leader_slots.remove(&broker);
+        }
         match &req.body {
             RequestBody::LeaderAndIsr { partitions } => {
                 for p in partitions {

@@ -88,6 +88,14 @@ impl Sim {
         &self.data
     }
 
+    /// Fetch as before Kafka 1.1 (every round carries every partition) or
+    /// with KIP-227 incremental fetch sessions (the default): see
+    /// [`DataPlane::set_full_fetches_only`]. Switch it before the run starts;
+    /// a session cached already stays until something changes it.
+    pub fn set_full_fetches_only(&mut self, on: bool) {
+        self.data.set_full_fetches_only(on);
+    }
+
     /// A replica's log, if it has one.
     pub fn log(&self, broker: BrokerId, tp: &TopicPartition) -> Option<&Log> {
         self.data.log(broker, tp)

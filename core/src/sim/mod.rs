@@ -230,10 +230,10 @@ pub struct Sim {
     now: SimTime,
     seq: u64,
     queue: BTreeMap<(SimTime, u64), SimEvent>,
-    /// How many events in `queue` are work (not timers, heartbeats or fetch
-    /// rounds): [`Sim::is_quiet`] reads it instead of walking the queue.
+    /// How many events in `queue` are work ([`SimEvent::is_work`]), so that
+    /// [`Sim::is_quiet`] does not walk the queue at every step.
     #[serde(default)]
-    work_events: usize,
+    work_queued: u64,
     /// Per-partition availability as a client feels it.
     availability: BTreeMap<crate::ids::TopicPartition, Availability>,
     availability_dirty: bool,
@@ -299,7 +299,7 @@ impl Sim {
             now: SimTime::ZERO,
             seq: 0,
             queue: BTreeMap::new(),
-            work_events: 0,
+            work_queued: 0,
             availability: BTreeMap::new(),
             availability_dirty: false,
             availability_changed: BTreeSet::new(),
@@ -471,9 +471,7 @@ impl Sim {
                 let Some(((t, _), ev)) = self.queue.pop_first() else {
                     return false;
                 };
-                if ev.is_work() {
-                    self.work_events -= 1;
-                }
+                self.unqueued(&ev);
                 self.now = t;
                 self.zk.set_now(t);
                 self.handle(ev);
@@ -533,10 +531,13 @@ impl Sim {
     fn push(&mut self, at: SimTime, ev: SimEvent) {
         debug_assert!(at >= self.now, "an event is never scheduled in the past");
         self.seq += 1;
-        if ev.is_work() {
-            self.work_events += 1;
-        }
+        self.work_queued += u64::from(ev.is_work());
         self.queue.insert((at, self.seq), ev);
+    }
+
+    /// `ev` left the queue.
+    fn unqueued(&mut self, ev: &SimEvent) {
+        self.work_queued -= u64::from(ev.is_work()).min(self.work_queued);
     }
 
     fn note(&mut self, actor: impl Into<String>, kind: &str, fact: crate::fact::Fact) {

@@ -50,9 +50,8 @@ impl Sim {
     /// running broker yet to learn that its session expired.
     pub fn is_quiet(&self) -> bool {
         debug_assert_eq!(
-            self.work_events,
-            self.queue.values().filter(|e| e.is_work()).count(),
-            "the count of work events follows the queue"
+            self.work_queued,
+            self.queue.values().filter(|e| e.is_work()).count() as u64
         );
         let sessions_known = self
             .brokers
@@ -60,7 +59,7 @@ impl Sim {
             .filter(|b| b.is_up())
             .all(|b| b.zk_client.session.is_some_and(|s| self.zk.is_alive(s)));
         sessions_known
-            && self.work_events == 0
+            && self.work_queued == 0
             && self.channels.is_empty()
             && self.held.values().all(|(_, h)| h.is_empty())
             && self

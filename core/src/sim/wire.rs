@@ -173,8 +173,8 @@ impl Sim {
         let taken = self
             .find_message(id)
             .and_then(|key| self.queue.remove(&key).map(|ev| (key, ev)));
-        if taken.as_ref().is_some_and(|(_, ev)| ev.is_work()) {
-            self.work_events -= 1;
+        if let Some((_, ev)) = &taken {
+            self.unqueued(ev);
         }
         if taken.is_none() {
             self.note("user", "action_ignored", Fact::NoSuchMessage { id });

@@ -1225,6 +1225,83 @@ mod tests {
         assert_eq!(sum_bytes(&words), expect);
     }
 
+    /// The harness end to end at tiny sizes, with a fake clock (no timing is
+    /// asserted): every measurement is there, with its figures, and every
+    /// fault settled.
+    // Kafka: KafkaController.onControllerFailover and onBrokerFailure elect a
+    // live leader for every partition the failed broker led and shrink the ISRs
+    // it was in; a controlled shutdown (ControlledShutdownLeaderSelector) moves
+    // its leaders away before it exits.
+    #[test]
+    fn the_harness_runs_and_every_fault_settles() {
+        let ticks = std::cell::Cell::new(0.0);
+        let clock = || {
+            ticks.set(ticks.get() + 0.25);
+            ticks.get()
+        };
+        let host = Host {
+            platform: "test",
+            clock_ms: &clock,
+            bytes_in_use: &|| 1 << 20,
+            peak_bytes: &|| 2 << 20,
+            reset_peak: &|| {},
+        };
+        let mut o = Options::quick();
+        o.elections = 2_000;
+        o.seek_run_ms = 100_000;
+        o.seeks = 3;
+        o.floor_chunk_bytes = 4_096;
+        let mut emitted = 0;
+        let all = run(&host, &o, &mut |_| emitted += 1).unwrap();
+        assert_eq!(emitted, all.len());
+        let names: Vec<&str> = all.iter().map(|m| m.name).collect();
+        assert_eq!(
+            names,
+            [
+                "elections",
+                "seek",
+                "startup",
+                "steady_idle",
+                "steady_produce",
+                "failover",
+                "broker_failure",
+                "controlled_shutdown",
+                "floor"
+            ]
+        );
+        for m in &all {
+            assert!(m.ok, "{} reached its end state", m.name);
+            let j = m.to_json();
+            for k in ["name", "platform", "inputs", "runs", "ok", "figures", "units", "note"] {
+                assert!(j.get(k).is_some(), "{}: {k}", m.name);
+            }
+            for f in &m.figures {
+                assert!(f.value.is_finite() && f.value >= 0.0, "{} {}", m.name, f.name);
+                assert_eq!(j["units"][f.name], f.unit);
+            }
+        }
+        let get = |n: &str, f: &str| all.iter().find(|m| m.name == n).and_then(|m| m.figure(f));
+        let session = f64::from(6_000u32);
+        // The failover waited out the dead controller's ZooKeeper session,
+        // then a new controller was elected and settled shortly after.
+        assert!(get("failover", "virtual_ms").unwrap() >= session);
+        assert!(get("failover", "virtual_from_election_ms").unwrap() < session);
+        assert!(get("broker_failure", "virtual_ms").unwrap() >= session);
+        // A controlled shutdown closes its session at once: no timeout to wait.
+        assert!(get("controlled_shutdown", "virtual_ms").unwrap() < session);
+        assert!(get("startup", "virtual_ms").unwrap() > 0.0);
+        assert_eq!(get("steady_idle", "virtual_ms"), Some(10_000.0));
+        assert!(get("elections", "elections_per_s").unwrap() > 0.0);
+        assert!(get("seek", "seek_p90_ms").unwrap() >= get("seek", "seek_median_ms").unwrap());
+        assert!(all
+            .iter()
+            .find(|m| m.name == "controlled_shutdown")
+            .and_then(|m| m.inputs.get("victim_leads")?.as_u64())
+            .is_some_and(|n| n > 0));
+        let t = table(&all);
+        assert_eq!(t.lines().count(), 2 + all.len());
+    }
+
     #[test]
     fn the_seek_scenario_is_seeded_and_sorted() {
         let (a, n) = seek_scenario(7, 600_000);

@@ -154,6 +154,11 @@ fn ensure_cargo_tool(bin: &str, krate: &str, version: &str, locked: bool) -> Res
 
 fn ensure_npm(dir: &str) -> Result<()> {
     let dir = root().join(dir);
+    // A node_modules that is a symlink (a git worktree sharing another
+    // checkout's packages) is left alone: `npm ci` would empty the target.
+    if std::fs::symlink_metadata(dir.join("node_modules")).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(());
+    }
     let marker = dir.join("node_modules/.package-lock.json");
     let lock = dir.join("package-lock.json");
     let fresh = match (std::fs::metadata(&marker), std::fs::metadata(&lock)) {

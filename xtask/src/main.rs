@@ -156,7 +156,8 @@ fn ensure_npm(dir: &str) -> Result<()> {
     let dir = root().join(dir);
     // A node_modules that is a symlink (a git worktree sharing another
     // checkout's packages) is left alone: `npm ci` would empty the target.
-    if std::fs::symlink_metadata(dir.join("node_modules")).is_ok_and(|m| m.file_type().is_symlink()) {
+    if std::fs::symlink_metadata(dir.join("node_modules")).is_ok_and(|m| m.file_type().is_symlink())
+    {
         return Ok(());
     }
     let marker = dir.join("node_modules/.package-lock.json");

@@ -809,7 +809,7 @@ impl Bench<'_, '_> {
             let mut sim = started.clone();
             let from = sim.now().as_ms();
             let until = from + o.steady_ms;
-            let mut rng = Rng::new(o.seed ^ 0x7472_6166_6669_63);
+            let mut rng = Rng::new(o.seed ^ 0x0074_7261_6666_6963);
             let mut requests = 0u64;
             if traffic && o.produce_per_s > 0 {
                 let every = (1_000 / u64::from(o.produce_per_s)).max(1);
@@ -905,7 +905,7 @@ impl Bench<'_, '_> {
         }
         let brokers = 100u32;
         let inputs_n = 4_096usize;
-        let mut rng = Rng::new(o.seed ^ 0x656c_6563_74);
+        let mut rng = Rng::new(o.seed ^ 0x0065_6c65_6374);
         let mut cases = Vec::with_capacity(inputs_n);
         for _ in 0..inputs_n {
             let first = rng.below(u64::from(brokers)) as u32;

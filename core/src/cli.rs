@@ -49,14 +49,17 @@ enum Cmd {
         #[arg(long, value_enum)]
         machine: Machine,
     },
-    /// Time a large cluster's start-up and a controller failover (wall clock).
+    /// Benchmarks (issue 13): start-up, controller failover, broker failure,
+    /// controlled shutdown, steady state, elections, timeline seek; one JSON
+    /// line per measurement, then a table (sizes are options: see `kcsim bench --help`).
+    #[command(after_help = crate::bench::USAGE)]
     Bench {
-        /// Brokers (3 to 100).
-        #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(3..=100))]
-        brokers: u64,
-        /// Partitions of the one topic, at replication factor 3 (1 to 200 000).
-        #[arg(long, default_value_t = 2_000, value_parser = clap::value_parser!(u64).range(1..=200_000))]
-        partitions: u64,
+        /// Print only the JSON lines (no table).
+        #[arg(long)]
+        json: bool,
+        /// Options as `--name value` (see below).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        options: Vec<String>,
     },
     /// Kafka's published controller figures next to the simulator's.
     Figures {
@@ -221,10 +224,7 @@ fn dispatch(command: Cmd, out: &mut dyn Write) -> Result<(), Failure> {
         Cmd::Run(a) => run(a, out),
         Cmd::Elect(a) => elect(a, out),
         Cmd::Transitions { machine } => transitions(machine, out),
-        Cmd::Bench {
-            brokers,
-            partitions,
-        } => bench(brokers, partitions, out),
+        Cmd::Bench { json, options } => bench(json, &options, out),
         Cmd::Figures { scale } => figures(scale, out),
         Cmd::Lesson {
             command: LessonCmd::Check { files, builtin },
@@ -419,59 +419,51 @@ fn transitions(machine: Machine, out: &mut dyn Write) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `kcsim bench [--brokers B] [--partitions P]`: a large cluster's start-up
-/// and a controller failover, with figures printed (wall time is read here,
-/// outside the simulation, only to report speed).
+/// `kcsim bench [--json] [OPTIONS]`: the benchmarks of [`crate::bench`],
+/// driven natively: the wall clock and the process's memory (VmRSS, VmHWM)
+/// are read here, outside the simulation, only to report speed and size.
 #[allow(clippy::disallowed_methods)]
-fn bench(brokers: u64, partitions: u64, out: &mut dyn Write) -> Result<(), Failure> {
-    let text = format!(
-        r#"{{"version":1,"seed":1,"brokers":[{}],"topics":[{{"name":"big","partitions":{partitions},"replication_factor":3}}]}}"#,
-        crate::ids::comma_list(0..brokers)
-    );
-    let scenario = Scenario::parse(&text).map_err(|e| Failure(2, e.to_string()))?;
-    let started = std::time::Instant::now();
-    let mut sim = scenario.build();
-    sim.run_until(SimTime(10_000));
-    let startup = started.elapsed();
-    let events_startup = sim.stats().events_processed;
-    let controller = sim
-        .controller_id()
-        .ok_or_else(|| Failure(1, "no controller elected".into()))?;
-    sim.schedule_action(
-        SimTime(10_000),
-        crate::Action::KillBroker { broker: controller },
-    )
-    .map_err(|e| Failure(1, e.to_string()))?;
-    let t = std::time::Instant::now();
-    let mut online_at = None;
-    while sim.now() < SimTime(120_000) && sim.step() {
-        if online_at.is_none() && sim.controller_epoch() == 2 && sim.is_quiet() {
-            online_at = Some(sim.now());
-        }
+fn bench(json: bool, args: &[String], out: &mut dyn Write) -> Result<(), Failure> {
+    // `--json` may come after the options too.
+    let json = json || args.iter().any(|a| a == "--json");
+    let args: Vec<String> = args.iter().filter(|a| *a != "--json").cloned().collect();
+    let options = crate::bench::Options::parse(&args).map_err(|e| Failure(2, e))?;
+    let start = std::time::Instant::now();
+    let clock = move || start.elapsed().as_secs_f64() * 1_000.0;
+    let in_use = || proc_status_kb("VmRSS:") * 1024;
+    let peak = || proc_status_kb("VmHWM:") * 1024;
+    // Linux: writing 5 to clear_refs resets the peak resident set size.
+    let reset = || {
+        let _ = std::fs::write("/proc/self/clear_refs", "5");
+    };
+    let host = crate::bench::Host {
+        platform: "native",
+        clock_ms: &clock,
+        bytes_in_use: &in_use,
+        peak_bytes: &peak,
+        reset_peak: &reset,
+    };
+    let mut emit = |m: &crate::bench::Measurement| {
+        let _ = writeln!(out, "{}", m.to_json());
+        let _ = out.flush();
+    };
+    let all = crate::bench::run(&host, &options, &mut emit).map_err(|e| Failure(1, e))?;
+    if !json {
+        let _ = write!(out, "\n{}", crate::bench::table(&all));
     }
-    let failover = t.elapsed();
-    let trace_len = sim.trace().len();
-    let _ = writeln!(
-        out,
-        "kcsim bench: {brokers} brokers, {partitions} partitions (RF 3)"
-    );
-    let _ = writeln!(
-        out,
-        "  start-up to 10 s virtual: {:.3} s wall, {events_startup} controller events",
-        startup.as_secs_f64()
-    );
-    let _ = writeln!(
-        out,
-        "  failover of controller {controller} to 120 s virtual: {:.3} s wall; quiet again at {} ms virtual",
-        failover.as_secs_f64(),
-        online_at.map_or("never".to_string(), |t| t.as_ms().to_string())
-    );
-    let _ = writeln!(
-        out,
-        "  trace records: {trace_len}; violations: {}",
-        sim.violations().len()
-    );
     Ok(())
+}
+
+/// A `kB` field of /proc/self/status (0 where there is none, off Linux).
+fn proc_status_kb(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix(field))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0)
 }
 
 /// `kcsim figures [--scale K]`: Kafka's published controller figures next to

@@ -40,6 +40,7 @@
 
 pub mod action;
 pub mod admin;
+pub mod bench;
 pub mod broker;
 #[cfg(feature = "cli")]
 pub mod cli;

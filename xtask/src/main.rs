@@ -35,7 +35,7 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> String {
-    "usage: cargo xtask serve | test [--skip STAGE]... | bench [ARGS]\n\
+    "usage: cargo xtask serve | test [--skip STAGE]... | bench [--no-browser] [--no-size] [--wasm-args \"...\"] [kcsim bench options]\n\
      stages: fmt clippy native browser trunk e2e"
         .to_string()
 }
@@ -154,6 +154,12 @@ fn ensure_cargo_tool(bin: &str, krate: &str, version: &str, locked: bool) -> Res
 
 fn ensure_npm(dir: &str) -> Result<()> {
     let dir = root().join(dir);
+    // A node_modules that is a symlink (a git worktree sharing another
+    // checkout's packages) is left alone: `npm ci` would empty the target.
+    if std::fs::symlink_metadata(dir.join("node_modules")).is_ok_and(|m| m.file_type().is_symlink())
+    {
+        return Ok(());
+    }
     let marker = dir.join("node_modules/.package-lock.json");
     let lock = dir.join("package-lock.json");
     let fresh = match (std::fs::metadata(&marker), std::fs::metadata(&lock)) {
@@ -552,11 +558,53 @@ fn test(args: &[String]) -> Result<()> {
     }
 }
 
-fn bench(args: &[String]) -> Result<()> {
+// ----- bench ------------------------------------------------------------
+
+/// Browser-sized defaults: what does not fit in the browser's WebAssembly
+/// yet runs smaller there (and natively again at that size, for the ratio).
+const BROWSER_SIZES: [&str; 4] = ["--partitions", "20000", "--shutdown-partitions", "20000"];
+
+/// Run a command, echo its stdout lines as they come (to stderr unless they
+/// are JSON objects), and return the JSON objects among them; `prefix`
+/// marks the JSON lines of the browser run.
+fn run_collect(mut c: Command, prefix: &str) -> Result<Vec<serde_json::Value>> {
+    use std::io::BufRead;
+    let shown = format!("{c:?}");
+    c.stdout(std::process::Stdio::piped());
+    let mut child = c.spawn().map_err(|e| format!("cannot run {shown}: {e}"))?;
+    let mut found = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        for line in std::io::BufReader::new(out).lines().map_while(|l| l.ok()) {
+            let json = line
+                .strip_prefix(prefix)
+                .filter(|l| l.trim_start().starts_with('{'))
+                .and_then(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok());
+            match json {
+                Some(v) => {
+                    println!("{v}");
+                    found.push(v);
+                }
+                None => eprintln!("{line}"),
+            }
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("cannot wait for {shown}: {e}"))?;
+    if status.success() {
+        Ok(found)
+    } else {
+        Err(format!("{shown} failed with {status}"))
+    }
+}
+
+fn bench_native(args: &[String]) -> Result<Vec<serde_json::Value>> {
     let mut c = cmd("cargo");
     c.args([
         "run",
-        "--release",
+        "--quiet",
+        "--profile",
+        "perf",
         "--locked",
         "-p",
         "kcsim-core",
@@ -566,7 +614,312 @@ fn bench(args: &[String]) -> Result<()> {
         "kcsim",
         "--",
         "bench",
-    ]);
-    c.args(args);
-    run(c)
+        "--json",
+    ])
+    .args(args);
+    run_collect(c, "")
+}
+
+/// The same benchmarks in headless Chromium (tests/bench_wasm.rs, built with
+/// the perf profile; the options reach it at compile time).
+fn bench_browser(args: &[String]) -> Result<Vec<serde_json::Value>> {
+    let mut c = cmd("cargo");
+    c.args([
+        "test",
+        "--locked",
+        "--profile",
+        "perf",
+        "--target",
+        WASM_TARGET,
+        "-p",
+        "kcsim",
+        "--test",
+        "bench_wasm",
+        "--",
+        "--nocapture",
+    ])
+    .env("KCSIM_BENCH_ARGS", args.join(" "))
+    .env(
+        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+        "wasm-bindgen-test-runner",
+    )
+    .env("CHROMEDRIVER", "/usr/bin/chromedriver")
+    .env("WASM_BINDGEN_TEST_TIMEOUT", "7200");
+    run_collect(c, "KCSIM_BENCH ")
+}
+
+/// The release `.wasm` the page ships (`trunk build --release`), raw and
+/// after `gzip -9`, in bytes.
+fn bench_wasm_size() -> Result<(String, u64, u64)> {
+    let mut c = cmd("trunk");
+    c.args(["build", "--release"])
+        .stdout(std::process::Stdio::null());
+    run(c)?;
+    let dist = root().join("dist");
+    let wasm = std::fs::read_dir(&dist)
+        .map_err(|e| format!("cannot read {}: {e}", dist.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "wasm"))
+        .ok_or("trunk built no .wasm")?;
+    let raw = std::fs::metadata(&wasm)
+        .map_err(|e| format!("{}: {e}", wasm.display()))?
+        .len();
+    let gz = cmd("gzip")
+        .args(["-9", "-c"])
+        .arg(&wasm)
+        .output()
+        .map_err(|e| format!("cannot run gzip: {e}"))?;
+    if !gz.status.success() {
+        return Err("gzip -9 failed".into());
+    }
+    let name = wasm
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    Ok((name, raw, gz.stdout.len() as u64))
+}
+
+fn key(m: &serde_json::Value) -> String {
+    format!("{} {}", m["name"], m["inputs"])
+}
+
+/// The figure a measurement is judged by, and whether larger is faster.
+fn main_figure(name: &str) -> (&'static str, bool) {
+    match name {
+        "elections" => ("elections_per_s", true),
+        "steady_idle" | "steady_produce" => ("virtual_s_per_wall_s", true),
+        "seek" => ("seek_median_ms", false),
+        "floor" => ("pass_ms", false),
+        _ => ("wall_ms", false),
+    }
+}
+
+/// `cargo xtask bench [--no-browser] [--no-size] [--wasm-args "..."] [OPTIONS]`:
+/// the native benchmarks (`kcsim bench`, perf profile), the same in headless
+/// Chromium, the WebAssembly-to-native ratio of each, the release .wasm's
+/// size; JSON lines on stdout, then a table.
+fn bench(args: &[String]) -> Result<()> {
+    let (mut browser, mut size) = (true, true);
+    let mut wasm_args: Option<Vec<String>> = None;
+    let mut native_args = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--no-browser" => browser = false,
+            "--no-size" => size = false,
+            "--wasm-args" => {
+                let v = it.next().ok_or("--wasm-args needs a value")?;
+                wasm_args = Some(v.split_whitespace().map(String::from).collect());
+            }
+            _ => native_args.push(a.clone()),
+        }
+    }
+    let started = Instant::now();
+    if browser || size {
+        ensure_web_tools()?;
+    }
+    if browser {
+        ensure_chromium()?;
+    }
+    let native = bench_native(&native_args)?;
+    let mut wasm = Vec::new();
+    let mut extra_native = Vec::new();
+    let mut browser_note = String::new();
+    if browser {
+        let sized = ["--quick", "--partitions", "--shutdown-partitions"];
+        let wasm_args = wasm_args.unwrap_or_else(|| {
+            if native_args.iter().any(|a| sized.contains(&a.as_str())) {
+                native_args.clone()
+            } else {
+                browser_note = format!(
+                    "in the browser the clusters run smaller ({}): the full sizes do not fit its WebAssembly memory yet",
+                    BROWSER_SIZES.join(" ")
+                );
+                let mut a = native_args.clone();
+                a.extend(BROWSER_SIZES.iter().map(|s| s.to_string()));
+                a
+            }
+        });
+        wasm = bench_browser(&wasm_args)?;
+        // Native figures at the browser's sizes, for the ratio.
+        let have: Vec<String> = native.iter().map(key).collect();
+        let mut missing: Vec<String> = wasm
+            .iter()
+            .filter(|m| !have.contains(&key(m)))
+            .filter_map(|m| m["name"].as_str().map(String::from))
+            .collect();
+        missing.dedup();
+        if !missing.is_empty() {
+            // The browser's options without any --only NAME, then the missing names.
+            let mut a = Vec::new();
+            let mut it = wasm_args.iter();
+            while let Some(x) = it.next() {
+                if x == "--only" {
+                    it.next();
+                } else {
+                    a.push(x.clone());
+                }
+            }
+            for n in &missing {
+                a.push("--only".into());
+                a.push(n.clone());
+            }
+            extra_native = bench_native(&a)?;
+        }
+    }
+    let mut ratios = Vec::new();
+    for w in &wasm {
+        let name = w["name"].as_str().unwrap_or("");
+        let Some(n) = native
+            .iter()
+            .chain(&extra_native)
+            .find(|n| key(n) == key(w))
+        else {
+            continue;
+        };
+        let (fig, larger_is_faster) = main_figure(name);
+        let (nv, wv) = (
+            n["figures"][fig].as_f64().unwrap_or(f64::NAN),
+            w["figures"][fig].as_f64().unwrap_or(f64::NAN),
+        );
+        let ratio = if larger_is_faster { nv / wv } else { wv / nv };
+        let mem = w["figures"]["peak_mb"].as_f64().unwrap_or(f64::NAN)
+            / n["figures"]["peak_mb"].as_f64().unwrap_or(f64::NAN);
+        let line = serde_json::json!({
+            "name": "wasm_ratio",
+            "platform": "wasm/native",
+            "inputs": {"measurement": name, "sizes": w["inputs"], "figure": fig},
+            "runs": w["runs"],
+            "ok": w["ok"].as_bool().unwrap_or(false) && n["ok"].as_bool().unwrap_or(false),
+            "figures": {"ratio": if ratio.is_finite() { serde_json::json!(ratio) } else { serde_json::Value::Null },
+                        "native": n["figures"][fig], "wasm": w["figures"][fig],
+                        "peak_ratio": if mem.is_finite() { serde_json::json!(mem) } else { serde_json::Value::Null }},
+            "units": {"ratio": "x (WebAssembly time / native time)", "native": n["units"][fig], "wasm": w["units"][fig], "peak_ratio": "x"},
+            "note": browser_note,
+        });
+        println!("{line}");
+        ratios.push(line);
+    }
+    let mut size_line = None;
+    if size {
+        let (file, raw, gz) = bench_wasm_size()?;
+        let line = serde_json::json!({
+            "name": "wasm_size",
+            "platform": "wasm",
+            "inputs": {"file": file, "profile": "release", "built_by": "trunk build --release"},
+            "runs": 1,
+            "ok": true,
+            "figures": {"raw_kb": raw as f64 / 1024.0, "gzip9_kb": gz as f64 / 1024.0},
+            "units": {"raw_kb": "KiB", "gzip9_kb": "KiB"},
+            "note": "the .wasm the page ships, raw and after gzip -9",
+        });
+        println!("{line}");
+        size_line = Some(line);
+    }
+    // The table for people.
+    println!();
+    println!("| measurement | inputs | runs | ok | native | wasm | wasm/native | peak MiB (native / wasm) |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let show = |m: &serde_json::Value, fig: &str| -> String {
+        match m["figures"][fig].as_f64() {
+            Some(v) if v >= 1e5 => format!(
+                "{:.2} M {}",
+                v / 1e6,
+                m["units"][fig].as_str().unwrap_or("")
+            ),
+            Some(v) => format!("{v:.2} {}", m["units"][fig].as_str().unwrap_or("")),
+            None => "—".into(),
+        }
+    };
+    for n in &native {
+        let name = n["name"].as_str().unwrap_or("");
+        let (fig, _) = main_figure(name);
+        let w = wasm.iter().find(|w| key(w) == key(n));
+        let r = ratios.iter().find(|r| {
+            r["inputs"]["measurement"] == n["name"] && r["inputs"]["sizes"] == n["inputs"]
+        });
+        let inputs: Vec<String> = n["inputs"]
+            .as_object()
+            .map(|o| {
+                o.iter()
+                    .filter(|(k, _)| k.as_str() != "seed")
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut main = show(n, fig);
+        if let Some(after) = n["figures"]
+            .as_object()
+            .and_then(|o| o.iter().find(|(k, _)| k.starts_with("wall_from")))
+        {
+            main.push_str(&format!(
+                " ({:.2} ms {})",
+                after.1.as_f64().unwrap_or(f64::NAN),
+                after.0.trim_start_matches("wall_").trim_end_matches("_ms")
+            ));
+        }
+        if name == "seek" {
+            main.push_str(&format!(", p90 {}", show(n, "seek_p90_ms")));
+        }
+        let peak = |m: Option<&serde_json::Value>| {
+            m.and_then(|m| m["figures"]["peak_mb"].as_f64())
+                .map_or("—".into(), |v| format!("{v:.0}"))
+        };
+        println!(
+            "| {name} | {} | {} | {} | {main} | {} | {} | {} / {} |",
+            inputs.join(" "),
+            n["runs"],
+            if n["ok"].as_bool() == Some(true) {
+                "yes"
+            } else {
+                "NO"
+            },
+            w.map_or("—".into(), |w| show(w, fig)),
+            r.and_then(|r| r["figures"]["ratio"].as_f64())
+                .map_or("—".into(), |v| format!("{v:.2}×")),
+            peak(Some(n)),
+            peak(w),
+        );
+    }
+    for w in &wasm {
+        if native.iter().any(|n| key(n) == key(w)) {
+            continue;
+        }
+        let name = w["name"].as_str().unwrap_or("");
+        let (fig, _) = main_figure(name);
+        let r = ratios.iter().find(|r| {
+            r["inputs"]["measurement"] == w["name"] && r["inputs"]["sizes"] == w["inputs"]
+        });
+        let n = extra_native.iter().find(|n| key(n) == key(w));
+        println!(
+            "| {name} (browser size) | {} | {} | {} | {} | {} | {} | — |",
+            w["inputs"],
+            w["runs"],
+            if w["ok"].as_bool() == Some(true) {
+                "yes"
+            } else {
+                "NO"
+            },
+            n.map_or("—".into(), |n| show(n, fig)),
+            show(w, fig),
+            r.and_then(|r| r["figures"]["ratio"].as_f64())
+                .map_or("—".into(), |v| format!("{v:.2}×")),
+        );
+    }
+    if let Some(s) = size_line {
+        println!(
+            "| wasm_size | {} | 1 | yes | — | {:.1} KiB raw, {:.1} KiB gzip -9 | — | — |",
+            s["inputs"]["file"],
+            s["figures"]["raw_kb"].as_f64().unwrap_or(f64::NAN),
+            s["figures"]["gzip9_kb"].as_f64().unwrap_or(f64::NAN)
+        );
+    }
+    if !browser_note.is_empty() {
+        println!("\n{browser_note}");
+    }
+    eprintln!(
+        "xtask: bench done in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }

@@ -655,28 +655,13 @@ fn bench_wasm_size() -> Result<(String, u64, u64)> {
     c.args(["build", "--release"])
         .stdout(std::process::Stdio::null());
     run(c)?;
-    let dist = root().join("dist");
-    let wasm = std::fs::read_dir(&dist)
-        .map_err(|e| format!("cannot read {}: {e}", dist.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|x| x == "wasm"))
-        .ok_or("trunk built no .wasm")?;
-    let raw = std::fs::metadata(&wasm)
-        .map_err(|e| format!("{}: {e}", wasm.display()))?
-        .len();
-    let gz = cmd("gzip")
-        .args(["-9", "-c"])
-        .arg(&wasm)
-        .output()
-        .map_err(|e| format!("cannot run gzip: {e}"))?;
-    if !gz.status.success() {
-        return Err("gzip -9 failed".into());
-    }
-    let name = wasm
+    let size = wasm_size(&root().join("dist"))?;
+    let name = size
+        .path
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    Ok((name, raw, gz.stdout.len() as u64))
+    Ok((name, size.raw, size.gzip))
 }
 
 fn key(m: &serde_json::Value) -> String {

@@ -245,6 +245,22 @@ impl Options {
                 _ => return Err(format!("unknown option {a}\n{USAGE}")),
             }
         }
+        for (what, brokers, partitions) in [
+            (
+                "--brokers",
+                o.brokers,
+                o.partitions.iter().copied().max().unwrap_or(1),
+            ),
+            (
+                "--shutdown-brokers",
+                o.shutdown_brokers,
+                o.shutdown_partitions,
+            ),
+            ("--steady-partitions", o.brokers, o.steady_partitions.max(1)),
+        ] {
+            check_shape(brokers, partitions, o.replication_factor.max(1))
+                .map_err(|e| format!("{what}: {e}"))?;
+        }
         if o.brokers < o.replication_factor || o.shutdown_brokers < o.replication_factor {
             return Err("every cluster needs at least --rf brokers".into());
         }
@@ -405,14 +421,46 @@ fn sum_bytes(b: &[u8]) -> u64 {
     std::hint::black_box(body).wrapping_add(tail)
 }
 
-/// The benchmark cluster: one topic `big`, brokers `0..brokers`, default
-/// configuration (Kafka 2.4's defaults), seeded.
+/// The benchmark cluster: brokers `0..brokers`, default configuration
+/// (Kafka 2.4's defaults), seeded; the partitions in topics `big` (up to
+/// [`crate::summary::MAX_PARTITIONS_PER_TOPIC`]), `big-1`, `big-2`… of at most
+/// that many each, as a scenario file allows.
 pub fn cluster(seed: u64, brokers: u32, partitions: u32, rf: u32) -> Result<Scenario, String> {
+    check_shape(brokers, partitions, rf)?;
+    let per_topic = crate::summary::MAX_PARTITIONS_PER_TOPIC;
+    let mut topics = Vec::new();
+    let mut left = partitions;
+    while left > 0 {
+        let n = left.min(per_topic);
+        let name = if topics.is_empty() {
+            "big".to_string()
+        } else {
+            format!("big-{}", topics.len())
+        };
+        topics.push(format!(
+            r#"{{"name":"{name}","partitions":{n},"replication_factor":{rf}}}"#
+        ));
+        left -= n;
+    }
     let text = format!(
-        r#"{{"version":1,"seed":{seed},"brokers":[{}],"topics":[{{"name":"big","partitions":{partitions},"replication_factor":{rf}}}]}}"#,
-        crate::ids::comma_list((0..brokers).map(BrokerId))
+        r#"{{"version":1,"seed":{seed},"brokers":[{}],"topics":[{}]}}"#,
+        crate::ids::comma_list((0..brokers).map(BrokerId)),
+        topics.join(",")
     );
     Scenario::parse(&text).map_err(|e| e.to_string())
+}
+
+/// A benchmark cluster's shape, checked as the page's cluster settings check
+/// one ([`crate::summary::Shape`]): up to 100 brokers and 200,000 partitions.
+fn check_shape(brokers: u32, partitions: u32, rf: u32) -> Result<(), String> {
+    let per_topic = crate::summary::MAX_PARTITIONS_PER_TOPIC;
+    let shape = crate::summary::Shape {
+        brokers,
+        topics: partitions.div_ceil(per_topic).max(1),
+        partitions: partitions.min(per_topic),
+        replication_factor: rf,
+    };
+    shape.check().map_err(|e| e.to_string())
 }
 
 /// How "nothing in flight" is judged.

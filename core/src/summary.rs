@@ -12,14 +12,12 @@
 //! the actions changed). The per-refresh cost is then a pass over the rows
 //! with no parsing, however large the cluster.
 
-use crate::broker::BrokerStatus;
 use crate::controller::states::PartitionState;
 use crate::ids::{BrokerId, TopicPartition};
-use crate::invariants;
 use crate::sim::Sim;
 use crate::time::SimTime;
 use crate::timeline::Timeline;
-use crate::view::{BrokerView, ClusterView, InvariantView, QueueView};
+use crate::view::ClusterView;
 use crate::zk_client::paths;
 use crate::znodes::{decode_partition_state, decode_topic_assignment};
 use crate::Action;
@@ -493,78 +491,18 @@ impl SummaryCache {
 /// invariants and the run's totals. `partitions`, `znodes` and `messages`
 /// are left empty (O(partitions) each); `topics` has the names only.
 pub fn light_view(sim: &Sim, cache: &SummaryCache) -> ClusterView {
-    let zk = sim.zk();
     let counts = &cache.counts;
     let brokers = sim
         .brokers()
         .values()
         .map(|b| {
             let c = counts.brokers.iter().find(|c| c.id == b.id);
-            let session = b
-                .zk_client
-                .session
-                .and_then(|s| zk.session(s))
-                .filter(|s| s.state == crate::zk::SessionState::Alive);
-            let dead = b.status == BrokerStatus::Dead;
-            BrokerView {
-                id: b.id,
-                status: b.status.as_str().to_string(),
-                active_controller_id: if dead {
-                    None
-                } else {
-                    b.controller.active_controller_id
-                },
-                is_active_controller: !dead && b.controller.is_active(b.id),
-                is_zombie_controller: !dead
-                    && b.controller.is_active(b.id)
-                    && sim.controller_id() != Some(b.id)
-                    && b.controller.ctx.epoch <= sim.controller_epoch(),
-                controller_context_epoch: b.controller.ctx.epoch,
-                controller_epoch_seen: b.controller_epoch_seen,
-                broker_epoch: b.broker_epoch,
-                registered: zk.observed(&paths::broker(b.id)).is_some(),
-                session_expires_at_ms: session.map(|s| s.expires_at().as_ms()),
-                session_alive: session.is_some(),
-                exit: if dead { b.exit } else { None },
-                leader_of: c.map_or(0, |c| c.leader as usize),
-                leader_of_in_zk: c.map_or(0, |c| c.leader as usize),
-                replicas: b.replicas.len(),
-                slowed_ms: sim.slow_lag(b.id),
-            }
+            let leads = c.map_or(0, |c| c.leader as usize);
+            crate::view::broker_view(sim, b, leads, leads)
         })
         .collect();
-    let queues = sim
-        .brokers()
-        .values()
-        .filter(|b| b.status != BrokerStatus::Dead)
-        .map(|b| QueueView {
-            broker: b.id,
-            state: format!("{:?}", b.controller.state),
-            current: b
-                .controller
-                .current
-                .as_ref()
-                .map(|c| (c.event.name().to_string(), c.done_at.as_ms())),
-            waiting: b
-                .controller
-                .queue
-                .iter()
-                .map(|q| (q.event.name().to_string(), q.enqueued_at.as_ms()))
-                .collect(),
-        })
-        .collect();
-    let invariants = invariants::ALL
-        .iter()
-        .map(|(name, meaning)| {
-            let first = sim.violations().iter().find(|v| v.invariant == *name);
-            InvariantView {
-                name: name.to_string(),
-                meaning: meaning.to_string(),
-                first_violation_ms: first.map(|v| v.time_ms),
-                detail: first.map(|v| v.detail.clone()),
-            }
-        })
-        .collect();
+    let queues = crate::view::queue_views(sim);
+    let invariants = crate::view::invariant_views(sim);
     ClusterView {
         time_ms: sim.now().as_ms(),
         controller: sim.controller_id(),

@@ -238,48 +238,13 @@ impl ClusterView {
         let brokers = sim
             .brokers()
             .values()
-            .map(|b| BrokerView {
-                id: b.id,
-                status: b.status.as_str().to_string(),
-                active_controller_id: if b.status == BrokerStatus::Dead {
-                    None
-                } else {
-                    b.controller.active_controller_id
-                },
-                is_active_controller: b.status != BrokerStatus::Dead
-                    && b.controller.is_active(b.id),
-                is_zombie_controller: b.status != BrokerStatus::Dead
-                    && b.controller.is_active(b.id)
-                    && sim.controller_id() != Some(b.id)
-                    && b.controller.ctx.epoch <= sim.controller_epoch(),
-                controller_context_epoch: b.controller.ctx.epoch,
-                controller_epoch_seen: b.controller_epoch_seen,
-                broker_epoch: b.broker_epoch,
-                registered: zk.observed(&paths::broker(b.id)).is_some(),
-                session_expires_at_ms: b
-                    .zk_client
-                    .session
-                    .and_then(|s| zk.session(s))
-                    .filter(|s| s.state == crate::zk::SessionState::Alive)
-                    .map(|s| s.expires_at().as_ms()),
-                session_alive: b
-                    .zk_client
-                    .session
-                    .and_then(|s| zk.session(s))
-                    .is_some_and(|s| s.state == crate::zk::SessionState::Alive),
-                exit: if b.status == BrokerStatus::Dead {
-                    b.exit
-                } else {
-                    None
-                },
-                leader_of: b
+            .map(|b| {
+                let leads = b
                     .replicas
                     .values()
                     .filter(|p| p.leader == b.id.0 as i32)
-                    .count(),
-                leader_of_in_zk: leads_in_zk(b.id),
-                replicas: b.replicas.len(),
-                slowed_ms: sim.slow_lag(b.id),
+                    .count();
+                broker_view(sim, b, leads, leads_in_zk(b.id))
             })
             .collect();
         let znodes = zk
@@ -359,26 +324,7 @@ impl ClusterView {
                 }
             })
             .collect();
-        let queues = sim
-            .brokers()
-            .values()
-            .filter(|b| b.status != BrokerStatus::Dead)
-            .map(|b| QueueView {
-                broker: b.id,
-                state: format!("{:?}", b.controller.state),
-                current: b
-                    .controller
-                    .current
-                    .as_ref()
-                    .map(|c| (c.event.name().to_string(), c.done_at.as_ms())),
-                waiting: b
-                    .controller
-                    .queue
-                    .iter()
-                    .map(|q| (q.event.name().to_string(), q.enqueued_at.as_ms()))
-                    .collect(),
-            })
-            .collect();
+        let queues = queue_views(sim);
         let mut messages: Vec<MessageView> = sim
             .requests()
             .values()
@@ -475,18 +421,7 @@ impl ClusterView {
             }
         }
         messages.sort_by_key(|m| m.id);
-        let invariants = invariants::ALL
-            .iter()
-            .map(|(name, meaning)| {
-                let first = sim.violations().iter().find(|v| v.invariant == *name);
-                InvariantView {
-                    name: name.to_string(),
-                    meaning: meaning.to_string(),
-                    first_violation_ms: first.map(|v| v.time_ms),
-                    detail: first.map(|v| v.detail.clone()),
-                }
-            })
-            .collect();
+        let invariants = invariant_views(sim);
         ClusterView {
             time_ms: sim.now().as_ms(),
             controller: sim.controller_id(),
@@ -641,6 +576,88 @@ pub struct ElectionOutcome {
     pub meaning: String,
     /// The leader elected (on success).
     pub leader: Option<BrokerId>,
+}
+
+/// A broker as the page shows it; `leader_of` is how many partitions it
+/// believes it leads, `leader_of_in_zk` how many the state znodes say it does
+/// (the caller counts them, from what it already has).
+pub(crate) fn broker_view(
+    sim: &Sim,
+    b: &crate::broker::Broker,
+    leader_of: usize,
+    leader_of_in_zk: usize,
+) -> BrokerView {
+    let zk = sim.zk();
+    let dead = b.status == BrokerStatus::Dead;
+    let session = b
+        .zk_client
+        .session
+        .and_then(|s| zk.session(s))
+        .filter(|s| s.state == crate::zk::SessionState::Alive);
+    BrokerView {
+        id: b.id,
+        status: b.status.as_str().to_string(),
+        active_controller_id: if dead {
+            None
+        } else {
+            b.controller.active_controller_id
+        },
+        is_active_controller: !dead && b.controller.is_active(b.id),
+        is_zombie_controller: !dead
+            && b.controller.is_active(b.id)
+            && sim.controller_id() != Some(b.id)
+            && b.controller.ctx.epoch <= sim.controller_epoch(),
+        controller_context_epoch: b.controller.ctx.epoch,
+        controller_epoch_seen: b.controller_epoch_seen,
+        broker_epoch: b.broker_epoch,
+        registered: zk.observed(&paths::broker(b.id)).is_some(),
+        session_expires_at_ms: session.map(|s| s.expires_at().as_ms()),
+        session_alive: session.is_some(),
+        exit: if dead { b.exit } else { None },
+        leader_of,
+        leader_of_in_zk,
+        replicas: b.replicas.len(),
+        slowed_ms: sim.slow_lag(b.id),
+    }
+}
+
+/// Every broker's controller event queue that is not dead.
+pub(crate) fn queue_views(sim: &Sim) -> Vec<QueueView> {
+    sim.brokers()
+        .values()
+        .filter(|b| b.status != BrokerStatus::Dead)
+        .map(|b| QueueView {
+            broker: b.id,
+            state: format!("{:?}", b.controller.state),
+            current: b
+                .controller
+                .current
+                .as_ref()
+                .map(|c| (c.event.name().to_string(), c.done_at.as_ms())),
+            waiting: b
+                .controller
+                .queue
+                .iter()
+                .map(|q| (q.event.name().to_string(), q.enqueued_at.as_ms()))
+                .collect(),
+        })
+        .collect()
+}
+
+/// Every invariant with its first violation, if any.
+pub(crate) fn invariant_views(sim: &Sim) -> Vec<InvariantView> {
+    invariants::ALL
+        .iter()
+        .map(|(name, meaning)| {
+            let first = sim.violations().iter().find(|v| v.invariant == *name);
+            InvariantView {
+                name: name.to_string(),
+                meaning: meaning.to_string(),
+                first_violation_ms: first.map(|v| v.time_ms),
+                detail: first.map(|v| v.detail.clone()),
+            }
+        })
+        .collect()
 }
 
 /// What one of Kafka's election result codes means.

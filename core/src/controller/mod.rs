@@ -154,10 +154,11 @@ pub struct InProgress {
     /// When processing finishes and its requests go out.
     pub done_at: SimTime,
     /// The requests it will send.
-    pub requests: Vec<RequestDraft>,
+    /// (A deque: they leave from the front, a few at a time.)
+    pub requests: VecDeque<RequestDraft>,
     /// The trace lines it has yet to write.
     #[serde(default)]
-    pub notes: Vec<Note>,
+    pub notes: VecDeque<Note>,
     /// ControlledShutdown answers it will send.
     pub shutdown_replies: Vec<(
         BrokerId,

@@ -129,8 +129,8 @@ impl Sim {
             event: event.clone(),
             started_at: now,
             done_at,
-            requests: out.requests,
-            notes: out.notes,
+            requests: out.requests.into(),
+            notes: out.notes.into(),
             shutdown_replies: out.shutdown_replies,
         });
         self.stats.events_processed += 1;
@@ -200,8 +200,8 @@ impl Sim {
         };
         let incarnation = b.incarnation;
         let at = |us: u64| c.started_at.plus_us_ceil(us);
-        let next_request = c.requests.first().map(|r| at(r.sent_at_us));
-        let next_note = c.notes.first().map(|n| at(n.at_us));
+        let next_request = c.requests.front().map(|r| at(r.sent_at_us));
+        let next_note = c.notes.front().map(|n| at(n.at_us));
         let next_send = next_request
             .into_iter()
             .chain(next_note)
@@ -269,7 +269,7 @@ impl Sim {
     }
 
     /// Write an event's trace lines now.
-    pub(super) fn write_notes(&mut self, broker: BrokerId, notes: Vec<Note>) {
+    pub(super) fn write_notes(&mut self, broker: BrokerId, notes: impl IntoIterator<Item = Note>) {
         let actor = format!("controller-{broker}");
         for n in notes {
             self.note(actor.clone(), &n.kind, n.fact);
@@ -278,7 +278,11 @@ impl Sim {
 
     /// Put drafts on their channels (only an active controller sends, and
     /// only to brokers it holds live), then let each channel send.
-    fn release_requests(&mut self, broker: BrokerId, drafts: Vec<RequestDraft>) {
+    fn release_requests(
+        &mut self,
+        broker: BrokerId,
+        drafts: impl IntoIterator<Item = RequestDraft>,
+    ) {
         let now = self.now;
         let Some(b) = self.brokers.get(&broker) else {
             return;

@@ -454,6 +454,11 @@ pub fn cluster(seed: u64, brokers: u32, partitions: u32, rf: u32) -> Result<Scen
 /// one ([`crate::summary::Shape`]): up to 100 brokers and 200,000 partitions.
 fn check_shape(brokers: u32, partitions: u32, rf: u32) -> Result<(), String> {
     let per_topic = crate::summary::MAX_PARTITIONS_PER_TOPIC;
+    // The shape below rounds the last topic up to a full one, so the total
+    // is checked on its own first: the error names the partitions asked for.
+    if u64::from(partitions) > crate::summary::MAX_PARTITIONS {
+        return Err(crate::summary::ShapeError::Total(partitions.into()).to_string());
+    }
     let shape = crate::summary::Shape {
         brokers,
         topics: partitions.div_ceil(per_topic).max(1),
@@ -1268,6 +1273,18 @@ mod tests {
         assert!(Options::parse(&args("--brokers")).is_err());
         assert!(Options::parse(&args("--frobs 3")).is_err());
         assert!(Options::parse(&args("--brokers 2")).is_err());
+    }
+
+    #[test]
+    fn a_cluster_over_the_limit_is_refused_naming_the_partitions_asked_for() {
+        // 250,000 is cut into three topics; the refusal names 250,000, not
+        // the 300,000 of three full topics.
+        let e = cluster(1, 100, 250_000, 3).unwrap_err();
+        assert!(e.contains("250000") || e.contains("250,000"), "{e}");
+        assert!(!e.contains("300"), "{e}");
+        let e = cluster(1, 101, 1_000, 3).unwrap_err();
+        assert!(e.contains("101"), "{e}");
+        assert!(cluster(1, 100, 200_000, 3).is_ok());
     }
 
     #[test]

@@ -173,3 +173,31 @@ fn the_shutdown_request_is_on_the_wire_and_can_be_dropped_or_delayed() {
         "attempt 2 at 13 s, delayed 2 s: exit at {exit}"
     );
 }
+
+#[test]
+fn a_broker_that_exited_leaves_no_request_timeout_behind() {
+    // Kafka: KafkaServer.controlledShutdown sends its request through a
+    // NetworkClient whose deadline (controller.socket.timeout.ms) ends with
+    // the answer; once the broker has exited, nothing of it is left to fire.
+    // So the cluster is quiet long before the 30 s timeout would have passed.
+    let (mut s, v, _a, _c) = cluster(43, 1);
+    s.at(8_000, Action::ShutdownBroker { broker: v })
+        .until(9_000);
+    let exit = exit_time(&s, v).expect("shutdown_complete");
+    assert!(exit < 9_000, "the shutdown was answered at once: {exit}");
+    let timeout = Config::default().controller_socket_timeout_ms;
+    let mut quiet_at = None;
+    while s.sim.now().as_ms() < 8_000 + timeout {
+        if s.sim.is_quiet() {
+            quiet_at = Some(s.sim.now().as_ms());
+            break;
+        }
+        let next = s.sim.now().as_ms() + 100;
+        s.until(next);
+    }
+    assert!(
+        quiet_at.is_some(),
+        "quiet before the request's timeout would have fired"
+    );
+    s.assert_no_violations();
+}

@@ -468,34 +468,14 @@ fn check_shape(brokers: u32, partitions: u32, rf: u32) -> Result<(), String> {
     shape.check().map_err(|e| e.to_string())
 }
 
-/// How "nothing in flight" is judged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Quiet {
-    /// [`Sim::is_quiet`]: no work event pending at all.
-    Strict,
-    /// No control request unanswered and every controller idle (a timer
-    /// left behind by an exited broker, such as its controlled-shutdown
-    /// request timeout, does not count).
-    Requests,
-}
-
 /// Whether the cluster has settled: a controller, nothing in flight, every
 /// running broker has applied the current controller epoch's requests, and
 /// every partition has a running leader not in `gone` and no ISR holds a
 /// broker of `gone`. Cheap checks first: the per-partition one only runs
 /// once the cheap ones pass.
-fn settled(sim: &Sim, gone: &BTreeSet<BrokerId>, quiet: Quiet) -> bool {
+fn settled(sim: &Sim, gone: &BTreeSet<BrokerId>) -> bool {
     let epoch = sim.controller_epoch();
-    let idle = match quiet {
-        Quiet::Strict => sim.is_quiet(),
-        Quiet::Requests => {
-            sim.requests().is_empty()
-                && sim
-                    .brokers()
-                    .values()
-                    .all(|b| b.controller.current.is_none() && b.controller.queue.is_empty())
-        }
-    };
+    let idle = sim.is_quiet();
     if sim.controller_id().is_none() || !idle {
         return false;
     }
@@ -545,7 +525,6 @@ fn run_to_settled(
     not_before: SimTime,
     deadline: SimTime,
     mark: &dyn Fn(&Sim) -> bool,
-    quiet: Quiet,
 ) -> Settle {
     let mut wall = 0.0;
     let mut mark_wall = None;
@@ -561,7 +540,7 @@ fn run_to_settled(
             mark_at = Some(sim.now());
             mark_wall = Some(wall);
         }
-        if sim.now() >= not_before && mark_at.is_some() && settled(sim, gone, quiet) {
+        if sim.now() >= not_before && mark_at.is_some() && settled(sim, gone) {
             return Settle {
                 wall_ms: wall,
                 wall_after_mark_ms: mark_wall.map_or(f64::NAN, |m| wall - m),
@@ -667,7 +646,6 @@ impl Bench<'_, '_> {
             SimTime(0),
             SimTime(o.settle_ms),
             &|_| true,
-            Quiet::Strict,
         );
         if report && o.wants("startup") {
             let wall = build_ms + s.wall_ms;
@@ -719,7 +697,6 @@ impl Bench<'_, '_> {
         inputs: Value,
         note: &str,
         mark_label: (&'static str, &'static str),
-        quiet: Quiet,
     ) {
         let o = self.o;
         let partitions = started.partition_overview().len() as u32;
@@ -750,7 +727,6 @@ impl Bench<'_, '_> {
                 at,
                 SimTime(at.as_ms() + o.settle_ms),
                 mark,
-                quiet,
             );
             ok &= s.ok;
             walls.push(s.wall_ms);
@@ -803,7 +779,6 @@ impl Bench<'_, '_> {
                 self.inputs(o.brokers, partitions),
                 "kill -9 of the controller until every partition has a live leader and every broker applied the new controller's requests; wall_ms/virtual_ms from the kill (includes waiting out zookeeper.session.timeout.ms), *_from_election_ms from the moment the new controller was elected",
                 ("wall_from_election_ms", "virtual_from_election_ms"),
-                Quiet::Strict,
             );
         }
         if o.wants("broker_failure") {
@@ -830,7 +805,6 @@ impl Bench<'_, '_> {
                 inputs,
                 "kill -9 of a broker that is not the controller: new leaders for the partitions it led, ISR shrinks for those it followed; *_from_expiry_ms from the moment its session expired (its /brokers/ids znode gone)",
                 ("wall_from_expiry_ms", "virtual_from_expiry_ms"),
-                Quiet::Strict,
             );
         }
         Ok(())
@@ -943,9 +917,8 @@ impl Bench<'_, '_> {
             BTreeSet::from([victim]),
             &move |s: &Sim| s.zk().observed(&path).is_none(),
             inputs,
-            "kill -15 (controlled shutdown) of a broker that is not the controller, until it has exited, every partition has a live leader and the ISRs no longer hold it, every control request answered and every controller idle (the shutdown request's own 30 s timeout timer, left pending, is not waited for); *_from_deregistration_ms from the moment its /brokers/ids znode was gone",
+            "kill -15 (controlled shutdown) of a broker that is not the controller, until it has exited, every partition has a live leader and the ISRs no longer hold it, nothing in flight (Sim::is_quiet); *_from_deregistration_ms from the moment its /brokers/ids znode was gone",
             ("wall_from_deregistration_ms", "virtual_from_deregistration_ms"),
-            Quiet::Requests,
         );
         Ok(())
     }

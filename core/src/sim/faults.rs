@@ -25,6 +25,10 @@ impl Sim {
                 }
                 self.held.remove(&broker);
                 self.channels.remove_all_from(broker);
+                // A ControlledShutdownRequest of its own dies with it.
+                if let Some(id) = self.brokers.get(&broker).and_then(|b| b.shutdown_request) {
+                    self.shutdown_request_done(broker, id);
+                }
                 self.fail_shutdown_requests_to(
                     broker,
                     &format!("connection to controller {broker} reset: its process died"),

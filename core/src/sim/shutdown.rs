@@ -179,6 +179,25 @@ impl Sim {
         self.push(at, SimEvent::ResponseArrives { id });
     }
 
+    /// `broker`'s ControlledShutdownRequest `id` has its outcome: the broker
+    /// no longer waits for it, and its timeout goes with it (Kafka's
+    /// NetworkClient drops a completed request's deadline; nothing is left to
+    /// fire after the process exits).
+    pub(super) fn shutdown_request_done(&mut self, broker: BrokerId, id: u64) {
+        if let Some(b) = self.brokers.get_mut(&broker) {
+            b.shutdown_request = None;
+        }
+        let timeout = self.queue.iter().find_map(|(key, ev)| match ev {
+            SimEvent::ShutdownTimeout {
+                broker: b, id: i, ..
+            } if *b == broker && *i == id => Some(*key),
+            _ => None,
+        });
+        if let Some(ev) = timeout.and_then(|key| self.queue.remove(&key)) {
+            self.unqueued(&ev);
+        }
+    }
+
     /// The connection to the controller failed: the broker learns at once
     /// (an IOException in KafkaServer.controlledShutdown).
     pub(super) fn fail_shutdown_request(&mut self, id: u64, why: ControlledShutdownError) {
@@ -189,9 +208,7 @@ impl Sim {
         if self.brokers.get(&broker).and_then(|b| b.shutdown_request) != Some(id) {
             return;
         }
-        if let Some(b) = self.brokers.get_mut(&broker) {
-            b.shutdown_request = None;
-        }
+        self.shutdown_request_done(broker, id);
         if self.status(broker) == BrokerStatus::ShuttingDown {
             self.shutdown_reply(broker, Err(why));
         }
@@ -222,9 +239,7 @@ impl Sim {
         if self.brokers.get(&broker).and_then(|b| b.shutdown_request) != Some(req.id) {
             return;
         }
-        if let Some(b) = self.brokers.get_mut(&broker) {
-            b.shutdown_request = None;
-        }
+        self.shutdown_request_done(broker, req.id);
         let result = match (req.error, req.body) {
             (
                 Some(ResponseError::Api(ApiError::None)),

@@ -132,10 +132,14 @@ impl RequestBatch {
         };
         for (to, parts) in self.leader_and_isr {
             if ctx.live_brokers.contains_key(&to) {
-                let partitions = in_partition_order(parts, |p| &p.tp, |kept, earlier| {
-                    // An entry already marked new stays new.
-                    kept.is_new |= earlier.is_new;
-                });
+                let partitions = in_partition_order(
+                    parts,
+                    |p| &p.tp,
+                    |kept, earlier| {
+                        // An entry already marked new stays new.
+                        kept.is_new |= earlier.is_new;
+                    },
+                );
                 let n = partitions.len();
                 push(env, to, RequestBody::LeaderAndIsr { partitions }, n);
             }
@@ -182,10 +186,14 @@ impl RequestBatch {
             if !ctx.live_brokers.contains_key(&to) {
                 continue;
             }
-            let parts = in_partition_order(parts, |(tp, _)| tp, |kept, earlier| {
-                // Once asked to delete, the replica is deleted.
-                kept.1 |= earlier.1;
-            });
+            let parts = in_partition_order(
+                parts,
+                |(tp, _)| tp,
+                |kept, earlier| {
+                    // Once asked to delete, the replica is deleted.
+                    kept.1 |= earlier.1;
+                },
+            );
             for delete in [false, true] {
                 let list: Vec<TopicPartition> = parts
                     .iter()

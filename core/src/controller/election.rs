@@ -23,7 +23,10 @@ pub struct BrokerIds(IdsRepr);
 
 #[derive(Clone)]
 enum IdsRepr {
-    Inline { len: u8, ids: [BrokerId; INLINE_IDS] },
+    Inline {
+        len: u8,
+        ids: [BrokerId; INLINE_IDS],
+    },
     Heap(Vec<BrokerId>),
 }
 
@@ -461,7 +464,11 @@ pub fn offline<L: BrokerSet + ?Sized>(
     live: &L,
     unclean_allowed: impl FnOnce() -> bool,
 ) -> ElectionResult {
-    let live_replicas: BrokerIds = assignment.iter().copied().filter(|r| live.has(*r)).collect();
+    let live_replicas: BrokerIds = assignment
+        .iter()
+        .copied()
+        .filter(|r| live.has(*r))
+        .collect();
     let clean = live_replicas.iter().copied().find(|r| isr.contains(r));
     if let Some(leader) = clean {
         let new_isr = isr.iter().copied().filter(|r| live.has(*r)).collect();

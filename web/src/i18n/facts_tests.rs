@@ -132,7 +132,9 @@ fn whys() -> Vec<ElectionWhy> {
         ElectionWhy::NoLiveReplicaInAr {
             assignment: ids(&[1, 2]).into(),
         },
-        ElectionWhy::NoLiveReplicaInIsr { isr: ids(&[1]).into() },
+        ElectionWhy::NoLiveReplicaInIsr {
+            isr: ids(&[1]).into(),
+        },
         ElectionWhy::ReassignTarget {
             target: ids(&[2, 3]).into(),
             isr: ids(&[1, 2, 3]).into(),
@@ -157,7 +159,9 @@ fn whys() -> Vec<ElectionWhy> {
             isr: ids(&[1, 2]).into(),
             shutting_down: ids(&[1]).into(),
         },
-        ElectionWhy::ShutdownLeaderStays { isr: ids(&[1]).into() },
+        ElectionWhy::ShutdownLeaderStays {
+            isr: ids(&[1]).into(),
+        },
     ]
 }
 

@@ -23,6 +23,8 @@ pub struct RequestBatch {
     /// does not change while a batch is gathered (no state-machine call
     /// changes it), so the set is read once, when the batch is sent.
     update_metadata_to_all_live: bool,
+    /// How many brokers were live when that was asked (checked in debug builds).
+    live_when_added: usize,
     /// Partitions for UpdateMetadata, in the order added (duplicates too).
     update_metadata_partitions: Vec<TopicPartition>,
     /// StopReplica entries per broker with their `delete` flag, in the order added.
@@ -76,7 +78,12 @@ impl RequestBatch {
         partitions: &[TopicPartition],
     ) {
         if !ctx.live_brokers.is_empty() {
+            debug_assert!(
+                !self.update_metadata_to_all_live || self.live_when_added == ctx.live_brokers.len(),
+                "the live brokers changed while a request batch was gathered"
+            );
             self.update_metadata_to_all_live = true;
+            self.live_when_added = ctx.live_brokers.len();
         }
         self.update_metadata_partitions
             .extend(partitions.iter().cloned());
@@ -119,6 +126,10 @@ impl RequestBatch {
     /// built: a batch sent early in an event reaches brokers before the
     /// event's later work is done.
     pub fn send(self, ctx: &ControllerContext, deleting: &BTreeSet<String>, env: &mut Env<'_>) {
+        debug_assert!(
+            !self.update_metadata_to_all_live || self.live_when_added == ctx.live_brokers.len(),
+            "the live brokers changed while a request batch was gathered"
+        );
         let epoch = ctx.epoch;
         let push = |env: &mut Env<'_>, to: BrokerId, body: RequestBody, partitions: usize| {
             env.client.meter.request(partitions as u64);

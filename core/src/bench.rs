@@ -945,9 +945,10 @@ impl Bench<'_, '_> {
             let isr: Vec<BrokerId> = ar.iter().copied().take(keep).collect();
             cases.push((ar, isr));
         }
-        // Five brokers down, one shutting down.
-        let live: BTreeSet<BrokerId> = (5..brokers).map(BrokerId).collect();
-        let shutting: BTreeSet<BrokerId> = BTreeSet::from([BrokerId(5)]);
+        // Five brokers down, one shutting down; the sets are of the kind the
+        // controller passes its elections.
+        let live: election::BrokerBits = (5..brokers).map(BrokerId).collect();
+        let shutting: election::BrokerBits = [BrokerId(5)].into_iter().collect();
         let clock = self.host.clock_ms;
         let reps = if o.runs > 1 { 5 } else { 1 };
         type One<'a> = &'a dyn Fn(&[BrokerId], &[BrokerId]) -> usize;

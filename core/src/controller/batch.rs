@@ -1,5 +1,10 @@
 //! ControllerBrokerRequestBatch: state transitions add requests here; one
 //! `send` turns them into LeaderAndIsr, then UpdateMetadata, then StopReplica.
+//!
+//! Additions are appended and put in partition order once, when the batch is
+//! sent (a later addition for the same broker and partition replaces an
+//! earlier one, as Kafka's maps do): a failover adds tens of thousands of
+//! entries, and sorting them once costs far less than keeping maps sorted.
 
 use super::channel::{PartitionStateInfo, RequestBody, LEADER_DURING_DELETE, NO_LEADER};
 use super::context::{ControllerContext, LeaderIsr};
@@ -10,10 +15,20 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Requests being gathered during one state-machine call.
 #[derive(Debug, Default)]
 pub struct RequestBatch {
-    leader_and_isr: BTreeMap<BrokerId, BTreeMap<TopicPartition, PartitionStateInfo>>,
+    /// LeaderAndIsr entries per broker, in the order added.
+    leader_and_isr: BTreeMap<BrokerId, Vec<PartitionStateInfo>>,
     update_metadata_brokers: BTreeSet<BrokerId>,
-    update_metadata_partitions: BTreeSet<TopicPartition>,
-    stop_replica: BTreeMap<BrokerId, BTreeMap<TopicPartition, bool>>,
+    /// UpdateMetadata goes to every live or shutting-down broker (what
+    /// `addLeaderAndIsrRequestForBrokers` adds). The set of live brokers
+    /// does not change while a batch is gathered (no state-machine call
+    /// changes it), so the set is read once, when the batch is sent.
+    update_metadata_to_all_live: bool,
+    /// How many brokers were live when that was asked (checked in debug builds).
+    live_when_added: usize,
+    /// Partitions for UpdateMetadata, in the order added (duplicates too).
+    update_metadata_partitions: Vec<TopicPartition>,
+    /// StopReplica entries per broker with their `delete` flag, in the order added.
+    stop_replica: BTreeMap<BrokerId, Vec<(TopicPartition, bool)>>,
 }
 
 /// The wire form of a partition's leadership.
@@ -46,17 +61,32 @@ impl RequestBatch {
         l: &LeaderIsr,
         is_new: bool,
     ) {
-        let replicas = ctx.assignments.get(tp).cloned().unwrap_or_default();
+        let replicas = ctx.assignments.get(tp).map_or(&[][..], |a| a.as_slice());
         for b in brokers {
-            let entry = self.leader_and_isr.entry(*b).or_default();
-            // An entry already marked new stays new.
-            let was_new = entry.get(tp).is_some_and(|p| p.is_new);
-            entry.insert(
-                tp.clone(),
-                partition_info(tp, l, &replicas, is_new || was_new),
-            );
+            self.leader_and_isr
+                .entry(*b)
+                .or_default()
+                .push(partition_info(tp, l, replicas, is_new));
         }
-        self.add_update_metadata(&ctx.live_or_shutting_down(), std::slice::from_ref(tp));
+        self.add_update_metadata_to_all_live(ctx, std::slice::from_ref(tp));
+    }
+
+    /// `addUpdateMetadataRequestForBrokers` to every live or shutting-down broker.
+    pub fn add_update_metadata_to_all_live(
+        &mut self,
+        ctx: &ControllerContext,
+        partitions: &[TopicPartition],
+    ) {
+        if !ctx.live_brokers.is_empty() {
+            debug_assert!(
+                !self.update_metadata_to_all_live || self.live_when_added == ctx.live_brokers.len(),
+                "the live brokers changed while a request batch was gathered"
+            );
+            self.update_metadata_to_all_live = true;
+            self.live_when_added = ctx.live_brokers.len();
+        }
+        self.update_metadata_partitions
+            .extend(partitions.iter().cloned());
     }
 
     /// `addUpdateMetadataRequestForBrokers`.
@@ -73,9 +103,10 @@ impl RequestBatch {
     /// `addStopReplicaRequestForBrokers`.
     pub fn add_stop_replica(&mut self, brokers: &[BrokerId], tp: &TopicPartition, delete: bool) {
         for b in brokers {
-            let e = self.stop_replica.entry(*b).or_default();
-            let d = e.get(tp).copied().unwrap_or(false) || delete;
-            e.insert(tp.clone(), d);
+            self.stop_replica
+                .entry(*b)
+                .or_default()
+                .push((tp.clone(), delete));
         }
     }
 
@@ -83,6 +114,7 @@ impl RequestBatch {
     pub fn is_empty(&self) -> bool {
         self.leader_and_isr.is_empty()
             && self.update_metadata_brokers.is_empty()
+            && !self.update_metadata_to_all_live
             && self.stop_replica.is_empty()
     }
 
@@ -94,6 +126,10 @@ impl RequestBatch {
     /// built: a batch sent early in an event reaches brokers before the
     /// event's later work is done.
     pub fn send(self, ctx: &ControllerContext, deleting: &BTreeSet<String>, env: &mut Env<'_>) {
+        debug_assert!(
+            !self.update_metadata_to_all_live || self.live_when_added == ctx.live_brokers.len(),
+            "the live brokers changed while a request batch was gathered"
+        );
         let epoch = ctx.epoch;
         let push = |env: &mut Env<'_>, to: BrokerId, body: RequestBody, partitions: usize| {
             env.client.meter.request(partitions as u64);
@@ -107,21 +143,28 @@ impl RequestBatch {
         };
         for (to, parts) in self.leader_and_isr {
             if ctx.live_brokers.contains_key(&to) {
-                let n = parts.len();
-                let body = RequestBody::LeaderAndIsr {
-                    partitions: parts.into_values().collect(),
-                };
-                push(env, to, body, n);
+                let partitions = in_partition_order(
+                    parts,
+                    |p| &p.tp,
+                    |kept, earlier| {
+                        // An entry already marked new stays new.
+                        kept.is_new |= earlier.is_new;
+                    },
+                );
+                let n = partitions.len();
+                push(env, to, RequestBody::LeaderAndIsr { partitions }, n);
             }
         }
-        if !self.update_metadata_brokers.is_empty() {
-            let partitions: super::channel::SharedStates = self
-                .update_metadata_partitions
+        if self.update_metadata_to_all_live || !self.update_metadata_brokers.is_empty() {
+            let mut tps = self.update_metadata_partitions;
+            tps.sort_unstable();
+            tps.dedup();
+            let partitions: super::channel::SharedStates = tps
                 .iter()
                 .filter_map(|tp| {
                     let l = ctx.leadership.get(tp)?;
-                    let replicas = ctx.assignments.get(tp).cloned().unwrap_or_default();
-                    let mut info = partition_info(tp, l, &replicas, false);
+                    let replicas = ctx.assignments.get(tp).map_or(&[][..], |a| a.as_slice());
+                    let mut info = partition_info(tp, l, replicas, false);
                     if deleting.contains(tp.topic.as_str()) {
                         info.leader = LEADER_DURING_DELETE;
                     }
@@ -129,27 +172,43 @@ impl RequestBatch {
                 })
                 .collect();
             let live: Vec<BrokerId> = ctx.live_or_shutting_down().into_iter().collect();
+            // Only live or shutting-down brokers get it: with every live
+            // broker asked for, that is exactly the live ones.
+            let recipients: Vec<BrokerId> = if self.update_metadata_to_all_live {
+                live.clone()
+            } else {
+                self.update_metadata_brokers
+                    .into_iter()
+                    .filter(|to| ctx.live_brokers.contains_key(to))
+                    .collect()
+            };
             // The partition states are built once and shared by every
             // broker's request.
             let mut states = partitions.len();
-            for to in self.update_metadata_brokers {
-                if ctx.live_brokers.contains_key(&to) {
-                    let body = RequestBody::UpdateMetadata {
-                        partitions: partitions.clone(),
-                        live_brokers: live.clone(),
-                    };
-                    push(env, to, body, std::mem::take(&mut states));
-                }
+            for to in recipients {
+                let body = RequestBody::UpdateMetadata {
+                    partitions: partitions.clone(),
+                    live_brokers: live.clone(),
+                };
+                push(env, to, body, std::mem::take(&mut states));
             }
         }
         for (to, parts) in self.stop_replica {
             if !ctx.live_brokers.contains_key(&to) {
                 continue;
             }
+            let parts = in_partition_order(
+                parts,
+                |(tp, _)| tp,
+                |kept, earlier| {
+                    // Once asked to delete, the replica is deleted.
+                    kept.1 |= earlier.1;
+                },
+            );
             for delete in [false, true] {
                 let list: Vec<TopicPartition> = parts
                     .iter()
-                    .filter(|(_, d)| **d == delete)
+                    .filter(|(_, d)| *d == delete)
                     .map(|(tp, _)| tp.clone())
                     .collect();
                 if !list.is_empty() {
@@ -163,4 +222,28 @@ impl RequestBatch {
             }
         }
     }
+}
+
+/// Entries in partition order, one per partition: the last one added, with
+/// `merge(kept, earlier)` folding in what an earlier one for the same
+/// partition carried (what a map updated in place would hold).
+fn in_partition_order<T>(
+    mut entries: Vec<T>,
+    tp: impl Fn(&T) -> &TopicPartition,
+    merge: impl Fn(&mut T, &T),
+) -> Vec<T> {
+    // Stable: entries for one partition stay in the order they were added.
+    entries.sort_by(|a, b| tp(a).cmp(tp(b)));
+    let mut out: Vec<T> = Vec::with_capacity(entries.len());
+    for mut e in entries {
+        if let Some(last) = out.last_mut() {
+            if tp(last) == tp(&e) {
+                merge(&mut e, last);
+                *last = e;
+                continue;
+            }
+        }
+        out.push(e);
+    }
+    out
 }

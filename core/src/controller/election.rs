@@ -8,8 +8,246 @@
 //! then applies.
 
 use crate::ids::{comma_list, ids_text, BrokerId};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeSet;
+
+/// How many ids [`BrokerIds`] keeps in place before it allocates.
+const INLINE_IDS: usize = 6;
+
+/// A short list of broker ids (an AR, an ISR, LeaderAndIsr recipients): up
+/// to six are kept in place, so an election allocates nothing; longer lists
+/// go to the heap. Reads as a slice, compares, prints and serializes as a
+/// list, exactly as a `Vec<BrokerId>` does.
+#[derive(Clone)]
+pub struct BrokerIds(IdsRepr);
+
+#[derive(Clone)]
+enum IdsRepr {
+    Inline {
+        len: u8,
+        ids: [BrokerId; INLINE_IDS],
+    },
+    Heap(Vec<BrokerId>),
+}
+
+impl BrokerIds {
+    /// No ids.
+    pub const fn new() -> BrokerIds {
+        BrokerIds(IdsRepr::Inline {
+            len: 0,
+            ids: [BrokerId(0); INLINE_IDS],
+        })
+    }
+
+    /// Add `id` at the end.
+    #[inline]
+    pub fn push(&mut self, id: BrokerId) {
+        match &mut self.0 {
+            IdsRepr::Inline { len, ids } => {
+                if usize::from(*len) < INLINE_IDS {
+                    ids[usize::from(*len)] = id;
+                    *len += 1;
+                } else {
+                    self.spill(id);
+                }
+            }
+            IdsRepr::Heap(v) => v.push(id),
+        }
+    }
+}
+
+impl BrokerIds {
+    #[cold]
+    fn spill(&mut self, id: BrokerId) {
+        let mut v = self.to_vec();
+        v.push(id);
+        self.0 = IdsRepr::Heap(v);
+    }
+}
+
+impl Default for BrokerIds {
+    fn default() -> BrokerIds {
+        BrokerIds::new()
+    }
+}
+
+impl std::ops::Deref for BrokerIds {
+    type Target = [BrokerId];
+    #[inline]
+    fn deref(&self) -> &[BrokerId] {
+        match &self.0 {
+            IdsRepr::Inline { len, ids } => &ids[..usize::from(*len)],
+            IdsRepr::Heap(v) => v,
+        }
+    }
+}
+
+impl FromIterator<BrokerId> for BrokerIds {
+    #[inline]
+    fn from_iter<I: IntoIterator<Item = BrokerId>>(iter: I) -> BrokerIds {
+        let mut out = BrokerIds::new();
+        for id in iter {
+            out.push(id);
+        }
+        out
+    }
+}
+
+impl From<&[BrokerId]> for BrokerIds {
+    #[inline]
+    fn from(ids: &[BrokerId]) -> BrokerIds {
+        if ids.len() <= INLINE_IDS {
+            let mut inline = [BrokerId(0); INLINE_IDS];
+            inline[..ids.len()].copy_from_slice(ids);
+            BrokerIds(IdsRepr::Inline {
+                len: ids.len() as u8,
+                ids: inline,
+            })
+        } else {
+            BrokerIds(IdsRepr::Heap(ids.to_vec()))
+        }
+    }
+}
+
+impl From<Vec<BrokerId>> for BrokerIds {
+    fn from(ids: Vec<BrokerId>) -> BrokerIds {
+        if ids.len() <= INLINE_IDS {
+            ids.into_iter().collect()
+        } else {
+            BrokerIds(IdsRepr::Heap(ids))
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a BrokerIds {
+    type Item = &'a BrokerId;
+    type IntoIter = std::slice::Iter<'a, BrokerId>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for BrokerIds {
+    fn eq(&self, other: &BrokerIds) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for BrokerIds {}
+
+impl PartialEq<Vec<BrokerId>> for BrokerIds {
+    fn eq(&self, other: &Vec<BrokerId>) -> bool {
+        **self == **other
+    }
+}
+
+impl PartialEq<BrokerIds> for Vec<BrokerId> {
+    fn eq(&self, other: &BrokerIds) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for BrokerIds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for BrokerIds {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for BrokerIds {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<BrokerIds, D::Error> {
+        Vec::<BrokerId>::deserialize(d).map(BrokerIds::from)
+    }
+}
+
+/// A set of brokers an election asks about (live, shutting down).
+pub trait BrokerSet {
+    /// Whether `id` is in the set.
+    fn has(&self, id: BrokerId) -> bool;
+    /// The members in id order.
+    fn members(&self) -> BrokerIds;
+}
+
+impl BrokerSet for BTreeSet<BrokerId> {
+    #[inline]
+    fn has(&self, id: BrokerId) -> bool {
+        self.contains(&id)
+    }
+    fn members(&self) -> BrokerIds {
+        self.iter().copied().collect()
+    }
+}
+
+/// Ids below this live in [`BrokerBits`]' bitmap (8 KiB at most); larger
+/// ones in its ordered set.
+const BITMAP_IDS: u32 = 1 << 16;
+
+/// A set of brokers as a bitmap: membership is one load, not a tree walk.
+/// The controller builds one per state-machine call for its elections.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BrokerBits {
+    words: Vec<u64>,
+    beyond: BTreeSet<BrokerId>,
+}
+
+impl BrokerBits {
+    /// Add `id`.
+    pub fn insert(&mut self, id: BrokerId) {
+        if id.0 < BITMAP_IDS {
+            let i = id.0 as usize;
+            if self.words.len() <= i / 64 {
+                self.words.resize(i / 64 + 1, 0);
+            }
+            self.words[i / 64] |= 1 << (i % 64);
+        } else {
+            self.beyond.insert(id);
+        }
+    }
+}
+
+impl FromIterator<BrokerId> for BrokerBits {
+    fn from_iter<I: IntoIterator<Item = BrokerId>>(iter: I) -> BrokerBits {
+        let mut out = BrokerBits::default();
+        for id in iter {
+            out.insert(id);
+        }
+        out
+    }
+}
+
+impl BrokerSet for BrokerBits {
+    #[inline]
+    fn has(&self, id: BrokerId) -> bool {
+        if id.0 < BITMAP_IDS {
+            let i = id.0 as usize;
+            self.words
+                .get(i / 64)
+                .is_some_and(|w| (w >> (i % 64)) & 1 == 1)
+        } else {
+            self.beyond.contains(&id)
+        }
+    }
+    fn members(&self) -> BrokerIds {
+        let mut out = BrokerIds::new();
+        for (n, w) in self.words.iter().enumerate() {
+            let mut w = *w;
+            while w != 0 {
+                let bit = w.trailing_zeros();
+                out.push(BrokerId(n as u32 * 64 + bit));
+                w &= w - 1;
+            }
+        }
+        for id in &self.beyond {
+            out.push(*id);
+        }
+        out
+    }
+}
 
 /// Which strategy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,9 +283,9 @@ pub struct ElectionResult {
     /// The new leader, or `None` when the strategy finds none.
     pub leader: Option<BrokerId>,
     /// The new ISR (meaningful only with a leader).
-    pub isr: Vec<BrokerId>,
+    pub isr: BrokerIds,
     /// Brokers to send LeaderAndIsr to.
-    pub recipients: Vec<BrokerId>,
+    pub recipients: BrokerIds,
     /// Whether the leader came from outside the ISR (an unclean election).
     pub unclean: bool,
     /// Why, in one sentence a student can follow.
@@ -61,51 +299,51 @@ pub enum ElectionWhy {
     /// Offline: the first live replica in AR that is in the ISR.
     OfflineClean {
         /// AR.
-        assignment: Vec<BrokerId>,
+        assignment: BrokerIds,
         /// The ISR.
-        isr: Vec<BrokerId>,
+        isr: BrokerIds,
     },
     /// Offline, unclean: no live ISR member; the first live replica in AR.
     OfflineUnclean {
         /// The ISR.
-        isr: Vec<BrokerId>,
+        isr: BrokerIds,
         /// AR.
-        assignment: Vec<BrokerId>,
+        assignment: BrokerIds,
         /// The leader.
         leader: BrokerId,
     },
     /// Offline, unclean allowed: no replica in AR is live.
     NoLiveReplicaInAr {
         /// AR.
-        assignment: Vec<BrokerId>,
+        assignment: BrokerIds,
     },
     /// Offline, unclean off: no ISR member is live.
     NoLiveReplicaInIsr {
         /// The ISR.
-        isr: Vec<BrokerId>,
+        isr: BrokerIds,
     },
     /// Reassignment: the first live target replica in the ISR.
     ReassignTarget {
         /// The target replicas.
-        target: Vec<BrokerId>,
+        target: BrokerIds,
         /// The ISR.
-        isr: Vec<BrokerId>,
+        isr: BrokerIds,
     },
     /// Reassignment: no target replica is live and in the ISR.
     ReassignNone {
         /// The target replicas.
-        target: Vec<BrokerId>,
+        target: BrokerIds,
         /// The ISR.
-        isr: Vec<BrokerId>,
+        isr: BrokerIds,
     },
     /// Preferred: `AR[0]` is live and in the ISR.
     PreferredChosen {
         /// The preferred replica.
         leader: BrokerId,
         /// AR.
-        assignment: Vec<BrokerId>,
+        assignment: BrokerIds,
         /// The ISR.
-        isr: Vec<BrokerId>,
+        isr: BrokerIds,
     },
     /// Preferred: `AR[0]` is not live.
     PreferredNotLive {
@@ -117,23 +355,23 @@ pub enum ElectionWhy {
         /// The preferred replica.
         replica: BrokerId,
         /// The ISR.
-        isr: Vec<BrokerId>,
+        isr: BrokerIds,
     },
     /// The partition has no replicas.
     NoReplicas,
     /// Controlled shutdown: the first replica in AR in the ISR and not shutting down.
     ShutdownChosen {
         /// AR.
-        assignment: Vec<BrokerId>,
+        assignment: BrokerIds,
         /// The ISR.
-        isr: Vec<BrokerId>,
+        isr: BrokerIds,
         /// The brokers shutting down.
-        shutting_down: Vec<BrokerId>,
+        shutting_down: BrokerIds,
     },
     /// Controlled shutdown: every live ISR member is shutting down.
     ShutdownLeaderStays {
         /// The ISR.
-        isr: Vec<BrokerId>,
+        isr: BrokerIds,
     },
 }
 
@@ -220,63 +458,55 @@ fn set(v: &[BrokerId]) -> String {
 /// ISR; if none and unclean election is allowed, the first live replica
 /// (ISR becomes exactly `[leader]`). `unclean_allowed` is consulted only when
 /// no ISR member is live, as Kafka reads the topic config only then.
-pub fn offline(
+pub fn offline<L: BrokerSet + ?Sized>(
     assignment: &[BrokerId],
     isr: &[BrokerId],
-    live: &BTreeSet<BrokerId>,
+    live: &L,
     unclean_allowed: impl FnOnce() -> bool,
 ) -> ElectionResult {
-    let live_replicas: Vec<BrokerId> = assignment
+    let live_replicas: BrokerIds = assignment
         .iter()
         .copied()
-        .filter(|r| live.contains(r))
+        .filter(|r| live.has(*r))
         .collect();
-    let clean = assignment
-        .iter()
-        .copied()
-        .find(|r| live.contains(r) && isr.contains(r));
+    let clean = live_replicas.iter().copied().find(|r| isr.contains(r));
     if let Some(leader) = clean {
-        let new_isr = isr.iter().copied().filter(|r| live.contains(r)).collect();
+        let new_isr = isr.iter().copied().filter(|r| live.has(*r)).collect();
         return ElectionResult {
             leader: Some(leader),
             isr: new_isr,
             recipients: live_replicas,
             unclean: false,
             why: ElectionWhy::OfflineClean {
-                assignment: assignment.to_vec(),
-                isr: isr.to_vec(),
+                assignment: assignment.into(),
+                isr: isr.into(),
             },
         };
     }
     let allowed = unclean_allowed();
-    match assignment
-        .iter()
-        .copied()
-        .find(|r| live.contains(r))
-        .filter(|_| allowed)
-    {
+    match live_replicas.first().copied().filter(|_| allowed) {
         Some(leader) => ElectionResult {
             leader: Some(leader),
-            isr: vec![leader],
+            isr: [leader].into_iter().collect(),
             recipients: live_replicas,
             unclean: true,
             why: ElectionWhy::OfflineUnclean {
-                isr: isr.to_vec(),
-                assignment: assignment.to_vec(),
+                isr: isr.into(),
+                assignment: assignment.into(),
                 leader,
             },
         },
         None => ElectionResult {
             leader: None,
-            isr: isr.to_vec(),
-            recipients: live_replicas.clone(),
+            isr: isr.into(),
+            recipients: live_replicas,
             unclean: false,
             why: if allowed {
                 ElectionWhy::NoLiveReplicaInAr {
-                    assignment: assignment.to_vec(),
+                    assignment: assignment.into(),
                 }
             } else {
-                ElectionWhy::NoLiveReplicaInIsr { isr: isr.to_vec() }
+                ElectionWhy::NoLiveReplicaInIsr { isr: isr.into() }
             },
         },
     }
@@ -284,56 +514,56 @@ pub fn offline(
 
 /// Reassignment election: the first target replica that is live and in the
 /// ISR. The ISR is unchanged; every target replica is a recipient.
-pub fn reassign(
+pub fn reassign<L: BrokerSet + ?Sized>(
     target: &[BrokerId],
     isr: &[BrokerId],
-    live: &BTreeSet<BrokerId>,
+    live: &L,
 ) -> ElectionResult {
     let leader = target
         .iter()
         .copied()
-        .find(|r| live.contains(r) && isr.contains(r));
+        .find(|r| live.has(*r) && isr.contains(r));
     ElectionResult {
         leader,
-        isr: isr.to_vec(),
-        recipients: target.to_vec(),
+        isr: isr.into(),
+        recipients: target.into(),
         unclean: false,
         why: match leader {
             Some(_) => ElectionWhy::ReassignTarget {
-                target: target.to_vec(),
-                isr: isr.to_vec(),
+                target: target.into(),
+                isr: isr.into(),
             },
             None => ElectionWhy::ReassignNone {
-                target: target.to_vec(),
-                isr: isr.to_vec(),
+                target: target.into(),
+                isr: isr.into(),
             },
         },
     }
 }
 
 /// Preferred election: `AR[0]`, only if live and in the ISR; no fallback.
-pub fn preferred(
+pub fn preferred<L: BrokerSet + ?Sized>(
     assignment: &[BrokerId],
     isr: &[BrokerId],
-    live: &BTreeSet<BrokerId>,
+    live: &L,
 ) -> ElectionResult {
     let head = assignment.first().copied();
-    let leader = head.filter(|r| live.contains(r) && isr.contains(r));
+    let leader = head.filter(|r| live.has(*r) && isr.contains(r));
     ElectionResult {
         leader,
-        isr: isr.to_vec(),
-        recipients: assignment.to_vec(),
+        isr: isr.into(),
+        recipients: assignment.into(),
         unclean: false,
         why: match (leader, head) {
             (Some(l), _) => ElectionWhy::PreferredChosen {
                 leader: l,
-                assignment: assignment.to_vec(),
-                isr: isr.to_vec(),
+                assignment: assignment.into(),
+                isr: isr.into(),
             },
-            (None, Some(h)) if !live.contains(&h) => ElectionWhy::PreferredNotLive { replica: h },
+            (None, Some(h)) if !live.has(h) => ElectionWhy::PreferredNotLive { replica: h },
             (None, Some(h)) => ElectionWhy::PreferredNotInIsr {
                 replica: h,
-                isr: isr.to_vec(),
+                isr: isr.into(),
             },
             (None, None) => ElectionWhy::NoReplicas,
         },
@@ -343,37 +573,37 @@ pub fn preferred(
 /// Controlled-shutdown election: the first replica in AR order that is live
 /// or shutting down, in the ISR, and not shutting down. The new ISR drops
 /// every shutting-down broker; recipients are the live-or-shutting-down replicas.
-pub fn controlled_shutdown(
+pub fn controlled_shutdown<L: BrokerSet + ?Sized, S: BrokerSet + ?Sized>(
     assignment: &[BrokerId],
     isr: &[BrokerId],
-    live_or_shutting_down: &BTreeSet<BrokerId>,
-    shutting_down: &BTreeSet<BrokerId>,
+    live_or_shutting_down: &L,
+    shutting_down: &S,
 ) -> ElectionResult {
-    let candidates: Vec<BrokerId> = assignment
+    let candidates: BrokerIds = assignment
         .iter()
         .copied()
-        .filter(|r| live_or_shutting_down.contains(r))
+        .filter(|r| live_or_shutting_down.has(*r))
         .collect();
-    let leader = assignment
+    let leader = candidates
         .iter()
         .copied()
-        .find(|r| candidates.contains(r) && isr.contains(r) && !shutting_down.contains(r));
+        .find(|r| isr.contains(r) && !shutting_down.has(*r));
     ElectionResult {
         leader,
         isr: isr
             .iter()
             .copied()
-            .filter(|r| !shutting_down.contains(r))
+            .filter(|r| !shutting_down.has(*r))
             .collect(),
         recipients: candidates,
         unclean: false,
         why: match leader {
             Some(_) => ElectionWhy::ShutdownChosen {
-                assignment: assignment.to_vec(),
-                isr: isr.to_vec(),
-                shutting_down: shutting_down.iter().copied().collect(),
+                assignment: assignment.into(),
+                isr: isr.into(),
+                shutting_down: shutting_down.members(),
             },
-            None => ElectionWhy::ShutdownLeaderStays { isr: isr.to_vec() },
+            None => ElectionWhy::ShutdownLeaderStays { isr: isr.into() },
         },
     }
 }
@@ -512,7 +742,7 @@ mod tests {
         assert!(!asked);
         let r = offline(&ids(&[1, 2, 3]), &ids(&[1]), &setof(&[3, 2]), || true);
         assert_eq!(
-            (r.leader, r.isr.clone(), r.unclean),
+            (r.leader, r.isr.to_vec(), r.unclean),
             (Some(BrokerId(2)), ids(&[2]), true)
         );
         let r = offline(&ids(&[1, 2]), &ids(&[1]), &setof(&[2]), || false);
@@ -529,12 +759,12 @@ mod tests {
         let live = setof(&[1, 3]);
         let r = reassign(&ids(&[3, 1]), &ids(&[1, 2, 3]), &live);
         assert_eq!(
-            (r.leader, r.isr.clone(), r.recipients.clone()),
+            (r.leader, r.isr.to_vec(), r.recipients.to_vec()),
             (Some(BrokerId(3)), ids(&[1, 2, 3]), ids(&[3, 1]))
         );
         let r = preferred(&ids(&[1, 2, 3]), &ids(&[1, 3]), &live);
         assert_eq!(
-            (r.leader, r.isr.clone(), r.recipients.clone()),
+            (r.leader, r.isr.to_vec(), r.recipients.to_vec()),
             (Some(BrokerId(1)), ids(&[1, 3]), ids(&[1, 2, 3]))
         );
         let r = controlled_shutdown(
@@ -544,7 +774,7 @@ mod tests {
             &setof(&[1]),
         );
         assert_eq!(
-            (r.leader, r.isr.clone(), r.recipients.clone()),
+            (r.leader, r.isr.to_vec(), r.recipients.to_vec()),
             (Some(BrokerId(2)), ids(&[2, 3]), ids(&[1, 2, 3]))
         );
     }

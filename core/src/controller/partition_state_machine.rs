@@ -6,7 +6,7 @@
 
 use super::batch::RequestBatch;
 use super::context::LeaderIsr;
-use super::election::{self, ElectionResult, Strategy};
+use super::election::{self, BrokerBits, ElectionResult, Strategy};
 use super::states::{PartitionState, PartitionStateChangeError};
 use super::{ControllerError, Env, KafkaController};
 use crate::fact::Fact;
@@ -20,25 +20,42 @@ use std::collections::{BTreeMap, BTreeSet};
 /// How one partition's transition ended.
 pub type TransitionResult = Result<(), PartitionStateChangeError>;
 
+/// The broker sets one state-machine call's elections ask about.
+struct ElectionSets {
+    live: BrokerBits,
+    live_or_shutting_down: BrokerBits,
+    shutting_down: BrokerBits,
+}
+
 impl KafkaController {
     /// `partitionStateMachine.startup()`.
     pub(super) fn partition_state_machine_startup(
         &mut self,
         env: &mut Env<'_>,
     ) -> Result<(), ControllerError> {
-        let tps: Vec<TopicPartition> = self.ctx.assignments.keys().cloned().collect();
-        for tp in tps {
-            let state = match self.ctx.leadership.get(&tp) {
-                None => PartitionState::NewPartition,
-                Some(l)
-                    if l.leader
-                        .is_some_and(|b| self.ctx.is_replica_online(b, false)) =>
-                {
-                    PartitionState::OnlinePartition
-                }
-                Some(_) => PartitionState::OfflinePartition,
-            };
-            self.ctx.partition_states.insert(tp, state);
+        let states: Vec<(TopicPartition, PartitionState)> = self
+            .ctx
+            .assignments
+            .keys()
+            .map(|tp| {
+                let state = match self.ctx.leadership.get(tp) {
+                    None => PartitionState::NewPartition,
+                    Some(l)
+                        if l.leader
+                            .is_some_and(|b| self.ctx.is_replica_online(b, false)) =>
+                    {
+                        PartitionState::OnlinePartition
+                    }
+                    Some(_) => PartitionState::OfflinePartition,
+                };
+                (tp.clone(), state)
+            })
+            .collect();
+        if self.ctx.partition_states.is_empty() {
+            // A new controller's context starts empty: build the map in one go.
+            self.ctx.partition_states = states.into_iter().collect();
+        } else {
+            self.ctx.partition_states.extend(states);
         }
         self.trigger_online_partition_state_change(env, None)
     }
@@ -284,11 +301,17 @@ impl KafkaController {
         let mut out = Vec::new();
         let mut remaining: Vec<TopicPartition> = tps.to_vec();
         let mut rounds = 0;
+        // Nothing here changes which brokers are live or shutting down.
+        let sets = ElectionSets {
+            live: self.ctx.live_broker_ids().into_iter().collect(),
+            live_or_shutting_down: self.ctx.live_brokers.keys().copied().collect(),
+            shutting_down: self.ctx.shutting_down.iter().copied().collect(),
+        };
         while !remaining.is_empty() && rounds < 100 {
             rounds += 1;
             let mut retry = Vec::new();
             for tp in remaining {
-                match self.elect_one(env, batch, &tp, strategy)? {
+                match self.elect_one(env, batch, &tp, strategy, &sets)? {
                     Some(r) => out.push((tp, r)),
                     None => retry.push(tp),
                 }
@@ -321,6 +344,7 @@ impl KafkaController {
         batch: &mut RequestBatch,
         tp: &TopicPartition,
         strategy: Strategy,
+        sets: &ElectionSets,
     ) -> Result<Option<TransitionResult>, ControllerError> {
         let Some(current) = read_leader_isr(env.client, env.zk, tp)? else {
             let e = PartitionStateChangeError::NoLeaderAndIsr { tp: tp.clone() };
@@ -334,22 +358,26 @@ impl KafkaController {
             };
             return Ok(Some(election_failed(env, e)));
         }
-        let assignment = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
-        let live = self.ctx.live_broker_ids();
+        let assignment = self
+            .ctx
+            .assignments
+            .get(tp)
+            .map_or(&[][..], |a| a.as_slice());
+        let live = &sets.live;
         let result: ElectionResult = match strategy {
             Strategy::Offline { allow_unclean } => {
                 let config = env.config.unclean_leader_election_enable;
-                election::offline(&assignment, &current.isr, &live, || {
+                election::offline(assignment, &current.isr, live, || {
                     allow_unclean || topic_unclean_enabled(env, &tp.topic).unwrap_or(config)
                 })
             }
-            Strategy::Reassign => election::reassign(&assignment, &current.isr, &live),
-            Strategy::Preferred => election::preferred(&assignment, &current.isr, &live),
+            Strategy::Reassign => election::reassign(assignment, &current.isr, live),
+            Strategy::Preferred => election::preferred(assignment, &current.isr, live),
             Strategy::ControlledShutdown => election::controlled_shutdown(
-                &assignment,
+                assignment,
                 &current.isr,
-                &self.ctx.live_or_shutting_down(),
-                &self.ctx.shutting_down,
+                &sets.live_or_shutting_down,
+                &sets.shutting_down,
             ),
         };
         let Some(leader) = result.leader else {
@@ -363,7 +391,7 @@ impl KafkaController {
         let new = LeaderIsr {
             leader: Some(leader),
             leader_epoch: current.leader_epoch + 1,
-            isr: result.isr.clone(),
+            isr: result.isr.to_vec(),
             zk_version: current.zk_version,
             controller_epoch: self.ctx.epoch,
         };
@@ -431,6 +459,9 @@ fn topic_unclean_enabled(env: &mut Env<'_>, topic: &str) -> Option<bool> {
 }
 
 /// An election that failed: noted in the trace, and the partition's result.
+// The error holds its election's explanation in place (no allocation); it
+// is built once per failed election and moved once, so its size costs nothing.
+#[allow(clippy::result_large_err)]
 fn election_failed(env: &mut Env<'_>, e: PartitionStateChangeError) -> TransitionResult {
     env.note(
         "election_failed",

@@ -49,15 +49,17 @@ impl KafkaController {
             Err(e) => return Err(e.into()),
         };
         let mut out = Vec::new();
+        // One shared name for every partition of the topic.
+        let topic = crate::ids::Topic::from(topic);
         for (p, replicas) in decode_topic_assignment(&data).unwrap_or_default() {
-            let tp = TopicPartition::new(topic, p);
+            let tp = TopicPartition::new(&topic, p);
             self.ctx.assignments.insert(tp.clone(), replicas);
             out.push(tp);
         }
         for (p, r) in crate::znodes::decode_reassigning(&data) {
             self.ctx
                 .reassigning
-                .insert(TopicPartition::new(topic, p), r);
+                .insert(TopicPartition::new(&topic, p), r);
         }
         Ok(out)
     }
@@ -92,7 +94,7 @@ impl KafkaController {
             }
             if !tps.is_empty() {
                 let mut batch = RequestBatch::default();
-                batch.add_update_metadata(&self.ctx.live_or_shutting_down(), &tps);
+                batch.add_update_metadata_to_all_live(&self.ctx, &tps);
                 batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
                 env.note(
                     "isr_change",

@@ -254,7 +254,7 @@ impl KafkaController {
         self.ctx.partitions_being_reassigned.remove(tp);
         // B8. UpdateMetadata for the partition to every broker.
         let mut batch = RequestBatch::default();
-        batch.add_update_metadata(&self.ctx.live_or_shutting_down(), std::slice::from_ref(tp));
+        batch.add_update_metadata_to_all_live(&self.ctx, std::slice::from_ref(tp));
         batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
         env.note(
             "reassignment_completed",

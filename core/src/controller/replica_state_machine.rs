@@ -9,7 +9,7 @@ use super::{ControllerError, Env, KafkaController};
 use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::read_leader_isr;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 impl KafkaController {
     /// Every replica hosted on one of `brokers`.
@@ -43,18 +43,23 @@ impl KafkaController {
     ) -> Result<(), ControllerError> {
         let mut online = Vec::new();
         let mut offline = Vec::new();
+        let mut states = Vec::new();
         for (tp, r) in self.all_replicas() {
-            if self.ctx.is_replica_online(r, false) {
-                self.ctx
-                    .replica_states
-                    .insert((tp.clone(), r), ReplicaState::OnlineReplica);
-                online.push((tp, r));
+            let state = if self.ctx.is_replica_online(r, false) {
+                online.push((tp.clone(), r));
+                ReplicaState::OnlineReplica
             } else {
-                self.ctx
-                    .replica_states
-                    .insert((tp.clone(), r), ReplicaState::ReplicaDeletionIneligible);
-                offline.push((tp, r));
-            }
+                offline.push((tp.clone(), r));
+                ReplicaState::ReplicaDeletionIneligible
+            };
+            states.push(((tp, r), state));
+        }
+        if self.ctx.replica_states.is_empty() {
+            // A new controller's context starts empty: build the map in one
+            // go (the last state given for a replica wins, as inserts would).
+            self.ctx.replica_states = states.into_iter().collect();
+        } else {
+            self.ctx.replica_states.extend(states);
         }
         self.handle_replica_state_changes(env, &online, ReplicaState::OnlineReplica)?;
         self.handle_replica_state_changes(env, &offline, ReplicaState::OfflineReplica)
@@ -72,13 +77,15 @@ impl KafkaController {
             return Ok(());
         }
         let mut batch = RequestBatch::default();
-        let mut by_broker: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
-        for (tp, r) in replicas {
-            by_broker.entry(*r).or_default().push(tp.clone());
-        }
-        for (broker, tps) in by_broker {
-            let mut valid = Vec::new();
-            for tp in tps {
+        // Grouped by broker in broker order, each group in the order given
+        // (a stable sort).
+        let mut by_broker: Vec<&(TopicPartition, BrokerId)> = replicas.iter().collect();
+        by_broker.sort_by_key(|(_, r)| *r);
+        for group in by_broker.chunk_by(|a, b| a.1 == b.1) {
+            let broker = group[0].1;
+            let mut valid = Vec::with_capacity(group.len());
+            for (tp, _) in group {
+                let tp = tp.clone();
                 let key = (tp.clone(), broker);
                 let current = *self
                     .ctx
@@ -118,7 +125,7 @@ impl KafkaController {
         match target {
             ReplicaState::NewReplica => {
                 for tp in tps {
-                    if let Some(l) = self.ctx.leadership.get(tp).cloned() {
+                    if let Some(l) = self.ctx.leadership.get(tp) {
                         if l.leader == Some(broker) {
                             let e = ReplicaStateChangeError::NewReplicaIsLeader {
                                 tp: tp.clone(),
@@ -127,7 +134,7 @@ impl KafkaController {
                             env.note("invalid_transition", Fact::ReplicaStateChangeFailed(e));
                             continue;
                         }
-                        batch.add_leader_and_isr(&self.ctx, &[broker], tp, &l, true);
+                        batch.add_leader_and_isr(&self.ctx, &[broker], tp, l, true);
                     }
                     self.set_replica_state(tp, broker, target);
                 }
@@ -140,8 +147,8 @@ impl KafkaController {
                         if !a.contains(&broker) {
                             a.push(broker);
                         }
-                    } else if let Some(l) = self.ctx.leadership.get(tp).cloned() {
-                        batch.add_leader_and_isr(&self.ctx, &[broker], tp, &l, false);
+                    } else if let Some(l) = self.ctx.leadership.get(tp) {
+                        batch.add_leader_and_isr(&self.ctx, &[broker], tp, l, false);
                     }
                     self.set_replica_state(tp, broker, target);
                 }
@@ -168,10 +175,7 @@ impl KafkaController {
                     self.set_replica_state(&tp, broker, target);
                 }
                 for tp in without {
-                    batch.add_update_metadata(
-                        &self.ctx.live_or_shutting_down(),
-                        std::slice::from_ref(&tp),
-                    );
+                    batch.add_update_metadata_to_all_live(&self.ctx, std::slice::from_ref(&tp));
                     self.set_replica_state(&tp, broker, target);
                 }
             }

@@ -179,7 +179,7 @@ impl KafkaController {
         }
         // Brokers drop the topic from their metadata (leader −2).
         let mut batch = RequestBatch::default();
-        batch.add_update_metadata(&self.ctx.live_or_shutting_down(), &parts);
+        batch.add_update_metadata_to_all_live(&self.ctx, &parts);
         batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
         // startReplicaDeletion: the live replicas are `allLiveReplicas()`, on
         // `liveBrokerIds`, which leaves out brokers in controlled shutdown.

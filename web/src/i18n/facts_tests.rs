@@ -121,43 +121,47 @@ fn tp(p: u32) -> TopicPartition {
 fn whys() -> Vec<ElectionWhy> {
     vec![
         ElectionWhy::OfflineClean {
-            assignment: ids(&[1, 2]),
-            isr: ids(&[2]),
+            assignment: ids(&[1, 2]).into(),
+            isr: ids(&[2]).into(),
         },
         ElectionWhy::OfflineUnclean {
-            isr: ids(&[1]),
-            assignment: ids(&[1, 2]),
+            isr: ids(&[1]).into(),
+            assignment: ids(&[1, 2]).into(),
             leader: b(2),
         },
         ElectionWhy::NoLiveReplicaInAr {
-            assignment: ids(&[1, 2]),
+            assignment: ids(&[1, 2]).into(),
         },
-        ElectionWhy::NoLiveReplicaInIsr { isr: ids(&[1]) },
+        ElectionWhy::NoLiveReplicaInIsr {
+            isr: ids(&[1]).into(),
+        },
         ElectionWhy::ReassignTarget {
-            target: ids(&[2, 3]),
-            isr: ids(&[1, 2, 3]),
+            target: ids(&[2, 3]).into(),
+            isr: ids(&[1, 2, 3]).into(),
         },
         ElectionWhy::ReassignNone {
-            target: ids(&[2, 3]),
-            isr: ids(&[1]),
+            target: ids(&[2, 3]).into(),
+            isr: ids(&[1]).into(),
         },
         ElectionWhy::PreferredChosen {
             leader: b(1),
-            assignment: ids(&[1, 2]),
-            isr: ids(&[1, 2]),
+            assignment: ids(&[1, 2]).into(),
+            isr: ids(&[1, 2]).into(),
         },
         ElectionWhy::PreferredNotLive { replica: b(1) },
         ElectionWhy::PreferredNotInIsr {
             replica: b(1),
-            isr: ids(&[2]),
+            isr: ids(&[2]).into(),
         },
         ElectionWhy::NoReplicas,
         ElectionWhy::ShutdownChosen {
-            assignment: ids(&[1, 2]),
-            isr: ids(&[1, 2]),
-            shutting_down: ids(&[1]),
+            assignment: ids(&[1, 2]).into(),
+            isr: ids(&[1, 2]).into(),
+            shutting_down: ids(&[1]).into(),
         },
-        ElectionWhy::ShutdownLeaderStays { isr: ids(&[1]) },
+        ElectionWhy::ShutdownLeaderStays {
+            isr: ids(&[1]).into(),
+        },
     ]
 }
 

@@ -285,3 +285,38 @@ pub fn refusal<'a>(trace: &'a [TraceRecord], at_ms: u64, name: &str) -> Option<&
             )
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_reads_compares_and_serialises_as_its_text_short_or_long() {
+        // Not a Kafka behaviour: the trace's actor and kind are stored
+        // inline when short, and must read exactly as the strings they were.
+        let long = "a_kind_name_longer_than_twenty_two_bytes";
+        for text in ["", "zk", "controller-4294967295x", long, "ünïcode-ßtring"] {
+            let l = Label::from(text);
+            assert_eq!(l.as_str(), text);
+            let owned = text.to_string();
+            assert_eq!(l, text);
+            assert_eq!(text, l);
+            assert_eq!(l, owned);
+            assert_eq!(owned, l);
+            assert_eq!(format!("{l}|{l:?}"), format!("{text}|{text:?}"));
+            assert_eq!(
+                serde_json::to_string(&l).unwrap(),
+                serde_json::to_string(text).unwrap()
+            );
+            let back: Label = serde_json::from_str(&serde_json::to_string(text).unwrap()).unwrap();
+            assert_eq!(back, l);
+        }
+        let (a, b) = (Label::from("broker-1"), Label::from("broker-2"));
+        assert!(a < b);
+        assert!(matches!(Label::from(long).0, Repr::Heap(_)));
+        assert!(matches!(
+            Label::from("partition_state").0,
+            Repr::Inline { .. }
+        ));
+    }
+}

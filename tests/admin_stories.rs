@@ -551,7 +551,7 @@ fn a_topic_config_change_writes_a_config_change_notification() {
         zk.node("/config/topics/t").unwrap().data,
         r#"{"version":1,"config":{"min.insync.replicas":"2","unclean.leader.election.enable":"true"}}"#
     );
-    let changes: Vec<&str> = zk.node("/config/changes").unwrap().children().collect();
+    let changes: Vec<&str> = zk.children("/config/changes").collect();
     assert_eq!(
         changes,
         vec!["config_change_0000000000", "config_change_0000000001"]
@@ -572,15 +572,7 @@ fn a_topic_config_change_writes_a_config_change_notification() {
         },
     )
     .until(9_500);
-    assert_eq!(
-        s.sim
-            .zk()
-            .node("/config/changes")
-            .unwrap()
-            .children()
-            .count(),
-        2
-    );
+    assert_eq!(s.sim.zk().children("/config/changes").count(), 2);
 }
 
 #[test]

@@ -71,12 +71,11 @@ fn a_slow_follower_drops_out_of_the_isr_and_every_broker_hears_of_it() {
             "broker {b}'s metadata cache learned the new ISR"
         );
     }
+    assert!(s.sim.zk().node("/isr_change_notification").is_some());
     assert!(
         s.sim
             .zk()
-            .node("/isr_change_notification")
-            .unwrap()
-            .children()
+            .children("/isr_change_notification")
             .next()
             .is_none(),
         "the controller deleted it"

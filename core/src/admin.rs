@@ -127,14 +127,10 @@ pub struct ConfigChanged {
 
 /// Registered brokers: the children of `/brokers/ids`, in their order.
 pub fn registered_brokers(zk: &Zk) -> Vec<BrokerId> {
-    zk.node(paths::BROKER_IDS)
-        .map(|n| {
-            n.children()
-                .filter_map(|c| c.parse().ok())
-                .map(BrokerId)
-                .collect()
-        })
-        .unwrap_or_default()
+    zk.children(paths::BROKER_IDS)
+        .filter_map(|c| c.parse().ok())
+        .map(BrokerId)
+        .collect()
 }
 
 /// A topic's assignment from `/brokers/topics/<t>`, in partition order.
@@ -147,10 +143,7 @@ pub fn topic_assignment(zk: &Zk, topic: &str) -> Option<Vec<(u32, Vec<BrokerId>)
 /// `/brokers/topics` order, partitions in partition order.
 pub fn all_partitions(zk: &Zk) -> Vec<TopicPartition> {
     let mut out = Vec::new();
-    let Some(topics) = zk.node(paths::TOPICS) else {
-        return out;
-    };
-    for topic in topics.children() {
+    for topic in zk.children(paths::TOPICS) {
         let Some(node) = zk.node(&paths::topic(topic)) else {
             continue;
         };
@@ -204,13 +197,9 @@ fn validate_topic_create(zk: &Zk, name: &str) -> Result<(), AdminError> {
     if name.contains(['.', '_']) {
         let unified = |t: &str| t.replace('.', "_");
         let colliding: Vec<&str> = zk
-            .node(paths::TOPICS)
-            .map(|n| {
-                n.children()
-                    .filter(|t| unified(t) == unified(name))
-                    .collect()
-            })
-            .unwrap_or_default();
+            .children(paths::TOPICS)
+            .filter(|t| unified(t) == unified(name))
+            .collect();
         if !colliding.is_empty() {
             return Err(AdminError::InvalidTopic(format!(
                 "Topic '{name}' collides with existing topics: {}",

@@ -66,10 +66,13 @@ pub enum ElectionCode {
     UnknownTopicOrPartition,
     /// `INVALID_TOPIC_EXCEPTION`: the topic is being deleted.
     TopicBeingDeleted,
-    /// `PREFERRED_LEADER_NOT_AVAILABLE`, with the state machine's reason.
-    PreferredLeaderNotAvailable(PartitionStateChangeError),
-    /// `ELIGIBLE_LEADERS_NOT_AVAILABLE`, with the state machine's reason.
-    EligibleLeadersNotAvailable(PartitionStateChangeError),
+    /// `PREFERRED_LEADER_NOT_AVAILABLE`, with the state machine's reason
+    /// (boxed: the reason is large and rare, and an inline one would make
+    /// every [`Fact`], so every trace record, larger).
+    PreferredLeaderNotAvailable(Box<PartitionStateChangeError>),
+    /// `ELIGIBLE_LEADERS_NOT_AVAILABLE`, with the state machine's reason
+    /// (boxed, as above).
+    EligibleLeadersNotAvailable(Box<PartitionStateChangeError>),
     /// `UNKNOWN_SERVER_ERROR`.
     UnknownServerError,
     /// `NOT_CONTROLLER`.
@@ -722,8 +725,8 @@ pub enum Fact {
     ReassignmentLeaderMoveFailed {
         /// The partition.
         tp: TopicPartition,
-        /// Why.
-        error: PartitionStateChangeError,
+        /// Why (boxed: large and rare, see [`ElectionCode`]).
+        error: Box<PartitionStateChangeError>,
     },
     /// A reassignment completed.
     ReassignmentCompleted {

@@ -196,11 +196,7 @@ pub struct SummaryCache {
 
 fn topic_signature(sim: &Sim) -> Vec<(String, i64, i64)> {
     let zk = sim.zk();
-    let Some(topics) = zk.observed(paths::TOPICS) else {
-        return Vec::new();
-    };
-    topics
-        .children()
+    zk.observed_children(paths::TOPICS)
         .map(|t| {
             let m = |p: &str| zk.observed(p).map_or(-1, |n| n.stat.mzxid);
             (

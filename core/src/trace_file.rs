@@ -288,8 +288,8 @@ fn parse_record(line: usize, text: &str, after_ms: u64) -> Result<TraceRecord, T
             format!("{time_ms} is before the line above ({after_ms} ms)"),
         );
     }
-    let actor = get_str(line, &m, "actor")?.to_string();
-    let kind = get_str(line, &m, "kind")?.to_string();
+    let actor = get_str(line, &m, "actor")?.into();
+    let kind = get_str(line, &m, "kind")?.into();
     let details = get_str(line, &m, "details")?.to_string();
     Ok(TraceRecord {
         time_ms,

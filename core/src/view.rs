@@ -976,7 +976,7 @@ mod display_tests {
         let refused = election_outcome(&r(
             ElectionLabel::Preferred,
             "t-0",
-            ElectionCode::PreferredLeaderNotAvailable(why),
+            ElectionCode::PreferredLeaderNotAvailable(Box::new(why)),
         ))
         .unwrap();
         assert_eq!(refused.code, "PREFERRED_LEADER_NOT_AVAILABLE");

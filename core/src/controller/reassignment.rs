@@ -235,7 +235,7 @@ impl KafkaController {
                         "reassignment",
                         Fact::ReassignmentLeaderMoveFailed {
                             tp: tp.clone(),
-                            error: e.clone(),
+                            error: Box::new(e.clone()),
                         },
                     );
                 }

@@ -128,9 +128,11 @@ impl KafkaController {
                 }
                 Some(Err(why)) => match election_type {
                     ElectionType::Preferred => {
-                        ElectionCode::PreferredLeaderNotAvailable(why.clone())
+                        ElectionCode::PreferredLeaderNotAvailable(Box::new(why.clone()))
                     }
-                    ElectionType::Unclean => ElectionCode::EligibleLeadersNotAvailable(why.clone()),
+                    ElectionType::Unclean => {
+                        ElectionCode::EligibleLeadersNotAvailable(Box::new(why.clone()))
+                    }
                 },
                 None => ElectionCode::UnknownServerError,
             };

@@ -214,10 +214,7 @@ impl Sim {
         use crate::znodes::{decode_partition_state, decode_topic_assignment};
         let ctx = self.active_controller().map(|b| &b.controller.ctx);
         let mut out = Vec::new();
-        let Some(topics) = self.zk.observed(paths::TOPICS) else {
-            return out;
-        };
-        for topic in topics.children() {
+        for topic in self.zk.observed_children(paths::TOPICS) {
             let Some(node) = self.zk.observed(&paths::topic(topic)) else {
                 continue;
             };

@@ -89,20 +89,66 @@ pub struct Stat {
     pub pzxid: i64,
 }
 
-/// One znode.
+/// One znode. Its children are not stored in it: they are the nodes whose
+/// paths extend its own by one name, read off the ensemble's sorted path map
+/// ([`Zk::children`]), as ZooKeeper's `DataNode` children set would list them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Znode {
     /// The node's data (Kafka keeps text, mostly JSON, in every znode).
     pub data: String,
     /// The node's metadata.
     pub stat: Stat,
-    children: BTreeSet<String>,
 }
 
-impl Znode {
-    /// The names of the node's children, in order.
-    pub fn children(&self) -> impl Iterator<Item = &str> {
-        self.children.iter().map(String::as_str)
+/// The names of a node's children, in order (ZooKeeper's `getChildren`
+/// order here: by name), read off the sorted path map ([`Zk::children`]).
+#[derive(Debug, Clone)]
+pub struct Children<'a> {
+    nodes: &'a BTreeMap<String, Znode>,
+    /// The parent's path with its trailing `/`.
+    prefix: String,
+    /// Where the next child is looked for (a path, exclusive or inclusive).
+    from: std::ops::Bound<String>,
+    done: bool,
+}
+
+impl<'a> Iterator for Children<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        use std::ops::Bound;
+        while !self.done {
+            let from = match &self.from {
+                Bound::Included(p) => Bound::Included(p.as_str()),
+                Bound::Excluded(p) => Bound::Excluded(p.as_str()),
+                Bound::Unbounded => Bound::Unbounded,
+            };
+            let nodes: &'a BTreeMap<String, Znode> = self.nodes;
+            let Some((path, _)) = nodes.range::<str, _>((from, Bound::Unbounded)).next() else {
+                break;
+            };
+            let Some(rest) = path.strip_prefix(self.prefix.as_str()) else {
+                break;
+            };
+            match rest.find('/') {
+                // A deeper node: under a child already listed (a node's
+                // parent sorts before it); skip that child's whole subtree,
+                // the paths from `<child>/` up to `<child>0` ('0' follows '/').
+                Some(i) => {
+                    let mut skip = String::with_capacity(self.prefix.len() + i + 1);
+                    skip.push_str(&self.prefix);
+                    skip.push_str(&rest[..i]);
+                    skip.push('0');
+                    self.from = Bound::Included(skip);
+                }
+                None => {
+                    self.from = Bound::Excluded(path.clone());
+                    return Some(rest);
+                }
+            }
+        }
+        self.done = true;
+        None
     }
 }
 
@@ -335,10 +381,6 @@ fn parent_of(path: &str) -> Option<&str> {
     }
 }
 
-fn name_of(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
-
 fn valid_path(path: &str) -> bool {
     path == "/" || (path.starts_with('/') && !path.ends_with('/') && !path.contains("//"))
 }
@@ -366,7 +408,6 @@ impl Zk {
                 mtime_ms: 0,
                 pzxid: 0,
             },
-            children: BTreeSet::new(),
         };
         let mut nodes = BTreeMap::new();
         nodes.insert("/".to_string(), root);
@@ -505,6 +546,27 @@ impl Zk {
         self.nodes.get(path)
     }
 
+    /// The names of the children of the node at `path` in the tree, in order
+    /// (none if there is no such node), without setting a watch.
+    pub fn children<'a>(&'a self, path: &str) -> Children<'a> {
+        let prefix = if path == "/" {
+            "/".to_string()
+        } else {
+            format!("{path}/")
+        };
+        Children {
+            nodes: &self.nodes,
+            from: std::ops::Bound::Excluded(prefix.clone()),
+            prefix,
+            done: !self.nodes.contains_key(path),
+        }
+    }
+
+    /// Whether the node at `path` has children.
+    fn has_children(&self, path: &str) -> bool {
+        self.children(path).next().is_some()
+    }
+
     /// Every node, in path order.
     pub fn nodes(&self) -> impl Iterator<Item = (&str, &Znode)> {
         self.nodes.iter().map(|(p, n)| (p.as_str(), n))
@@ -557,8 +619,10 @@ impl Zk {
     ) -> Result<Vec<String>, ZkError> {
         self.counters.reads += 1;
         self.check_session(watch)?;
-        let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
-        let out = node.children.iter().cloned().collect();
+        if !self.nodes.contains_key(path) {
+            return Err(ZkError::NoNode);
+        }
+        let out = self.children(path).map(str::to_string).collect();
         if let Some(s) = watch {
             self.child_watches
                 .entry(path.to_string())
@@ -696,8 +760,10 @@ impl Zk {
         caller: Option<SessionId>,
         path: &str,
     ) -> Result<(), ZkError> {
-        let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
-        let children: Vec<String> = node.children.iter().map(|c| join(path, c)).collect();
+        if !self.nodes.contains_key(path) {
+            return Err(ZkError::NoNode);
+        }
+        let children: Vec<String> = self.children(path).map(|c| join(path, c)).collect();
         for child in children {
             self.delete_recursive(caller, &child)?;
         }

@@ -5,11 +5,10 @@
 //! module are one-operation multi-ops.
 
 use super::{
-    name_of, parent_of, valid_path, CreateMode, Op, OpResult, SessionId, Stat, Trigger, WatchKind,
+    parent_of, valid_path, CreateMode, Op, OpResult, SessionId, Stat, Trigger, WatchKind,
     WatchedEvent, Zk, ZkError, Znode,
 };
 use crate::time::SimTime;
-use std::collections::BTreeSet;
 
 /// The inverse of one applied change, for rolling back a failed multi-op.
 #[derive(Debug)]
@@ -83,10 +82,9 @@ impl Zk {
                 Undo::Created { path, .. } => (path, None),
                 Undo::Deleted { path, node, .. } => (path, Some(node.clone())),
                 Undo::SetData { path, data, stat } => {
-                    let before = self.nodes.get(path).map(|n| Znode {
+                    let before = self.nodes.get(path).map(|_| Znode {
                         data: data.clone(),
                         stat: *stat,
-                        children: n.children.clone(),
                     });
                     (path, before)
                 }
@@ -188,13 +186,13 @@ impl Zk {
             }
             CreateMode::Persistent | CreateMode::Ephemeral => path.to_string(),
         };
-        let name = name_of(&full).to_string();
-        if parent.children.contains(&name) {
+        let cversion = parent.stat.cversion;
+        if self.nodes.contains_key(&full) {
             return Err(ZkError::NodeExists);
         }
         let zxid = self.zxid;
-        let before = (parent.stat.cversion, parent.stat.pzxid);
-        parent.children.insert(name);
+        let parent = self.nodes.get_mut(&parent_path).ok_or(ZkError::NoNode)?;
+        let before = (cversion, parent.stat.pzxid);
         parent.stat.cversion += 1;
         parent.stat.pzxid = zxid;
         let now_ms = self.now.as_ms();
@@ -212,7 +210,6 @@ impl Zk {
                     mtime_ms: now_ms,
                     pzxid: zxid,
                 },
-                children: BTreeSet::new(),
             },
         );
         if let Some(s) = owner.and_then(|o| self.sessions.get_mut(&o)) {
@@ -235,7 +232,7 @@ impl Zk {
         if version.is_some_and(|v| v != node.stat.version) {
             return Err(ZkError::BadVersion);
         }
-        if !node.children.is_empty() {
+        if self.has_children(path) {
             return Err(ZkError::NotEmpty);
         }
         let node = self.nodes.remove(path).ok_or(ZkError::NoNode)?;
@@ -250,7 +247,6 @@ impl Zk {
         let mut before = (0, 0);
         let zxid = self.zxid;
         if let Some(parent) = self.nodes.get_mut(&parent_path) {
-            parent.children.remove(name_of(path));
             before = (parent.stat.cversion, parent.stat.pzxid);
             parent.stat.cversion += 1;
             parent.stat.pzxid = zxid;
@@ -275,7 +271,7 @@ impl Zk {
                             s.owned.remove(&path);
                         }
                     }
-                    self.restore_parent(&path, parent, false);
+                    self.restore_parent(&path, parent);
                 }
                 Undo::Deleted { path, node, parent } => {
                     if let Some(s) = node
@@ -286,7 +282,7 @@ impl Zk {
                         s.owned.insert(path.clone());
                     }
                     self.nodes.insert(path.clone(), node);
-                    self.restore_parent(&path, parent, true);
+                    self.restore_parent(&path, parent);
                 }
                 Undo::SetData { path, data, stat } => {
                     if let Some(node) = self.nodes.get_mut(&path) {
@@ -298,14 +294,9 @@ impl Zk {
         }
     }
 
-    fn restore_parent(&mut self, path: &str, (cversion, pzxid): (i32, i64), child_present: bool) {
+    fn restore_parent(&mut self, path: &str, (cversion, pzxid): (i32, i64)) {
         let parent_path = parent_of(path).unwrap_or("/");
         if let Some(parent) = self.nodes.get_mut(parent_path) {
-            if child_present {
-                parent.children.insert(name_of(path).to_string());
-            } else {
-                parent.children.remove(name_of(path));
-            }
             parent.stat.cversion = cversion;
             parent.stat.pzxid = pzxid;
         }

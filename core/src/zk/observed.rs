@@ -52,6 +52,16 @@ impl Zk {
         }
     }
 
+    /// The names of the children of the node at `path`, if observers see
+    /// that node now (none otherwise), in order.
+    pub fn observed_children<'a>(&'a self, path: &str) -> super::Children<'a> {
+        let mut c = self.children(path);
+        if self.observed(path).is_none() {
+            c.done = true;
+        }
+        c
+    }
+
     /// Every node as observers see it now, in path order.
     pub fn observed_nodes(&self) -> Vec<(&str, &Znode)> {
         if self.pending.is_empty() {

@@ -56,6 +56,50 @@ fn delete_refuses_a_node_with_children_and_recursive_delete_does_not() {
 }
 
 #[test]
+fn get_children_lists_direct_children_by_name_whatever_lies_below_them() {
+    // ZooKeeper: getChildren returns a node's child names only (Kafka reads
+    // /brokers/topics and /brokers/topics/<t>/partitions this way); the
+    // names here sort around '/' ('-' and '.' before it, '0' after), so
+    // descendants interleave with siblings in path order.
+    let (mut zk, s) = zk_with_session();
+    for p in [
+        "/t/big/partitions/0/state",
+        "/t/big/partitions/10/state",
+        "/t/big/partitions/2",
+        "/t/big-x/partitions/0/state",
+        "/t/big.y",
+        "/t/big0",
+        "/t/a",
+    ] {
+        zk.create_recursive(Some(s), p, "", Persistent).unwrap();
+    }
+    assert_eq!(
+        zk.get_children("/t", None).unwrap(),
+        vec!["a", "big", "big-x", "big.y", "big0"]
+    );
+    assert_eq!(
+        zk.children("/t/big/partitions").collect::<Vec<_>>(),
+        vec!["0", "10", "2"]
+    );
+    assert_eq!(zk.children("/").collect::<Vec<_>>(), vec!["t"]);
+    assert_eq!(zk.children("/t/a").count(), 0);
+    assert_eq!(zk.children("/nothing").count(), 0);
+    assert_eq!(zk.get_children("/nothing", None), Err(ZkError::NoNode));
+    assert_eq!(
+        zk.delete(Some(s), "/t/big-x/partitions/0", None),
+        Err(ZkError::NotEmpty)
+    );
+    zk.delete(Some(s), "/t/big0", None).unwrap();
+    zk.delete_recursive(Some(s), "/t/big").unwrap();
+    assert_eq!(
+        zk.get_children("/t", None).unwrap(),
+        vec!["a", "big-x", "big.y"]
+    );
+    // A child's coming and going counts in the parent's cversion.
+    assert_eq!(zk.node("/t").unwrap().stat.cversion, 7);
+}
+
+#[test]
 fn czxid_orders_creations() {
     // Kafka (KIP-380): the broker epoch is the czxid of /brokers/ids/<id>,
     // so a re-registration always has a larger epoch.

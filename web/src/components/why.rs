@@ -76,9 +76,9 @@ pub fn Why(props: &WhyProps) -> Html {
             if props.records.is_empty() { <p class="quiet">{ lang.t("nothing decided yet", "还没有任何决策") }</p> }
             <ol>
                 { for props.records.iter().map(|r| html! {
-                    <li class={classes!("why-line", r.kind.clone())}>
+                    <li class={classes!("why-line", r.kind.to_string())}>
                         <span class="t">{ format!("{:.3} s", r.time_ms as f64 / 1000.0) }</span>
-                        <span class="actor">{ &r.actor }</span>
+                        <span class="actor">{ r.actor.to_string() }</span>
                         <span class="text">{ fact_text(&r.fact, lang) }</span>
                         // Kafka's codes in words: NONE is the success code.
                         { for kcsim_core::view::election_outcome(r).map(|o| html! {

@@ -653,17 +653,17 @@ fn samples() -> Vec<Fact> {
         v.push(Fact::PartitionStateChangeFailed(e.clone()));
         v.push(Fact::ReassignmentLeaderMoveFailed {
             tp: tp(0),
-            error: e.clone(),
+            error: Box::new(e.clone()),
         });
         v.push(Fact::ElectionResult {
             label: ElectionLabel::Preferred,
             tp: tp(0),
-            code: ElectionCode::PreferredLeaderNotAvailable(e.clone()),
+            code: ElectionCode::PreferredLeaderNotAvailable(Box::new(e.clone())),
         });
         v.push(Fact::ElectionResult {
             label: ElectionLabel::Unclean,
             tp: tp(0),
-            code: ElectionCode::EligibleLeadersNotAvailable(e),
+            code: ElectionCode::EligibleLeadersNotAvailable(Box::new(e)),
         });
     }
     for (label, code) in [

@@ -2,7 +2,8 @@
 //! cluster and for one under light produce traffic (one record to each of a
 //! few partitions every second), with the fetch rounds' per-partition work.
 //!
-//! `cargo run --profile perf -p kcsim-core --example steady_state -- [BROKERS] [PARTITIONS] [SECONDS]`
+//! `cargo run --profile perf -p kcsim-core --example steady_state -- [BROKERS] [PARTITIONS] [SECONDS] [idle]`
+//! (with `idle`, only the idle run)
 //!
 //! Wall time is read here, in the benchmark driver, only to report speed.
 
@@ -15,6 +16,7 @@ use kcsim_core::time::SimTime;
 fn main() {
     let args: Vec<u64> = std::env::args()
         .skip(1)
+        .take(3)
         .map(|a| a.parse().expect("a whole number"))
         .collect();
     let brokers = args.first().copied().unwrap_or(20);
@@ -42,6 +44,9 @@ fn main() {
         until
     };
     let after_idle = measure(&mut sim, settle, "none");
+    if std::env::args().nth(4).as_deref() == Some("idle") {
+        return;
+    }
     // Light traffic: one record to each of 3 partitions every second.
     for s in 0..seconds {
         for k in 0..3u64 {

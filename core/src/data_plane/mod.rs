@@ -39,6 +39,7 @@
 //! `core/docs/data-plane.md`); what the cluster does is the same as with
 //! full fetches.
 
+pub mod park;
 pub mod partition;
 pub mod producer;
 pub mod replica_fetcher;
@@ -82,6 +83,16 @@ pub enum FollowUp {
         follower: BrokerId,
         /// The leader broker it fetches from.
         leader: BrokerId,
+    },
+    /// The next round of an idle cached session, `every` ms after this
+    /// one: parked rather than queued ([`park`]).
+    Park {
+        /// The follower.
+        follower: BrokerId,
+        /// The leader broker it fetches from.
+        leader: BrokerId,
+        /// Milliseconds between its rounds.
+        every: u64,
     },
     /// A broker's periodic task.
     Task {
@@ -181,6 +192,9 @@ pub struct DataPlane {
     /// round replicates every partition. Observably the same; slower.
     #[serde(default)]
     full_fetches_only: bool,
+    /// Idle cached sessions with no event queued ([`park`]).
+    #[serde(default)]
+    parking: park::Parking,
 }
 
 impl DataPlane {
@@ -213,6 +227,28 @@ impl DataPlane {
         self.full_fetches_only = on;
         if on {
             self.leader_slots.clear();
+            for (f, l) in self.parking.sessions() {
+                self.wake(f, l);
+            }
+        }
+    }
+
+    /// The parked sessions ([`park`]).
+    pub fn parking(&self) -> &park::Parking {
+        &self.parking
+    }
+
+    /// The parked sessions, for the simulator to advance and to queue the
+    /// rounds of the woken ones.
+    pub fn parking_mut(&mut self) -> &mut park::Parking {
+        &mut self.parking
+    }
+
+    /// A broker's status or start changed: the sessions it takes part in
+    /// run their rounds as events again.
+    pub fn wake_sessions_of(&mut self, broker: BrokerId) {
+        for (f, l) in self.parking.sessions_of(broker) {
+            self.wake(f, l);
         }
     }
 
@@ -243,6 +279,16 @@ impl DataPlane {
             }
         } else {
             self.slow_brokers.insert(broker, lag_ms);
+            // Its parked rounds come at the new pace from the next one on.
+            let parked: Vec<(BrokerId, BrokerId)> = self
+                .parking
+                .sessions_of(broker)
+                .into_iter()
+                .filter(|(f, _)| *f == broker)
+                .collect();
+            for (f, l) in parked {
+                self.wake(f, l);
+            }
         }
     }
 
@@ -254,8 +300,14 @@ impl DataPlane {
     pub fn forget_topic(&mut self, topic: &str) {
         // Its logs go: the next round of a session that still lists one of
         // its partitions replicates it as a full fetch would.
-        for c in self.session_caches.values_mut() {
-            c.touch_topic(topic);
+        let mut touched = Vec::new();
+        for (k, c) in self.session_caches.iter_mut() {
+            if c.touch_topic(topic) {
+                touched.push(*k);
+            }
+        }
+        for (l, f) in touched {
+            self.wake(f, l);
         }
         self.logs.retain(|(_, tp), _| tp.topic != topic);
         self.partition_hw.retain(|tp, _| tp.topic != topic);

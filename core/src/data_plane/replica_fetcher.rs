@@ -67,6 +67,10 @@ pub struct SessionCache {
     caught_up_at: SimTime,
     /// Members the next round must replicate.
     dirty: BTreeSet<TopicPartition>,
+    /// Whether the session is parked ([`super::park`]): its last round is
+    /// then at most one round's interval ago.
+    #[serde(default)]
+    parked: bool,
 }
 
 impl SessionCache {
@@ -75,13 +79,17 @@ impl SessionCache {
         self.members.binary_search(tp).is_ok()
     }
 
-    /// The topic's logs went: its members need a real round.
-    pub(super) fn touch_topic(&mut self, topic: &str) {
+    /// The topic's logs went: its members need a real round. Returns
+    /// whether the session has any.
+    pub(super) fn touch_topic(&mut self, topic: &str) -> bool {
+        let mut touched = false;
         for tp in self.members.iter() {
             if tp.topic == topic {
                 self.dirty.insert(tp.clone());
+                touched = true;
             }
         }
+        touched
     }
 }
 
@@ -127,6 +135,7 @@ impl DataPlane {
         leader: BrokerId,
         rtt_factor: u64,
     ) {
+        self.wake(follower, leader);
         let lag = self.slow_lag(follower);
         let at = env
             .now
@@ -145,8 +154,18 @@ impl DataPlane {
     /// replicates only what changed while the session's cache holds.
     pub fn fetch(&mut self, env: &mut Env, follower: BrokerId, leader: BrokerId) {
         let now = env.now;
-        if self.fetch_sessions.get(&(follower, leader)) != Some(&now) {
-            return; // superseded by a sooner or later round
+        match self.parking.rounds((follower, leader)) {
+            // An earlier event of the session, due at the same moment as its
+            // parked round but before it in the queue, runs the round.
+            Some((next, _)) if next == now => {
+                self.unpark(follower, leader, false);
+            }
+            Some(_) => return, // superseded by its parked rounds
+            None => {
+                if self.fetch_sessions.get(&(follower, leader)) != Some(&now) {
+                    return; // superseded by a sooner or later round
+                }
+            }
         }
         let Some(f) = env.brokers.get(&follower).filter(|b| b.is_up()) else {
             self.close_session_cache(env, leader, follower);
@@ -167,9 +186,14 @@ impl DataPlane {
             }
             None => false,
         };
+        let mut idle = false;
         if cached {
             if leader_up {
                 self.incremental_round(env, follower, leader);
+                idle = self
+                    .session_caches
+                    .get(&(leader, follower))
+                    .is_some_and(|c| c.dirty.is_empty());
             }
         } else {
             self.close_session_cache(env, leader, follower);
@@ -199,12 +223,65 @@ impl DataPlane {
                     following,
                     (follower_incarnation, leader_incarnation),
                 );
+                idle = self
+                    .session_caches
+                    .get(&(leader, follower))
+                    .is_some_and(|c| c.dirty.is_empty());
             }
         }
         let lag = self.slow_lag(follower);
-        let next = now.plus_ms(FETCH_WAIT_MAX_MS.saturating_add(lag));
+        let every = FETCH_WAIT_MAX_MS.saturating_add(lag);
+        let next = now.plus_ms(every);
         self.fetch_sessions.insert((follower, leader), next);
-        env.out.schedule(next, FollowUp::Fetch { follower, leader });
+        if idle {
+            // Nothing marked: the next rounds only move `caught_up_at`.
+            if let Some(c) = self.session_caches.get_mut(&(leader, follower)) {
+                c.parked = true;
+            }
+            env.out.schedule(
+                next,
+                FollowUp::Park {
+                    follower,
+                    leader,
+                    every,
+                },
+            );
+        } else {
+            env.out.schedule(next, FollowUp::Fetch { follower, leader });
+        }
+    }
+
+    /// Take a parked session out of the parking, writing down its true next
+    /// and last rounds; with `queue`, its next round is queued at its place.
+    fn unpark(&mut self, follower: BrokerId, leader: BrokerId, queue: bool) {
+        let rounds = if queue {
+            self.parking.wake((follower, leader))
+        } else {
+            let r = self.parking.rounds((follower, leader));
+            self.parking.unpark((follower, leader));
+            r
+        };
+        let Some((next, last)) = rounds else {
+            return;
+        };
+        self.fetch_sessions.insert((follower, leader), next);
+        if let Some(c) = self.session_caches.get_mut(&(leader, follower)) {
+            c.caught_up_at = last;
+            c.parked = false;
+        }
+    }
+
+    /// If the session is parked, queue its next round at its place: whatever
+    /// is about to change it finds it as an unparked session would be.
+    pub(super) fn wake(&mut self, follower: BrokerId, leader: BrokerId) {
+        self.unpark(follower, leader, true);
+    }
+
+    /// When a cached session's last round was (a parked one's is computed).
+    fn session_caught_up(&self, leader: BrokerId, follower: BrokerId, c: &SessionCache) -> SimTime {
+        self.parking
+            .last_round((follower, leader))
+            .unwrap_or(c.caught_up_at)
     }
 
     /// A round of a cached session: replicate the dirty members; every
@@ -279,6 +356,7 @@ impl DataPlane {
                 led,
                 caught_up_at: env.now,
                 dirty,
+                parked: false,
             },
         );
     }
@@ -345,6 +423,7 @@ impl DataPlane {
         leader: BrokerId,
         follower: BrokerId,
     ) {
+        self.wake(follower, leader);
         let Some(c) = self.session_caches.remove(&(leader, follower)) else {
             return;
         };
@@ -379,6 +458,7 @@ impl DataPlane {
             if let Some(c) = self.session_caches.get_mut(&(leader, *r)) {
                 if c.has(tp) {
                     c.dirty.insert(tp.clone());
+                    self.wake(*r, leader);
                 }
             }
         }
@@ -401,7 +481,7 @@ impl DataPlane {
             .session_caches
             .get(&(leader, follower))
             .filter(|c| c.leader_incarnation == b.incarnation && c.has(tp))
-            .map(|c| c.caught_up_at);
+            .map(|c| self.session_caught_up(leader, follower, c));
         recorded.max(cached)
     }
 
@@ -411,8 +491,15 @@ impl DataPlane {
         let incarnation = env.incarnation(leader);
         self.session_caches
             .range((leader, BrokerId(0))..=(leader, BrokerId(u32::MAX)))
-            .filter(|(_, c)| {
-                c.leader_incarnation == incarnation && env.now.since(c.caught_up_at) <= lag
+            .filter(|((_, f), c)| {
+                c.leader_incarnation == incarnation
+                    && if c.parked && FETCH_WAIT_MAX_MS.saturating_add(self.slow_lag(*f)) <= lag {
+                        // Its last round is at most one interval ago (its next
+                        // is not before now): no need to look it up.
+                        true
+                    } else {
+                        env.now.since(self.session_caught_up(leader, *f, c)) <= lag
+                    }
             })
             .map(|(_, c)| c.led)
             .sum()

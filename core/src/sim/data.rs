@@ -4,6 +4,7 @@
 
 use super::{Sim, SimEvent};
 use crate::controller::channel::ControlRequest;
+use crate::data_plane::park::QueueKey;
 use crate::data_plane::{BrokerTask, DataPlane, Env, FollowUp, Outbox};
 use crate::ids::{BrokerId, TopicPartition};
 use crate::invariants::Checker;
@@ -26,6 +27,17 @@ impl Sim {
         for (at, follow_up) in out.follow_ups {
             let ev = match follow_up {
                 FollowUp::Fetch { follower, leader } => SimEvent::Fetch { follower, leader },
+                FollowUp::Park {
+                    follower,
+                    leader,
+                    every,
+                } => {
+                    // A virtual push: the place the round's event would have had.
+                    self.sub += 1;
+                    let key = (at, self.seq, self.sub);
+                    self.data.parking_mut().park((follower, leader), key, every);
+                    continue;
+                }
                 FollowUp::Task {
                     broker,
                     incarnation,
@@ -47,7 +59,24 @@ impl Sim {
         self.stats.acked_records_lost += out.acked_records_lost;
         self.stats.isr_shrinks += out.isr_shrinks;
         self.stats.isr_expands += out.isr_expands;
+        self.queue_woken();
         r
+    }
+
+    /// Queue the rounds of the sessions woken from the parking, each at the
+    /// place its event would have had.
+    pub(super) fn queue_woken(&mut self) {
+        for (key, follower, leader) in self.data.parking_mut().take_woken() {
+            let ev = SimEvent::Fetch { follower, leader };
+            self.work_queued += u64::from(ev.is_work());
+            self.queue.insert(key, ev);
+        }
+    }
+
+    /// Run the parked rounds placed before `before` in the queue.
+    pub(super) fn advance_parked(&mut self, before: QueueKey) {
+        let seq = self.seq;
+        self.data.parking_mut().advance(before, seq, &mut self.sub);
     }
 
     /// Start a broker's periodic tasks (at registration).

@@ -8,6 +8,7 @@ use crate::controller::channel::ControlRequest;
 use crate::controller::channel_manager::ControllerChannelManager;
 use crate::controller::event::ControllerEvent;
 use crate::controller::{parse_controller_id, Timer};
+use crate::data_plane::park::QueueKey;
 use crate::ids::{BrokerId, SessionId};
 use crate::invariants::{Checker, Violation};
 use crate::rng::Rng;
@@ -228,8 +229,13 @@ pub struct Stats {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sim {
     now: SimTime,
+    /// Real pushes so far (the queue's order at equal times).
     seq: u64,
-    queue: BTreeMap<(SimTime, u64), SimEvent>,
+    /// Virtual pushes (parked fetch rounds) since the last real push:
+    /// see [`crate::data_plane::park`].
+    #[serde(default)]
+    sub: u64,
+    queue: BTreeMap<QueueKey, SimEvent>,
     /// How many events in `queue` are work ([`SimEvent::is_work`]), so that
     /// [`Sim::is_quiet`] does not walk the queue at every step.
     #[serde(default)]
@@ -298,6 +304,7 @@ impl Sim {
         let mut sim = Sim {
             now: SimTime::ZERO,
             seq: 0,
+            sub: 0,
             queue: BTreeMap::new(),
             work_queued: 0,
             availability: BTreeMap::new(),
@@ -393,7 +400,7 @@ impl Sim {
     /// When the next action or event happens, if any.
     pub fn next_event_time(&self) -> Option<SimTime> {
         let a = self.actions.keys().next().map(|(t, _)| *t);
-        let e = self.queue.keys().next().map(|(t, _)| *t);
+        let e = self.queue.keys().next().map(|k| k.0);
         match (a, e) {
             (Some(a), Some(e)) => Some(a.min(e)),
             (a, e) => a.or(e),
@@ -402,7 +409,7 @@ impl Sim {
 
     /// Pending events in order (time, event).
     pub fn pending(&self) -> impl Iterator<Item = (SimTime, &SimEvent)> {
-        self.queue.iter().map(|((t, _), e)| (*t, e))
+        self.queue.iter().map(|((t, _, _), e)| (*t, e))
     }
 
     /// `/controller`'s brokerid, if the node exists, as observers see it now.
@@ -456,7 +463,15 @@ impl Sim {
     /// the same order. Returns false when nothing is left.
     pub fn step(&mut self) -> bool {
         let next_action = self.actions.keys().next().map(|(t, _)| *t);
-        let next_event = self.queue.keys().next().map(|(t, _)| *t);
+        let next_key = self.queue.keys().next().copied();
+        let next_event = next_key.map(|k| k.0);
+        // Parked fetch rounds placed before what comes next run first (an
+        // action at T comes before every event at T).
+        match (next_action, next_key) {
+            (Some(a), e) if e.is_none_or(|e| a <= e.0) => self.advance_parked((a, 0, 0)),
+            (_, Some(k)) => self.advance_parked(k),
+            (_, None) => {}
+        }
         // A fetch round or a broker's periodic task works on the data plane
         // only: it changes no broker's status, no session, no controller and
         // no request channel, so the checks on those (which walk every
@@ -468,10 +483,13 @@ impl Sim {
                 self.queue.first_key_value(),
                 Some((_, SimEvent::Fetch { .. } | SimEvent::BrokerTask { .. }))
             );
-        let statuses: Vec<BrokerStatus> = if data_plane_only {
+        let statuses: Vec<(BrokerStatus, u32)> = if data_plane_only {
             Vec::new()
         } else {
-            self.brokers.values().map(|b| b.status).collect()
+            self.brokers
+                .values()
+                .map(|b| (b.status, b.incarnation))
+                .collect()
         };
         match (next_action, next_event) {
             (Some(a), e) if e.is_none_or(|e| a <= e) => {
@@ -483,7 +501,7 @@ impl Sim {
                 self.apply_action(action);
             }
             (_, Some(_)) => {
-                let Some(((t, _), ev)) = self.queue.pop_first() else {
+                let Some(((t, _, _), ev)) = self.queue.pop_first() else {
                     return false;
                 };
                 self.unqueued(&ev);
@@ -500,8 +518,30 @@ impl Sim {
             self.push(at, SimEvent::ZkVisible);
         }
         self.note_zk_changes();
-        if !data_plane_only && self.brokers.values().map(|b| b.status).ne(statuses) {
-            self.availability_dirty = true;
+        if !data_plane_only {
+            if self
+                .brokers
+                .values()
+                .map(|b| b.status)
+                .ne(statuses.iter().map(|s| s.0))
+            {
+                self.availability_dirty = true;
+            }
+            // A broker that stopped, paused, woke or restarted: the parked
+            // sessions it takes part in run their rounds as events again.
+            if !self.data.parking().is_empty() {
+                let changed: Vec<BrokerId> = self
+                    .brokers
+                    .values()
+                    .zip(&statuses)
+                    .filter(|(b, s)| (b.status, b.incarnation) != **s)
+                    .map(|(b, _)| b.id)
+                    .collect();
+                for b in changed {
+                    self.data.wake_sessions_of(b);
+                }
+                self.queue_woken();
+            }
         }
         self.update_availability();
         self.checker.record_found(self.now);
@@ -516,6 +556,7 @@ impl Sim {
         while self.next_event_time().is_some_and(|t| t <= until) {
             self.step();
         }
+        self.advance_parked((until.plus_ms(1), 0, 0));
         if until > self.now {
             self.now = until;
             self.zk.set_now(until);
@@ -527,6 +568,7 @@ impl Sim {
         while self.next_event_time().is_some_and(|t| t < until) {
             self.step();
         }
+        self.advance_parked((until, 0, 0));
         if until > self.now {
             self.now = until;
             self.zk.set_now(until);
@@ -548,8 +590,9 @@ impl Sim {
     fn push(&mut self, at: SimTime, ev: SimEvent) {
         debug_assert!(at >= self.now, "an event is never scheduled in the past");
         self.seq += 1;
+        self.sub = 0;
         self.work_queued += u64::from(ev.is_work());
-        self.queue.insert((at, self.seq), ev);
+        self.queue.insert((at, self.seq, 0), ev);
     }
 
     /// `ev` left the queue.

@@ -8,10 +8,10 @@ use crate::controller::channel::{
     ApiError, ControlledShutdownError, RequestBody, RequestStatus, ResponseError,
 };
 use crate::controller::event::ControllerEvent;
+use crate::data_plane::park::QueueKey;
 use crate::fact::Fact;
 use crate::ids::BrokerId;
 use crate::invariants;
-use crate::time::SimTime;
 
 impl Sim {
     /// Put the next queued request of a channel on the wire, if none is there.
@@ -161,7 +161,7 @@ impl Sim {
         self.pump(from, req.to);
     }
 
-    pub(super) fn find_message(&self, id: u64) -> Option<(SimTime, u64)> {
+    pub(super) fn find_message(&self, id: u64) -> Option<QueueKey> {
         self.queue.iter().find_map(|(k, e)| {
             let x = e.message_id()?;
             (x == id).then_some(*k)
@@ -169,7 +169,7 @@ impl Sim {
     }
 
     /// Take message `id` off the wire to act on it; if it is not there, say so.
-    fn take_message(&mut self, id: u64) -> Option<((SimTime, u64), SimEvent)> {
+    fn take_message(&mut self, id: u64) -> Option<(QueueKey, SimEvent)> {
         let taken = self
             .find_message(id)
             .and_then(|key| self.queue.remove(&key).map(|ev| (key, ev)));

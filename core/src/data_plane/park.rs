@@ -1,0 +1,269 @@
+//! Parked fetch sessions: an idle cached session (KIP-227, nothing marked)
+//! has no event in the simulator's queue; its rounds happen "virtually".
+//!
+//! A round of an idle cached session only moves the session's last-caught-up
+//! time and schedules the next round `replica.fetch.wait.max.ms` (plus a slow
+//! broker's lag) later. Rather than one queue event per session per round,
+//! such a session is *parked*: it keeps the place in the queue its next round
+//! would have had, and its last round is computed when read. Whatever could
+//! make a round do more (a mark, a closed cache, a new round scheduled
+//! sooner, a slowed follower, a broker that stops, pauses or restarts) wakes
+//! it first: its round goes into the queue at exactly the place it would
+//! have had, and runs as before.
+//!
+//! The place. The queue is ordered by (time, push order). A real push takes
+//! the next number of the simulator's counter (`seq`); a virtual push (a
+//! parked round scheduling its next one) takes `(seq, sub)`, the next of a
+//! second counter that restarts at each real push: it sorts after every
+//! real push before it and before every real push after it, as the real
+//! push would have. Parked sessions whose next rounds are at the same time,
+//! with the same interval and in consecutive places form a [`Group`]; the
+//! simulator advances groups (a virtual round each) in queue order before it
+//! processes anything after them, so a group costs one step per round
+//! however many sessions it holds. See `core/docs/data-plane.md`.
+
+use crate::ids::BrokerId;
+use crate::time::SimTime;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A place in the simulator's event queue: (time, real push number, virtual
+/// push number after it; 0 for a real push).
+pub type QueueKey = (SimTime, u64, u64);
+
+/// A session: (follower, leader).
+type Session = (BrokerId, BrokerId);
+
+/// Parked sessions whose next rounds are consecutive in the queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Group {
+    /// When the next round of every member is due.
+    next: SimTime,
+    /// Milliseconds between rounds.
+    every: u64,
+    /// The members' real push number: member `i` is at `(next, base, start + i)`.
+    base: u64,
+    /// The first member's virtual push number.
+    start: u64,
+    /// The members, in queue order.
+    members: Vec<Session>,
+}
+
+impl Group {
+    fn key(&self) -> QueueKey {
+        (self.next, self.base, self.start)
+    }
+
+    /// Whether `other` (advanced after it) follows it directly in the queue.
+    fn followed_by(&self, other: &Group) -> bool {
+        self.next == other.next
+            && self.every == other.every
+            && self.base == other.base
+            && self.start + self.members.len() as u64 == other.start
+    }
+}
+
+/// The parked sessions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Parking {
+    /// Group ids by the place of their first member.
+    by_key: BTreeMap<QueueKey, u64>,
+    /// The groups, by id.
+    groups: BTreeMap<u64, Group>,
+    /// Each parked session's group.
+    member_of: BTreeMap<Session, u64>,
+    /// The next group id.
+    next_id: u64,
+    /// Sessions woken since the simulator last looked, with their round's
+    /// place (the simulator queues them at once).
+    #[serde(skip)]
+    woken: Vec<(QueueKey, Session)>,
+}
+
+impl Parking {
+    /// How many sessions are parked.
+    pub fn len(&self) -> usize {
+        self.member_of.len()
+    }
+
+    /// Whether no session is parked.
+    pub fn is_empty(&self) -> bool {
+        self.member_of.is_empty()
+    }
+
+    /// Park `session`, whose next round is at `key` (a virtual push just
+    /// made), every `every` ms.
+    pub fn park(&mut self, session: Session, key: QueueKey, every: u64) {
+        let (next, base, start) = key;
+        let g = Group {
+            next,
+            every,
+            base,
+            start,
+            members: vec![session],
+        };
+        if let Some((_, &id)) = self.by_key.range(..key).next_back() {
+            if let Some(prev) = self.groups.get_mut(&id) {
+                if prev.followed_by(&g) {
+                    prev.members.push(session);
+                    self.member_of.insert(session, id);
+                    return;
+                }
+            }
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.by_key.insert(key, id);
+        self.groups.insert(id, g);
+        self.member_of.insert(session, id);
+    }
+
+    /// When a parked session's next round is due, and when its last round was.
+    pub(super) fn rounds(&self, session: Session) -> Option<(SimTime, SimTime)> {
+        let g = self.groups.get(self.member_of.get(&session)?)?;
+        Some((g.next, SimTime(g.next.0.saturating_sub(g.every))))
+    }
+
+    /// When a parked session's last round was.
+    pub(super) fn last_round(&self, session: Session) -> Option<SimTime> {
+        self.rounds(session).map(|(_, last)| last)
+    }
+
+    /// Take `session` out of its group; returns the place of its next round.
+    pub(super) fn unpark(&mut self, session: Session) -> Option<QueueKey> {
+        let id = self.member_of.remove(&session)?;
+        let g = self.groups.get_mut(&id)?;
+        let i = g.members.iter().position(|s| *s == session)?;
+        let key = (g.next, g.base, g.start + i as u64);
+        let tail: Vec<Session> = g.members.split_off(i + 1);
+        g.members.pop();
+        let g_key = g.key();
+        let (next, every, base) = (g.next, g.every, g.base);
+        if g.members.is_empty() {
+            self.groups.remove(&id);
+            self.by_key.remove(&g_key);
+        }
+        if !tail.is_empty() {
+            let tail_id = self.next_id;
+            self.next_id += 1;
+            let t = Group {
+                next,
+                every,
+                base,
+                start: key.2 + 1,
+                members: tail,
+            };
+            for s in &t.members {
+                self.member_of.insert(*s, tail_id);
+            }
+            self.by_key.insert(t.key(), tail_id);
+            self.groups.insert(tail_id, t);
+        }
+        Some(key)
+    }
+
+    /// Wake `session`: its next round goes into the queue at its place.
+    /// Returns when that round is due, and when its last round was.
+    pub(super) fn wake(&mut self, session: Session) -> Option<(SimTime, SimTime)> {
+        let rounds = self.rounds(session)?;
+        let key = self.unpark(session)?;
+        self.woken.push((key, session));
+        Some(rounds)
+    }
+
+    /// The parked sessions in which `broker` fetches or is fetched from.
+    pub(super) fn sessions_of(&self, broker: BrokerId) -> Vec<Session> {
+        self.member_of
+            .keys()
+            .filter(|(f, l)| *f == broker || *l == broker)
+            .copied()
+            .collect()
+    }
+
+    /// Every parked session.
+    pub(super) fn sessions(&self) -> Vec<Session> {
+        self.member_of.keys().copied().collect()
+    }
+
+    /// Sessions woken since last asked, with the places of their rounds.
+    pub fn take_woken(&mut self) -> Vec<(QueueKey, BrokerId, BrokerId)> {
+        std::mem::take(&mut self.woken)
+            .into_iter()
+            .map(|(k, (f, l))| (k, f, l))
+            .collect()
+    }
+
+    /// Run, in queue order, every virtual round placed before `before`:
+    /// each schedules the group's next round with virtual pushes after real
+    /// push `seq` (`sub` counts them).
+    pub fn advance(&mut self, before: QueueKey, seq: u64, sub: &mut u64) {
+        while let Some((&key, &id)) = self.by_key.first_key_value() {
+            if key >= before {
+                break;
+            }
+            self.by_key.remove(&key);
+            let Some(mut g) = self.groups.remove(&id) else {
+                continue;
+            };
+            g.next = g.next.plus_ms(g.every);
+            g.base = seq;
+            g.start = *sub + 1;
+            *sub += g.members.len() as u64;
+            let new_key = g.key();
+            let prev = self
+                .by_key
+                .range(..new_key)
+                .next_back()
+                .map(|(_, &p)| p)
+                .filter(|p| self.groups.get(p).is_some_and(|h| h.followed_by(&g)));
+            match prev.and_then(|p| self.groups.get_mut(&p).map(|h| (p, h))) {
+                Some((p, h)) => {
+                    for s in &g.members {
+                        self.member_of.insert(*s, p);
+                    }
+                    h.members.append(&mut g.members);
+                }
+                None => {
+                    self.by_key.insert(new_key, id);
+                    self.groups.insert(id, g);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(f: u32, l: u32) -> Session {
+        (BrokerId(f), BrokerId(l))
+    }
+
+    #[test]
+    fn a_group_keeps_its_members_places_round_after_round() {
+        let mut p = Parking::default();
+        // Three sessions parked one after another in the same step.
+        p.park(s(1, 2), (SimTime(500), 7, 1), 500);
+        p.park(s(1, 3), (SimTime(500), 7, 2), 500);
+        p.park(s(1, 4), (SimTime(500), 7, 3), 500);
+        assert_eq!(p.groups.len(), 1);
+        let mut sub = 0;
+        // Real push 9 happened; the group's round at 500 runs before (600, 9, 0).
+        p.advance((SimTime(600), 9, 0), 9, &mut sub);
+        assert_eq!(sub, 3);
+        assert_eq!(p.rounds(s(1, 3)), Some((SimTime(1_000), SimTime(500))));
+        // Waking the middle one gives its exact place and splits the group.
+        assert_eq!(p.wake(s(1, 3)), Some((SimTime(1_000), SimTime(500))));
+        assert_eq!(
+            p.take_woken(),
+            vec![((SimTime(1_000), 9, 2), BrokerId(1), BrokerId(3))]
+        );
+        assert_eq!(p.groups.len(), 2);
+        // Advanced together again, the two parts become one group.
+        p.advance((SimTime(1_001), 0, 0), 10, &mut sub);
+        assert_eq!(p.groups.len(), 1);
+        assert_eq!(p.len(), 2);
+        assert_eq!(p.rounds(s(1, 4)), Some((SimTime(1_500), SimTime(1_000))));
+    }
+}

@@ -15,6 +15,7 @@ const TYPES = {
   '.js': 'text/javascript',
   '.wasm': 'application/wasm',
   '.css': 'text/css',
+  '.json': 'application/json',
   '.png': 'image/png',
   '.svg': 'image/svg+xml',
 };

@@ -58,20 +58,24 @@ fn initial_lang(url_state: bool) -> Lang {
         .unwrap_or_default()
 }
 
-/// The state a page starts in: the moment its share link names, or the
-/// default cluster (with the reason shown when the link is broken).
-fn initial_state(url_state: bool) -> SimState {
-    let hash = if url_state {
+/// The page's share link as it opened (`""` for mounted tests).
+fn start_fragment(url_state: bool) -> String {
+    if url_state {
         web_sys::window()
             .and_then(|w| w.location().hash().ok())
             .unwrap_or_default()
     } else {
         String::new()
-    };
+    }
+}
+
+/// The state a page starts in: the moment its share link names, or the
+/// default cluster (with the reason shown when the link is broken).
+fn initial_state(hash: &str) -> SimState {
     if hash.len() <= 1 {
         return SimState::default_cluster();
     }
-    SimState::from_fragment(&hash).unwrap_or_else(|e| {
+    SimState::from_fragment(hash).unwrap_or_else(|e| {
         let mut s = SimState::default_cluster();
         s.error = Some(e.into());
         s
@@ -82,7 +86,23 @@ fn initial_state(url_state: bool) -> SimState {
 #[component]
 pub fn App(props: &AppProps) -> Html {
     let url_state = props.url_state;
-    let state = use_reducer_eq(move || initial_state(url_state));
+    let hash = use_memo((), move |_| start_fragment(url_state));
+    let state = {
+        let hash = hash.clone();
+        use_reducer_eq(move || initial_state(&hash))
+    };
+    {
+        // A link to a built-in lesson: the page opens the link's scenario
+        // while the lessons are fetched, then the link again, lesson and all.
+        let state = state.clone();
+        use_effect_with((), move |_| {
+            if crate::lesson::needs_builtins(&hash) {
+                crate::lesson::builtins::load(move || {
+                    state.dispatch(Msg::Replace(std::rc::Rc::new(initial_state(&hash))));
+                });
+            }
+        });
+    }
     // The language lives beside the simulation: changing it changes no state.
     let lang_state = use_state_eq(move || initial_lang(url_state));
     let lang = *lang_state;

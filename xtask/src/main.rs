@@ -384,11 +384,12 @@ fn stage_browser() -> Result<()> {
 }
 
 /// The page's `.wasm` after `gzip -9` must not exceed this. Issue 13's goal
-/// is 300 000 bytes; the page is at about 660 000 today (the simulator and its
-/// collections alone are about 240 000: see the README's "Measured"), so the
-/// check holds the line a little above today's size, so that growth is a
-/// decision, and comes down as the size does.
-const WASM_GZIP_BUDGET: u64 = 700_000;
+/// is 300 000 bytes; the page is at 662 752 today (2026-12-01, the lessons
+/// fetched from dist/lessons/; the simulator and its collections alone are
+/// about 240 000: see the README's "Measured"), so the check holds the line
+/// about 3 % above today's size, so that growth is a decision, and comes down
+/// as the size does.
+const WASM_GZIP_BUDGET: u64 = 683_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

@@ -38,6 +38,12 @@ fn every_built_in_lesson_parses_under_its_own_id() {
         assert!(builtin::lesson(id).is_some_and(|r| r.is_ok()));
     }
     assert_eq!(builtin::all().len(), builtin::FILES.len());
+    let ids: Vec<&str> = builtin::FILES.iter().map(|(id, _)| *id).collect();
+    assert_eq!(
+        ids,
+        builtin::IDS,
+        "the page fetches lessons/<id>.json for each of IDS, in this order"
+    );
 }
 
 #[test]

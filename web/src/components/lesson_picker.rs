@@ -3,9 +3,9 @@
 //! `localStorage`), "Open a lesson file…" and the presentation mode toggle.
 
 use crate::i18n::use_lang;
-use crate::lesson::{minified, progress_key, LessonMsg, Origin, Progress};
+use crate::lesson::{builtins, minified, progress_key, LessonMsg, Origin, Progress};
 use crate::state::Msg;
-use kcsim_core::lesson::{builtin, Lesson, MAX_BYTES};
+use kcsim_core::lesson::{Lesson, MAX_BYTES};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -41,15 +41,32 @@ pub fn LessonPicker(props: &LessonPickerProps) -> Html {
     // The lesson offered to continue: (index in the list, saved step).
     let offer = use_state(|| None::<(usize, usize)>);
     let file_error = use_state(|| None::<String>);
-    let lessons = use_memo((), |_| builtin::all());
+    // The built-in lessons: fetched the first time the list opens
+    // ([`builtins`]); `None` until they have arrived.
+    let entries = use_state(|| builtins::entries().map(Rc::new));
     let toggle = {
         let open = open.clone();
         let offer = offer.clone();
+        let entries = entries.clone();
         Callback::from(move |_: MouseEvent| {
             offer.set(None);
             open.set(!*open);
+            if entries.is_none() {
+                let entries = entries.clone();
+                builtins::load(move || entries.set(builtins::entries().map(Rc::new)));
+            }
         })
     };
+    let lessons: Vec<&Lesson> = entries
+        .iter()
+        .flat_map(|e| e.iter())
+        .filter_map(|(_, r)| r.as_ref().ok())
+        .collect();
+    let broken: Vec<&str> = entries
+        .iter()
+        .flat_map(|e| e.iter())
+        .filter_map(|(_, r)| r.as_ref().err().map(String::as_str))
+        .collect();
     let present = {
         let on = props.on_msg.clone();
         let p = props.present;
@@ -96,7 +113,7 @@ pub fn LessonPicker(props: &LessonPickerProps) -> Html {
             }
         })
     };
-    let list = lessons.iter().enumerate().map(|(i, l)| {
+    let list = lessons.iter().enumerate().map(|(i, &l)| {
         let code = lang.code();
         let saved = load_progress(&l.id);
         let status = match saved {
@@ -152,6 +169,14 @@ pub fn LessonPicker(props: &LessonPickerProps) -> Html {
                     // At the top: a refused file's message is seen at once.
                     if let Some(e) = &*file_error {
                         <p class="lesson-file-error" role="alert">{ lang.f(|| format!("This lesson file does not read: {e}"), || format!("无法读取这个课程文件：{e}")) }</p>
+                    }
+                    if entries.is_none() {
+                        <p class="lesson-loading" role="status">{ t("Loading the lessons…", "正在载入课程…") }</p>
+                    }
+                    if !broken.is_empty() {
+                        <p class="lesson-file-error" role="alert">{ lang.f(
+                            || format!("Some built-in lessons did not load: {}", broken.join("; ")),
+                            || format!("有的内置课程未能载入：{}", broken.join("；"))) }</p>
                     }
                     <ol class="lesson-list">{ for list }</ol>
                     <p><button class="present-button" aria-pressed={props.present.to_string()} aria-label={t("Presentation mode (p)", "演示模式 (p)")} onclick={present}>{ t("Presentation mode", "投影演示模式") }</button>

@@ -108,25 +108,34 @@ fn lesson_of(ll: &LessonLink, problems: &mut Vec<String>) -> Option<(Lesson, Ori
                 }
             }
         }
-        (Some(id), None) => match builtin::lesson(id) {
-            Some(Ok(l)) => Some((l, Origin::BuiltIn)),
-            Some(Err(e)) => {
+        (Some(id), None) => match super::builtins::lesson(id) {
+            // Still being fetched: the page opens the link's scenario, and
+            // opens the link again once they are here (see [`needs_builtins`]).
+            None => None,
+            Some(Some(Ok(l))) => Some((l, Origin::BuiltIn)),
+            Some(Some(Err(e))) => {
                 problems.push(format!(
-                    "the built-in lesson {id:?} does not read ({}: {}); no lesson opens",
-                    e.field, e.message
+                    "the built-in lesson {id:?} does not read ({e}); no lesson opens"
                 ));
                 None
             }
-            None => {
-                let known: Vec<&str> = builtin::FILES.iter().map(|(i, _)| *i).collect();
+            Some(None) => {
                 problems.push(format!(
                     "no built-in lesson {id:?} (l=); no lesson opens (the lessons are {})",
-                    known.join(", ")
+                    builtin::IDS.join(", ")
                 ));
                 None
             }
         },
     }
+}
+
+/// Whether a fragment names a built-in lesson (`l=` without `lf=`) that the
+/// page has not fetched yet: the page then fetches the lessons and opens the
+/// link again ([`super::builtins::load`]).
+pub fn needs_builtins(fragment: &str) -> bool {
+    let (ll, _) = split_link(fragment);
+    ll.id.is_some() && ll.file.is_none() && super::builtins::entries().is_none()
 }
 
 /// A lesson file's JSON without its white space (what `lf=` carries).

@@ -8,10 +8,11 @@
 //! timeline from the lesson's scenario and the user's actions recorded up to
 //! that moment, as a share link replays, and seeks to its time.
 
+pub mod builtins;
 mod link;
 mod words;
 
-pub use link::{append_link, from_link, minified, split_link, LessonLink};
+pub use link::{append_link, from_link, minified, needs_builtins, split_link, LessonLink};
 pub use words::{condition_words, target_selectors};
 
 use crate::share::UserAct;

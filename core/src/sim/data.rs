@@ -67,9 +67,7 @@ impl Sim {
     /// place its event would have had.
     pub(super) fn queue_woken(&mut self) {
         for (key, follower, leader) in self.data.parking_mut().take_woken() {
-            let ev = SimEvent::Fetch { follower, leader };
-            self.work_queued += u64::from(ev.is_work());
-            self.queue.insert(key, ev);
+            self.enqueue(key, SimEvent::Fetch { follower, leader });
         }
     }
 

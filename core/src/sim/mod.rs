@@ -591,8 +591,24 @@ impl Sim {
         debug_assert!(at >= self.now, "an event is never scheduled in the past");
         self.seq += 1;
         self.sub = 0;
+        self.enqueue((at, self.seq, 0), ev);
+    }
+
+    /// Put `ev` in the queue at `key`, counting it if it is work.
+    fn enqueue(&mut self, key: QueueKey, ev: SimEvent) {
         self.work_queued += u64::from(ev.is_work());
-        self.queue.insert((at, self.seq, 0), ev);
+        self.queue.insert(key, ev);
+    }
+
+    /// Take the first queued event that `wanted` picks off the queue.
+    fn take_queued(&mut self, wanted: impl Fn(&SimEvent) -> bool) -> Option<(QueueKey, SimEvent)> {
+        let key = self
+            .queue
+            .iter()
+            .find_map(|(k, e)| wanted(e).then_some(*k))?;
+        let ev = self.queue.remove(&key)?;
+        self.unqueued(&ev);
+        Some((key, ev))
     }
 
     /// `ev` left the queue.

@@ -187,15 +187,9 @@ impl Sim {
         if let Some(b) = self.brokers.get_mut(&broker) {
             b.shutdown_request = None;
         }
-        let timeout = self.queue.iter().find_map(|(key, ev)| match ev {
-            SimEvent::ShutdownTimeout {
-                broker: b, id: i, ..
-            } if *b == broker && *i == id => Some(*key),
-            _ => None,
+        self.take_queued(|ev| {
+            matches!(ev, SimEvent::ShutdownTimeout { broker: b, id: i, .. } if *b == broker && *i == id)
         });
-        if let Some(ev) = timeout.and_then(|key| self.queue.remove(&key)) {
-            self.unqueued(&ev);
-        }
     }
 
     /// The connection to the controller failed: the broker learns at once

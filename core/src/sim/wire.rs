@@ -161,21 +161,9 @@ impl Sim {
         self.pump(from, req.to);
     }
 
-    pub(super) fn find_message(&self, id: u64) -> Option<QueueKey> {
-        self.queue.iter().find_map(|(k, e)| {
-            let x = e.message_id()?;
-            (x == id).then_some(*k)
-        })
-    }
-
     /// Take message `id` off the wire to act on it; if it is not there, say so.
     fn take_message(&mut self, id: u64) -> Option<(QueueKey, SimEvent)> {
-        let taken = self
-            .find_message(id)
-            .and_then(|key| self.queue.remove(&key).map(|ev| (key, ev)));
-        if let Some((_, ev)) = &taken {
-            self.unqueued(ev);
-        }
+        let taken = self.take_queued(|e| e.message_id() == Some(id));
         if taken.is_none() {
             self.note("user", "action_ignored", Fact::NoSuchMessage { id });
         }
@@ -222,7 +210,7 @@ impl Sim {
             };
             return self.note("user", "message_dropped", fact);
         }
-        // Otherwise a request or its response (`find_message` finds nothing else).
+        // Otherwise a request or its response (`message_id` picks nothing else).
         debug_assert!(ev.message_id() == Some(id));
         let shutdown_request = self
             .channels

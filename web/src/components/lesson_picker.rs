@@ -99,7 +99,7 @@ pub fn LessonPicker(props: &LessonPickerProps) -> Html {
                         Rc::new(l),
                         Origin::File(Rc::new(minified(&text))),
                     )),
-                    Err(e) => file_error.set(Some(format!("{}: {}", e.field, e.message))),
+                    Err(e) => file_error.set(Some(e.to_string())),
                 },
             });
         })

@@ -18,7 +18,7 @@ fn read(id: &'static str, text: &str) -> Entry {
     let r = match Lesson::parse(text) {
         Ok(l) if l.id == id => Ok(l),
         Ok(l) => Err(format!("lessons/{id}.json: is lesson {:?}", l.id)),
-        Err(e) => Err(format!("lessons/{id}.json: {}: {}", e.field, e.message)),
+        Err(e) => Err(format!("lessons/{id}.json: {e}")),
     };
     (id, r)
 }

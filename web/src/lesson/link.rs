@@ -100,10 +100,7 @@ fn lesson_of(ll: &LessonLink, problems: &mut Vec<String>) -> Option<(Lesson, Ori
             match Lesson::parse(&text) {
                 Ok(l) => Some((l, Origin::File(Rc::new(minified(&text))))),
                 Err(e) => {
-                    problems.push(format!(
-                        "the lesson file (lf=): {}: {}; no lesson opens",
-                        e.field, e.message
-                    ));
+                    problems.push(format!("the lesson file (lf=): {e}; no lesson opens"));
                     None
                 }
             }

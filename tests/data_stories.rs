@@ -494,3 +494,48 @@ fn incremental_fetch_sessions_detect_lag_at_exactly_the_time_full_fetches_do() {
         "the same story for a fraction of the work"
     );
 }
+
+/// A slow follower of a partition on three brokers of four, and optionally a
+/// kill -9 of the controller (the fourth broker) while it lags. The time the
+/// leader drops it from the ISR.
+fn isr_shrink_time(kill_controller_at: Option<u64>) -> u64 {
+    let mut s = Story::brokers(41, 4);
+    s.until(5_000);
+    let c = s.controller();
+    let others = s.non_controllers();
+    let (l, f, x) = (others[0], others[1], others[2]);
+    s.create_topic(5_000, "t", &[&[l.0, f.0, x.0]]).until(7_000);
+    assert_eq!(s.partition("t", 0).isr.len(), 3);
+    s.at(
+        7_000,
+        Action::SlowBroker {
+            broker: f,
+            lag_ms: 1_000_000,
+        },
+    );
+    if let Some(ms) = kill_controller_at {
+        s.at(ms, Action::KillBroker { broker: c });
+    }
+    s.until(40_000);
+    let shrinks = s.records("isr_shrunk_by_leader");
+    assert_eq!(shrinks.len(), 1, "one shrink, of the slow follower");
+    assert!(!s.partition("t", 0).isr.contains(&f));
+    shrinks[0].time_ms
+}
+
+#[test]
+fn a_controller_failover_does_not_restart_the_leaders_lag_clock() {
+    // Kafka: ReplicaManager.becomeLeaderOrFollower ignores a partition whose
+    // LeaderAndIsr carries the leader epoch the broker already has ("matches
+    // the current leader epoch"): the new controller's start-up requests
+    // (ReplicaStateMachine.startup after onControllerFailover) leave
+    // Partition.makeLeader, and so each follower's lastCaughtUpTimeMs, alone.
+    // The leader shrinks the ISR when it would have without the failover.
+    let quiet = isr_shrink_time(None);
+    let failover = isr_shrink_time(Some(12_000));
+    assert!(
+        quiet > 12_500,
+        "the shrink comes after the failover: {quiet}"
+    );
+    assert_eq!(failover, quiet, "the failover does not delay the shrink");
+}

@@ -377,6 +377,19 @@ impl Broker {
         self.handle_request_with(req, &mut MetadataMemo::default())
     }
 
+    /// Whether this broker takes a LeaderAndIsr's state of one partition.
+    /// Kafka: `ReplicaManager.becomeLeaderOrFollower` takes a partition only
+    /// when the request's leader epoch is higher than the one the broker has
+    /// (an equal one "matches the current leader epoch" and is ignored, as a
+    /// new controller's start-up requests are) and the broker is one of its
+    /// replicas.
+    pub fn takes(&self, p: &PartitionStateInfo) -> bool {
+        self.replicas
+            .get(&p.tp)
+            .is_none_or(|l| p.leader_epoch > l.leader_epoch)
+            && p.replicas.contains(&self.id)
+    }
+
     /// [`Broker::handle_request`], sharing metadata caches through `memo`
     /// with the brokers that applied the same UpdateMetadata before it.
     pub fn handle_request_with(
@@ -395,11 +408,7 @@ impl Broker {
         match &req.body {
             RequestBody::LeaderAndIsr { partitions } => {
                 for p in partitions {
-                    let newer = self
-                        .replicas
-                        .get(&p.tp)
-                        .is_none_or(|l| p.leader_epoch > l.leader_epoch);
-                    if newer && p.replicas.contains(&self.id) {
+                    if self.takes(p) {
                         self.replicas
                             .insert(p.tp.clone(), LocalPartition::from_info(p));
                     }

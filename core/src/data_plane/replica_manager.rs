@@ -67,9 +67,15 @@ impl DataPlane {
         env: &mut Env,
         broker: BrokerId,
         req: &ControlRequest,
+        taken: &[bool],
         state_leader_epoch: impl Fn(&TopicPartition) -> Option<i32>,
     ) {
-        if let RequestBody::LeaderAndIsr { .. } | RequestBody::StopReplica { .. } = &req.body {
+        let changed = match &req.body {
+            RequestBody::LeaderAndIsr { .. } => taken.contains(&true),
+            RequestBody::StopReplica { .. } => true,
+            _ => false,
+        };
+        if changed {
             // The broker's partitions changed: its fetch sessions, as leader
             // or follower, go back to full rounds.
             self.close_session_caches_of(env, broker);
@@ -77,15 +83,10 @@ impl DataPlane {
         }
         match &req.body {
             RequestBody::LeaderAndIsr { partitions } => {
-                for p in partitions {
-                    let applied = env
-                        .brokers
-                        .get(&broker)
-                        .and_then(|b| b.replicas.get(&p.tp))
-                        .is_some_and(|l| l.leader_epoch == p.leader_epoch);
-                    if !applied {
-                        continue;
-                    }
+                // Kafka: becomeLeaderOrFollower makes a broker leader or
+                // follower only of the partitions it took; the others keep
+                // their leader's view of its followers and their fetchers.
+                for (p, _) in partitions.iter().zip(taken).filter(|(_, taken)| **taken) {
                     self.logs.entry((broker, p.tp.clone())).or_default();
                     if p.leader == broker.0 as i32 {
                         let current = state_leader_epoch(&p.tp);

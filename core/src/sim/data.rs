@@ -93,9 +93,15 @@ impl Sim {
     }
 
     /// What a broker does with its logs after it applied a controller request.
-    pub(super) fn after_request_applied(&mut self, broker: BrokerId, req: &ControlRequest) {
+    /// `taken` says, for a LeaderAndIsr, which partitions the broker took.
+    pub(super) fn after_request_applied(
+        &mut self,
+        broker: BrokerId,
+        req: &ControlRequest,
+        taken: &[bool],
+    ) {
         self.with_data(|d, env, checker| {
-            d.after_request_applied(env, broker, req, |tp| checker.leader_epoch(tp))
+            d.after_request_applied(env, broker, req, taken, |tp| checker.leader_epoch(tp))
         });
     }
 

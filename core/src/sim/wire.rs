@@ -71,6 +71,14 @@ impl Sim {
             return;
         };
         let seen_before = b.controller_epoch_seen;
+        // Which of a LeaderAndIsr's partitions the broker takes (the others
+        // it ignores, and so does its data plane).
+        let taken: Vec<bool> = match &req.body {
+            RequestBody::LeaderAndIsr { partitions } => {
+                partitions.iter().map(|p| b.takes(p)).collect()
+            }
+            _ => Vec::new(),
+        };
         let error = b.handle_request_with(&req, &mut self.metadata_memo);
         let applied = error == ApiError::None;
         if applied && req.controller_epoch < seen_before {
@@ -83,7 +91,7 @@ impl Sim {
             self.stats.stale_requests_rejected += 1;
         }
         if applied {
-            self.after_request_applied(to, &req);
+            self.after_request_applied(to, &req, &taken);
         }
         let kind = if applied {
             "request_applied"

@@ -266,4 +266,110 @@ mod tests {
         assert_eq!(p.len(), 2);
         assert_eq!(p.rounds(s(1, 4)), Some((SimTime(1_500), SimTime(1_000))));
     }
+
+    /// The same parked sessions, one queue place each, advanced one by one:
+    /// what the simulator did before sessions were parked in groups.
+    #[derive(Default)]
+    struct OneByOne {
+        places: BTreeMap<Session, (QueueKey, u64)>,
+    }
+
+    impl OneByOne {
+        fn advance(&mut self, before: QueueKey, seq: u64, sub: &mut u64) {
+            loop {
+                let first = self
+                    .places
+                    .iter()
+                    .filter(|(_, (k, _))| *k < before)
+                    .min_by_key(|(_, (k, _))| *k)
+                    .map(|(s, (k, every))| (*s, *k, *every));
+                let Some((session, key, every)) = first else {
+                    break;
+                };
+                *sub += 1;
+                self.places
+                    .insert(session, ((key.0.plus_ms(every), seq, *sub), every));
+            }
+        }
+    }
+
+    #[test]
+    fn groups_split_and_merge_yet_every_session_keeps_the_place_it_would_have_alone() {
+        // Kafka: each ReplicaFetcherThread round schedules the next one
+        // replica.fetch.wait.max.ms later (kcsim: data-plane.md, "Parked
+        // sessions"). Random parks, wakes and advances over sessions with two
+        // intervals; after every operation each parked session's next round,
+        // last round and place equal those of the one-by-one model.
+        for seed in 0..200 {
+            let mut rng = crate::rng::Rng::new(seed);
+            let mut p = Parking::default();
+            let mut model = OneByOne::default();
+            let (mut now, mut seq, mut sub, mut sub_model) = (0u64, 1u64, 0u64, 0u64);
+            let sessions: Vec<Session> = (0..10).map(|i| s(i % 5, 10 + i / 5)).collect();
+            for _ in 0..300 {
+                match rng.below(4) {
+                    0 => {
+                        // A fetch round (a real event) parks some sessions,
+                        // each with a virtual push.
+                        seq += 1;
+                        sub = 0;
+                        sub_model = 0;
+                        for _ in 0..rng.between(1, 4) {
+                            let session = sessions[rng.below(10) as usize];
+                            if model.places.contains_key(&session) {
+                                continue;
+                            }
+                            let every = if rng.below(3) == 0 { 700 } else { 500 };
+                            sub += 1;
+                            sub_model += 1;
+                            let key = (SimTime(now + every), seq, sub);
+                            p.park(session, key, every);
+                            model.places.insert(session, (key, every));
+                        }
+                    }
+                    1 => {
+                        let session = sessions[rng.below(10) as usize];
+                        let woken = p.wake(session);
+                        let expected = model.places.remove(&session);
+                        assert_eq!(
+                            woken,
+                            expected.map(|((t, _, _), every)| (t, SimTime(t.0 - every))),
+                            "seed {seed}"
+                        );
+                        let places: Vec<QueueKey> =
+                            p.take_woken().into_iter().map(|(k, _, _)| k).collect();
+                        assert_eq!(
+                            places,
+                            expected.map(|(k, _)| k).into_iter().collect::<Vec<_>>()
+                        );
+                    }
+                    _ => {
+                        // The simulator is about to process a real event at
+                        // `before`: every round placed before it runs first.
+                        now += rng.below(1_500);
+                        seq += 1;
+                        let before = (SimTime(now), seq, 0);
+                        sub = 0;
+                        sub_model = 0;
+                        p.advance(before, seq, &mut sub);
+                        model.advance(before, seq, &mut sub_model);
+                        assert_eq!(sub, sub_model, "seed {seed}: as many virtual pushes");
+                    }
+                }
+                assert_eq!(p.len(), model.places.len(), "seed {seed}");
+                for (session, ((t, _, _), every)) in &model.places {
+                    assert_eq!(
+                        p.rounds(*session),
+                        Some((*t, SimTime(t.0 - every))),
+                        "seed {seed}: {session:?}"
+                    );
+                }
+                assert!(
+                    p.groups.len() <= p.len().max(1),
+                    "seed {seed}: no empty group"
+                );
+                assert!(p.groups.values().all(|g| !g.members.is_empty()));
+            }
+        }
+    }
 }

@@ -304,7 +304,7 @@ mod tests {
             let mut rng = crate::rng::Rng::new(seed);
             let mut p = Parking::default();
             let mut model = OneByOne::default();
-            let (mut now, mut seq, mut sub, mut sub_model) = (0u64, 1u64, 0u64, 0u64);
+            let (mut now, mut seq) = (0u64, 1u64);
             let sessions: Vec<Session> = (0..10).map(|i| s(i % 5, 10 + i / 5)).collect();
             for _ in 0..300 {
                 match rng.below(4) {
@@ -312,8 +312,7 @@ mod tests {
                         // A fetch round (a real event) parks some sessions,
                         // each with a virtual push.
                         seq += 1;
-                        sub = 0;
-                        sub_model = 0;
+                        let mut sub = 0;
                         for _ in 0..rng.between(1, 4) {
                             let session = sessions[rng.below(10) as usize];
                             if model.places.contains_key(&session) {
@@ -321,7 +320,6 @@ mod tests {
                             }
                             let every = if rng.below(3) == 0 { 700 } else { 500 };
                             sub += 1;
-                            sub_model += 1;
                             let key = (SimTime(now + every), seq, sub);
                             p.park(session, key, every);
                             model.places.insert(session, (key, every));
@@ -349,8 +347,7 @@ mod tests {
                         now += rng.below(1_500);
                         seq += 1;
                         let before = (SimTime(now), seq, 0);
-                        sub = 0;
-                        sub_model = 0;
+                        let (mut sub, mut sub_model) = (0, 0);
                         p.advance(before, seq, &mut sub);
                         model.advance(before, seq, &mut sub_model);
                         assert_eq!(sub, sub_model, "seed {seed}: as many virtual pushes");

@@ -435,6 +435,25 @@ impl DataPlane {
         }
     }
 
+    /// Close every session cache in which `broker` is the leader or the
+    /// follower and that holds one of `tps`.
+    pub(super) fn close_session_caches_holding(
+        &mut self,
+        env: &mut Env,
+        broker: BrokerId,
+        tps: &[&TopicPartition],
+    ) {
+        let keys: Vec<(BrokerId, BrokerId)> = self
+            .session_caches
+            .iter()
+            .filter(|((l, f), c)| (*l == broker || *f == broker) && tps.iter().any(|tp| c.has(tp)))
+            .map(|(k, _)| *k)
+            .collect();
+        for (l, f) in keys {
+            self.close_session_cache(env, l, f);
+        }
+    }
+
     /// Close every session cache in which `broker` is the leader or the follower.
     pub(super) fn close_session_caches_of(&mut self, env: &mut Env, broker: BrokerId) {
         let keys: Vec<(BrokerId, BrokerId)> = self

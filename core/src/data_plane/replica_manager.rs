@@ -70,15 +70,22 @@ impl DataPlane {
         taken: &[bool],
         state_leader_epoch: impl Fn(&TopicPartition) -> Option<i32>,
     ) {
-        let changed = match &req.body {
-            RequestBody::LeaderAndIsr { .. } => taken.contains(&true),
-            RequestBody::StopReplica { .. } => true,
-            _ => false,
+        let changed: Vec<&TopicPartition> = match &req.body {
+            RequestBody::LeaderAndIsr { partitions } => partitions
+                .iter()
+                .zip(taken)
+                .filter(|(_, taken)| **taken)
+                .map(|(p, _)| &p.tp)
+                .collect(),
+            RequestBody::StopReplica { partitions, .. } => partitions.iter().collect(),
+            _ => Vec::new(),
         };
-        if changed {
-            // The broker's partitions changed: its fetch sessions, as leader
-            // or follower, go back to full rounds.
-            self.close_session_caches_of(env, broker);
+        if !changed.is_empty() {
+            // The broker's fetch sessions, as leader or follower, that hold a
+            // partition it changed go back to full rounds (Kafka's sessions
+            // add and remove partitions incrementally; kcsim's cache is only
+            // a shortcut for rounds that change nothing, so it is dropped).
+            self.close_session_caches_holding(env, broker, &changed);
             self.leader_slots.remove(&broker);
         }
         match &req.body {
@@ -92,7 +99,10 @@ impl DataPlane {
                         let current = state_leader_epoch(&p.tp);
                         self.become_leader(env, broker, &p.tp, p.leader_epoch, current);
                     } else if p.leader >= 0 {
-                        self.ensure_fetch_session(env, broker, BrokerId(p.leader as u32), 2);
+                        // The session with the new leader gains the partition.
+                        let leader = BrokerId(p.leader as u32);
+                        self.close_session_cache(env, leader, broker);
+                        self.ensure_fetch_session(env, broker, leader, 2);
                     }
                 }
             }

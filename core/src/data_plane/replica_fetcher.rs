@@ -454,19 +454,6 @@ impl DataPlane {
         }
     }
 
-    /// Close every session cache in which `broker` is the leader or the follower.
-    pub(super) fn close_session_caches_of(&mut self, env: &mut Env, broker: BrokerId) {
-        let keys: Vec<(BrokerId, BrokerId)> = self
-            .session_caches
-            .keys()
-            .filter(|(l, f)| *l == broker || *f == broker)
-            .copied()
-            .collect();
-        for (l, f) in keys {
-            self.close_session_cache(env, l, f);
-        }
-    }
-
     /// The partition's records or high watermark at `leader` changed: the
     /// sessions of its followers replicate it next round.
     pub(super) fn touch(&mut self, leader: BrokerId, tp: &TopicPartition, replicas: &[BrokerId]) {

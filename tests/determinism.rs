@@ -160,3 +160,43 @@ fn snapshots_stay_bounded_on_a_long_run() {
     straight.run_until(SimTime(1_000_000));
     assert_eq!(FinalState::of(&straight).to_json(), snapshot(&t).1);
 }
+
+#[test]
+fn a_big_cluster_keeps_fewer_snapshots_and_seeks_to_the_same_states() {
+    // Not a Kafka behaviour: the timeline's memory. A snapshot copies the
+    // whole cluster, so the snapshots hold at most a budget of znodes and
+    // replicas;
+    // seeking back replays from an older one and must still give the very
+    // states a straight run gives.
+    let s = Scenario::parse(SCENARIO).unwrap();
+    let mut t = Timeline::new(&s);
+    t.seek(SimTime(10_000));
+    let one = t.sim().zk().node_count()
+        + t.sim()
+            .brokers()
+            .values()
+            .map(|b| b.replicas.len())
+            .sum::<usize>();
+    let budget = 3 * one;
+    let mut small = Timeline::new(&s);
+    small.set_snapshot_budget(budget);
+    let moments = [3_000, 12_345, 21_000, 40_000, 8_500, 26_000];
+    for m in moments {
+        t.seek(SimTime(m));
+        small.seek(SimTime(m));
+        assert_eq!(snapshot(&small), snapshot(&t), "at {m}");
+        assert_eq!(trace_text(small.trace()), trace_text(t.trace()), "at {m}");
+        assert!(
+            small.snapshot_weight() <= budget || small.snapshot_count() <= 2,
+            "{} weight in {} snapshots",
+            small.snapshot_weight(),
+            small.snapshot_count()
+        );
+    }
+    assert!(
+        small.snapshot_count() < t.snapshot_count(),
+        "{} snapshots against {}",
+        small.snapshot_count(),
+        t.snapshot_count()
+    );
+}

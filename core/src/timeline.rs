@@ -17,6 +17,13 @@ use crate::trace::TraceRecord;
 
 /// The most snapshots kept at once.
 pub const MAX_SNAPSHOTS: usize = 128;
+/// How much the snapshots may hold at once, counted in znodes plus the
+/// replicas the brokers host ([`Timeline::snapshot_weight`]): a snapshot is a
+/// whole copy of the simulation, about 500 bytes per unit, so about 500 MB. A
+/// small cluster keeps [`MAX_SNAPSHOTS`]; one of 20,000 partitions at RF 3
+/// about 10; one of 200,000 two (seeking back replays longer instead of
+/// running out of memory: a browser's WebAssembly has 4 GiB at most).
+pub const SNAPSHOT_BUDGET: usize = 1_000_000;
 /// The first snapshot interval.
 pub const DEFAULT_INTERVAL_MS: u64 = 1_000;
 
@@ -26,6 +33,8 @@ struct Snapshot {
     sim: Sim,
     /// How long the trace was at that moment.
     trace_len: usize,
+    /// Its weight against the budget ([`Timeline::snapshot_weight`]).
+    weight: usize,
 }
 
 /// A replayable run.
@@ -34,6 +43,8 @@ pub struct Timeline {
     actions: Vec<(SimTime, Action)>,
     snapshots: Vec<Snapshot>,
     interval_ms: u64,
+    /// [`SNAPSHOT_BUDGET`], unless changed.
+    snapshot_budget: usize,
     sim: Sim,
     trace: Vec<TraceRecord>,
     /// Each intervention: its time, and the later actions it dropped.
@@ -48,6 +59,7 @@ impl Timeline {
             actions: scenario.actions.clone(),
             snapshots: Vec::new(),
             interval_ms: DEFAULT_INTERVAL_MS,
+            snapshot_budget: SNAPSHOT_BUDGET,
             sim,
             trace: Vec::new(),
             undo_stack: Vec::new(),
@@ -97,11 +109,13 @@ impl Timeline {
         if self.snapshots.last().is_some_and(|s| s.sim.now() >= now) {
             return;
         }
+        let weight = Self::weight_of(&self.sim);
         self.snapshots.push(Snapshot {
             sim: self.sim.clone(),
             trace_len: self.trace.len(),
+            weight,
         });
-        if self.snapshots.len() > MAX_SNAPSHOTS {
+        while self.snapshots.len() > 2 && self.over_budget() {
             // Keep the first (time 0) and every other one after it.
             let mut i = 0;
             self.snapshots.retain(|_| {
@@ -110,6 +124,32 @@ impl Timeline {
             });
             self.interval_ms = self.interval_ms.saturating_mul(2);
         }
+    }
+
+    fn over_budget(&self) -> bool {
+        self.snapshots.len() > MAX_SNAPSHOTS || self.snapshot_weight() > self.snapshot_budget
+    }
+
+    /// What a snapshot of `sim` weighs: its znodes plus the replicas its
+    /// brokers host (a cheap measure of its size).
+    fn weight_of(sim: &Sim) -> usize {
+        sim.zk().node_count()
+            + sim
+                .brokers()
+                .values()
+                .map(|b| b.replicas.len())
+                .sum::<usize>()
+    }
+
+    /// Let the snapshots weigh at most `budget` (see [`SNAPSHOT_BUDGET`]);
+    /// applies from the next snapshot.
+    pub fn set_snapshot_budget(&mut self, budget: usize) {
+        self.snapshot_budget = budget;
+    }
+
+    /// What the snapshots weigh together: znodes plus hosted replicas.
+    pub fn snapshot_weight(&self) -> usize {
+        self.snapshots.iter().map(|s| s.weight).sum()
     }
 
     /// Run forward to `until`, snapshotting at interval boundaries.

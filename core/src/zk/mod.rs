@@ -431,6 +431,11 @@ impl Zk {
         }
     }
 
+    /// How many znodes exist.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
     /// Requests and notifications so far.
     pub fn counters(&self) -> ZkCounters {
         self.counters.0

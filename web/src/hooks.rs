@@ -241,8 +241,13 @@ pub fn use_style_sheet(css: String) {
             move || {
                 if let (Some(doc), Some(s)) = (doc, sheet.as_ref()) {
                     let mine: &wasm_bindgen::JsValue = s;
-                    let kept = js_sys::Array::from(&doc.adopted_style_sheets())
-                        .filter(&mut |x, _, _| &x != mine);
+                    let list = doc.adopted_style_sheets();
+                    let kept = js_sys::Array::new();
+                    for x in (0..list.length()).map(|i| list.get(i)) {
+                        if &x != mine {
+                            kept.push(&x);
+                        }
+                    }
                     doc.set_adopted_style_sheets(&kept);
                 }
             }

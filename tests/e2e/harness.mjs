@@ -20,12 +20,12 @@ const TYPES = {
   '.svg': 'image/svg+xml',
 };
 
-/** Serve dist/ on an ephemeral port of 127.0.0.1; resolves to { url, close }. */
-export async function serveDist() {
+/** Serve dist/ (or another built copy, `dir`) on an ephemeral port of 127.0.0.1; resolves to { url, close }. */
+export async function serveDist(dir = DIST) {
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
-    const file = join(DIST, path === '/' ? 'index.html' : path);
-    if (!file.startsWith(DIST)) {
+    const file = join(dir, path === '/' ? 'index.html' : path);
+    if (!file.startsWith(dir)) {
       res.writeHead(403).end();
       return;
     }

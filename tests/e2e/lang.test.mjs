@@ -84,7 +84,8 @@ test('a link with &lang=zh opens in Chinese, over the remembered English; a bad 
   await page.goto(`${server.url}#s=zombie-controller&t=3000&lang=zh`);
   await page.reload();
   await page.locator('article.broker').first().waitFor();
-  assert.equal(await page.locator('html').getAttribute('lang'), 'zh');
+  // The page sets <html lang> in an effect after its first render: poll for it.
+  await page.locator('html[lang="zh"]').waitFor({ state: 'attached' });
   assert.equal((await page.locator('button.play').textContent()).trim(), '▶ 播放');
   assert.match(await page.locator('.controls .about').textContent(), HAN);
   assert.equal(await page.getByRole('combobox', { name: '场景' }).inputValue(), 'zombie-controller');

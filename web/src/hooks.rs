@@ -219,3 +219,43 @@ mod tests {
         assert!(!key_belongs_to_target("MAIN", "", false, "n"));
     }
 }
+
+/// A style sheet of the component's own holding `css`, built through the
+/// CSSOM (a constructed `CSSStyleSheet` in `document.adoptedStyleSheets`),
+/// never as a `<style>` element: the page's Content-Security-Policy
+/// (`style-src 'self'`, core/docs/web-security.md) refuses inline style
+/// elements. The sheet is replaced when `css` changes and leaves the
+/// document with the component.
+#[hook]
+pub fn use_style_sheet(css: String) {
+    let sheet = use_memo((), |()| web_sys::CssStyleSheet::new().ok());
+    {
+        let sheet = sheet.clone();
+        use_effect_with((), move |()| {
+            let doc = web_sys::window().and_then(|w| w.document());
+            if let (Some(doc), Some(s)) = (&doc, sheet.as_ref()) {
+                let list = js_sys::Array::from(&doc.adopted_style_sheets());
+                list.push(s);
+                doc.set_adopted_style_sheets(&list);
+            }
+            move || {
+                if let (Some(doc), Some(s)) = (doc, sheet.as_ref()) {
+                    let mine: &wasm_bindgen::JsValue = s;
+                    let list = doc.adopted_style_sheets();
+                    let kept = js_sys::Array::new();
+                    for x in (0..list.length()).map(|i| list.get(i)) {
+                        if &x != mine {
+                            kept.push(&x);
+                        }
+                    }
+                    doc.set_adopted_style_sheets(&kept);
+                }
+            }
+        });
+    }
+    use_effect_with(css, move |css| {
+        if let Some(s) = sheet.as_ref() {
+            let _ = s.replace_sync(css);
+        }
+    });
+}

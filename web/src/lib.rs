@@ -8,6 +8,8 @@
 
 pub mod app;
 pub mod components;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod csp_tests;
 pub mod hooks;
 pub mod i18n;
 pub mod lesson;

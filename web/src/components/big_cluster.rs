@@ -574,10 +574,10 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                     <input type="number" min="1" size="3" value={within_s.to_string()} aria-label={t("seconds", "秒")} onchange={on_within} />{ t(" s", " 秒内有变化") }
                 </span>
             </div>
-            <div class="vtable" tabindex="0" style={format!("height: {VIEW_H}px")} onscroll={onscroll}
+            <div class="vtable" tabindex="0" ~style={format!("height: {VIEW_H}px")} onscroll={onscroll}
                 aria-label={t("Partitions (scroll with the arrow keys)", "分区（用方向键滚动）")}>
-                <div style={format!("height: {}px; position: relative", n * ROW_H + ROW_H)}>
-                    <table style={format!("position: absolute; top: {}px", first * ROW_H)}>
+                <div ~style={format!("height: {}px; position: relative", n * ROW_H + ROW_H)}>
+                    <table ~style={format!("position: absolute; top: {}px", first * ROW_H)}>
                         <thead><tr>
                             <th>{ t("partition", "分区") }</th><th>{ "leader" }</th><th>{ "AR" }</th><th>{ "ISR" }</th>
                             <th>{ t("leader epoch", "leader 纪元") }</th><th>{ t("state", "状态") }</th><th>{ t("flags", "标记") }</th><th>{ t("changed", "变化于") }</th>
@@ -592,7 +592,7 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                                     None => String::new(),
                                 };
                                 html! {
-                                    <tr class={classes!((r.flags & UNAVAILABLE != 0).then_some("offline"))} style={format!("height: {ROW_H}px")}>
+                                    <tr class={classes!((r.flags & UNAVAILABLE != 0).then_some("offline"))} ~style={format!("height: {ROW_H}px")}>
                                         <td>{ format!("{topic}-{}", r.partition) }</td>
                                         <td>{ r.leader.map_or("-1".to_string(), |b| b.to_string()) }</td>
                                         <td>{ ar }</td>

@@ -167,7 +167,7 @@ pub fn Controls(props: &ControlsProps) -> Html {
                         { for props.marks.iter().map(|m| {
                             let at = format!("{:.3} s", *m as f64 / 1000.0);
                             html! {
-                                <button class="mark" style={format!("left: {:.3}%", pct(*m))}
+                                <button class="mark" ~style={format!("left: {:.3}%", pct(*m))}
                                     aria-label={lang.f(|| format!("Go to the mark at {at}"), || format!("跳到 {at} 处的标记"))}
                                     title={lang.f(|| format!("mark at {at} (double-click to remove)"), || format!("{at} 处的标记（双击删除）"))}
                                     onclick={send(Msg::Seek(*m))} ondblclick={send(Msg::Unmark(*m))}></button>

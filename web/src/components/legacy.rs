@@ -131,7 +131,7 @@ pub fn Legacy(props: &LegacyProps) -> Html {
                     aria-label={t("Compare the two designs on this cluster and the actions done so far", "就当前集群和目前为止的操作比较两种设计")}>
                     { t("Compare the designs up to now", "比较两种设计（截至此刻）") }
                 </button>
-                <a class="legacy-docs" href={DOCS_HREF} target="_blank" rel="noopener">{ t("How it is modelled", "建模方式说明") }</a>
+                <a class="legacy-docs" href={DOCS_HREF} target="_blank" rel="noopener noreferrer">{ t("How it is modelled", "建模方式说明") }</a>
             </p>
             { result }
         </section>

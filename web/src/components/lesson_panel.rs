@@ -4,6 +4,7 @@
 //! panels.
 
 use crate::components::lesson_picker::save_progress;
+use crate::hooks::use_style_sheet;
 use crate::i18n::use_lang;
 use crate::lesson::{condition_words, target_selectors, LessonMsg, LessonRun};
 use crate::state::Msg;
@@ -185,6 +186,13 @@ pub fn LessonArea(props: &LessonAreaProps) -> Html {
             open.push(id);
         }
     }
+    // Both through the CSSOM: the page's policy refuses <style> elements.
+    use_style_sheet(if props.present {
+        fold_css(&open)
+    } else {
+        String::new()
+    });
+    use_style_sheet(highlight_css(&selectors));
     let fold_bar = props.present.then(|| {
         html! {
             <div class="fold-bar" role="group" aria-label={lang.t("Folded panels", "已折叠的面板")}>
@@ -204,7 +212,6 @@ pub fn LessonArea(props: &LessonAreaProps) -> Html {
                     onclick={ let on = props.on_msg.clone(); Callback::from(move |_: MouseEvent| on.emit(Msg::Lesson(LessonMsg::SetPresent(false)))) }>
                     { lang.t("Leave presentation", "退出投影") }
                 </button>
-                <style>{ fold_css(&open) }</style>
             </div>
         }
     });
@@ -289,7 +296,6 @@ pub fn LessonArea(props: &LessonAreaProps) -> Html {
                     <p>{ note.get(code) }</p>
                 </details>
             }
-            <style>{ highlight_css(&selectors) }</style>
             { for fold_bar }
         </section>
     }

@@ -302,7 +302,7 @@ pub fn Term(props: &TermProps) -> Html {
     let tip = at.zip(body).map(|((x, y), body)| {
         create_portal(
             html! {
-                <span id={(*id).clone()} role="tooltip" class="term-tip" lang={lang.code()} style={format!("left: {x:.0}px; top: {y:.0}px")}>
+                <span id={(*id).clone()} role="tooltip" class="term-tip" lang={lang.code()} ~style={format!("left: {x:.0}px; top: {y:.0}px")}>
                     { props.name.explain(lang) }
                 </span>
             },

@@ -79,7 +79,7 @@ pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
                     let name = z.path.rsplit('/').next().unwrap_or_default();
                     let class = classes!("znode", z.ephemeral.then_some("ephemeral"), (z.path == "/controller").then_some("controller-node"));
                     html! {
-                        <li class={class} style={format!("padding-left: {}em", z.depth as f32 * 1.1)} data-path={z.path.clone()}>
+                        <li class={class} ~style={format!("padding-left: {}em", z.depth as f32 * 1.1)} data-path={z.path.clone()}>
                             <span class="zname">{ name }</span>
                             if z.ephemeral { <span class="tag"><Term name={TermId::EphemeralZnode}>{ "E" }</Term></span> }
                             if z.watchers > 0 { <span class="tag watch" title={t("sessions watching it", "监听它的会话数")}>{ lang.f(|| format!("watched ×{}", z.watchers), || format!("被监听 ×{}", z.watchers)) }</span> }

@@ -89,7 +89,6 @@ pub fn verb_of(a: &Action) -> &'static str {
 struct TopicInfo {
     name: String,
     partitions: u32,
-    rf: u32,
 }
 
 struct Gen {
@@ -292,7 +291,6 @@ impl Gen {
                 self.topics.push(TopicInfo {
                     name: name.clone(),
                     partitions,
-                    rf,
                 });
                 if self.chance(30) {
                     let assignment = (0..partitions).map(|_| self.replicas(rf)).collect();
@@ -365,19 +363,15 @@ impl Gen {
     /// to move the controller), sometimes an admin znode an operator wants
     /// to cancel, rarely a broker's registration or a topic's state.
     fn delete_znode(&mut self) -> Action {
+        // Not a partition's state znode: a leader epoch that restarts at 0
+        // breaks "leader epochs only grow" by the operator's hand, not the
+        // controller's.
         let path = match self.rng.below(10) {
             0..=4 => "/controller".to_string(),
-            5 => "/admin/reassign_partitions".to_string(),
-            6 => "/admin/preferred_replica_election".to_string(),
-            7 => format!("/admin/delete_topics/{}", self.topic().name),
-            8 => format!("/brokers/ids/{}", self.broker()),
-            _ => {
-                let tp = self.tp();
-                format!(
-                    "/brokers/topics/{}/partitions/{}/state",
-                    tp.topic, tp.partition
-                )
-            }
+            5 | 6 => "/admin/reassign_partitions".to_string(),
+            7 => "/admin/preferred_replica_election".to_string(),
+            8 => format!("/admin/delete_topics/{}", self.topic().name),
+            _ => format!("/brokers/ids/{}", self.broker()),
         };
         Action::DeleteZnode { path }
     }
@@ -412,12 +406,34 @@ impl Gen {
                 }
             }
             4 | 5 => {
+                // Partitions added by hand: the assignment as it is, one
+                // more partition at the end (rewriting existing partitions'
+                // replicas would put ISR members outside the assignment by
+                // the operator's hand).
                 let t = self.topic();
-                let assignment: Vec<Vec<BrokerId>> =
-                    (0..t.partitions).map(|_| self.replicas(t.rf)).collect();
-                Action::SetZnode {
-                    path: format!("/brokers/topics/{}", t.name),
-                    data: crate::znodes::topic_znode_json(&assignment),
+                let path = format!("/brokers/topics/{}", t.name);
+                let current = self
+                    .probe
+                    .zk()
+                    .observed(&path)
+                    .and_then(|n| crate::znodes::decode_topic_assignment(&n.data));
+                match current {
+                    Some(a) if !a.is_empty() => {
+                        let mut assignment: Vec<Vec<BrokerId>> =
+                            a.into_iter().map(|(_, r)| r).collect();
+                        let rf = assignment[0].len() as u32;
+                        assignment.push(self.replicas(rf));
+                        if let Some(info) = self.topics.iter_mut().find(|i| i.name == t.name) {
+                            info.partitions = info.partitions.max(assignment.len() as u32);
+                        }
+                        Action::SetZnode {
+                            path,
+                            data: crate::znodes::topic_znode_json(&assignment),
+                        }
+                    }
+                    _ => Action::DeleteZnode {
+                        path: "/controller".to_string(),
+                    },
                 }
             }
             6 => Action::SetZnode {
@@ -553,7 +569,6 @@ pub fn generate(seed: u64) -> Scenario {
         infos.push(TopicInfo {
             name: name.clone(),
             partitions,
-            rf,
         });
         let mut tconf = BTreeMap::new();
         if rng.below(100) < 15 {

@@ -400,9 +400,10 @@ impl Gen {
                         path: state_path,
                     };
                 }
-                Action::SetZnode {
-                    path: "/controller_epoch".to_string(),
-                    data: self.probe.controller_epoch().to_string(),
+                // No state yet: move the controller instead (rewriting
+                // /controller_epoch lower breaks fencing by hand).
+                Action::DeleteZnode {
+                    path: "/controller".to_string(),
                 }
             }
             4 | 5 => {

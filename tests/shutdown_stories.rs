@@ -215,8 +215,18 @@ fn a_shutdown_request_lost_while_its_broker_is_paused_is_retried_when_it_wakes()
     let mut s = Story::brokers(7, 3);
     let b = BrokerId(2);
     s.create_topic(2_000, "t", &[&[0, 1, 2], &[1, 2, 0]]);
-    s.at(8_000, Action::ShutdownBroker { broker: BrokerId(0) });
-    s.at(9_000, Action::ShutdownBroker { broker: BrokerId(1) });
+    s.at(
+        8_000,
+        Action::ShutdownBroker {
+            broker: BrokerId(0),
+        },
+    );
+    s.at(
+        9_000,
+        Action::ShutdownBroker {
+            broker: BrokerId(1),
+        },
+    );
     s.at(40_000, Action::ShutdownBroker { broker: b });
     s.until(40_000);
     while s.broker(b).shutdown_attempt < 2 || s.broker(b).shutdown_request.is_none() {

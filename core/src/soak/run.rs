@@ -83,7 +83,8 @@ impl SimChecks {
     /// operator asked to delete.
     fn in_deleted_topic(&self, v: &crate::invariants::Violation) -> bool {
         use crate::invariants::{HIGH_WATERMARK_MONOTONIC_CLEAN, NO_ACKED_RECORD_LOST_CLEAN};
-        if v.invariant != NO_ACKED_RECORD_LOST_CLEAN && v.invariant != HIGH_WATERMARK_MONOTONIC_CLEAN
+        if v.invariant != NO_ACKED_RECORD_LOST_CLEAN
+            && v.invariant != HIGH_WATERMARK_MONOTONIC_CLEAN
         {
             return false;
         }

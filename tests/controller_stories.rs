@@ -453,3 +453,48 @@ fn zookeeper_delivers_a_sessions_notifications_in_the_order_of_the_changes() {
         );
     }
 }
+
+#[test]
+fn a_pause_at_the_moment_an_event_ends_does_not_wedge_the_event_thread() {
+    // Kafka: ControllerEventManager's one event thread — an event in progress
+    // when the JVM stalls finishes after the stall, and the queue keeps
+    // draining (a GC pause delays the controller; it never stops it). Found
+    // by `kcsim soak` (seed 2855): a pause that begins exactly when the
+    // event in progress ends used to drop the event's end, so the controller
+    // never processed anything again and nobody was ever elected.
+    let mut s = Story::brokers(4_493_895_894_543_785, 1);
+    let b = BrokerId(0);
+    s.until(1_766);
+    s.at(
+        1_766,
+        Action::PauseBroker {
+            broker: b,
+            duration_ms: 20_000,
+        },
+    );
+    // The session expires while paused; on waking the broker processes
+    // Expire (1 ms), and a second pause lands exactly when that ends.
+    s.until(21_766);
+    let busy_until = s
+        .broker(b)
+        .controller
+        .current
+        .as_ref()
+        .map(|c| c.done_at.as_ms())
+        .expect("the broker is processing its Expire event");
+    s.at(
+        busy_until,
+        Action::PauseBroker {
+            broker: b,
+            duration_ms: 1,
+        },
+    );
+    s.until(60_000);
+    assert_eq!(s.broker(b).status, BrokerStatus::Running);
+    assert_eq!(
+        s.sim.controller_id(),
+        Some(b),
+        "the broker re-registered and was elected after its pauses"
+    );
+    s.assert_everyone_agrees();
+}

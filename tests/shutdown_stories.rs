@@ -201,3 +201,52 @@ fn a_broker_that_exited_leaves_no_request_timeout_behind() {
     );
     s.assert_no_violations();
 }
+
+#[test]
+fn a_shutdown_request_lost_while_its_broker_is_paused_is_retried_when_it_wakes() {
+    // Kafka: KafkaServer.controlledShutdown — a broken connection to the
+    // controller is an IOException of the attempt; after the back-off the
+    // broker tries again, and after controlled.shutdown.max.retries it shuts
+    // down anyway. A GC pause only delays that. Found by `kcsim soak` (seed
+    // 1099): the request lost while its broker was paused was never
+    // answered, and the broker stayed in controlled shutdown forever.
+    // Three brokers; two shut down, then the last one, which leads
+    // partitions nobody else can take: its attempts fail and are retried.
+    let mut s = Story::brokers(7, 3);
+    let b = BrokerId(2);
+    s.create_topic(2_000, "t", &[&[0, 1, 2], &[1, 2, 0]]);
+    s.at(
+        8_000,
+        Action::ShutdownBroker {
+            broker: BrokerId(0),
+        },
+    );
+    s.at(
+        9_000,
+        Action::ShutdownBroker {
+            broker: BrokerId(1),
+        },
+    );
+    s.at(40_000, Action::ShutdownBroker { broker: b });
+    s.until(40_000);
+    while s.broker(b).shutdown_attempt < 2 || s.broker(b).shutdown_request.is_none() {
+        assert!(s.sim.step(), "the second attempt comes");
+        assert!(s.sim.now().as_ms() < 60_000);
+    }
+    let id = s.broker(b).shutdown_request.expect("attempt 2 on the wire");
+    let t = s.sim.now().as_ms();
+    s.at(
+        t,
+        Action::PauseBroker {
+            broker: b,
+            duration_ms: 1,
+        },
+    );
+    s.at(t, Action::DropMessage { id });
+    s.until(t + 60_000);
+    assert_eq!(
+        s.broker(b).status,
+        BrokerStatus::Dead,
+        "the shutdown went on after the pause and ended"
+    );
+}

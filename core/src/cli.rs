@@ -100,6 +100,10 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Simulation testing: run random fault schedules (seeds S..S+N) with
+    /// the checks after every step and once the faults stop; print each
+    /// failure shrunk to a minimal scenario file (docs/simulation-testing.md).
+    Soak(SoakArgs),
     /// Print a completion script for a shell.
     Completions {
         /// The shell.
@@ -119,6 +123,28 @@ struct RunArgs {
     /// Write the trace as JSON lines to this file.
     #[arg(long, value_name = "OUT.jsonl")]
     trace: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct SoakArgs {
+    /// How many schedules.
+    #[arg(long, default_value_t = 100)]
+    schedules: u64,
+    /// The first seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Where failing schedules are written, as SEED.json.
+    #[arg(long, value_name = "DIR", default_value = "target/soak-failures")]
+    out: String,
+    /// At most this many runs to shrink one failure.
+    #[arg(long, value_name = "RUNS", default_value_t = 2_000)]
+    shrink_budget: usize,
+    /// Run one scenario file with the soak's checks and healing instead.
+    #[arg(long, value_name = "FILE")]
+    replay: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -237,6 +263,7 @@ fn dispatch(command: Cmd, out: &mut dyn Write) -> Result<(), Failure> {
             to,
             output,
         } => diagram(&file, from, to, output.as_deref(), out),
+        Cmd::Soak(a) => soak(a, out),
         Cmd::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "kcsim", out);
             Ok(())
@@ -272,6 +299,34 @@ fn run(a: RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
     }
     let _ = writeln!(out, "{}", FinalState::of(&sim).to_json());
     Ok(())
+}
+
+/// `kcsim soak`: exit 1 when any schedule fails.
+fn soak(a: SoakArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    if let Some(file) = a.replay {
+        let scenario = read_scenario(&file)?;
+        return match crate::soak::driver::replay(&scenario, out) {
+            0 => Ok(()),
+            n => Err(Failure(1, format!("{file}: {n} finding(s)"))),
+        };
+    }
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let o = crate::soak::driver::SoakOptions {
+        schedules: a.schedules,
+        seed: a.seed,
+        jobs,
+        out_dir: a.out,
+        shrink_budget: a.shrink_budget,
+    };
+    match crate::soak::driver::soak(&o, out, &mut std::io::stderr()) {
+        0 => Ok(()),
+        n => Err(Failure(
+            1,
+            format!("{n} of {} schedules failed", a.schedules),
+        )),
+    }
 }
 
 /// `kcsim elect`: run one election strategy on the given inputs. `--live`

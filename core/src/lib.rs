@@ -63,6 +63,7 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod soak;
 pub mod summary;
 pub mod time;
 pub mod timeline;

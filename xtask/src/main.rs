@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
+mod soak;
+
 const TRUNK_VERSION: &str = "0.21.14";
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const SERVE_PORT: u16 = 8080;
@@ -23,6 +25,7 @@ fn main() -> ExitCode {
         Some("serve") => serve(),
         Some("test") => test(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("soak") => soak::soak(&args[1..]),
         _ => Err(usage()),
     };
     match result {
@@ -35,8 +38,8 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> String {
-    "usage: cargo xtask serve | test [--skip STAGE]... | bench [--no-browser] [--no-size] [--wasm-args \"...\"] [kcsim bench options]\n\
-     stages: fmt clippy native browser trunk e2e"
+    "usage: cargo xtask serve | test [--skip STAGE]... | bench [--no-browser] [--no-size] [--wasm-args \"...\"] [kcsim bench options] | soak --schedules N [--seed S] [--jobs J]\n\
+     stages: fmt clippy native soak browser trunk e2e"
         .to_string()
 }
 
@@ -506,6 +509,10 @@ fn test(args: &[String]) -> Result<()> {
         Stage {
             name: "native",
             run: stage_native,
+        },
+        Stage {
+            name: "soak",
+            run: soak::stage_soak,
         },
         Stage {
             name: "browser",

@@ -207,13 +207,16 @@ impl Sim {
             },
         );
         // The event thread stalled too: the event in progress ends that much
-        // later, and its remaining request batches leave that much later.
+        // later, and its remaining request batches leave that much later. An
+        // event due to end at the very moment of the pause is stalled too
+        // (the pause, an action, came before its end, an event, and the end
+        // was held: dropped below, it is scheduled again here).
         let stall = now.since(paused_at);
         let stretched = self
             .brokers
             .get_mut(&broker)
             .and_then(|b| b.controller.current.as_mut())
-            .filter(|c| c.done_at > paused_at)
+            .filter(|c| c.done_at >= paused_at)
             .map(|c| {
                 c.started_at = c.started_at.plus_ms(stall);
                 c.done_at = c.done_at.plus_ms(stall);

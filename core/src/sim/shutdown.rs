@@ -203,7 +203,14 @@ impl Sim {
             return;
         }
         self.shutdown_request_done(broker, id);
-        if self.status(broker) == BrokerStatus::ShuttingDown {
+        // A paused broker in shutdown learns of the failure too: its retry
+        // timer is held until it wakes.
+        let shutting_down = self.brokers.get(&broker).is_some_and(|b| {
+            b.status == BrokerStatus::ShuttingDown
+                || (b.status == BrokerStatus::Paused
+                    && b.status_before_pause == BrokerStatus::ShuttingDown)
+        });
+        if shutting_down {
             self.shutdown_reply(broker, Err(why));
         }
     }

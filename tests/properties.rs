@@ -3,7 +3,8 @@
 
 use kcsim_core::controller::election;
 use kcsim_core::scenario::Scenario;
-use kcsim_core::{Action, BrokerId, SimTime};
+use kcsim_core::observer::{liveness_bound_ms, Finding, Observer};
+use kcsim_core::{Action, BrokerId, Sim, SimTime};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
@@ -22,6 +23,16 @@ fn config(cases: u32) -> ProptestConfig {
 }
 use serde_json::json;
 use std::collections::BTreeSet;
+
+/// Run to `until`, the observer reading the cluster after every step.
+fn run_observed(sim: &mut Sim, observer: &mut Observer, until: SimTime, found: &mut Vec<Finding>) {
+    while sim.next_event_time().is_some_and(|t| t <= until) {
+        sim.step();
+        found.extend(observer.after_step(sim));
+    }
+    sim.run_until(until);
+    found.extend(observer.after_step(sim));
+}
 
 fn action(n: u32) -> impl Strategy<Value = Action> {
     let b = (0..n).prop_map(BrokerId);
@@ -91,7 +102,11 @@ proptest! {
         for (t, a) in &actions {
             sim.schedule_action(SimTime(*t), a.clone()).unwrap();
         }
-        sim.run_until(SimTime(120_000));
+        // The observer outside the simulator checks safety after every step.
+        let mut observer = Observer::new(&sim);
+        let mut found = Vec::new();
+        run_observed(&mut sim, &mut observer, SimTime(120_000), &mut found);
+        prop_assert!(found.is_empty(), "seed {seed}, {n} brokers, {actions:?}: observer found {found:#?}");
         prop_assert!(sim.violations().is_empty(), "seed {seed}, {n} brokers, {actions:?}: {:#?}", sim.violations());
         if let Some(c) = sim.active_controller() {
             prop_assert!(c.controller.ctx.epoch <= sim.controller_epoch());
@@ -104,6 +119,17 @@ proptest! {
             let lost_all = sim.produced().iter().filter(|r| r.acks == kcsim_core::log::Acks::All && r.lost.is_some()).count();
             prop_assert_eq!(lost_all, 0, "seed {}, {:?}", seed, actions);
         }
+        // Kafka: once faults stop (the last pause ended by 75 s; heal the
+        // slowed brokers now), the cluster settles within the bound.
+        let healed = sim.now();
+        for b in 0..n {
+            sim.schedule_action(healed, Action::HealBroker { broker: BrokerId(b) }).unwrap();
+        }
+        let until = healed.plus_ms(liveness_bound_ms(&sim));
+        run_observed(&mut sim, &mut observer, until, &mut found);
+        prop_assert!(found.is_empty(), "seed {seed}, {n} brokers, {actions:?}: observer found {found:#?}");
+        let stuck = observer.liveness(&sim);
+        prop_assert!(stuck.is_empty(), "seed {seed}, {n} brokers, {actions:?}: liveness {stuck:#?}");
     }
 
     #[test]

@@ -333,6 +333,16 @@ fn admin(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut Out) {
 /// Every acks=all record acknowledged is still readable from its serving
 /// leader, unless an unclean election happened after it was produced.
 fn records(o: &Observer, sim: &Sim, out: &mut Out) {
+    for (tp, offset, at) in &o.lost {
+        out.find(
+            LIVE_ACKED_RECORDS_READABLE,
+            format!("{tp} {offset}"),
+            format!(
+                "{tp}: acknowledged acks=all record at offset {offset} was lost at {} ms without an unclean election",
+                at.as_ms()
+            ),
+        );
+    }
     for (tp, acked) in &o.acked {
         let Some(seen) = o.partitions.get(tp) else {
             continue;
@@ -340,9 +350,8 @@ fn records(o: &Observer, sim: &Sim, out: &mut Out) {
         let Some((leader, _, _)) = o.serving_leader(sim, tp) else {
             continue;
         };
-        let Some(log) = sim.log(leader, tp) else {
-            continue;
-        };
+        let empty = crate::log::Log::default();
+        let log = sim.log(leader, tp).unwrap_or(&empty);
         for r in acked.iter().filter(|r| r.all && !log.has(r.offset, r.id)) {
             if seen.unclean_at.iter().any(|t| *t >= r.produced_at) {
                 continue;

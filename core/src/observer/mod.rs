@@ -194,6 +194,9 @@ pub struct Observer {
     acked: BTreeMap<TopicPartition, Vec<Acked>>,
     /// acks=all records produced and not yet acknowledged: id → partition.
     unacked: BTreeMap<u64, TopicPartition>,
+    /// acks=all records seen lost without an unclean election: (partition,
+    /// offset, when).
+    lost: Vec<(TopicPartition, u64, SimTime)>,
     /// The next record id not yet read from the producers' ledger.
     next_record: u64,
     /// Trace records already read for the operator's own commands.
@@ -708,9 +711,9 @@ impl Observer {
             let Some((leader, incarnation, epoch)) = self.serving_leader(sim, &tp) else {
                 continue;
             };
-            let Some(log) = sim.log(leader, &tp) else {
-                continue;
-            };
+            // A leader without a log serves an empty one.
+            let empty = crate::log::Log::default();
+            let log = sim.log(leader, &tp).unwrap_or(&empty);
             let Some(seen) = self.partitions.get_mut(&tp) else {
                 continue;
             };
@@ -737,6 +740,7 @@ impl Observer {
             seen.checked = Some(sig);
             let Some(acked) = acked else { continue };
             let now = sim.now();
+            let lost = &mut self.lost;
             acked.retain(|r| {
                 if log.has(r.offset, r.id) {
                     return true;
@@ -749,6 +753,7 @@ impl Observer {
                     .iter()
                     .any(|t| *t >= r.produced_at && *t <= now);
                 if r.all && !unclean {
+                    lost.push((tp.clone(), r.offset, now));
                     out.find(
                         invariants::NO_ACKED_RECORD_LOST_CLEAN,
                         format!("{tp} {}", r.offset),

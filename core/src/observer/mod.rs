@@ -199,6 +199,9 @@ pub struct Observer {
     lost: Vec<(TopicPartition, u64, SimTime)>,
     /// The next record id not yet read from the producers' ledger.
     next_record: u64,
+    /// Watch notifications the operator's fault injection lost: (when,
+    /// path, broker). Liveness narrows after one (see [`liveness`]).
+    notifications_lost: Vec<(u64, String, BrokerId)>,
     /// Trace records already read for the operator's own commands.
     trace_seen: usize,
     /// (property, subject) already reported: each is reported once.
@@ -259,8 +262,24 @@ impl Observer {
 
     /// Liveness, once faults have stopped and the sim has run
     /// [`liveness_bound_ms`] more (see [`liveness`] for each property).
+    ///
+    /// After a lost watch notification ([`Observer::lost_notifications`])
+    /// only the properties that need no watch are checked: no stuck broker,
+    /// running brokers registered, acknowledged records readable. Kafka's
+    /// ZooKeeper watches are one-shot and re-armed only by the read that a
+    /// notification triggers (`ZooKeeperClient`'s handlers;
+    /// `KafkaController.processIsrChangeNotification` is the only reader of
+    /// `/isr_change_notification`), so Kafka itself stays blind to that
+    /// path after such a loss: a controller never elected, an ISR change
+    /// never propagated, a deletion or reassignment never picked up.
     pub fn liveness(&self, sim: &Sim) -> Vec<Finding> {
         liveness::check(self, sim)
+    }
+
+    /// The watch notifications lost so far by fault injection
+    /// (`drop_message` on a notification): (time in ms, path, broker).
+    pub fn lost_notifications(&self) -> &[(u64, String, BrokerId)] {
+        &self.notifications_lost
     }
 
     /// Paths the operator edited by hand since the last step.
@@ -273,6 +292,10 @@ impl Observer {
         }
         let mut edited = Vec::new();
         for r in trace.iter().skip(self.trace_seen) {
+            if let crate::fact::Fact::WatchNotificationLost { path, broker, .. } = &r.fact {
+                self.notifications_lost
+                    .push((r.time_ms, path.clone(), *broker));
+            }
             if let crate::fact::Fact::UserAction(a) = &r.fact {
                 match a {
                     Action::SetZnode { path, .. }
@@ -509,13 +532,24 @@ impl Observer {
         // Kafka: every broker's controller module watches /controller
         // (ControllerChangeHandler) and re-reads activeControllerId; once no
         // notification, request or event is pending, all agree with it.
+        // A broker that lost a notification of /controller (fault
+        // injection) is left out: its one-shot watch is gone, and Kafka's
+        // broker stays with what it last read until it reads /controller
+        // again (ZooKeeperClient re-arms a watch only on a read).
         if sim.is_quiet() {
             let zk_controller = sim.controller_id();
+            let blind: BTreeSet<BrokerId> = self
+                .notifications_lost
+                .iter()
+                .filter(|(_, path, _)| path == paths::CONTROLLER)
+                .map(|(_, _, b)| *b)
+                .collect();
             let disagree: Vec<String> = sim
                 .brokers()
                 .values()
                 .filter(|b| {
-                    b.status == BrokerStatus::Running
+                    !blind.contains(&b.id)
+                        && b.status == BrokerStatus::Running
                         && b.controller.active_controller_id != zk_controller
                 })
                 .map(|b| {

@@ -213,7 +213,7 @@ impl Sim {
             .brokers
             .get_mut(&broker)
             .and_then(|b| b.controller.current.as_mut())
-            .filter(|c| c.done_at > paused_at)
+            .filter(|c| c.done_at >= paused_at)
             .map(|c| {
                 c.started_at = c.started_at.plus_ms(stall);
                 c.done_at = c.done_at.plus_ms(stall);

@@ -525,7 +525,10 @@ fn a_follower_back_from_a_long_pause_fetches_again_and_rejoins_the_isr() {
     )
     .unwrap();
     sim.run_until(SimTime(24_000));
-    assert!(!isr(&sim).contains(&follower), "the paused follower left the ISR");
+    assert!(
+        !isr(&sim).contains(&follower),
+        "the paused follower left the ISR"
+    );
     sim.run_until(SimTime(40_000));
     assert!(
         isr(&sim).contains(&follower),

@@ -2,8 +2,8 @@
 //! invariant. A failure prints the seed and the schedule that reproduce it.
 
 use kcsim_core::controller::election;
-use kcsim_core::scenario::Scenario;
 use kcsim_core::observer::{liveness_bound_ms, Finding, Observer};
+use kcsim_core::scenario::Scenario;
 use kcsim_core::{Action, BrokerId, Sim, SimTime};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -44,7 +44,10 @@ struct Wire {
 impl Wire {
     fn next(&mut self) -> u64 {
         // A fixed LCG (Knuth's MMIX constants): reproducible from the seed.
-        self.state = self.state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.state = self
+            .state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         self.state >> 33
     }
 
@@ -57,7 +60,9 @@ impl Wire {
         let ids: Vec<u64> = sim
             .pending()
             .filter_map(|(_, e)| match e {
-                SimEvent::Notify { id, .. } | SimEvent::RequestArrives { id } | SimEvent::ResponseArrives { id } => Some(*id),
+                SimEvent::Notify { id, .. }
+                | SimEvent::RequestArrives { id }
+                | SimEvent::ResponseArrives { id } => Some(*id),
                 _ => None,
             })
             .collect();
@@ -69,7 +74,10 @@ impl Wire {
         let action = if roll < self.drop_per_mille {
             Action::DropMessage { id }
         } else {
-            Action::DelayMessage { id, delay_ms: 100 + self.next() % 10_000 }
+            Action::DelayMessage {
+                id,
+                delay_ms: 100 + self.next() % 10_000,
+            }
         };
         sim.schedule_action(now, action).unwrap();
     }

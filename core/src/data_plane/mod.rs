@@ -205,7 +205,11 @@ impl DataPlane {
 
     /// Test-only: a replica's log, to break it.
     #[cfg(test)]
-    pub(crate) fn log_mut_for_test(&mut self, broker: BrokerId, tp: &TopicPartition) -> Option<&mut Log> {
+    pub(crate) fn log_mut_for_test(
+        &mut self,
+        broker: BrokerId,
+        tp: &TopicPartition,
+    ) -> Option<&mut Log> {
         self.logs.get_mut(&(broker, tp.clone()))
     }
 

@@ -3,9 +3,7 @@
 //! where Kafka itself stays stuck the property leaves that case out.
 
 use super::*;
-use crate::data_plane::{
-    FETCH_WAIT_MAX_MS, ISR_PROPAGATION_BLACKOUT_MS, ISR_PROPAGATION_CHECK_MS,
-};
+use crate::data_plane::{FETCH_WAIT_MAX_MS, ISR_PROPAGATION_BLACKOUT_MS, ISR_PROPAGATION_CHECK_MS};
 
 /// How long a partition's state znode must have stayed the same before the
 /// brokers' caches must agree with it: a controller that just changed it
@@ -84,7 +82,10 @@ fn brokers(sim: &Sim, out: &mut Out) {
     for b in sim.brokers().values() {
         // Kafka: KafkaServer.startup registers or fails (NodeExists) and
         // exits; controlledShutdown gives up after its retries and exits.
-        if matches!(b.status, BrokerStatus::Starting | BrokerStatus::ShuttingDown) {
+        if matches!(
+            b.status,
+            BrokerStatus::Starting | BrokerStatus::ShuttingDown
+        ) {
             out.find(
                 LIVE_NO_STUCK_BROKER,
                 b.id.to_string(),

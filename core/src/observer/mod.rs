@@ -113,7 +113,11 @@ pub struct Finding {
 
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} at {} ms: {}", self.property, self.time_ms, self.detail)
+        write!(
+            f,
+            "{} at {} ms: {}",
+            self.property, self.time_ms, self.detail
+        )
     }
 }
 
@@ -427,9 +431,8 @@ impl Observer {
                 }
                 seen.mzxid = mzxid;
                 seen.changed_at = now;
-                let state = node.and_then(|n| {
-                    crate::znodes::decode_partition_state(&n.data, n.stat.version)
-                });
+                let state = node
+                    .and_then(|n| crate::znodes::decode_partition_state(&n.data, n.stat.version));
                 let Some(l) = state else {
                     seen.leader = None;
                     seen.isr.clear();
@@ -509,7 +512,10 @@ impl Observer {
                     out.find(
                         invariants::SINGLE_CONTROLLER_PER_EPOCH,
                         epoch.to_string(),
-                        format!("brokers {other} and {} both act as controller with epoch {epoch}", b.id),
+                        format!(
+                            "brokers {other} and {} both act as controller with epoch {epoch}",
+                            b.id
+                        ),
                     );
                 }
             }
@@ -525,7 +531,9 @@ impl Observer {
                 out.find(
                     invariants::SINGLE_CONTROLLER_PER_EPOCH,
                     epoch.to_string(),
-                    format!("brokers {owner} and {from} both acted as controller with epoch {epoch}"),
+                    format!(
+                        "brokers {owner} and {from} both acted as controller with epoch {epoch}"
+                    ),
                 );
             }
         }
@@ -603,7 +611,9 @@ impl Observer {
             // Kafka: ReplicaManager.becomeLeaderOrFollower applies only a
             // newer leader epoch to a hosted replica.
             for (tp, lp) in &b.replicas {
-                let Some(generation) = generation_of(&self.topics, &self.partitions, tp, lp.leader_epoch) else {
+                let Some(generation) =
+                    generation_of(&self.topics, &self.partitions, tp, lp.leader_epoch)
+                else {
                     continue;
                 };
                 if lp.leader == b.id.0 as i32 {
@@ -618,8 +628,11 @@ impl Observer {
                         );
                     }
                 }
-                let last = seen.replicas.insert(tp.clone(), (lp.leader_epoch, generation));
-                if let Some((e, _)) = last.filter(|(e, g)| *g == generation && lp.leader_epoch < *e) {
+                let last = seen
+                    .replicas
+                    .insert(tp.clone(), (lp.leader_epoch, generation));
+                if let Some((e, _)) = last.filter(|(e, g)| *g == generation && lp.leader_epoch < *e)
+                {
                     out.find(
                         invariants::NO_STALE_REQUEST_APPLIED,
                         format!("broker {} {tp}", b.id),
@@ -639,13 +652,12 @@ impl Observer {
             seen.cache = Some(b.metadata.partitions.clone());
             let mut cached = BTreeMap::new();
             for (tp, p) in b.metadata.partitions.iter() {
-                let Some(generation) = generation_of(&self.topics, &self.partitions, tp, p.leader_epoch) else {
+                let Some(generation) =
+                    generation_of(&self.topics, &self.partitions, tp, p.leader_epoch)
+                else {
                     continue;
                 };
-                if let Some((ce, le, _)) = seen
-                    .cached
-                    .get(tp)
-                    .filter(|(_, _, g)| *g == generation)
+                if let Some((ce, le, _)) = seen.cached.get(tp).filter(|(_, _, g)| *g == generation)
                 {
                     if p.leader_epoch < *le || p.controller_epoch < *ce {
                         out.find(
@@ -663,7 +675,6 @@ impl Observer {
             seen.cached = cached;
         }
     }
-
 }
 
 /// The topic generation a broker's state of `tp` at `leader_epoch`

@@ -105,29 +105,81 @@ fn stories_with_faults_admin_work_and_produce_give_no_finding() {
     let c = sim.controller_id().unwrap();
     let other = BrokerId((c.0 + 1) % 3);
     let plan = vec![
-        (11_000, Action::Produce { topic: "t".into(), partition: 0, records: 5, acks: Acks::All }),
-        (11_500, Action::Produce { topic: "t".into(), partition: 1, records: 5, acks: Acks::Leader }),
-        (12_000, Action::KillBroker { broker: c }),
-        (13_000, Action::Produce { topic: "t".into(), partition: 0, records: 5, acks: Acks::All }),
-        (20_000, Action::StartBroker { broker: c }),
-        (26_000, Action::ExpireSession { broker: other }),
-        (30_000, Action::PauseBroker { broker: other, duration_ms: 4_000 }),
-        (40_000, Action::ReassignPartitions {
-            partitions: vec![crate::action::PartitionTarget {
+        (
+            11_000,
+            Action::Produce {
+                topic: "t".into(),
+                partition: 0,
+                records: 5,
+                acks: Acks::All,
+            },
+        ),
+        (
+            11_500,
+            Action::Produce {
                 topic: "t".into(),
                 partition: 1,
-                replicas: vec![BrokerId(2), BrokerId(0)],
-            }],
-        }),
-        (41_000, Action::Produce { topic: "t".into(), partition: 1, records: 3, acks: Acks::All }),
+                records: 5,
+                acks: Acks::Leader,
+            },
+        ),
+        (12_000, Action::KillBroker { broker: c }),
+        (
+            13_000,
+            Action::Produce {
+                topic: "t".into(),
+                partition: 0,
+                records: 5,
+                acks: Acks::All,
+            },
+        ),
+        (20_000, Action::StartBroker { broker: c }),
+        (26_000, Action::ExpireSession { broker: other }),
+        (
+            30_000,
+            Action::PauseBroker {
+                broker: other,
+                duration_ms: 4_000,
+            },
+        ),
+        (
+            40_000,
+            Action::ReassignPartitions {
+                partitions: vec![crate::action::PartitionTarget {
+                    topic: "t".into(),
+                    partition: 1,
+                    replicas: vec![BrokerId(2), BrokerId(0)],
+                }],
+            },
+        ),
+        (
+            41_000,
+            Action::Produce {
+                topic: "t".into(),
+                partition: 1,
+                records: 3,
+                acks: Acks::All,
+            },
+        ),
         (50_000, Action::DeleteTopic { topic: "t".into() }),
-        (70_000, Action::CreateTopic {
-            name: "t".into(),
-            assignment: None,
-            partitions: Some(2),
-            replication_factor: Some(2),
-        }),
-        (75_000, Action::Produce { topic: "t".into(), partition: 0, records: 2, acks: Acks::All }),
+        (
+            70_000,
+            Action::CreateTopic {
+                name: "t".into(),
+                assignment: None,
+                partitions: Some(2),
+                replication_factor: Some(2),
+            },
+        ),
+        (
+            75_000,
+            Action::Produce {
+                topic: "t".into(),
+                partition: 0,
+                records: 2,
+                acks: Acks::All,
+            },
+        ),
         (76_000, Action::ShutdownBroker { broker: other }),
     ];
     for (t, a) in plan {
@@ -147,7 +199,10 @@ fn a_controller_epoch_that_goes_down_is_found() {
     sim.zk_mut()
         .set_data(None, paths::CONTROLLER_EPOCH, "0", None)
         .unwrap();
-    assert_eq!(names(&o.after_step(&sim)), vec![invariants::CONTROLLER_EPOCH_MONOTONIC]);
+    assert_eq!(
+        names(&o.after_step(&sim)),
+        vec![invariants::CONTROLLER_EPOCH_MONOTONIC]
+    );
 }
 
 #[test]
@@ -159,7 +214,10 @@ fn an_operators_own_edit_of_the_controller_epoch_is_not_a_finding() {
     let at = sim.now().plus_ms(1);
     sim.schedule_action(
         at,
-        Action::SetZnode { path: paths::CONTROLLER_EPOCH.into(), data: "0".into() },
+        Action::SetZnode {
+            path: paths::CONTROLLER_EPOCH.into(),
+            data: "0".into(),
+        },
     )
     .unwrap();
     sim.step();
@@ -178,7 +236,10 @@ fn two_controllers_with_one_epoch_are_found() {
     b.controller.active_controller_id = Some(other);
     b.controller.ctx = ctx;
     let found = o.after_step(&sim);
-    assert!(names(&found).contains(&invariants::SINGLE_CONTROLLER_PER_EPOCH), "{found:?}");
+    assert!(
+        names(&found).contains(&invariants::SINGLE_CONTROLLER_PER_EPOCH),
+        "{found:?}"
+    );
 }
 
 #[test]
@@ -186,8 +247,14 @@ fn a_broker_going_back_to_an_older_controller_epoch_is_found() {
     // Kafka: ReplicaManager rejects a request with an older controllerEpoch.
     let mut sim = cluster();
     let mut o = Observer::new(&sim);
-    brokers(&mut sim).get_mut(&BrokerId(1)).unwrap().controller_epoch_seen = 0;
-    assert_eq!(names(&o.after_step(&sim)), vec![invariants::NO_STALE_REQUEST_APPLIED]);
+    brokers(&mut sim)
+        .get_mut(&BrokerId(1))
+        .unwrap()
+        .controller_epoch_seen = 0;
+    assert_eq!(
+        names(&o.after_step(&sim)),
+        vec![invariants::NO_STALE_REQUEST_APPLIED]
+    );
 }
 
 #[test]
@@ -198,12 +265,21 @@ fn a_hosted_replica_going_back_to_an_older_leader_epoch_is_found() {
     let l = leader(&sim, &tp);
     let follower = BrokerId((l.0 + 1) % 3);
     // A new leader epoch first (the leader leaves), so there is one to go back from.
-    sim.schedule_action(SimTime(10_001), Action::ShutdownBroker { broker: l }).unwrap();
+    sim.schedule_action(SimTime(10_001), Action::ShutdownBroker { broker: l })
+        .unwrap();
     sim.run_until(SimTime(20_000));
     let mut o = Observer::new(&sim);
-    let rep = brokers(&mut sim).get_mut(&follower).unwrap().replicas.get_mut(&tp).unwrap();
+    let rep = brokers(&mut sim)
+        .get_mut(&follower)
+        .unwrap()
+        .replicas
+        .get_mut(&tp)
+        .unwrap();
     rep.leader_epoch -= 1;
-    assert_eq!(names(&o.after_step(&sim)), vec![invariants::NO_STALE_REQUEST_APPLIED]);
+    assert_eq!(
+        names(&o.after_step(&sim)),
+        vec![invariants::NO_STALE_REQUEST_APPLIED]
+    );
 }
 
 #[test]
@@ -215,12 +291,16 @@ fn a_metadata_cache_going_back_to_an_older_state_is_found() {
     let l = leader(&sim, &tp);
     let watcher = BrokerId((l.0 + 1) % 3);
     let old = sim.brokers()[&watcher].metadata.clone();
-    sim.schedule_action(SimTime(10_001), Action::ShutdownBroker { broker: l }).unwrap();
+    sim.schedule_action(SimTime(10_001), Action::ShutdownBroker { broker: l })
+        .unwrap();
     sim.run_until(SimTime(20_000));
     let mut o = Observer::new(&sim);
     brokers(&mut sim).get_mut(&watcher).unwrap().metadata = old;
     let found = o.after_step(&sim);
-    assert!(names(&found).contains(&invariants::NO_STALE_REQUEST_APPLIED), "{found:?}");
+    assert!(
+        names(&found).contains(&invariants::NO_STALE_REQUEST_APPLIED),
+        "{found:?}"
+    );
 }
 
 #[test]
@@ -229,7 +309,11 @@ fn disagreement_on_the_controller_when_quiet_is_found() {
     let mut sim = cluster();
     let mut o = Observer::new(&sim);
     assert!(sim.is_quiet());
-    brokers(&mut sim).get_mut(&BrokerId(1)).unwrap().controller.active_controller_id = Some(BrokerId(9));
+    brokers(&mut sim)
+        .get_mut(&BrokerId(1))
+        .unwrap()
+        .controller
+        .active_controller_id = Some(BrokerId(9));
     assert_eq!(
         names(&o.after_step(&sim)),
         vec![invariants::CONTROLLER_AGREEMENT_WHEN_QUIET]
@@ -261,14 +345,22 @@ fn a_leader_epoch_that_goes_down_in_zookeeper_is_found() {
     let mut l = state(&sim, &tp);
     l.leader_epoch -= 1;
     write_state(&mut sim, &tp, &l);
-    assert_eq!(names(&o.after_step(&sim)), vec![invariants::LEADER_EPOCH_MONOTONIC]);
+    assert_eq!(
+        names(&o.after_step(&sim)),
+        vec![invariants::LEADER_EPOCH_MONOTONIC]
+    );
 }
 
 /// Produce acks=all records to t-0 and let them be acknowledged.
 fn with_acked_records() -> (Sim, Observer) {
     let mut sim = cluster();
     let mut o = Observer::new(&sim);
-    let a = Action::Produce { topic: "t".into(), partition: 0, records: 4, acks: Acks::All };
+    let a = Action::Produce {
+        topic: "t".into(),
+        partition: 0,
+        records: 4,
+        acks: Acks::All,
+    };
     sim.schedule_action(SimTime(10_001), a).unwrap();
     assert_eq!(run(&mut sim, &mut o, SimTime(15_000)), vec![]);
     assert!(sim.produced().iter().all(|r| r.acked_at.is_some()));
@@ -282,11 +374,18 @@ fn an_acknowledged_record_missing_from_the_leaders_log_is_found() {
     let (mut sim, mut o) = with_acked_records();
     let tp = tp0();
     let l = leader(&sim, &tp);
-    let log = sim.observed_state_mut_for_test().1.log_mut_for_test(l, &tp).unwrap();
+    let log = sim
+        .observed_state_mut_for_test()
+        .1
+        .log_mut_for_test(l, &tp)
+        .unwrap();
     log.records.truncate(2);
     log.high_watermark = 2;
     let found = o.after_step(&sim);
-    assert!(names(&found).contains(&invariants::NO_ACKED_RECORD_LOST_CLEAN), "{found:?}");
+    assert!(
+        names(&found).contains(&invariants::NO_ACKED_RECORD_LOST_CLEAN),
+        "{found:?}"
+    );
     // Offsets 2 and 3 are gone.
     assert_eq!(
         names(&o.liveness(&sim)),
@@ -303,7 +402,10 @@ fn a_record_lost_to_an_unclean_election_is_not_a_finding() {
     let old = state(&sim, &tp);
     let new_leader = BrokerId((old.leader.unwrap().0 + 1) % 3);
     // The ISR shrinks to the leader, then a replica outside it is elected.
-    let shrunk = LeaderIsr { isr: vec![old.leader.unwrap()], ..old.clone() };
+    let shrunk = LeaderIsr {
+        isr: vec![old.leader.unwrap()],
+        ..old.clone()
+    };
     write_state(&mut sim, &tp, &shrunk);
     assert_eq!(o.after_step(&sim), vec![]);
     let unclean = LeaderIsr {
@@ -324,7 +426,13 @@ fn a_record_lost_to_an_unclean_election_is_not_a_finding() {
     log.records.truncate(1);
     log.high_watermark = 1;
     assert_eq!(o.after_step(&sim), vec![]);
-    assert_eq!(o.liveness(&sim).iter().filter(|f| f.property == LIVE_ACKED_RECORDS_READABLE).count(), 0);
+    assert_eq!(
+        o.liveness(&sim)
+            .iter()
+            .filter(|f| f.property == LIVE_ACKED_RECORDS_READABLE)
+            .count(),
+        0
+    );
 }
 
 #[test]
@@ -334,9 +442,16 @@ fn a_high_watermark_that_goes_down_is_found() {
     let (mut sim, mut o) = with_acked_records();
     let tp = tp0();
     let l = leader(&sim, &tp);
-    let log = sim.observed_state_mut_for_test().1.log_mut_for_test(l, &tp).unwrap();
+    let log = sim
+        .observed_state_mut_for_test()
+        .1
+        .log_mut_for_test(l, &tp)
+        .unwrap();
     log.high_watermark -= 1;
-    assert_eq!(names(&o.after_step(&sim)), vec![invariants::HIGH_WATERMARK_MONOTONIC_CLEAN]);
+    assert_eq!(
+        names(&o.after_step(&sim)),
+        vec![invariants::HIGH_WATERMARK_MONOTONIC_CLEAN]
+    );
 }
 
 #[test]
@@ -347,8 +462,17 @@ fn two_leaders_at_one_leader_epoch_are_found() {
     let tp = tp0();
     let l = leader(&sim, &tp);
     let other = BrokerId((l.0 + 1) % 3);
-    brokers(&mut sim).get_mut(&other).unwrap().replicas.get_mut(&tp).unwrap().leader = other.0 as i32;
-    assert_eq!(names(&o.after_step(&sim)), vec![SINGLE_LEADER_PER_LEADER_EPOCH]);
+    brokers(&mut sim)
+        .get_mut(&other)
+        .unwrap()
+        .replicas
+        .get_mut(&tp)
+        .unwrap()
+        .leader = other.0 as i32;
+    assert_eq!(
+        names(&o.after_step(&sim)),
+        vec![SINGLE_LEADER_PER_LEADER_EPOCH]
+    );
 }
 
 #[test]
@@ -362,7 +486,11 @@ fn each_liveness_property_catches_a_wedged_cluster() {
     let check = |sim: &Sim| names(&o.liveness(sim));
 
     let mut sim = base.clone();
-    brokers(&mut sim).get_mut(&other).unwrap().metadata.controller_id = None;
+    brokers(&mut sim)
+        .get_mut(&other)
+        .unwrap()
+        .metadata
+        .controller_id = None;
     assert_eq!(check(&sim), vec![LIVE_ONE_CONTROLLER]);
 
     let mut sim = base.clone();
@@ -374,14 +502,19 @@ fn each_liveness_property_catches_a_wedged_cluster() {
     assert!(check(&sim).contains(&LIVE_NO_STUCK_BROKER));
 
     let mut sim = base.clone();
-    sim.zk_mut().delete(None, &paths::broker(other), None).unwrap();
+    sim.zk_mut()
+        .delete(None, &paths::broker(other), None)
+        .unwrap();
     assert_eq!(check(&sim), vec![LIVE_RUNNING_BROKERS_REGISTERED]);
 
     // A partition with running ISR members but no leader.
     let mut sim = base.clone();
     let mut o2 = o.clone();
     let tp = tp0();
-    let l = LeaderIsr { leader: None, ..state(&sim, &tp) };
+    let l = LeaderIsr {
+        leader: None,
+        ..state(&sim, &tp)
+    };
     write_state(&mut sim, &tp, &l);
     o2.after_step(&sim);
     assert_eq!(names(&o2.liveness(&sim)), vec![LIVE_PARTITIONS_LED]);
@@ -419,15 +552,26 @@ fn each_liveness_property_catches_a_wedged_cluster() {
     assert_eq!(check(&sim), vec![LIVE_PARTITIONS_LED]);
 
     let mut sim = base.clone();
-    let data = crate::znodes::encode_reassign_partitions(&[(tp0(), vec![BrokerId(0), BrokerId(1)])]);
+    let data =
+        crate::znodes::encode_reassign_partitions(&[(tp0(), vec![BrokerId(0), BrokerId(1)])]);
     sim.zk_mut()
-        .create(None, paths::REASSIGN_PARTITIONS, &data, crate::zk::CreateMode::Persistent)
+        .create(
+            None,
+            paths::REASSIGN_PARTITIONS,
+            &data,
+            crate::zk::CreateMode::Persistent,
+        )
         .unwrap();
     assert_eq!(check(&sim), vec![LIVE_REASSIGNMENTS_FINISH]);
 
     let mut sim = base.clone();
     sim.zk_mut()
-        .create(None, "/admin/delete_topics/t", "", crate::zk::CreateMode::Persistent)
+        .create(
+            None,
+            "/admin/delete_topics/t",
+            "",
+            crate::zk::CreateMode::Persistent,
+        )
         .unwrap();
     assert_eq!(check(&sim), vec![LIVE_DELETIONS_FINISH]);
 }
@@ -442,9 +586,22 @@ fn liveness_leaves_out_what_kafka_itself_leaves_stuck() {
         "topics":[{"name":"t","assignment":[[1,2]]}]}"#;
     let mut sim = Scenario::parse(text).unwrap().build();
     let mut o = Observer::new(&sim);
-    sim.schedule_action(SimTime(10_000), Action::KillBroker { broker: BrokerId(2) }).unwrap();
-    sim.schedule_action(SimTime(30_000), Action::KillBroker { broker: BrokerId(1) }).unwrap();
-    sim.schedule_action(SimTime(40_000), Action::DeleteTopic { topic: "t".into() }).unwrap();
+    sim.schedule_action(
+        SimTime(10_000),
+        Action::KillBroker {
+            broker: BrokerId(2),
+        },
+    )
+    .unwrap();
+    sim.schedule_action(
+        SimTime(30_000),
+        Action::KillBroker {
+            broker: BrokerId(1),
+        },
+    )
+    .unwrap();
+    sim.schedule_action(SimTime(40_000), Action::DeleteTopic { topic: "t".into() })
+        .unwrap();
     let until = SimTime(40_000).plus_ms(liveness_bound_ms(&sim));
     assert_eq!(run(&mut sim, &mut o, until), vec![]);
     assert_eq!(o.liveness(&sim), vec![]);
@@ -462,6 +619,15 @@ fn the_bound_is_the_sum_its_doc_gives_for_kafkas_defaults() {
     let per = c.sim_controller_zk_read_cost_us
         + c.sim_controller_zk_write_cost_us
         + c.sim_controller_request_partition_cost_us;
-    let expected = 6_000 + startup + 4 * 35_000 + 15_000 + 5_000 + 2_500 + 500 + 10_000 + 4 * 2 * per / 1_000 + 20 * rt;
+    let expected = 6_000
+        + startup
+        + 4 * 35_000
+        + 15_000
+        + 5_000
+        + 2_500
+        + 500
+        + 10_000
+        + 4 * 2 * per / 1_000
+        + 20 * rt;
     assert_eq!(liveness_bound_ms(&sim), expected);
 }

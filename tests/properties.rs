@@ -79,7 +79,8 @@ impl Wire {
                 delay_ms: 100 + self.next() % 10_000,
             }
         };
-        sim.schedule_action(now, action).unwrap();
+        sim.schedule_action(now, action)
+            .expect("now is not in the past");
     }
 }
 

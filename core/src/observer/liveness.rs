@@ -16,9 +16,10 @@ const SETTLE_MS: u64 = 5_000;
 /// - `zookeeper.session.timeout.ms`: a killed broker's session expires,
 ///   and `/controller` or `/brokers/ids/<id>` with it;
 /// - `sim.broker.startup.ms` + its jitter: a broker started last registers;
-/// - `(controlled.shutdown.max.retries + 1) × (controller.socket.timeout.ms
-///   + controlled.shutdown.retry.backoff.ms)`: a controlled shutdown under
-///   way when the faults stopped runs out its attempts;
+/// - `(controlled.shutdown.max.retries + 1)` times the sum of
+///   `controller.socket.timeout.ms` and `controlled.shutdown.retry.backoff.ms`:
+///   a controlled shutdown under way when the faults stopped runs out its
+///   attempts;
 /// - `1.5 × replica.lag.time.max.ms` (the lag, then the `isr-expiration`
 ///   task that runs every half of it) + the ISR propagation black-out and
 ///   check interval + a fetch wait: a leader drops a dead follower or takes

@@ -300,13 +300,13 @@ impl Observer {
                 self.notifications_lost
                     .push((r.time_ms, path.clone(), *broker));
             }
-            if let crate::fact::Fact::UserAction(a) = &r.fact {
-                match a {
-                    Action::SetZnode { path, .. }
-                    | Action::DeleteZnode { path }
-                    | Action::CreateZnode { path, .. } => edited.push(path.clone()),
-                    _ => {}
-                }
+            if let crate::fact::Fact::UserAction(
+                Action::SetZnode { path, .. }
+                | Action::DeleteZnode { path }
+                | Action::CreateZnode { path, .. },
+            ) = &r.fact
+            {
+                edited.push(path.clone());
             }
         }
         self.trace_seen = trace.len();
@@ -715,7 +715,7 @@ impl Observer {
             return;
         }
         let mut done = Vec::new();
-        for (id, _) in &self.unacked {
+        for id in self.unacked.keys() {
             match produced.binary_search_by_key(id, |r| r.id) {
                 Ok(i) => {
                     if let Some(r) = produced.get(i).filter(|r| r.acked_at.is_some()) {

@@ -628,9 +628,11 @@ impl Observer {
                         );
                     }
                 }
-                let last = seen
-                    .replicas
-                    .insert(tp.clone(), (lp.leader_epoch, generation));
+                let now_seen = (lp.leader_epoch, generation);
+                let last = match seen.replicas.get_mut(tp) {
+                    Some(v) => Some(std::mem::replace(v, now_seen)),
+                    None => seen.replicas.insert(tp.clone(), now_seen),
+                };
                 if let Some((e, _)) = last.filter(|(e, g)| *g == generation && lp.leader_epoch < *e)
                 {
                     out.find(
@@ -740,28 +742,19 @@ impl Observer {
     /// The serving leader of a partition: the leader ZooKeeper names, up,
     /// and leading it at ZooKeeper's leader epoch.
     fn serving_leader(&self, sim: &Sim, tp: &TopicPartition) -> Option<(BrokerId, u32, i32)> {
-        let seen = self.partitions.get(tp)?;
-        let leader = seen.leader?;
-        let b = sim.brokers().get(&leader)?;
-        let lp = b.replicas.get(tp)?;
-        (b.is_up() && lp.leader == leader.0 as i32 && lp.leader_epoch == seen.leader_epoch)
-            .then_some((leader, b.incarnation, seen.leader_epoch))
+        serving(sim, tp, self.partitions.get(tp)?)
     }
 
     /// Acknowledged records are still in the serving leader's log, and its
     /// high watermark never goes back, unless an unclean election happened.
     fn check_records(&mut self, sim: &Sim, out: &mut Out) {
-        let tps: Vec<TopicPartition> = self.partitions.keys().cloned().collect();
-        for tp in tps {
-            let Some((leader, incarnation, epoch)) = self.serving_leader(sim, &tp) else {
+        for (tp, seen) in self.partitions.iter_mut() {
+            let Some((leader, incarnation, epoch)) = serving(sim, tp, seen) else {
                 continue;
             };
             // A leader without a log serves an empty one.
             let empty = crate::log::Log::default();
-            let log = sim.log(leader, &tp).unwrap_or(&empty);
-            let Some(seen) = self.partitions.get_mut(&tp) else {
-                continue;
-            };
+            let log = sim.log(leader, tp).unwrap_or(&empty);
             // Kafka: the high watermark is the committed offset; a clean
             // leader (from the ISR) has every committed record and
             // Partition.makeLeader keeps it (KIP-101).
@@ -776,7 +769,7 @@ impl Observer {
                 );
             }
             seen.hw = Some(seen.hw.unwrap_or(0).max(log.high_watermark));
-            let acked = self.acked.get_mut(&tp);
+            let acked = self.acked.get_mut(tp);
             let count = acked.as_ref().map_or(0, |a| a.len());
             let sig = (leader, incarnation, epoch, log.log_end_offset(), count);
             if seen.checked == Some(sig) || count == 0 {
@@ -814,4 +807,17 @@ impl Observer {
             seen.checked = Some((leader, incarnation, epoch, log.log_end_offset(), count));
         }
     }
+}
+
+/// The serving leader of `tp` as `seen` in ZooKeeper: (broker, its start,
+/// leader epoch), if that broker is up and leads it at that leader epoch.
+fn serving(sim: &Sim, tp: &TopicPartition, seen: &PartitionSeen) -> Option<(BrokerId, u32, i32)> {
+    let leader = seen.leader?;
+    let b = sim.brokers().get(&leader)?;
+    let lp = b.replicas.get(tp)?;
+    (b.is_up() && lp.leader == leader.0 as i32 && lp.leader_epoch == seen.leader_epoch).then_some((
+        leader,
+        b.incarnation,
+        seen.leader_epoch,
+    ))
 }

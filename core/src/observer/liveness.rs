@@ -69,7 +69,7 @@ pub(super) fn check(o: &Observer, sim: &Sim) -> Vec<Finding> {
         .collect();
     brokers(sim, &mut out);
     records(o, sim, &mut out);
-    if o.notifications_lost.is_empty() {
+    if o.notifications_lost.is_empty() && o.controller_edits.is_empty() {
         controller(sim, &running, &mut out);
         partitions(o, sim, &running, &mut out);
         admin(o, sim, &running, &mut out);

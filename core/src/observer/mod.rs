@@ -206,6 +206,9 @@ pub struct Observer {
     /// Watch notifications the operator's fault injection lost: (when,
     /// path, broker). Liveness narrows after one (see [`liveness`]).
     notifications_lost: Vec<(u64, String, BrokerId)>,
+    /// The operator's own edits of `/controller` (other than deleting it)
+    /// or `/controller_epoch`: (when, path). Liveness narrows after one.
+    controller_edits: Vec<(u64, String)>,
     /// Trace records already read for the operator's own commands.
     trace_seen: usize,
     /// (property, subject) already reported: each is reported once.
@@ -276,8 +279,23 @@ impl Observer {
     /// `/isr_change_notification`), so Kafka itself stays blind to that
     /// path after such a loss: a controller never elected, an ISR change
     /// never propagated, a deletion or reassignment never picked up.
+    ///
+    /// The same narrowing follows an operator's edit of `/controller`
+    /// (other than deleting it) or of `/controller_epoch`: Kafka wedges on
+    /// them itself. A `/controller` naming another broker is believed by
+    /// every broker, but `KafkaController.processControllerChange` only
+    /// resigns, it never takes over, and the ephemeral node's owner lives on;
+    /// a lower `/controller_epoch` gives the next controller an epoch the
+    /// brokers already accepted, so `ReplicaManager` rejects its requests as
+    /// stale.
     pub fn liveness(&self, sim: &Sim) -> Vec<Finding> {
         liveness::check(self, sim)
+    }
+
+    /// The operator's edits of `/controller` (other than deleting it) and
+    /// `/controller_epoch` so far: (time in ms, path).
+    pub fn controller_edits(&self) -> &[(u64, String)] {
+        &self.controller_edits
     }
 
     /// The watch notifications lost so far by fault injection
@@ -307,6 +325,18 @@ impl Observer {
             ) = &r.fact
             {
                 edited.push(path.clone());
+                // Kafka can wedge on these itself (see `liveness`); deleting
+                // /controller is an ordinary re-election.
+                let deleting_controller = path == paths::CONTROLLER
+                    && matches!(
+                        r.fact,
+                        crate::fact::Fact::UserAction(Action::DeleteZnode { .. })
+                    );
+                if (path == paths::CONTROLLER || path == paths::CONTROLLER_EPOCH)
+                    && !deleting_controller
+                {
+                    self.controller_edits.push((r.time_ms, path.clone()));
+                }
             }
         }
         self.trace_seen = trace.len();

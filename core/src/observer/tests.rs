@@ -631,3 +631,30 @@ fn the_bound_is_the_sum_its_doc_gives_for_kafkas_defaults() {
         + 20 * rt;
     assert_eq!(liveness_bound_ms(&sim), expected);
 }
+
+#[test]
+fn liveness_is_not_promised_after_an_operator_forges_the_controller() {
+    // Kafka: `zookeeper-shell.sh set /controller` naming a broker that is
+    // not the controller leaves the cluster without one
+    // (processControllerChange only resigns; the ephemeral node's owner
+    // session lives on): only the checks that need no controller remain.
+    let mut sim = cluster();
+    let mut o = Observer::new(&sim);
+    let c = sim.controller_id().unwrap();
+    let other = BrokerId((c.0 + 1) % 3);
+    let data = crate::znodes::controller_znode_json(other, 10_000);
+    sim.schedule_action(
+        SimTime(10_001),
+        Action::SetZnode {
+            path: paths::CONTROLLER.into(),
+            data,
+        },
+    )
+    .unwrap();
+    let until = SimTime(10_001).plus_ms(liveness_bound_ms(&sim));
+    assert_eq!(run(&mut sim, &mut o, until), vec![]);
+    assert_eq!(o.controller_edits().len(), 1);
+    assert_eq!(o.liveness(&sim), vec![]);
+    brokers(&mut sim).get_mut(&other).unwrap().status = BrokerStatus::Starting;
+    assert_eq!(names(&o.liveness(&sim)), vec![LIVE_NO_STUCK_BROKER]);
+}

@@ -203,7 +203,14 @@ impl Sim {
             return;
         }
         self.shutdown_request_done(broker, id);
-        if self.status(broker) == BrokerStatus::ShuttingDown {
+        // A broker paused in the middle of its controlled shutdown finds the
+        // broken connection when it wakes: its next attempt is held with it.
+        let paused_shutting_down = self.status(broker) == BrokerStatus::Paused
+            && self
+                .brokers
+                .get(&broker)
+                .is_some_and(|b| b.status_before_pause == BrokerStatus::ShuttingDown);
+        if self.status(broker) == BrokerStatus::ShuttingDown || paused_shutting_down {
             self.shutdown_reply(broker, Err(why));
         }
     }

@@ -498,3 +498,53 @@ fn a_pause_at_the_moment_an_event_ends_does_not_wedge_the_event_thread() {
     );
     s.assert_everyone_agrees();
 }
+
+#[test]
+fn a_pause_that_starts_as_the_controllers_event_ends_does_not_wedge_the_event_thread() {
+    // Kafka: a GC pause only delays the controller's event thread
+    // (ControllerEventThread.doWork resumes where it stopped); the event in
+    // progress finishes after the pause and the queued ones follow. A pause
+    // starting at the very instant the event was due to end (an action at
+    // T comes before every event at T) once left the event in progress for
+    // ever: its completion was held, then dropped at the resume.
+    let mut s = Story::brokers(7, 3);
+    s.until(5_000);
+    let c = s.controller();
+    s.sim
+        .schedule_action(
+            SimTime(6_000),
+            Action::CreateTopic {
+                name: "late".into(),
+                assignment: None,
+                partitions: Some(3),
+                replication_factor: Some(2),
+            },
+        )
+        .unwrap();
+    let done_at = loop {
+        assert!(s.sim.step(), "the controller handles the new topic");
+        let current = s.sim.brokers()[&c].controller.current.as_ref();
+        if let Some(p) = current.filter(|p| p.done_at > s.sim.now()) {
+            break p.done_at;
+        }
+    };
+    s.sim
+        .schedule_action(
+            done_at,
+            Action::PauseBroker {
+                broker: c,
+                duration_ms: 100,
+            },
+        )
+        .unwrap();
+    s.until(20_000);
+    let b = &s.sim.brokers()[&c];
+    assert!(
+        b.controller.current.is_none() && b.controller.queue.is_empty(),
+        "the event thread went on after the pause"
+    );
+    for p in 0..3 {
+        let tp = kcsim_core::TopicPartition::new("late", p);
+        assert!(s.sim.leader_of(&tp).is_some(), "{tp} has a leader");
+    }
+}

@@ -4,7 +4,7 @@
 
 use kcsim::Story;
 use kcsim_core::log::Acks;
-use kcsim_core::{Action, BrokerId, TopicPartition};
+use kcsim_core::{Action, BrokerId, SimTime, TopicPartition};
 use serde_json::json;
 
 fn produce(s: &mut Story, ms: u64, topic: &str, records: u64, acks: Acks) {
@@ -538,4 +538,45 @@ fn a_controller_failover_does_not_restart_the_leaders_lag_clock() {
         "the shrink comes after the failover: {quiet}"
     );
     assert_eq!(failover, quiet, "the failover does not delay the shrink");
+}
+
+#[test]
+fn a_follower_back_from_a_long_pause_fetches_again_and_rejoins_the_isr() {
+    // Kafka: a GC pause only delays the ReplicaFetcherThread; after it the
+    // follower fetches again, catches up and the leader takes it back into
+    // the ISR (Partition.maybeExpandIsr). The round due during the pause was
+    // once held and then ignored, and no later round was ever scheduled.
+    let text = r#"{"version":1,"seed":11,"brokers":[0,1,2],
+        "topics":[{"name":"t","assignment":[[0,1,2]]}]}"#;
+    let mut sim = kcsim_core::scenario::Scenario::parse(text).unwrap().build();
+    sim.run_until(SimTime(10_000));
+    let tp = kcsim_core::TopicPartition::new("t", 0);
+    let leader = sim.leader_of(&tp).unwrap();
+    let follower = BrokerId((leader.0 + 1) % 3);
+    let isr = |sim: &kcsim_core::Sim| {
+        sim.partition_overview()
+            .into_iter()
+            .find(|p| p.tp == tp)
+            .map(|p| p.isr)
+            .unwrap_or_default()
+    };
+    assert!(isr(&sim).contains(&follower));
+    sim.schedule_action(
+        SimTime(10_000),
+        Action::PauseBroker {
+            broker: follower,
+            duration_ms: 15_000,
+        },
+    )
+    .unwrap();
+    sim.run_until(SimTime(24_000));
+    assert!(
+        !isr(&sim).contains(&follower),
+        "the paused follower left the ISR"
+    );
+    sim.run_until(SimTime(40_000));
+    assert!(
+        isr(&sim).contains(&follower),
+        "the follower fetched again after its pause and rejoined the ISR"
+    );
 }

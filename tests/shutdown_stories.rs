@@ -250,3 +250,61 @@ fn a_shutdown_request_lost_while_its_broker_is_paused_is_retried_when_it_wakes()
         "the shutdown went on after the pause and ended"
     );
 }
+
+#[test]
+fn a_shutdown_request_lost_while_its_broker_is_paused_is_retried_and_the_broker_exits() {
+    // Kafka: KafkaServer.controlledShutdown retries an attempt whose
+    // connection broke (IOException) after controlled.shutdown.retry.backoff.ms
+    // and, past controlled.shutdown.max.retries, shuts down anyway: a GC
+    // pause in the middle only delays it. A request lost while its broker was
+    // paused once left the broker shutting down for ever.
+    let mut s = kcsim::Story::brokers(5, 3);
+    s.until(5_000);
+    let c = s.controller();
+    let b = kcsim_core::BrokerId((c.0 + 1) % 3);
+    s.sim
+        .schedule_action(
+            kcsim_core::SimTime(6_000),
+            kcsim_core::Action::ShutdownBroker { broker: b },
+        )
+        .unwrap();
+    let id = loop {
+        assert!(s.sim.step(), "the broker asks the controller");
+        let request = s.sim.requests().values().find(|r| {
+            r.from == b
+                && matches!(
+                    r.body,
+                    kcsim_core::controller::channel::RequestBody::ControlledShutdown { .. }
+                )
+        });
+        if let Some(r) = request {
+            break r.id;
+        }
+    };
+    let now = s.sim.now();
+    for (at, a) in [
+        (
+            now,
+            kcsim_core::Action::DelayMessage {
+                id,
+                delay_ms: 20_000,
+            },
+        ),
+        (
+            now,
+            kcsim_core::Action::PauseBroker {
+                broker: b,
+                duration_ms: 10_000,
+            },
+        ),
+        (now.plus_ms(5), kcsim_core::Action::DropMessage { id }),
+    ] {
+        s.sim.schedule_action(at, a).unwrap();
+    }
+    s.until(200_000);
+    assert_eq!(
+        s.sim.brokers()[&b].status,
+        kcsim_core::broker::BrokerStatus::Dead,
+        "the broker retried after its pause and exited"
+    );
+}

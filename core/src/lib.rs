@@ -58,6 +58,7 @@ pub mod kafka_zk;
 pub mod legacy;
 pub mod lesson;
 pub mod log;
+pub mod observer;
 pub mod projection;
 pub mod report;
 pub mod rng;

@@ -203,6 +203,16 @@ impl DataPlane {
         self.logs.get(&(broker, tp.clone()))
     }
 
+    /// Test-only: a replica's log, to break it.
+    #[cfg(test)]
+    pub(crate) fn log_mut_for_test(
+        &mut self,
+        broker: BrokerId,
+        tp: &TopicPartition,
+    ) -> Option<&mut Log> {
+        self.logs.get_mut(&(broker, tp.clone()))
+    }
+
     /// The partition's high watermark: the committed offset.
     pub fn high_watermark(&self, tp: &TopicPartition) -> u64 {
         self.partition_hw.get(tp).copied().unwrap_or(0)

@@ -161,11 +161,15 @@ impl DataPlane {
                 self.unpark(follower, leader, false);
             }
             Some(_) => return, // superseded by its parked rounds
-            None => {
-                if self.fetch_sessions.get(&(follower, leader)) != Some(&now) {
-                    return; // superseded by a sooner or later round
-                }
-            }
+            None => match self.fetch_sessions.get(&(follower, leader)) {
+                Some(t) if *t == now => {}
+                // The round was due while the follower was paused: its event
+                // was held and comes now (a GC pause only delays the fetcher
+                // thread). Without this the session kept a due time in the
+                // past and no later round was ever scheduled.
+                Some(t) if *t < now => {}
+                _ => return, // superseded by a sooner or later round
+            },
         }
         let Some(f) = env.brokers.get(&follower).filter(|b| b.is_up()) else {
             self.close_session_cache(env, leader, follower);

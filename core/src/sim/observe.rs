@@ -239,3 +239,17 @@ impl Sim {
         out
     }
 }
+
+#[cfg(test)]
+impl Sim {
+    /// Test-only: the brokers and the data plane, to break what the
+    /// observer (`crate::observer`) reads and see that it notices.
+    pub(crate) fn observed_state_mut_for_test(
+        &mut self,
+    ) -> (
+        &mut std::collections::BTreeMap<BrokerId, Broker>,
+        &mut crate::data_plane::DataPlane,
+    ) {
+        (&mut self.brokers, &mut self.data)
+    }
+}

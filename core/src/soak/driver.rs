@@ -3,7 +3,7 @@
 //! each failure shrunk and written as a scenario file. Native only (the
 //! `cli` feature): it reads the wall clock and starts threads.
 
-use super::{generate, run, scenario_json, shrink, Finding, RunOptions, SimChecks};
+use super::{generate, run, scenario_json, shrink, AllChecks, Finding, RunOptions};
 use crate::scenario::Scenario;
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,9 +39,9 @@ struct Failed {
     shrunk_json: String,
 }
 
-/// The checks every soak run uses (the observer joins here at merge).
+/// The checks every soak run uses: the simulator's own and the observer's.
 fn run_checked(s: &Scenario) -> super::Outcome {
-    run(s, SimChecks::new, &RunOptions::default())
+    run(s, AllChecks::new, &RunOptions::default())
 }
 
 fn one(seed: u64, shrink_budget: usize) -> Done {

@@ -22,7 +22,7 @@ pub mod shrink;
 
 pub use generate::{generate, generate_json};
 pub use json::scenario_json;
-pub use run::{run, Check, Finding, Outcome, RunOptions, SimChecks};
+pub use run::{run, AllChecks, Check, Finding, ObserverChecks, Outcome, RunOptions, SimChecks};
 pub use shrink::shrink;
 
 #[cfg(test)]

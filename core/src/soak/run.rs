@@ -42,6 +42,79 @@ pub trait Check {
 /// restart together.
 pub const DEFAULT_LIVENESS_BOUND_MS: u64 = 120_000;
 
+/// The observer outside `Sim` ([`crate::observer`]) as a soak check: safety
+/// after every step from what an operator can read, liveness once the faults
+/// stop, over the observer's own bound.
+#[derive(Debug)]
+pub struct ObserverChecks(crate::observer::Observer);
+
+impl ObserverChecks {
+    /// For a new simulation.
+    pub fn new(sim: &Sim) -> ObserverChecks {
+        ObserverChecks(crate::observer::Observer::new(sim))
+    }
+}
+
+fn finding_of(f: crate::observer::Finding) -> Finding {
+    Finding {
+        property: f.property.to_string(),
+        time_ms: f.time_ms,
+        detail: f.detail,
+    }
+}
+
+impl Check for ObserverChecks {
+    fn after_step(&mut self, sim: &Sim) -> Vec<Finding> {
+        self.0.after_step(sim).into_iter().map(finding_of).collect()
+    }
+
+    fn after_quiet(&mut self, sim: &Sim) -> Vec<Finding> {
+        self.0.liveness(sim).into_iter().map(finding_of).collect()
+    }
+
+    fn liveness_bound_ms(&self, sim: &Sim) -> u64 {
+        crate::observer::liveness_bound_ms(sim)
+    }
+}
+
+/// Every check a soak run makes: the simulator's own ([`SimChecks`]) and the
+/// observer's ([`ObserverChecks`]), the quiet period the longer of theirs.
+#[derive(Debug)]
+pub struct AllChecks {
+    sim: SimChecks,
+    observer: ObserverChecks,
+}
+
+impl AllChecks {
+    /// For a new simulation.
+    pub fn new(sim: &Sim) -> AllChecks {
+        AllChecks {
+            sim: SimChecks::new(sim),
+            observer: ObserverChecks::new(sim),
+        }
+    }
+}
+
+impl Check for AllChecks {
+    fn after_step(&mut self, sim: &Sim) -> Vec<Finding> {
+        let mut found = self.sim.after_step(sim);
+        found.extend(self.observer.after_step(sim));
+        found
+    }
+
+    fn after_quiet(&mut self, sim: &Sim) -> Vec<Finding> {
+        let mut found = self.sim.after_quiet(sim);
+        found.extend(self.observer.after_quiet(sim));
+        found
+    }
+
+    fn liveness_bound_ms(&self, sim: &Sim) -> u64 {
+        self.sim
+            .liveness_bound_ms(sim)
+            .max(self.observer.liveness_bound_ms(sim))
+    }
+}
+
 /// The checks available inside the core today: the simulator's own
 /// invariants ([`Sim::violations`], new ones after every step) and two
 /// liveness checks once the faults stop (every running broker knows the one

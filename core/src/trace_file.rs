@@ -256,12 +256,16 @@ fn parse_header(text: &str) -> Result<Header, TraceFileError> {
                 return fail(1, "acts", format!("at most {MAX_ACTS} actions"));
             }
             let mut acts = Vec::with_capacity(list.len());
+            let mut budget = crate::scenario::Budget::default();
             for (i, a) in list.iter().enumerate() {
                 let act: UserAct = serde_json::from_value(a.clone())
                     .or_else(|e| fail(1, &format!("acts[{i}]"), e.to_string()))?;
                 if act.at_ms > until_ms {
                     return fail(1, &format!("acts[{i}].at_ms"), "after until_ms");
                 }
+                crate::scenario::check_action(&act.action)
+                    .and_then(|()| budget.add_action(&act.action))
+                    .or_else(|m| fail(1, &format!("acts[{i}]"), m))?;
                 acts.push(act);
             }
             acts

@@ -9,13 +9,15 @@
 
 use super::{
     bad, broker_id, check_topic_name, err, known_keys, missing, object, parse_placement, Placement,
-    ScenarioError, MAX_TIME_MS,
+    ScenarioError, MAX_ACTIONS, MAX_BROKERS, MAX_PARTITIONS, MAX_PARTITIONS_PER_TOPIC,
+    MAX_REPLICAS, MAX_TIME_MS, MAX_TOPICS, MAX_ZNODE_DATA_BYTES,
 };
 use crate::action::Action;
 use crate::config::{parse_u64, Config};
 use crate::ids::BrokerId;
 use crate::time::SimTime;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 pub(crate) fn parse_actions(
     v: &Value,
@@ -25,6 +27,15 @@ pub(crate) fn parse_actions(
     let list = v
         .as_array()
         .ok_or_else(|| bad("actions", "a list of actions", v))?;
+    if list.len() > MAX_ACTIONS {
+        return err(
+            "actions",
+            format!(
+                "{} actions, over the limit of {MAX_ACTIONS} (MAX_ACTIONS)",
+                list.len()
+            ),
+        );
+    }
     let mut out = Vec::new();
     for (i, a) in list.iter().enumerate() {
         let f = format!("actions[{i}]");
@@ -416,6 +427,7 @@ pub(crate) fn parse_actions(
         let mut allowed = vec!["at_ms", "action"];
         allowed.extend_from_slice(keys);
         known_keys(obj, &f, &allowed)?;
+        check_action(&action).or_else(|m| err(f.clone(), m))?;
         out.push((SimTime(at), action));
     }
     Ok(out)
@@ -498,4 +510,194 @@ fn check_path(path: &str, field: &str) -> Result<(), ScenarioError> {
         return err(field, format!("{path:?} is not an absolute znode path"));
     }
     Ok(())
+}
+
+/// The limits on one action's own numbers and sizes, whichever way it came
+/// in (a scenario or lesson file, a share link, a trace file): the checks a
+/// scenario file's parser makes field by field, for an [`Action`] that was
+/// deserialized directly. It does not know the cluster (which brokers and
+/// topics exist): the simulation refuses those when the action is taken.
+pub fn check_action(action: &Action) -> Result<(), String> {
+    let time = |what: &str, ms: u64| {
+        if ms > MAX_TIME_MS {
+            Err(format!(
+                "{what} {ms} ms is over the limit of {MAX_TIME_MS} ms (MAX_TIME_MS, one day)"
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let per_topic = |what: &str, n: u64| {
+        if (1..=MAX_PARTITIONS_PER_TOPIC).contains(&n) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} {n} is not from 1 to {MAX_PARTITIONS_PER_TOPIC} (MAX_PARTITIONS_PER_TOPIC)"
+            ))
+        }
+    };
+    let replicas = |what: &str, n: usize| {
+        if (1..=MAX_BROKERS).contains(&n) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} {n} is not from 1 to {MAX_BROKERS} (MAX_BROKERS)"
+            ))
+        }
+    };
+    let list = |what: &str, n: usize| {
+        if n as u64 > MAX_PARTITIONS {
+            Err(format!(
+                "{n} {what}, over the limit of {MAX_PARTITIONS} (MAX_PARTITIONS)"
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let data = |d: &str| {
+        if d.len() > MAX_ZNODE_DATA_BYTES {
+            Err(format!(
+                "{} bytes of data, over ZooKeeper's jute.maxbuffer of {MAX_ZNODE_DATA_BYTES} bytes (MAX_ZNODE_DATA_BYTES)",
+                d.len()
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    match action {
+        Action::PauseBroker { duration_ms, .. } => {
+            if *duration_ms == 0 {
+                return Err("a pause of 0 ms; a duration is greater than 0".to_string());
+            }
+            time("a pause of", *duration_ms)
+        }
+        Action::DelayMessage { delay_ms, .. } => time("a delay of", *delay_ms),
+        Action::SlowBroker { lag_ms, .. } => time("a lag of", *lag_ms),
+        Action::SetZnode { data: d, .. } | Action::CreateZnode { data: d, .. } => data(d),
+        Action::Produce { records, .. } => {
+            if (1..=1_000_000).contains(records) {
+                Ok(())
+            } else {
+                Err(format!("{records} records is not from 1 to 1000000"))
+            }
+        }
+        Action::AddPartitions { count, .. } => per_topic("a partition count of", u64::from(*count)),
+        Action::CreateTopic {
+            assignment,
+            partitions,
+            replication_factor,
+            ..
+        } => {
+            if let Some(p) = partitions {
+                per_topic("a partition count of", u64::from(*p))?;
+            }
+            if let Some(rf) = replication_factor {
+                replicas("a replication factor of", *rf as usize)?;
+            }
+            if let Some(a) = assignment {
+                per_topic("an assignment of partitions:", a.len() as u64)?;
+                for row in a {
+                    replicas("a replica list of length", row.len())?;
+                }
+            }
+            Ok(())
+        }
+        Action::ReassignPartitions { partitions } => {
+            list("partitions to reassign", partitions.len())?;
+            for t in partitions {
+                replicas("a replica list of length", t.replicas.len())?;
+            }
+            Ok(())
+        }
+        Action::ElectLeaders { partitions, .. } => list("partitions to elect", partitions.len()),
+        Action::PreferredElection { partitions } => list(
+            "partitions to elect",
+            partitions.as_ref().map_or(0, Vec::len),
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// What a list of topics and actions creates in all, checked against
+/// [`MAX_TOPICS`], [`MAX_PARTITIONS`] and [`MAX_REPLICAS`] before anything
+/// is built, so that no file or link can make the page allocate more than
+/// the largest cluster it opens. Topics it was not told about (a built-in
+/// scenario's, under a share link) count from nothing, replication factor 1.
+#[derive(Debug, Clone, Default)]
+pub struct Budget {
+    topics: BTreeMap<String, (u64, u64)>,
+    created: u64,
+    partitions: u64,
+    replicas: u64,
+}
+
+impl Budget {
+    /// A topic of `partitions` at `replication_factor`.
+    pub fn add_topic(
+        &mut self,
+        name: &str,
+        partitions: u64,
+        replication_factor: u64,
+    ) -> Result<(), String> {
+        self.created += 1;
+        if self.created > MAX_TOPICS {
+            return Err(format!(
+                "{} topics in all, over the limit of {MAX_TOPICS} (MAX_TOPICS)",
+                self.created
+            ));
+        }
+        self.topics
+            .insert(name.to_string(), (partitions, replication_factor.max(1)));
+        self.grow(partitions, replication_factor.max(1))
+    }
+
+    fn grow(&mut self, partitions: u64, rf: u64) -> Result<(), String> {
+        self.partitions = self.partitions.saturating_add(partitions);
+        self.replicas = self.replicas.saturating_add(partitions.saturating_mul(rf));
+        if self.partitions > MAX_PARTITIONS {
+            return Err(format!(
+                "{} partitions in all, over the limit of {MAX_PARTITIONS} (MAX_PARTITIONS)",
+                self.partitions
+            ));
+        }
+        if self.replicas > MAX_REPLICAS {
+            return Err(format!(
+                "{} replicas in all, over the limit of {MAX_REPLICAS} (MAX_REPLICAS)",
+                self.replicas
+            ));
+        }
+        Ok(())
+    }
+
+    /// What an action creates: a topic, or partitions added to one.
+    pub fn add_action(&mut self, action: &Action) -> Result<(), String> {
+        match action {
+            Action::CreateTopic {
+                name,
+                assignment,
+                partitions,
+                replication_factor,
+            } => {
+                let (p, rf) = match assignment {
+                    Some(a) => (a.len() as u64, a.first().map_or(1, |r| r.len() as u64)),
+                    None => (
+                        u64::from(partitions.unwrap_or(1)),
+                        u64::from(replication_factor.unwrap_or(1)),
+                    ),
+                };
+                self.add_topic(name, p, rf)
+            }
+            Action::AddPartitions { topic, count } => {
+                let (had, rf) = self.topics.get(topic).copied().unwrap_or((0, 1));
+                let count = u64::from(*count);
+                if count > had {
+                    self.topics.insert(topic.clone(), (count, rf));
+                    self.grow(count - had, rf)
+                } else {
+                    Ok(())
+                }
+            }
+            _ => Ok(()),
+        }
+    }
 }

@@ -284,7 +284,9 @@ pub(crate) fn missing(field: &str) -> ScenarioError {
 pub(crate) fn bad(field: &str, want: &str, got: &Value) -> ScenarioError {
     let mut shown = got.to_string();
     if shown.len() > 40 {
-        shown.truncate(40);
+        // At a character boundary: the value may be any text.
+        let cut = (0..=40).rev().find(|i| shown.is_char_boundary(*i));
+        shown.truncate(cut.unwrap_or(0));
         shown.push('…');
     }
     ScenarioError {
@@ -583,6 +585,24 @@ mod tests {
         for b in &brokers {
             assert_eq!(a.iter().filter(|r| r[0] == *b).count(), 2);
         }
+    }
+
+    #[test]
+    fn a_bad_value_of_many_byte_characters_is_quoted_cut_short_without_a_panic() {
+        // kcsim: the core never panics on input; an error quotes at most 40
+        // bytes of the bad value, cut at a character boundary (found by
+        // `kcsim fuzz --target scenario --seed 27`).
+        let crabs = "🦀".repeat(30);
+        let text = format!(r#"{{"version":1,"brokers":[0,"{crabs}"]}}"#);
+        let e = Scenario::parse(&text).unwrap_err();
+        assert_eq!(e.field, "brokers[1]");
+        assert_eq!(
+            e.message,
+            format!(
+                "expected a broker id (a whole number from 0), got \"{}…",
+                "🦀".repeat(9)
+            )
+        );
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //! registries: rustup's target, crates.io (trunk, wasm-bindgen-cli), npm
 //! (binaryen's wasm-opt, playwright-core) and Debian (chromium, chromedriver).
 
+mod fuzz;
+
 use std::env;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -23,6 +25,7 @@ fn main() -> ExitCode {
         Some("serve") => serve(),
         Some("test") => test(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("fuzz") => fuzz::fuzz(&args[1..]),
         _ => Err(usage()),
     };
     match result {
@@ -35,8 +38,8 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> String {
-    "usage: cargo xtask serve | test [--skip STAGE]... | bench [--no-browser] [--no-size] [--wasm-args \"...\"] [kcsim bench options]\n\
-     stages: fmt clippy native browser trunk e2e"
+    "usage: cargo xtask serve | test [--skip STAGE]... | bench [--no-browser] [--no-size] [--wasm-args \"...\"] [kcsim bench options] | fuzz [kcsim fuzz options]\n\
+     stages: fmt clippy native fuzz browser trunk e2e"
         .to_string()
 }
 
@@ -506,6 +509,10 @@ fn test(args: &[String]) -> Result<()> {
         Stage {
             name: "native",
             run: stage_native,
+        },
+        Stage {
+            name: "fuzz",
+            run: fuzz::stage,
         },
         Stage {
             name: "browser",

@@ -768,3 +768,24 @@ fn configs_cluster_default_through_the_admin_client() {
         "requirement failed: --bootstrap-server option must be specified to update broker configs Set(min.insync.replicas). for default cluster if any broker is running."
     ));
 }
+
+#[test]
+fn a_line_over_the_console_limit_is_refused_unread() {
+    // kcsim's own limit (docs/inputs.md): the line is not split into words.
+    let mut t = cluster();
+    let at = format!("help{}", " ".repeat(MAX_LINE_CHARS - 4));
+    assert!(execute(&mut t, &at).ok);
+    let over = format!("{at} ");
+    let before = t.trace().len();
+    assert_eq!(
+        execute(&mut t, &over),
+        Answer {
+            text: format!(
+                "kcsim: the line is {} characters, over the limit of {MAX_LINE_CHARS} (MAX_LINE_CHARS); nothing was run\n",
+                MAX_LINE_CHARS + 1
+            ),
+            ok: false
+        }
+    );
+    assert_eq!(t.trace().len(), before);
+}

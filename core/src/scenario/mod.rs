@@ -561,6 +561,9 @@ fn parse_placement(
 }
 
 #[cfg(test)]
+mod limits_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::rng::Rng;

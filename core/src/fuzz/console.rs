@@ -195,7 +195,7 @@ pub fn command(g: &mut Gen) -> String {
 /// A command line, mutated more often than not.
 pub fn line(g: &mut Gen) -> String {
     let mut words: Vec<String> = command(g).split(' ').map(str::to_string).collect();
-    if g.chance(40) {
+    if g.chance(60) {
         return words.join(" ");
     }
     for _ in 0..g.int(1, 3) {

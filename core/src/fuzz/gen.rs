@@ -389,7 +389,8 @@ impl Gen {
 
     /// Apply 0 to 3 structural mutations to a JSON value.
     pub fn mutate_value(&mut self, v: &mut Value) {
-        for _ in 0..self.int(0, 3) {
+        let n = if self.chance(50) { 0 } else { self.int(1, 3) };
+        for _ in 0..n {
             let n = count_nodes(v);
             let target = self.index(n);
             let mut k = 0;
@@ -499,6 +500,9 @@ impl Gen {
     /// Text-level mutations: truncation, a duplicated key, characters
     /// changed or inserted, whitespace padding past a size limit.
     pub fn mutate_text(&mut self, text: &mut String, over_limit: usize) {
+        if self.chance(50) {
+            return;
+        }
         match self.int(0, 99) {
             0..=59 => {}
             60..=69 => {

@@ -31,15 +31,3 @@ fn an_input_is_the_same_from_its_seed_alone() {
         assert_eq!(a, b, "{target}");
     }
 }
-
-#[test]
-#[ignore]
-fn debug_print_rejections() {
-    for s in 0..40 {
-        let mut g = Gen::new(s);
-        let v = g.scenario();
-        if let Err(e) = Scenario::parse(&v.to_string()) {
-            eprintln!("{e}");
-        }
-    }
-}

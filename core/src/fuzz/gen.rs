@@ -331,11 +331,9 @@ impl Gen {
             "drop_message" => {
                 a.insert("id".into(), json!(self.int(0, 200)));
             }
-            "preferred_election" => {
-                if self.chance(50) {
-                    let l: Vec<Value> = (0..self.int(1, 3)).map(|_| self.tp(names)).collect();
-                    a.insert("partitions".into(), Value::Array(l));
-                }
+            "preferred_election" if self.chance(50) => {
+                let l: Vec<Value> = (0..self.int(1, 3)).map(|_| self.tp(names)).collect();
+                a.insert("partitions".into(), Value::Array(l));
             }
             "elect_leaders" => {
                 a.insert(

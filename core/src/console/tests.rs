@@ -789,3 +789,34 @@ fn a_line_over_the_console_limit_is_refused_unread() {
     );
     assert_eq!(t.trace().len(), before);
 }
+
+#[test]
+fn alter_to_more_partitions_than_a_topic_may_have_is_refused_before_anything_is_built() {
+    // kcsim's limit (docs/inputs.md), found by `kcsim fuzz --target console`:
+    // `--alter --partitions 2147483648` made four billion partitions and ran
+    // out of memory. Kafka's TopicCommand passes the count on unchecked.
+    let most = crate::scenario::MAX_PARTITIONS_PER_TOPIC;
+    let t = cluster();
+    match reply(&t, &format!("{ZK} --alter --topic audit --partitions {most}")) {
+        Reply::Act { actions, .. } => assert_eq!(
+            actions,
+            [Action::AddPartitions {
+                topic: "audit".into(),
+                count: most as u32
+            }]
+        ),
+        other => panic!("{other:?}"),
+    }
+    let mut t = cluster();
+    let before = t.trace().len();
+    let a = execute(
+        &mut t,
+        &format!("{ZK} --alter --topic audit --partitions 2147483648"),
+    );
+    assert_eq!(
+        a.text,
+        format!("Error while executing topic command : kcsim: at most {most} partitions per topic (MAX_PARTITIONS_PER_TOPIC); 2147483648 asked for\n")
+    );
+    assert!(!a.ok);
+    assert_eq!(t.trace().len(), before);
+}

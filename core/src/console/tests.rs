@@ -797,7 +797,10 @@ fn alter_to_more_partitions_than_a_topic_may_have_is_refused_before_anything_is_
     // out of memory. Kafka's TopicCommand passes the count on unchecked.
     let most = crate::scenario::MAX_PARTITIONS_PER_TOPIC;
     let t = cluster();
-    match reply(&t, &format!("{ZK} --alter --topic audit --partitions {most}")) {
+    match reply(
+        &t,
+        &format!("{ZK} --alter --topic audit --partitions {most}"),
+    ) {
         Reply::Act { actions, .. } => assert_eq!(
             actions,
             [Action::AddPartitions {

@@ -17,7 +17,6 @@ use crate::config::{parse_u64, Config};
 use crate::ids::BrokerId;
 use crate::time::SimTime;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 
 pub(crate) fn parse_actions(
     v: &Value,
@@ -30,9 +29,11 @@ pub(crate) fn parse_actions(
     if list.len() > MAX_ACTIONS {
         return err(
             "actions",
-            format!(
-                "{} actions, over the limit of {MAX_ACTIONS} (MAX_ACTIONS)",
-                list.len()
+            over(
+                "actions",
+                list.len() as u64,
+                MAX_ACTIONS as u64,
+                "MAX_ACTIONS",
             ),
         );
     }
@@ -512,76 +513,54 @@ fn check_path(path: &str, field: &str) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// `"{value} {what}, over the limit of {limit} ({name})"`: one message
+/// for every limit (one format, so the page's code stays small).
+pub(crate) fn over(what: &str, value: u64, limit: u64, name: &str) -> String {
+    format!("{value} {what}, over the limit of {limit} ({name})")
+}
+
 /// The limits on one action's own numbers and sizes, whichever way it came
 /// in (a scenario or lesson file, a share link, a trace file): the checks a
 /// scenario file's parser makes field by field, for an [`Action`] that was
 /// deserialized directly. It does not know the cluster (which brokers and
 /// topics exist): the simulation refuses those when the action is taken.
 pub fn check_action(action: &Action) -> Result<(), String> {
-    let time = |what: &str, ms: u64| {
-        if ms > MAX_TIME_MS {
-            Err(format!(
-                "{what} {ms} ms is over the limit of {MAX_TIME_MS} ms (MAX_TIME_MS, one day)"
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    let per_topic = |what: &str, n: u64| {
-        if (1..=MAX_PARTITIONS_PER_TOPIC).contains(&n) {
-            Ok(())
-        } else {
-            Err(format!(
-                "{what} {n} is not from 1 to {MAX_PARTITIONS_PER_TOPIC} (MAX_PARTITIONS_PER_TOPIC)"
-            ))
-        }
-    };
-    let replicas = |what: &str, n: usize| {
-        if (1..=MAX_BROKERS).contains(&n) {
-            Ok(())
-        } else {
-            Err(format!(
-                "{what} {n} is not from 1 to {MAX_BROKERS} (MAX_BROKERS)"
-            ))
-        }
-    };
-    let list = |what: &str, n: usize| {
-        if n as u64 > MAX_PARTITIONS {
-            Err(format!(
-                "{n} {what}, over the limit of {MAX_PARTITIONS} (MAX_PARTITIONS)"
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    let data = |d: &str| {
-        if d.len() > MAX_ZNODE_DATA_BYTES {
-            Err(format!(
-                "{} bytes of data, over ZooKeeper's jute.maxbuffer of {MAX_ZNODE_DATA_BYTES} bytes (MAX_ZNODE_DATA_BYTES)",
-                d.len()
-            ))
-        } else {
-            Ok(())
-        }
-    };
+    // (what, value, lowest, highest, the limit's name)
+    let mut checks: Vec<(&str, u64, u64, u64, &str)> = Vec::new();
+    let day = "ms (MAX_TIME_MS, one day)";
+    let per_topic = "partitions (MAX_PARTITIONS_PER_TOPIC)";
+    let brokers = "replicas (MAX_BROKERS)";
+    let all = "partitions (MAX_PARTITIONS)";
+    let b = MAX_BROKERS as u64;
     match action {
         Action::PauseBroker { duration_ms, .. } => {
-            if *duration_ms == 0 {
-                return Err("a pause of 0 ms; a duration is greater than 0".to_string());
-            }
-            time("a pause of", *duration_ms)
+            checks.push(("a pause of", *duration_ms, 1, MAX_TIME_MS, day));
         }
-        Action::DelayMessage { delay_ms, .. } => time("a delay of", *delay_ms),
-        Action::SlowBroker { lag_ms, .. } => time("a lag of", *lag_ms),
-        Action::SetZnode { data: d, .. } | Action::CreateZnode { data: d, .. } => data(d),
+        Action::DelayMessage { delay_ms, .. } => {
+            checks.push(("a delay of", *delay_ms, 0, MAX_TIME_MS, day));
+        }
+        Action::SlowBroker { lag_ms, .. } => {
+            checks.push(("a lag of", *lag_ms, 0, MAX_TIME_MS, day));
+        }
+        Action::SetZnode { data, .. } | Action::CreateZnode { data, .. } => checks.push((
+            "data of",
+            data.len() as u64,
+            0,
+            MAX_ZNODE_DATA_BYTES as u64,
+            "bytes (MAX_ZNODE_DATA_BYTES, ZooKeeper's jute.maxbuffer)",
+        )),
         Action::Produce { records, .. } => {
-            if (1..=1_000_000).contains(records) {
-                Ok(())
-            } else {
-                Err(format!("{records} records is not from 1 to 1000000"))
-            }
+            checks.push(("a produce of", *records, 1, 1_000_000, "records"));
         }
-        Action::AddPartitions { count, .. } => per_topic("a partition count of", u64::from(*count)),
+        Action::AddPartitions { count, .. } => {
+            checks.push((
+                "a topic of",
+                u64::from(*count),
+                1,
+                MAX_PARTITIONS_PER_TOPIC,
+                per_topic,
+            ));
+        }
         Action::CreateTopic {
             assignment,
             partitions,
@@ -589,33 +568,62 @@ pub fn check_action(action: &Action) -> Result<(), String> {
             ..
         } => {
             if let Some(p) = partitions {
-                per_topic("a partition count of", u64::from(*p))?;
+                checks.push((
+                    "a topic of",
+                    u64::from(*p),
+                    1,
+                    MAX_PARTITIONS_PER_TOPIC,
+                    per_topic,
+                ));
             }
             if let Some(rf) = replication_factor {
-                replicas("a replication factor of", *rf as usize)?;
+                checks.push(("a partition of", u64::from(*rf), 1, b, brokers));
+            }
+            for row in assignment.iter().flatten() {
+                checks.push(("a partition of", row.len() as u64, 1, b, brokers));
             }
             if let Some(a) = assignment {
-                per_topic("an assignment of partitions:", a.len() as u64)?;
-                for row in a {
-                    replicas("a replica list of length", row.len())?;
-                }
+                checks.push((
+                    "a topic of",
+                    a.len() as u64,
+                    1,
+                    MAX_PARTITIONS_PER_TOPIC,
+                    per_topic,
+                ));
             }
-            Ok(())
         }
         Action::ReassignPartitions { partitions } => {
-            list("partitions to reassign", partitions.len())?;
+            checks.push((
+                "a reassignment of",
+                partitions.len() as u64,
+                0,
+                MAX_PARTITIONS,
+                all,
+            ));
             for t in partitions {
-                replicas("a replica list of length", t.replicas.len())?;
+                checks.push(("a partition of", t.replicas.len() as u64, 1, b, brokers));
             }
-            Ok(())
         }
-        Action::ElectLeaders { partitions, .. } => list("partitions to elect", partitions.len()),
-        Action::PreferredElection { partitions } => list(
-            "partitions to elect",
-            partitions.as_ref().map_or(0, Vec::len),
-        ),
-        _ => Ok(()),
+        Action::ElectLeaders { partitions, .. } => {
+            checks.push((
+                "an election of",
+                partitions.len() as u64,
+                0,
+                MAX_PARTITIONS,
+                all,
+            ));
+        }
+        Action::PreferredElection {
+            partitions: Some(p),
+        } => checks.push(("an election of", p.len() as u64, 0, MAX_PARTITIONS, all)),
+        _ => {}
     }
+    for (what, value, lo, hi, name) in checks {
+        if !(lo..=hi).contains(&value) {
+            return Err(format!("{what} {value} {name} is not from {lo} to {hi}"));
+        }
+    }
+    Ok(())
 }
 
 /// What a list of topics and actions creates in all, checked against
@@ -625,8 +633,8 @@ pub fn check_action(action: &Action) -> Result<(), String> {
 /// scenario's, under a share link) count from nothing, replication factor 1.
 #[derive(Debug, Clone, Default)]
 pub struct Budget {
-    topics: BTreeMap<String, (u64, u64)>,
-    created: u64,
+    /// Each topic: name, partitions, replication factor.
+    topics: Vec<(String, u64, u64)>,
     partitions: u64,
     replicas: u64,
 }
@@ -639,31 +647,32 @@ impl Budget {
         partitions: u64,
         replication_factor: u64,
     ) -> Result<(), String> {
-        self.created += 1;
-        if self.created > MAX_TOPICS {
-            return Err(format!(
-                "{} topics in all, over the limit of {MAX_TOPICS} (MAX_TOPICS)",
-                self.created
-            ));
+        let n = self.topics.len() as u64 + 1;
+        if n > MAX_TOPICS {
+            return Err(over("topics in all", n, MAX_TOPICS, "MAX_TOPICS"));
         }
-        self.topics
-            .insert(name.to_string(), (partitions, replication_factor.max(1)));
-        self.grow(partitions, replication_factor.max(1))
+        let rf = replication_factor.max(1);
+        self.topics.push((name.to_string(), partitions, rf));
+        self.grow(partitions, rf)
     }
 
     fn grow(&mut self, partitions: u64, rf: u64) -> Result<(), String> {
         self.partitions = self.partitions.saturating_add(partitions);
         self.replicas = self.replicas.saturating_add(partitions.saturating_mul(rf));
         if self.partitions > MAX_PARTITIONS {
-            return Err(format!(
-                "{} partitions in all, over the limit of {MAX_PARTITIONS} (MAX_PARTITIONS)",
-                self.partitions
+            return Err(over(
+                "partitions in all",
+                self.partitions,
+                MAX_PARTITIONS,
+                "MAX_PARTITIONS",
             ));
         }
         if self.replicas > MAX_REPLICAS {
-            return Err(format!(
-                "{} replicas in all, over the limit of {MAX_REPLICAS} (MAX_REPLICAS)",
-                self.replicas
+            return Err(over(
+                "replicas in all",
+                self.replicas,
+                MAX_REPLICAS,
+                "MAX_REPLICAS",
             ));
         }
         Ok(())
@@ -688,14 +697,21 @@ impl Budget {
                 self.add_topic(name, p, rf)
             }
             Action::AddPartitions { topic, count } => {
-                let (had, rf) = self.topics.get(topic).copied().unwrap_or((0, 1));
                 let count = u64::from(*count);
-                if count > had {
-                    self.topics.insert(topic.clone(), (count, rf));
-                    self.grow(count - had, rf)
-                } else {
-                    Ok(())
-                }
+                let (had, rf) = match self.topics.iter_mut().rev().find(|t| t.0 == *topic) {
+                    Some(t) => {
+                        let was = (t.1, t.2);
+                        t.1 = t.1.max(count);
+                        was
+                    }
+                    None => {
+                        // A topic the budget was not told about: counted
+                        // once, as if it had none.
+                        self.topics.push((topic.clone(), count, 1));
+                        (0, 1)
+                    }
+                };
+                self.grow(count.saturating_sub(had), rf)
             }
             _ => Ok(()),
         }

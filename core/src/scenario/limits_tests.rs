@@ -27,7 +27,10 @@ fn file_size_limit() {
     assert!(Scenario::parse(&at).is_ok());
     assert_eq!(
         refused(&format!("{at} ")),
-        format!("(file): {} bytes, over the limit of {MAX_SCENARIO_BYTES} bytes for a scenario file (MAX_SCENARIO_BYTES)", MAX_SCENARIO_BYTES + 1)
+        format!(
+            "(file): {} bytes, over the limit of {MAX_SCENARIO_BYTES} (MAX_SCENARIO_BYTES)",
+            MAX_SCENARIO_BYTES + 1
+        )
     );
 }
 
@@ -61,7 +64,7 @@ fn virtual_time_limit() {
     assert!(Scenario::parse(&with(1, "", &pause(MAX_TIME_MS))).is_ok());
     assert_eq!(
         refused(&with(1, "", &pause(MAX_TIME_MS + 1))),
-        "actions[0]: a pause of 86400001 ms is over the limit of 86400000 ms (MAX_TIME_MS, one day)"
+        "actions[0]: a pause of 86400001 ms (MAX_TIME_MS, one day) is not from 1 to 86400000"
     );
 }
 
@@ -115,7 +118,7 @@ fn partitions_per_topic_limit() {
     assert!(Scenario::parse(&with(1, &a(MAX_PARTITIONS_PER_TOPIC), "")).is_ok());
     assert_eq!(
         refused(&with(1, &a(MAX_PARTITIONS_PER_TOPIC + 1), "")),
-        "topics[0].assignment: 100001 partitions, over the limit of 100000 per topic (MAX_PARTITIONS_PER_TOPIC)"
+        "topics[0].assignment: 100001 partitions, over the limit of 100000 (MAX_PARTITIONS_PER_TOPIC)"
     );
 }
 
@@ -173,6 +176,6 @@ fn znode_data_limit_is_zookeepers_jute_maxbuffer() {
     assert!(Scenario::parse(&with(1, "", &set(MAX_ZNODE_DATA_BYTES))).is_ok());
     assert_eq!(
         refused(&with(1, "", &set(MAX_ZNODE_DATA_BYTES + 1))),
-        "actions[0]: 1048576 bytes of data, over ZooKeeper's jute.maxbuffer of 1048575 bytes (MAX_ZNODE_DATA_BYTES)"
+        "actions[0]: data of 1048576 bytes (MAX_ZNODE_DATA_BYTES, ZooKeeper's jute.maxbuffer) is not from 0 to 1048575"
     );
 }

@@ -128,9 +128,11 @@ impl Scenario {
         if text.len() > MAX_SCENARIO_BYTES {
             return err(
                 "(file)",
-                format!(
-                    "{} bytes, over the limit of {MAX_SCENARIO_BYTES} bytes for a scenario file (MAX_SCENARIO_BYTES)",
-                    text.len()
+                actions::over(
+                    "bytes",
+                    text.len() as u64,
+                    MAX_SCENARIO_BYTES as u64,
+                    "MAX_SCENARIO_BYTES",
                 ),
             );
         }
@@ -333,9 +335,11 @@ fn parse_brokers(v: &Value) -> Result<Vec<BrokerId>, ScenarioError> {
     if list.len() > MAX_BROKERS {
         return err(
             "brokers",
-            format!(
-                "{} brokers, over the limit of {MAX_BROKERS} (MAX_BROKERS)",
-                list.len()
+            actions::over(
+                "brokers",
+                list.len() as u64,
+                MAX_BROKERS as u64,
+                "MAX_BROKERS",
             ),
         );
     }
@@ -367,10 +371,7 @@ fn parse_topics(v: &Value, brokers: &[BrokerId]) -> Result<Vec<TopicSpec>, Scena
     if list.len() as u64 > MAX_TOPICS {
         return err(
             "topics",
-            format!(
-                "{} topics, over the limit of {MAX_TOPICS} (MAX_TOPICS)",
-                list.len()
-            ),
+            actions::over("topics", list.len() as u64, MAX_TOPICS, "MAX_TOPICS"),
         );
     }
     let mut names = BTreeSet::new();
@@ -471,9 +472,11 @@ fn parse_placement(
             if rows.len() as u64 > MAX_PARTITIONS_PER_TOPIC {
                 return err(
                     format!("{f}.assignment"),
-                    format!(
-                        "{} partitions, over the limit of {MAX_PARTITIONS_PER_TOPIC} per topic (MAX_PARTITIONS_PER_TOPIC)",
-                        rows.len()
+                    actions::over(
+                        "partitions",
+                        rows.len() as u64,
+                        MAX_PARTITIONS_PER_TOPIC,
+                        "MAX_PARTITIONS_PER_TOPIC",
                     ),
                 );
             }

@@ -161,7 +161,7 @@ fn actions_that_would_create_more_than_the_largest_cluster_are_skipped_before_an
         r.problems,
         [
             format!("action 3 of 4 is a create_topic at 1 ms: {} partitions in all, over the limit of {} (MAX_PARTITIONS); skipped", 2 * per + 1, scenario::MAX_PARTITIONS),
-            format!("action 4 of 4 is a create_topic at 1 ms: a partition count of {} is not from 1 to {per} (MAX_PARTITIONS_PER_TOPIC); skipped", u32::MAX),
+            format!("action 4 of 4 is a create_topic at 1 ms: a topic of {} partitions (MAX_PARTITIONS_PER_TOPIC) is not from 1 to {per}; skipped", u32::MAX),
         ]
     );
 }
@@ -175,8 +175,8 @@ fn an_action_with_an_out_of_range_number_is_skipped() {
     assert_eq!(
         r.problems,
         [
-            format!("action 1 of 2 is a pause_broker at 1 ms: a pause of 18446744073709551615 ms is over the limit of {} ms (MAX_TIME_MS, one day); skipped", scenario::MAX_TIME_MS),
-            "action 2 of 2 is a produce at 1 ms: 0 records is not from 1 to 1000000; skipped".to_string(),
+            format!("action 1 of 2 is a pause_broker at 1 ms: a pause of 18446744073709551615 ms (MAX_TIME_MS, one day) is not from 1 to {}; skipped", scenario::MAX_TIME_MS),
+            "action 2 of 2 is a produce at 1 ms: a produce of 0 records is not from 1 to 1000000; skipped".to_string(),
         ]
     );
 }

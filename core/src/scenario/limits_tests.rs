@@ -179,3 +179,17 @@ fn znode_data_limit_is_zookeepers_jute_maxbuffer() {
         "actions[0]: data of 1048576 bytes (MAX_ZNODE_DATA_BYTES, ZooKeeper's jute.maxbuffer) is not from 0 to 1048575"
     );
 }
+
+#[test]
+fn broker_ids_are_at_most_reserved_broker_max_id() {
+    // Kafka: KafkaConfig.validateValues requires broker.id <=
+    // reserved.broker.max.id (1000 by default). Found by `kcsim fuzz`: the
+    // id 4294967295 overflowed the port (9092 + id) of its registration.
+    let text = |id: u32| format!(r#"{{"version":1,"brokers":[0,{id}]}}"#);
+    assert!(Scenario::parse(&text(MAX_BROKER_ID)).is_ok());
+    assert_eq!(
+        refused(&text(MAX_BROKER_ID + 1)),
+        "brokers[1]: broker.id 1001: broker.id must be equal or greater than -1 and not greater than reserved.broker.max.id (1000)"
+    );
+    assert!(Scenario::parse(&text(u32::MAX)).is_err());
+}

@@ -39,6 +39,8 @@ pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
 pub const MAX_ACTIONS: usize = 10_000;
 /// The most brokers a scenario may start: the page's largest cluster.
 pub const MAX_BROKERS: usize = crate::summary::MAX_BROKERS as usize;
+/// The largest broker id: Kafka's `reserved.broker.max.id` default.
+pub const MAX_BROKER_ID: u32 = 1000;
 /// The most topics a scenario may declare and create, in all.
 pub const MAX_TOPICS: u64 = crate::summary::MAX_TOPICS as u64;
 /// The most partitions one topic may have (`partitions`, an assignment's
@@ -347,6 +349,15 @@ fn parse_brokers(v: &Value) -> Result<Vec<BrokerId>, ScenarioError> {
     let mut out = Vec::new();
     for (i, b) in list.iter().enumerate() {
         let id = broker_id(b, &format!("brokers[{i}]"))?;
+        // KafkaConfig.validateValues: a configured broker.id is at most
+        // reserved.broker.max.id (1000 by default; the ids above it are
+        // generated ones).
+        if id.0 > MAX_BROKER_ID {
+            return err(
+                format!("brokers[{i}]"),
+                format!("broker.id {id}: broker.id must be equal or greater than -1 and not greater than reserved.broker.max.id ({MAX_BROKER_ID})"),
+            );
+        }
         if !seen.insert(id) {
             return err(format!("brokers[{i}]"), format!("duplicate broker id {id}"));
         }

@@ -104,6 +104,10 @@ enum Cmd {
     /// the checks after every step and once the faults stop; print each
     /// failure shrunk to a minimal scenario file (docs/simulation-testing.md).
     Soak(SoakArgs),
+    /// Fuzz every way in (docs/inputs.md): generated, mutated scenario and
+    /// lesson files, console lines, share links and trace files; prints each
+    /// target's counts; exit 1 on any crash (each written to a file).
+    Fuzz(FuzzArgs),
     /// Print a completion script for a shell.
     Completions {
         /// The shell.
@@ -145,6 +149,35 @@ struct SoakArgs {
     /// Run one scenario file with the soak's checks and healing instead.
     #[arg(long, value_name = "FILE")]
     replay: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct FuzzArgs {
+    /// One target (scenario, lesson, console, share-link, trace-file);
+    /// default: all of them.
+    #[arg(long, value_name = "T", value_parser = fuzz_target)]
+    target: Option<crate::fuzz::Target>,
+    /// Inputs per target (default 1000 unless --seconds is given).
+    #[arg(long, value_name = "N", conflicts_with = "seconds")]
+    inputs: Option<u64>,
+    /// Seconds of wall time per target instead of a number of inputs.
+    #[arg(long, value_name = "S")]
+    seconds: Option<u64>,
+    /// The first input's seed (input i has seed X + i).
+    #[arg(long, value_name = "X", default_value_t = 1)]
+    seed: u64,
+    /// Where crash files go.
+    #[arg(long, value_name = "DIR", default_value = "fuzz-crashes")]
+    crash_dir: String,
+}
+
+fn fuzz_target(v: &str) -> Result<crate::fuzz::Target, String> {
+    crate::fuzz::Target::parse(v).ok_or_else(|| {
+        format!(
+            "{v:?} is not a fuzz target; the targets are {}",
+            crate::fuzz::Target::ALL.map(|t| t.name()).join(", ")
+        )
+    })
 }
 
 #[derive(Debug, Args)]
@@ -264,11 +297,81 @@ fn dispatch(command: Cmd, out: &mut dyn Write) -> Result<(), Failure> {
             output,
         } => diagram(&file, from, to, output.as_deref(), out),
         Cmd::Soak(a) => soak(a, out),
+        Cmd::Fuzz(a) => fuzz(&a, out),
         Cmd::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "kcsim", out);
             Ok(())
         }
     }
+}
+
+/// `kcsim fuzz`: each target for a number of inputs or seconds; a crash
+/// file per crash; exit 1 if any. Wall-clock reads are this driver's only
+/// (`--seconds`, the times printed).
+#[allow(clippy::disallowed_methods)]
+fn fuzz(a: &FuzzArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    use crate::fuzz::{self, Corpus, Target};
+    if !cfg!(panic = "unwind") {
+        return Err(Failure(
+            2,
+            "kcsim fuzz catches panics: build it with panic=unwind (`cargo xtask fuzz` does)"
+                .to_string(),
+        ));
+    }
+    let targets: Vec<Target> = a.target.map_or(Target::ALL.to_vec(), |t| vec![t]);
+    let corpus = Corpus::new();
+    // Panics are caught and reported with their input: keep the default
+    // hook from printing each one.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut crashes = 0u64;
+    let mut failures = Vec::new();
+    for t in targets {
+        let started = std::time::Instant::now();
+        let limit = a.inputs.unwrap_or(1000);
+        let more = |n: u64| match a.seconds {
+            Some(s) => started.elapsed().as_secs() < s,
+            None => n < limit,
+        };
+        let c = fuzz::fuzz(t, a.seed, &corpus, more, |crash| {
+            let _ = std::fs::create_dir_all(&a.crash_dir);
+            let path = format!(
+                "{}/{}-{}.txt",
+                a.crash_dir, crash.input.target, crash.input.seed
+            );
+            if let Err(e) = std::fs::write(&path, crash.file_text()) {
+                failures.push(format!("{path}: cannot write: {e}"));
+            }
+            failures.push(format!(
+                "crash: {} seed {}: {} (input in {path})",
+                crash.input.target,
+                crash.input.seed,
+                crash.message.lines().next().unwrap_or("")
+            ));
+        });
+        crashes += c.crashes;
+        let _ = writeln!(
+            out,
+            "fuzz {:<10} {:>8} inputs  {:>8} accepted  {:>8} rejected  {} crashes  ({:.1} s)",
+            t.name(),
+            c.tried,
+            c.accepted,
+            c.rejected,
+            c.crashes,
+            started.elapsed().as_secs_f64()
+        );
+        for f in failures.drain(..) {
+            let _ = writeln!(out, "  {f}");
+        }
+    }
+    std::panic::set_hook(hook);
+    if crashes > 0 {
+        return Err(Failure(
+            1,
+            format!("{crashes} crash(es); see {}", a.crash_dir),
+        ));
+    }
+    Ok(())
 }
 
 /// Read and parse a scenario file; the error names the file and the field.

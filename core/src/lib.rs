@@ -52,6 +52,8 @@ pub mod data_plane;
 pub mod diagram;
 pub mod fact;
 pub mod figures;
+#[cfg(feature = "fuzz")]
+pub mod fuzz;
 pub mod ids;
 pub mod invariants;
 pub mod kafka_zk;
@@ -63,6 +65,7 @@ pub mod projection;
 pub mod report;
 pub mod rng;
 pub mod scenario;
+pub mod share_link;
 pub mod sim;
 pub mod soak;
 pub mod summary;

@@ -186,9 +186,10 @@ fn line_object(line: usize, text: &str) -> Result<Map<String, Value>, TraceFileE
 fn known(line: usize, m: &Map<String, Value>, allowed: &[&str]) -> Result<(), TraceFileError> {
     for k in m.keys() {
         if !allowed.contains(&k.as_str()) {
-            let mut k = k.clone();
-            k.truncate(40);
-            return fail(line, &k, "unknown field");
+            // At most 40 bytes of the name, cut at a character boundary.
+            let cut = (0..=k.len().min(40)).rev().find(|i| k.is_char_boundary(*i));
+            let k = &k[..cut.unwrap_or(0)];
+            return fail(line, k, "unknown field");
         }
     }
     Ok(())
@@ -256,12 +257,16 @@ fn parse_header(text: &str) -> Result<Header, TraceFileError> {
                 return fail(1, "acts", format!("at most {MAX_ACTS} actions"));
             }
             let mut acts = Vec::with_capacity(list.len());
+            let mut budget = crate::scenario::Budget::default();
             for (i, a) in list.iter().enumerate() {
                 let act: UserAct = serde_json::from_value(a.clone())
                     .or_else(|e| fail(1, &format!("acts[{i}]"), e.to_string()))?;
                 if act.at_ms > until_ms {
                     return fail(1, &format!("acts[{i}].at_ms"), "after until_ms");
                 }
+                crate::scenario::check_action(&act.action)
+                    .and_then(|()| budget.add_action(&act.action))
+                    .or_else(|m| fail(1, &format!("acts[{i}]"), m))?;
                 acts.push(act);
             }
             acts
@@ -475,6 +480,13 @@ mod tests {
         assert_eq!(err(&lines.join("\n")), "line 4: details: is required");
         lines[3] = at(t, ",\"details\":\"\",\"extra\":2");
         assert_eq!(err(&lines.join("\n")), "line 4: extra: unknown field");
+        // kcsim: the core never panics on input: an unknown field's name is
+        // quoted cut at a character boundary (found by fuzzing).
+        lines[3] = at(t, &format!(",\"details\":\"\",\"é{}\":2", "🦀".repeat(20)));
+        assert_eq!(
+            err(&lines.join("\n")),
+            format!("line 4: é{}: unknown field", "🦀".repeat(9))
+        );
         lines[3] = at(t.saturating_sub(1), ",\"details\":\"\"");
         assert!(err(&lines.join("\n")).starts_with("line 4: time_ms: ") && t > 0);
         lines[3] = at(9_000, ",\"details\":\"\"");

@@ -3,18 +3,26 @@
 //! (with whether each forked the future) and the time cursor — so a link
 //! replays to exactly what its author saw:
 //! `#s=zombie-controller&t=21402&zk=sync&a=<percent-encoded JSON>`.
-//! `zk=` is left out for `async`, the default, so links made before it
-//! existed still mean what they meant. `lang=zh` carries the page's
-//! language when it is 中文 (English, the default, is left out the same way);
-//! it is not part of the simulation, and a link's language wins over the
-//! browser's remembered choice.
+//!
+//! The link is decoded and checked in the core ([`kcsim_core::share_link`]:
+//! every key, every action, the limits); this module maps the page's
+//! language to and from the link's language code.
 
 use crate::i18n::Lang;
 use crate::ZkMode;
-use kcsim_core::Action;
+use kcsim_core::share_link as core_link;
 
 /// One action the user took, as the link (and a trace file) records it.
 pub use kcsim_core::trace_file::UserAct;
+
+#[cfg(test)]
+use kcsim_core::Action;
+
+pub(crate) use core_link::{pct_decode, pct_encode};
+
+/// The latest time a link can name: the timeline runs no further (a day of
+/// virtual time, and a minute past it).
+pub const LATEST_MS: u64 = core_link::LATEST_MS;
 
 /// What a link says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,61 +40,16 @@ pub struct Moment {
     pub acts: Vec<UserAct>,
 }
 
-/// Percent-encode everything but unreserved characters.
-pub(crate) fn pct_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() * 2);
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// Undo [`pct_encode`].
-pub(crate) fn pct_decode(s: &str) -> Result<String, String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3).ok_or("a % escape is cut short")?;
-            out.push(
-                u8::from_str_radix(hex, 16).map_err(|_| format!("%{hex} is not a valid escape"))?,
-            );
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).map_err(|_| "the actions are not valid text".to_string())
-}
-
 /// The fragment (without `#`) for a moment.
 pub fn encode(m: &Moment) -> String {
-    let mut out = format!("s={}&t={}", pct_encode(&m.scenario), m.t_ms);
-    if m.zk != ZkMode::Async {
-        out.push_str("&zk=");
-        out.push_str(m.zk.as_str());
-    }
-    if let Some(lang) = m.lang.filter(|l| *l != Lang::En) {
-        out.push_str("&lang=");
-        out.push_str(lang.code());
-    }
-    if !m.acts.is_empty() {
-        let json = serde_json::to_string(&m.acts).unwrap_or_default();
-        out.push_str("&a=");
-        out.push_str(&pct_encode(&json));
-    }
-    out
+    core_link::encode(&core_link::Moment {
+        scenario: m.scenario.clone(),
+        t_ms: m.t_ms,
+        zk: m.zk,
+        lang: m.lang.map(|l| l.code().to_string()),
+        acts: m.acts.clone(),
+    })
 }
-
-/// The latest time a link can name: the timeline runs no further (a day of
-/// virtual time, and a minute past it).
-pub const LATEST_MS: u64 = kcsim_core::scenario::MAX_TIME_MS + 60_000;
 
 /// What could be read from a link, and what could not. Every problem is
 /// listed, each saying what the page does instead.
@@ -107,159 +70,34 @@ pub struct LinkRead {
     pub problems: Vec<String>,
 }
 
+/// The page's language for a code the core accepted (`en`, `zh`).
+fn lang_of(code: Option<&str>) -> Option<Lang> {
+    code.and_then(|c| Lang::ALL.into_iter().find(|l| l.code() == c))
+}
+
 /// Read a fragment (with or without `#`): everything that reads, and every
 /// problem with the rest.
 pub fn read(fragment: &str) -> LinkRead {
-    let fragment = fragment.trim_start_matches('#');
-    let mut out = LinkRead {
-        scenario: None,
-        t_ms: None,
-        zk: ZkMode::Async,
-        lang: None,
-        acts: Vec::new(),
-        problems: Vec::new(),
-    };
-    for part in fragment.split('&').filter(|p| !p.is_empty()) {
-        let Some((k, v)) = part.split_once('=') else {
-            out.problems
-                .push(format!("{part:?} is not key=value; ignored"));
-            continue;
-        };
-        match k {
-            "s" => match pct_decode(v) {
-                Ok(id) => out.scenario = Some(id),
-                Err(e) => out.problems.push(format!("the scenario (s=): {e}")),
-            },
-            "t" => match v.parse::<u64>() {
-                Ok(t) if t > LATEST_MS => {
-                    out.problems.push(format!(
-                        "t={t} is past the latest time the page runs to ({LATEST_MS} ms); clamped to {LATEST_MS} ms"
-                    ));
-                    out.t_ms = Some(LATEST_MS);
-                }
-                Ok(t) => out.t_ms = Some(t),
-                Err(_) => out.problems.push(format!(
-                    "t={v:?} is not a time in ms; the scenario opens at its start"
-                )),
-            },
-            "zk" => match pct_decode(v) {
-                Ok(mode) => match ZkMode::parse(&mode) {
-                    Some(m) => out.zk = m,
-                    None => out.problems.push(format!(
-                        "zk={mode:?} is not a ZooKeeper access mode (async or sync); async is used"
-                    )),
-                },
-                Err(e) => out.problems.push(format!("zk=: {e}; async is used")),
-            },
-            "lang" => match pct_decode(v)
-                .ok()
-                .and_then(|c| Lang::from_code(&c).map(|l| (l, c)))
-            {
-                Some((l, c)) if c == l.code() => out.lang = Some(l),
-                _ => out.problems.push(format!(
-                    "lang={v:?} is not a language of the page (en or zh); ignored"
-                )),
-            },
-            "a" => read_actions(v, &mut out),
-            other => out.problems.push(format!("unknown key {other:?}; ignored")),
-        }
+    let r = core_link::read(fragment);
+    LinkRead {
+        lang: lang_of(r.lang.as_deref()),
+        scenario: r.scenario,
+        t_ms: r.t_ms,
+        zk: r.zk,
+        acts: r.acts,
+        problems: r.problems,
     }
-    out
-}
-
-/// The `a=` list: each action that reads is kept; each that does not is a
-/// problem naming it.
-fn read_actions(v: &str, out: &mut LinkRead) {
-    let json = match pct_decode(v) {
-        Ok(j) => j,
-        Err(e) => {
-            return out
-                .problems
-                .push(format!("the actions (a=): {e}; no action is replayed"))
-        }
-    };
-    let list = match serde_json::from_str::<serde_json::Value>(&json) {
-        Ok(serde_json::Value::Array(list)) => list,
-        Ok(_) | Err(_) => {
-            return out.problems.push(
-                "the actions (a=) are not a list of actions; no action is replayed".to_string(),
-            )
-        }
-    };
-    let n = list.len();
-    for (i, item) in list.into_iter().enumerate() {
-        match read_act(item) {
-            Ok(act) => out.acts.push((i, act)),
-            Err(e) => out
-                .problems
-                .push(format!("action {} of {n} {e}; skipped", i + 1)),
-        }
-    }
-}
-
-/// One entry of the `a=` list, with a plain message for what is wrong.
-fn read_act(item: serde_json::Value) -> Result<UserAct, String> {
-    let serde_json::Value::Object(mut obj) = item else {
-        return Err("is not an action (an object with at_ms, fork and action)".to_string());
-    };
-    let at_ms = obj
-        .get("at_ms")
-        .and_then(serde_json::Value::as_u64)
-        .ok_or("has no time (at_ms, a whole number of ms)")?;
-    let fork = obj
-        .get("fork")
-        .and_then(serde_json::Value::as_bool)
-        .ok_or("does not say whether it was taken in the past (fork, true or false)")?;
-    let action = obj
-        .remove("action")
-        .ok_or("does not say what was done (action)")?;
-    let name = action
-        .get("action")
-        .and_then(serde_json::Value::as_str)
-        .map(str::to_string)
-        .ok_or("does not name its action (action.action, e.g. kill_broker)")?;
-    if !kcsim_core::scenario::ACTION_NAMES.contains(&name.as_str()) {
-        return Err(format!(
-            "names {name:?}, which is not an action this page knows"
-        ));
-    }
-    let action: Action = serde_json::from_value(action).map_err(|e| {
-        let e = e.to_string();
-        match e
-            .strip_prefix("missing field `")
-            .and_then(|f| f.strip_suffix('`'))
-        {
-            Some(field) => format!("is a {name} at {at_ms} ms without its field {field:?}"),
-            None => format!(
-                "is a {name} at {at_ms} ms that does not read: {}",
-                e.replace('`', "")
-            ),
-        }
-    })?;
-    Ok(UserAct {
-        at_ms,
-        fork,
-        action,
-    })
 }
 
 /// Read a fragment strictly: the moment, or every problem (joined by `; `).
 pub fn decode(fragment: &str) -> Result<Moment, String> {
-    let r = read(fragment);
-    let mut problems = r.problems;
-    if r.scenario.is_none() {
-        problems.insert(0, "no scenario (s=…)".to_string());
-    }
-    match (r.scenario, problems.is_empty()) {
-        (Some(scenario), true) => Ok(Moment {
-            scenario,
-            t_ms: r.t_ms.unwrap_or(0),
-            zk: r.zk,
-            lang: r.lang,
-            acts: r.acts.into_iter().map(|(_, a)| a).collect(),
-        }),
-        _ => Err(problems.join("; ")),
-    }
+    core_link::decode(fragment).map(|m| Moment {
+        lang: lang_of(m.lang.as_deref()),
+        scenario: m.scenario,
+        t_ms: m.t_ms,
+        zk: m.zk,
+        acts: m.acts,
+    })
 }
 
 #[cfg(test)]

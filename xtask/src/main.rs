@@ -5,6 +5,8 @@
 //! registries: rustup's target, crates.io (trunk, wasm-bindgen-cli), npm
 //! (binaryen's wasm-opt, playwright-core) and Debian (chromium, chromedriver).
 
+mod fuzz;
+
 use std::env;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -26,6 +28,7 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("soak") => soak::soak(&args[1..]),
+        Some("fuzz") => fuzz::fuzz(&args[1..]),
         _ => Err(usage()),
     };
     match result {
@@ -38,8 +41,8 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> String {
-    "usage: cargo xtask serve | test [--skip STAGE]... | bench [--no-browser] [--no-size] [--wasm-args \"...\"] [kcsim bench options] | soak --schedules N [--seed S] [--jobs J]\n\
-     stages: fmt clippy native soak browser trunk e2e"
+    "usage: cargo xtask serve | test [--skip STAGE]... | bench [--no-browser] [--no-size] [--wasm-args \"...\"] [kcsim bench options] | soak --schedules N [--seed S] [--jobs J] | fuzz [kcsim fuzz options]\n\
+     stages: fmt clippy native soak fuzz browser trunk e2e"
         .to_string()
 }
 
@@ -513,6 +516,10 @@ fn test(args: &[String]) -> Result<()> {
         Stage {
             name: "soak",
             run: soak::stage_soak,
+        },
+        Stage {
+            name: "fuzz",
+            run: fuzz::stage,
         },
         Stage {
             name: "browser",

@@ -217,6 +217,11 @@ fn sleep(args: &[String]) -> Reply {
     }
 }
 
+/// The longest command line the console reads, in characters: room for
+/// `echo '…' > FILE` of the largest file ([`files::MAX_FILE_BYTES`]) and its
+/// quoting. (The page's input box stops sooner, at 4,000.)
+pub const MAX_LINE_CHARS: usize = 2 * files::MAX_FILE_BYTES;
+
 /// What [`execute`] printed, and whether the command was accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
@@ -250,6 +255,15 @@ impl Session {
     /// command (`echo … > F`, `cat`, `ls`, `rm`) on the session's files,
     /// anything else as [`interpret`] says, reading those files.
     pub fn execute(&mut self, timeline: &mut Timeline, line: &str) -> Answer {
+        let chars = line.chars().count();
+        if chars > MAX_LINE_CHARS {
+            return Answer {
+                text: format!(
+                    "kcsim: the line is {chars} characters, over the limit of {MAX_LINE_CHARS} (MAX_LINE_CHARS); nothing was run\n"
+                ),
+                ok: false,
+            };
+        }
         if let Ok(w) = words(line) {
             if let Some((text, ok)) = files::run(&mut self.files, &w) {
                 return Answer { text, ok };

@@ -768,3 +768,58 @@ fn configs_cluster_default_through_the_admin_client() {
         "requirement failed: --bootstrap-server option must be specified to update broker configs Set(min.insync.replicas). for default cluster if any broker is running."
     ));
 }
+
+#[test]
+fn a_line_over_the_console_limit_is_refused_unread() {
+    // kcsim's own limit (docs/inputs.md): the line is not split into words.
+    let mut t = cluster();
+    let at = format!("help{}", " ".repeat(MAX_LINE_CHARS - 4));
+    assert!(execute(&mut t, &at).ok);
+    let over = format!("{at} ");
+    let before = t.trace().len();
+    assert_eq!(
+        execute(&mut t, &over),
+        Answer {
+            text: format!(
+                "kcsim: the line is {} characters, over the limit of {MAX_LINE_CHARS} (MAX_LINE_CHARS); nothing was run\n",
+                MAX_LINE_CHARS + 1
+            ),
+            ok: false
+        }
+    );
+    assert_eq!(t.trace().len(), before);
+}
+
+#[test]
+fn alter_to_more_partitions_than_a_topic_may_have_is_refused_before_anything_is_built() {
+    // kcsim's limit (docs/inputs.md), found by `kcsim fuzz --target console`:
+    // `--alter --partitions 2147483648` made four billion partitions and ran
+    // out of memory. Kafka's TopicCommand passes the count on unchecked.
+    let most = crate::scenario::MAX_PARTITIONS_PER_TOPIC;
+    let t = cluster();
+    match reply(
+        &t,
+        &format!("{ZK} --alter --topic audit --partitions {most}"),
+    ) {
+        Reply::Act { actions, .. } => assert_eq!(
+            actions,
+            [Action::AddPartitions {
+                topic: "audit".into(),
+                count: most as u32
+            }]
+        ),
+        other => panic!("{other:?}"),
+    }
+    let mut t = cluster();
+    let before = t.trace().len();
+    let a = execute(
+        &mut t,
+        &format!("{ZK} --alter --topic audit --partitions 2147483648"),
+    );
+    assert_eq!(
+        a.text,
+        format!("Error while executing topic command : kcsim: at most {most} partitions per topic (MAX_PARTITIONS_PER_TOPIC); 2147483648 asked for\n")
+    );
+    assert!(!a.ok);
+    assert_eq!(t.trace().len(), before);
+}

@@ -231,6 +231,14 @@ pub fn run(args: &[String], c: &Cluster) -> Reply {
         let Some(count) = partitions.and_then(|p| u32::try_from(p).ok()) else {
             return Reply::Usage(format!("{ERROR}The partitions must be greater than 0\n"));
         };
+        // kcsim's limit (docs/inputs.md): the count is the new total, and
+        // every partition of it is simulated.
+        let most = crate::scenario::MAX_PARTITIONS_PER_TOPIC;
+        if u64::from(count) > most {
+            return Reply::Usage(format!(
+                "{ERROR}kcsim: at most {most} partitions per topic (MAX_PARTITIONS_PER_TOPIC); {count} asked for\n"
+            ));
+        }
         let actions = found
             .iter()
             .map(|t| Action::AddPartitions {

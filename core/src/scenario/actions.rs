@@ -9,7 +9,8 @@
 
 use super::{
     bad, broker_id, check_topic_name, err, known_keys, missing, object, parse_placement, Placement,
-    ScenarioError, MAX_TIME_MS,
+    ScenarioError, MAX_ACTIONS, MAX_BROKERS, MAX_PARTITIONS, MAX_PARTITIONS_PER_TOPIC,
+    MAX_REPLICAS, MAX_TIME_MS, MAX_TOPICS, MAX_ZNODE_DATA_BYTES,
 };
 use crate::action::Action;
 use crate::config::{parse_u64, Config};
@@ -25,6 +26,17 @@ pub(crate) fn parse_actions(
     let list = v
         .as_array()
         .ok_or_else(|| bad("actions", "a list of actions", v))?;
+    if list.len() > MAX_ACTIONS {
+        return err(
+            "actions",
+            over(
+                "actions",
+                list.len() as u64,
+                MAX_ACTIONS as u64,
+                "MAX_ACTIONS",
+            ),
+        );
+    }
     let mut out = Vec::new();
     for (i, a) in list.iter().enumerate() {
         let f = format!("actions[{i}]");
@@ -416,6 +428,7 @@ pub(crate) fn parse_actions(
         let mut allowed = vec!["at_ms", "action"];
         allowed.extend_from_slice(keys);
         known_keys(obj, &f, &allowed)?;
+        check_action(&action).or_else(|m| err(f.clone(), m))?;
         out.push((SimTime(at), action));
     }
     Ok(out)
@@ -498,4 +511,209 @@ fn check_path(path: &str, field: &str) -> Result<(), ScenarioError> {
         return err(field, format!("{path:?} is not an absolute znode path"));
     }
     Ok(())
+}
+
+/// `"{value} {what}, over the limit of {limit} ({name})"`: one message
+/// for every limit (one format, so the page's code stays small).
+pub(crate) fn over(what: &str, value: u64, limit: u64, name: &str) -> String {
+    format!("{value} {what}, over the limit of {limit} ({name})")
+}
+
+/// The limits on one action's own numbers and sizes, whichever way it came
+/// in (a scenario or lesson file, a share link, a trace file): the checks a
+/// scenario file's parser makes field by field, for an [`Action`] that was
+/// deserialized directly. It does not know the cluster (which brokers and
+/// topics exist): the simulation refuses those when the action is taken.
+pub fn check_action(action: &Action) -> Result<(), String> {
+    // (what, value, lowest, highest, the limit's name)
+    let mut checks: Vec<(&str, u64, u64, u64, &str)> = Vec::new();
+    let day = "ms (MAX_TIME_MS, one day)";
+    let per_topic = "partitions (MAX_PARTITIONS_PER_TOPIC)";
+    let brokers = "replicas (MAX_BROKERS)";
+    let all = "partitions (MAX_PARTITIONS)";
+    let b = MAX_BROKERS as u64;
+    match action {
+        Action::PauseBroker { duration_ms, .. } => {
+            checks.push(("a pause of", *duration_ms, 1, MAX_TIME_MS, day));
+        }
+        Action::DelayMessage { delay_ms, .. } => {
+            checks.push(("a delay of", *delay_ms, 0, MAX_TIME_MS, day));
+        }
+        Action::SlowBroker { lag_ms, .. } => {
+            checks.push(("a lag of", *lag_ms, 0, MAX_TIME_MS, day));
+        }
+        Action::SetZnode { data, .. } | Action::CreateZnode { data, .. } => checks.push((
+            "data of",
+            data.len() as u64,
+            0,
+            MAX_ZNODE_DATA_BYTES as u64,
+            "bytes (MAX_ZNODE_DATA_BYTES, ZooKeeper's jute.maxbuffer)",
+        )),
+        Action::Produce { records, .. } => {
+            checks.push(("a produce of", *records, 1, 1_000_000, "records"));
+        }
+        Action::AddPartitions { count, .. } => {
+            checks.push((
+                "a topic of",
+                u64::from(*count),
+                1,
+                MAX_PARTITIONS_PER_TOPIC,
+                per_topic,
+            ));
+        }
+        Action::CreateTopic {
+            assignment,
+            partitions,
+            replication_factor,
+            ..
+        } => {
+            if let Some(p) = partitions {
+                checks.push((
+                    "a topic of",
+                    u64::from(*p),
+                    1,
+                    MAX_PARTITIONS_PER_TOPIC,
+                    per_topic,
+                ));
+            }
+            if let Some(rf) = replication_factor {
+                checks.push(("a partition of", u64::from(*rf), 1, b, brokers));
+            }
+            for row in assignment.iter().flatten() {
+                checks.push(("a partition of", row.len() as u64, 1, b, brokers));
+            }
+            if let Some(a) = assignment {
+                checks.push((
+                    "a topic of",
+                    a.len() as u64,
+                    1,
+                    MAX_PARTITIONS_PER_TOPIC,
+                    per_topic,
+                ));
+            }
+        }
+        Action::ReassignPartitions { partitions } => {
+            checks.push((
+                "a reassignment of",
+                partitions.len() as u64,
+                0,
+                MAX_PARTITIONS,
+                all,
+            ));
+            for t in partitions {
+                checks.push(("a partition of", t.replicas.len() as u64, 1, b, brokers));
+            }
+        }
+        Action::ElectLeaders { partitions, .. } => {
+            checks.push((
+                "an election of",
+                partitions.len() as u64,
+                0,
+                MAX_PARTITIONS,
+                all,
+            ));
+        }
+        Action::PreferredElection {
+            partitions: Some(p),
+        } => checks.push(("an election of", p.len() as u64, 0, MAX_PARTITIONS, all)),
+        _ => {}
+    }
+    for (what, value, lo, hi, name) in checks {
+        if !(lo..=hi).contains(&value) {
+            return Err(format!("{what} {value} {name} is not from {lo} to {hi}"));
+        }
+    }
+    Ok(())
+}
+
+/// What a list of topics and actions creates in all, checked against
+/// [`MAX_TOPICS`], [`MAX_PARTITIONS`] and [`MAX_REPLICAS`] before anything
+/// is built, so that no file or link can make the page allocate more than
+/// the largest cluster it opens. Topics it was not told about (a built-in
+/// scenario's, under a share link) count from nothing, replication factor 1.
+#[derive(Debug, Clone, Default)]
+pub struct Budget {
+    /// Each topic: name, partitions, replication factor.
+    topics: Vec<(String, u64, u64)>,
+    partitions: u64,
+    replicas: u64,
+}
+
+impl Budget {
+    /// A topic of `partitions` at `replication_factor`.
+    pub fn add_topic(
+        &mut self,
+        name: &str,
+        partitions: u64,
+        replication_factor: u64,
+    ) -> Result<(), String> {
+        let n = self.topics.len() as u64 + 1;
+        if n > MAX_TOPICS {
+            return Err(over("topics in all", n, MAX_TOPICS, "MAX_TOPICS"));
+        }
+        let rf = replication_factor.max(1);
+        self.topics.push((name.to_string(), partitions, rf));
+        self.grow(partitions, rf)
+    }
+
+    fn grow(&mut self, partitions: u64, rf: u64) -> Result<(), String> {
+        self.partitions = self.partitions.saturating_add(partitions);
+        self.replicas = self.replicas.saturating_add(partitions.saturating_mul(rf));
+        if self.partitions > MAX_PARTITIONS {
+            return Err(over(
+                "partitions in all",
+                self.partitions,
+                MAX_PARTITIONS,
+                "MAX_PARTITIONS",
+            ));
+        }
+        if self.replicas > MAX_REPLICAS {
+            return Err(over(
+                "replicas in all",
+                self.replicas,
+                MAX_REPLICAS,
+                "MAX_REPLICAS",
+            ));
+        }
+        Ok(())
+    }
+
+    /// What an action creates: a topic, or partitions added to one.
+    pub fn add_action(&mut self, action: &Action) -> Result<(), String> {
+        match action {
+            Action::CreateTopic {
+                name,
+                assignment,
+                partitions,
+                replication_factor,
+            } => {
+                let (p, rf) = match assignment {
+                    Some(a) => (a.len() as u64, a.first().map_or(1, |r| r.len() as u64)),
+                    None => (
+                        u64::from(partitions.unwrap_or(1)),
+                        u64::from(replication_factor.unwrap_or(1)),
+                    ),
+                };
+                self.add_topic(name, p, rf)
+            }
+            Action::AddPartitions { topic, count } => {
+                let count = u64::from(*count);
+                let (had, rf) = match self.topics.iter_mut().rev().find(|t| t.0 == *topic) {
+                    Some(t) => {
+                        let was = (t.1, t.2);
+                        t.1 = t.1.max(count);
+                        was
+                    }
+                    None => {
+                        // A topic the budget was not told about: counted
+                        // once, as if it had none.
+                        self.topics.push((topic.clone(), count, 1));
+                        (0, 1)
+                    }
+                };
+                self.grow(count.saturating_sub(had), rf)
+            }
+            _ => Ok(()),
+        }
+    }
 }

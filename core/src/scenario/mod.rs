@@ -9,7 +9,7 @@
 pub(crate) mod actions;
 pub mod builtin;
 
-pub use actions::ACTION_NAMES;
+pub use actions::{check_action, Budget, ACTION_NAMES};
 
 use crate::action::Action;
 use crate::admin;
@@ -32,6 +32,29 @@ pub const VERSION: u64 = 1;
 /// The latest virtual time a scenario may name: one day. Further than that a
 /// run would take hours of wall time (heartbeats and fetches never stop).
 pub const MAX_TIME_MS: u64 = 86_400_000;
+
+/// The largest scenario file read, in bytes.
+pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
+/// The most timed actions a scenario may have.
+pub const MAX_ACTIONS: usize = 10_000;
+/// The most brokers a scenario may start: the page's largest cluster.
+pub const MAX_BROKERS: usize = crate::summary::MAX_BROKERS as usize;
+/// The largest broker id: Kafka's `reserved.broker.max.id` default.
+pub const MAX_BROKER_ID: u32 = 1000;
+/// The most topics a scenario may declare and create, in all.
+pub const MAX_TOPICS: u64 = crate::summary::MAX_TOPICS as u64;
+/// The most partitions one topic may have (`partitions`, an assignment's
+/// rows, `add_partitions`' count).
+pub const MAX_PARTITIONS_PER_TOPIC: u64 = crate::summary::MAX_PARTITIONS_PER_TOPIC as u64;
+/// The most partitions a scenario's topics may have in all (Kafka's
+/// guideline for a ZooKeeper-era cluster).
+pub const MAX_PARTITIONS: u64 = crate::summary::MAX_PARTITIONS;
+/// The most replicas (partitions times replication factor) a scenario's
+/// topics may have in all: 200,000 partitions at replication factor 5.
+pub const MAX_REPLICAS: u64 = 1_000_000;
+/// The largest data an action may write to a znode: ZooKeeper's
+/// `jute.maxbuffer` default (0xfffff bytes).
+pub const MAX_ZNODE_DATA_BYTES: usize = 0xfffff;
 
 /// A scenario error: the field (as a JSON path) and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,6 +127,17 @@ pub struct Scenario {
 impl Scenario {
     /// Parse and check a scenario file's text.
     pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        if text.len() > MAX_SCENARIO_BYTES {
+            return err(
+                "(file)",
+                actions::over(
+                    "bytes",
+                    text.len() as u64,
+                    MAX_SCENARIO_BYTES as u64,
+                    "MAX_SCENARIO_BYTES",
+                ),
+            );
+        }
         let value = read_root(
             text,
             "scenario",
@@ -131,6 +165,23 @@ impl Scenario {
             None => Vec::new(),
             Some(t) => parse_topics(t, &brokers)?,
         };
+        // What the declared topics and the create_topic/add_partitions
+        // actions come to, checked before anything is built.
+        let mut budget = Budget::default();
+        for (i, t) in topics.iter().enumerate() {
+            let (p, rf) = match &t.placement {
+                Placement::Count {
+                    partitions,
+                    replication_factor,
+                } => (u64::from(*partitions), u64::from(*replication_factor)),
+                Placement::Assignment(a) => {
+                    (a.len() as u64, a.first().map_or(0, |r| r.len() as u64))
+                }
+            };
+            budget
+                .add_topic(&t.name, p, rf)
+                .or_else(|m| err(format!("topics[{i}]"), m))?;
+        }
         // Topics declared, and topics that create_topic actions will create.
         let mut topic_names: Vec<String> = topics.iter().map(|t| t.name.clone()).collect();
         if let Some(list) = root.get("actions").and_then(Value::as_array) {
@@ -146,6 +197,11 @@ impl Scenario {
             None => Vec::new(),
             Some(a) => actions::parse_actions(a, &brokers, &topic_names)?,
         };
+        for (i, (_, a)) in actions.iter().enumerate() {
+            budget
+                .add_action(a)
+                .or_else(|m| err(format!("actions[{i}]"), m))?;
+        }
         Ok(Scenario {
             seed,
             brokers,
@@ -232,7 +288,9 @@ pub(crate) fn missing(field: &str) -> ScenarioError {
 pub(crate) fn bad(field: &str, want: &str, got: &Value) -> ScenarioError {
     let mut shown = got.to_string();
     if shown.len() > 40 {
-        shown.truncate(40);
+        // At a character boundary: the value may be any text.
+        let cut = (0..=40).rev().find(|i| shown.is_char_boundary(*i));
+        shown.truncate(cut.unwrap_or(0));
         shown.push('…');
     }
     ScenarioError {
@@ -276,10 +334,30 @@ fn parse_brokers(v: &Value) -> Result<Vec<BrokerId>, ScenarioError> {
     if list.is_empty() {
         return err("brokers", "a cluster needs at least one broker");
     }
+    if list.len() > MAX_BROKERS {
+        return err(
+            "brokers",
+            actions::over(
+                "brokers",
+                list.len() as u64,
+                MAX_BROKERS as u64,
+                "MAX_BROKERS",
+            ),
+        );
+    }
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for (i, b) in list.iter().enumerate() {
         let id = broker_id(b, &format!("brokers[{i}]"))?;
+        // KafkaConfig.validateValues: a configured broker.id is at most
+        // reserved.broker.max.id (1000 by default; the ids above it are
+        // generated ones).
+        if id.0 > MAX_BROKER_ID {
+            return err(
+                format!("brokers[{i}]"),
+                format!("broker.id {id}: broker.id must be equal or greater than -1 and not greater than reserved.broker.max.id ({MAX_BROKER_ID})"),
+            );
+        }
         if !seen.insert(id) {
             return err(format!("brokers[{i}]"), format!("duplicate broker id {id}"));
         }
@@ -301,6 +379,12 @@ fn parse_topics(v: &Value, brokers: &[BrokerId]) -> Result<Vec<TopicSpec>, Scena
     let list = v
         .as_array()
         .ok_or_else(|| bad("topics", "a list of topics", v))?;
+    if list.len() as u64 > MAX_TOPICS {
+        return err(
+            "topics",
+            actions::over("topics", list.len() as u64, MAX_TOPICS, "MAX_TOPICS"),
+        );
+    }
     let mut names = BTreeSet::new();
     let mut out = Vec::new();
     for (i, t) in list.iter().enumerate() {
@@ -396,6 +480,17 @@ fn parse_placement(
                     "a topic needs at least one partition",
                 );
             }
+            if rows.len() as u64 > MAX_PARTITIONS_PER_TOPIC {
+                return err(
+                    format!("{f}.assignment"),
+                    actions::over(
+                        "partitions",
+                        rows.len() as u64,
+                        MAX_PARTITIONS_PER_TOPIC,
+                        "MAX_PARTITIONS_PER_TOPIC",
+                    ),
+                );
+            }
             let mut out = Vec::new();
             for (p, row) in rows.iter().enumerate() {
                 let rf = format!("{f}.assignment[{p}]");
@@ -435,11 +530,11 @@ fn parse_placement(
         (None, Some(p), Some(r)) => {
             let partitions = p
                 .as_u64()
-                .filter(|n| (1..=100_000).contains(n))
+                .filter(|n| (1..=MAX_PARTITIONS_PER_TOPIC).contains(n))
                 .ok_or_else(|| {
                     bad(
                         &format!("{f}.partitions"),
-                        "a whole number from 1 to 100000",
+                        "a whole number from 1 to 100000 (MAX_PARTITIONS_PER_TOPIC)",
                         p,
                     )
                 })?;
@@ -480,6 +575,9 @@ fn parse_placement(
 }
 
 #[cfg(test)]
+mod limits_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::rng::Rng;
@@ -504,6 +602,24 @@ mod tests {
         for b in &brokers {
             assert_eq!(a.iter().filter(|r| r[0] == *b).count(), 2);
         }
+    }
+
+    #[test]
+    fn a_bad_value_of_many_byte_characters_is_quoted_cut_short_without_a_panic() {
+        // kcsim: the core never panics on input; an error quotes at most 40
+        // bytes of the bad value, cut at a character boundary (found by
+        // `kcsim fuzz --target scenario --seed 27`).
+        let crabs = "🦀".repeat(30);
+        let text = format!(r#"{{"version":1,"brokers":[0,"{crabs}"]}}"#);
+        let e = Scenario::parse(&text).unwrap_err();
+        assert_eq!(e.field, "brokers[1]");
+        assert_eq!(
+            e.message,
+            format!(
+                "expected a broker id (a whole number from 0), got \"{}…",
+                "🦀".repeat(9)
+            )
+        );
     }
 
     #[test]

@@ -61,13 +61,17 @@ pub(super) fn check(o: &Observer, sim: &Sim) -> Vec<Finding> {
         reported: &mut reported,
         findings: Vec::new(),
     };
+    // A running broker whose registration the operator deleted or rewrote
+    // by hand is, to the controller, not a live broker (Kafka re-registers
+    // only at start-up and after a session expiry): it is left out.
     let running: BTreeSet<BrokerId> = sim
         .brokers()
         .values()
         .filter(|b| b.status == BrokerStatus::Running)
+        .filter(|b| registered(sim, b) || !o.hand_edited.contains(&paths::broker(b.id)))
         .map(|b| b.id)
         .collect();
-    brokers(sim, &mut out);
+    brokers(o, sim, &mut out);
     records(o, sim, &mut out);
     if o.notifications_lost.is_empty() && o.controller_edits.is_empty() {
         controller(sim, &running, &mut out);
@@ -77,9 +81,19 @@ pub(super) fn check(o: &Observer, sim: &Sim) -> Vec<Finding> {
     out.findings
 }
 
+/// Whether `/brokers/ids/<id>` exists and belongs to the broker's current
+/// session.
+fn registered(sim: &Sim, b: &crate::broker::Broker) -> bool {
+    let owner = sim
+        .zk()
+        .observed(&paths::broker(b.id))
+        .and_then(|n| n.stat.ephemeral_owner);
+    owner.is_some() && owner == b.zk_client.session
+}
+
 /// No broker is stuck starting or shutting down, and every running broker
 /// is registered with its current session.
-fn brokers(sim: &Sim, out: &mut Out) {
+fn brokers(o: &Observer, sim: &Sim, out: &mut Out) {
     for b in sim.brokers().values() {
         // Kafka: KafkaServer.startup registers or fails (NodeExists) and
         // exits; controlledShutdown gives up after its retries and exits.
@@ -93,15 +107,14 @@ fn brokers(sim: &Sim, out: &mut Out) {
                 format!("broker {} is still {}", b.id, b.status.as_str()),
             );
         }
-        if b.status != BrokerStatus::Running {
+        if b.status != BrokerStatus::Running || o.hand_edited.contains(&paths::broker(b.id)) {
             continue;
         }
         // Kafka: KafkaZkClient.registerBroker at start-up, and again from
         // the session-expiry handler (ZooKeeperClient re-creates its
         // session and KafkaServer re-registers).
-        let node = sim.zk().observed(&paths::broker(b.id));
-        let owner = node.and_then(|n| n.stat.ephemeral_owner);
-        if owner.is_none() || owner != b.zk_client.session {
+        if !registered(sim, b) {
+            let node = sim.zk().observed(&paths::broker(b.id));
             out.find(
                 LIVE_RUNNING_BROKERS_REGISTERED,
                 b.id.to_string(),
@@ -192,6 +205,14 @@ fn partitions(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut O
         }
         for (p, ar) in &topic.assignment {
             let tp = TopicPartition::new(name.as_str(), *p);
+            // Kafka: nothing watches a partition's state znode; one the
+            // operator wrote by hand (garbage, or a leader that was never
+            // told) stays as written until the controller next changes it.
+            if o.hand_edited.contains(&paths::partition_state(&tp))
+                || o.hand_edited.contains(&paths::topic(name))
+            {
+                continue;
+            }
             let Some(seen) = o.partitions.get(&tp) else {
                 continue;
             };
@@ -295,7 +316,13 @@ fn admin(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut Out) {
         let Some(current) = topic.assignment.get(&tp.partition) else {
             continue;
         };
-        if deleting.contains(tp.topic.as_str()) || !all_run(&target) || !all_run(current) {
+        // Kafka: a partition whose state znode the operator wrote by hand
+        // (garbage, say) cannot be moved: the reassignment waits, as here.
+        if deleting.contains(tp.topic.as_str())
+            || !all_run(&target)
+            || !all_run(current)
+            || o.hand_edited.contains(&paths::partition_state(&tp))
+        {
             continue;
         }
         out.find(
@@ -310,7 +337,13 @@ fn admin(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut Out) {
     for (name, topic) in &o.topics {
         for p in &topic.reassigning {
             let ar = topic.assignment.get(p).map(Vec::as_slice).unwrap_or(&[]);
-            if !deleting.contains(name) && all_run(ar) {
+            let hand_edited =
+                o.hand_edited
+                    .contains(&paths::partition_state(&TopicPartition::new(
+                        name.as_str(),
+                        *p,
+                    )));
+            if !deleting.contains(name) && all_run(ar) && !hand_edited {
                 out.find(
                     LIVE_REASSIGNMENTS_FINISH,
                     format!("{name}-{p}"),
@@ -331,7 +364,13 @@ fn admin(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut Out) {
             );
             continue;
         };
-        if topic.assignment.values().all(|ar| all_run(ar)) {
+        // A partition state the operator wrote by hand (garbage, say) can
+        // stop the deletion's state changes, in Kafka as here.
+        let hand_edited = o.hand_edited.iter().any(|p| {
+            p.strip_prefix(&paths::topic(name))
+                .is_some_and(|rest| rest.starts_with("/partitions/"))
+        });
+        if topic.assignment.values().all(|ar| all_run(ar)) && !hand_edited {
             out.find(
                 LIVE_DELETIONS_FINISH,
                 name.clone(),
@@ -355,6 +394,9 @@ fn records(o: &Observer, sim: &Sim, out: &mut Out) {
         );
     }
     for (tp, acked) in &o.acked {
+        if o.deletion_asked.contains(tp.topic.as_str()) {
+            continue;
+        }
         let Some(seen) = o.partitions.get(tp) else {
             continue;
         };

@@ -209,6 +209,17 @@ pub struct Observer {
     /// The operator's own edits of `/controller` (other than deleting it)
     /// or `/controller_epoch`: (when, path). Liveness narrows after one.
     controller_edits: Vec<(u64, String)>,
+    /// Every path the operator edited by hand (set, created or deleted).
+    /// Liveness leaves out what depends on one: Kafka does not repair a
+    /// hand edit of a broker's registration or of a partition's state
+    /// (nothing watches them), so it stays as the operator left it.
+    hand_edited: BTreeSet<String>,
+    /// Topics the operator ever asked to delete. Their records carry no
+    /// promise: a deletion stopped halfway (its `/admin/delete_topics`
+    /// znode deleted by hand) leaves replicas whose logs are already gone,
+    /// and a later leader among them lacks what was acknowledged, in Kafka
+    /// as here.
+    deletion_asked: BTreeSet<String>,
     /// Trace records already read for the operator's own commands.
     trace_seen: usize,
     /// (property, subject) already reported: each is reported once.
@@ -318,6 +329,17 @@ impl Observer {
                 self.notifications_lost
                     .push((r.time_ms, path.clone(), *broker));
             }
+            if let crate::fact::Fact::UserAction(Action::DeleteTopic { topic }) = &r.fact {
+                self.deletion_asked.insert(topic.clone());
+            }
+            if let crate::fact::Fact::UserAction(
+                Action::SetZnode { path, .. } | Action::CreateZnode { path, .. },
+            ) = &r.fact
+            {
+                if let Some(topic) = path.strip_prefix("/admin/delete_topics/") {
+                    self.deletion_asked.insert(topic.to_string());
+                }
+            }
             if let crate::fact::Fact::UserAction(
                 Action::SetZnode { path, .. }
                 | Action::DeleteZnode { path }
@@ -325,6 +347,7 @@ impl Observer {
             ) = &r.fact
             {
                 edited.push(path.clone());
+                self.hand_edited.insert(path.clone());
                 // Kafka can wedge on these itself (see `liveness`); deleting
                 // /controller is an ordinary re-election.
                 let deleting_controller = path == paths::CONTROLLER
@@ -784,6 +807,9 @@ impl Observer {
     /// high watermark never goes back, unless an unclean election happened.
     fn check_records(&mut self, sim: &Sim, out: &mut Out) {
         for (tp, seen) in self.partitions.iter_mut() {
+            if self.deletion_asked.contains(tp.topic.as_str()) {
+                continue;
+            }
             let Some((leader, incarnation, epoch)) = serving(sim, tp, seen) else {
                 continue;
             };

@@ -390,12 +390,13 @@ fn stage_browser() -> Result<()> {
 }
 
 /// The page's `.wasm` after `gzip -9` must not exceed this. Issue 13's goal
-/// is 300 000 bytes; the page is at 662 752 today (2026-12-01, the lessons
-/// fetched from dist/lessons/; the simulator and its collections alone are
-/// about 240 000: see the README's "Measured"), so the check holds the line
-/// about 3 % above today's size, so that growth is a decision, and comes down
-/// as the size does.
-const WASM_GZIP_BUDGET: u64 = 683_000;
+/// is 300 000 bytes; the page is at 683 416 (2026-12-01, after issue 14's
+/// input limits checked in the core and the CSP's style-sheet hook; it was
+/// 678 761 before them; the simulator and its collections alone are about
+/// 240 000: see the README's "Measured"). The check holds the line just
+/// above today's size, so that growth is a decision, and comes down as the
+/// size does.
+const WASM_GZIP_BUDGET: u64 = 685_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

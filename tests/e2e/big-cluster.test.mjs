@@ -77,7 +77,9 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   // The cluster settings: the core refuses a bad shape, under the form,
   // and nothing changes.
   await page.locator('.cluster-size > summary').click();
-  await page.locator('.size-form input[name=brokers]').fill(String(SIZE.brokers));
+  // The form starts at the cluster shown.
+  assert.equal(await page.locator('.size-form input[name=brokers]').inputValue(), String(SIZE.brokers));
+  assert.equal(await page.locator('.size-form input[name=partitions]').inputValue(), String(SIZE.partitions));
   await page.locator('.size-form input[name=rf]').fill(String(SIZE.brokers + 5));
   await page.locator('.size-form button[type=submit]').click();
   await page.locator('.size-form .form-error', { hasText: `Replication factor: ${SIZE.brokers + 5} larger than available brokers: ${SIZE.brokers}.` }).waitFor();

@@ -318,7 +318,7 @@ pub fn App(props: &AppProps) -> Html {
                         <input readonly=true aria-label={t("Share link to this moment", "分享此刻的链接")} value={format!("#{fragment}")} size="8" />
                     </label>
                 }
-                <crate::components::big_cluster::ClusterSize on_msg={on_msg.clone()} />
+                <crate::components::big_cluster::ClusterSize on_msg={on_msg.clone()} current={crate::state::shape_of(state.scenario)} />
                 if !state.large {
                 <WhatIfLauncher brokers={view.brokers.iter().map(|b| (b.id, b.status.clone())).collect::<Vec<_>>()}
                     topics={topics.clone()} now_ms={now} on_fork={on_fork} panes_open={what_if.is_some()}

@@ -80,6 +80,9 @@ pub fn shape_error(e: &ShapeError, lang: Lang) -> String {
 pub struct ClusterSizeProps {
     /// Where the chosen shape goes ([`Msg::Load`] of its id).
     pub on_msg: Callback<Msg>,
+    /// The sized cluster shown, if one is: the form starts at its shape.
+    #[prop_or_default]
+    pub current: Option<Shape>,
 }
 
 /// The cluster settings: brokers, topics, partitions per topic and RF,
@@ -121,6 +124,13 @@ pub fn ClusterSize(props: &ClusterSizeProps) -> Html {
             }
         })
     };
+    // The form starts at the cluster shown, or at a 20-broker one.
+    let start = props.current.unwrap_or(Shape {
+        brokers: 20,
+        topics: 2,
+        partitions: 1_000,
+        replication_factor: 3,
+    });
     let field = |r: &NodeRef,
                  label: &'static str,
                  label_zh: &'static str,
@@ -136,10 +146,10 @@ pub fn ClusterSize(props: &ClusterSizeProps) -> Html {
         <details class="cluster-size">
             <summary>{ t("Cluster size…", "集群规模…") }</summary>
             <form class="size-form" onsubmit={onsubmit} aria-label={t("Cluster size", "集群规模")}>
-                { field(&refs[0], "brokers ", "broker 数 ", 20, "brokers") }
-                { field(&refs[1], "topics ", "主题数 ", 2, "topics") }
-                { field(&refs[2], "partitions per topic ", "每主题分区数 ", 1_000, "partitions") }
-                { field(&refs[3], "replication factor ", "副本因子 ", 3, "rf") }
+                { field(&refs[0], "brokers ", "broker 数 ", start.brokers, "brokers") }
+                { field(&refs[1], "topics ", "主题数 ", start.topics, "topics") }
+                { field(&refs[2], "partitions per topic ", "每主题分区数 ", start.partitions, "partitions") }
+                { field(&refs[3], "replication factor ", "副本因子 ", start.replication_factor, "rf") }
                 <button type="submit">{ t("open this cluster", "打开此集群") }</button>
                 <p class="hint">{ t("Up to 100 brokers and 200,000 partitions (Kafka's guideline for a ZooKeeper-era cluster); from 1,000 partitions the page shows the cluster in aggregate.", "最多 100 个 broker、200,000 个分区（Kafka 对基于 ZooKeeper 的集群的建议）；从 1,000 个分区起页面以汇总方式显示集群。") }</p>
                 if let Some(e) = *error {

@@ -614,14 +614,16 @@ fn run_collect(mut c: Command, prefix: &str) -> Result<Vec<serde_json::Value>> {
     }
 }
 
-fn bench_native(args: &[String]) -> Result<Vec<serde_json::Value>> {
+/// `cargo run` of the `kcsim` CLI in a build profile, with its first
+/// arguments (the subcommand); callers add the rest.
+fn kcsim(profile: &str, first: &[&str]) -> Command {
     let mut c = cmd("cargo");
     c.args([
         "run",
         "--quiet",
-        "--profile",
-        "perf",
         "--locked",
+        "--profile",
+        profile,
         "-p",
         "kcsim-core",
         "--features",
@@ -629,10 +631,14 @@ fn bench_native(args: &[String]) -> Result<Vec<serde_json::Value>> {
         "--bin",
         "kcsim",
         "--",
-        "bench",
-        "--json",
     ])
-    .args(args);
+    .args(first);
+    c
+}
+
+fn bench_native(args: &[String]) -> Result<Vec<serde_json::Value>> {
+    let mut c = kcsim("perf", &["bench", "--json"]);
+    c.args(args);
     run_collect(c, "")
 }
 

@@ -4,37 +4,16 @@
 //! `cargo xtask test`, a fixed few hundred schedules
 //! (docs/simulation-testing.md).
 
-use super::{cmd, run, usage, Result};
+use super::{kcsim, run, usage, Result};
 
 /// The schedules `cargo xtask test` runs: fixed, so CI runs the same ones.
 pub const CI_SCHEDULES: u64 = 300;
 /// The first seed of CI's schedules.
 pub const CI_SEED: u64 = 0x6b63_7369_6d00_0014;
 
-fn build() -> Result<()> {
-    let mut c = cmd("cargo");
-    c.args([
-        "build",
-        "--locked",
-        "--profile",
-        "soak",
-        "-p",
-        "kcsim-core",
-        "--features",
-        "cli",
-        "--bin",
-        "kcsim",
-    ]);
-    run(c)
-}
-
 fn kcsim_soak(args: &[String]) -> Result<()> {
-    build()?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| super::root().join("target"));
-    let mut c = cmd(&target.join("soak/kcsim").to_string_lossy());
-    c.arg("soak").args(args);
+    let mut c = kcsim("soak", &["soak"]);
+    c.args(args);
     run(c)
 }
 

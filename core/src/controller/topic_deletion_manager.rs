@@ -386,11 +386,11 @@ impl KafkaController {
         &mut self,
         env: &mut Env<'_>,
     ) -> Result<(), ControllerError> {
+        // Kafka: TopicDeletionManager.init queues every topic listed, known
+        // or not; resumeDeletions then completes one without replicas (all of
+        // its none are ReplicaDeletionSuccessful) and its znode goes.
         let queued = crate::kafka_zk::get_topic_deletions(env.client, env.zk)?;
-        for t in queued
-            .into_iter()
-            .filter(|t| self.ctx.all_topics.contains(t))
-        {
+        for t in queued {
             let offline = self
                 .replicas_of_topic(&t)
                 .iter()

@@ -383,7 +383,7 @@ impl Broker {
     /// (an equal one "matches the current leader epoch" and is ignored, as a
     /// new controller's start-up requests are) and the broker is one of its
     /// replicas.
-    pub fn takes(&self, p: &PartitionStateInfo) -> bool {
+    fn takes(&self, p: &PartitionStateInfo) -> bool {
         self.replicas
             .get(&p.tp)
             .is_none_or(|l| p.leader_epoch > l.leader_epoch)
@@ -397,6 +397,18 @@ impl Broker {
         req: &ControlRequest,
         memo: &mut MetadataMemo,
     ) -> ApiError {
+        self.handle_request_taking(req, memo, &mut Vec::new())
+    }
+
+    /// [`Broker::handle_request_with`], saying in `taken`, for a
+    /// LeaderAndIsr it applies, which of its partitions the broker took
+    /// (the others it ignored, and so must its data plane).
+    pub fn handle_request_taking(
+        &mut self,
+        req: &ControlRequest,
+        memo: &mut MetadataMemo,
+        taken: &mut Vec<bool>,
+    ) -> ApiError {
         // KIP-380: a request meant for an earlier registration of this broker.
         if req.broker_epoch != -1 && req.broker_epoch < self.broker_epoch {
             return ApiError::StaleBrokerEpoch;
@@ -408,7 +420,9 @@ impl Broker {
         match &req.body {
             RequestBody::LeaderAndIsr { partitions } => {
                 for p in partitions {
-                    if self.takes(p) {
+                    let take = self.takes(p);
+                    taken.push(take);
+                    if take {
                         self.replicas
                             .insert(p.tp.clone(), LocalPartition::from_info(p));
                     }

@@ -71,15 +71,10 @@ impl Sim {
             return;
         };
         let seen_before = b.controller_epoch_seen;
-        // Which of a LeaderAndIsr's partitions the broker takes (the others
-        // it ignores, and so does its data plane).
-        let taken: Vec<bool> = match &req.body {
-            RequestBody::LeaderAndIsr { partitions } => {
-                partitions.iter().map(|p| b.takes(p)).collect()
-            }
-            _ => Vec::new(),
-        };
-        let error = b.handle_request_with(&req, &mut self.metadata_memo);
+        // Which of a LeaderAndIsr's partitions the broker took (the others
+        // it ignored, and so does its data plane).
+        let mut taken = Vec::new();
+        let error = b.handle_request_taking(&req, &mut self.metadata_memo, &mut taken);
         let applied = error == ApiError::None;
         if applied && req.controller_epoch < seen_before {
             self.checker.record(self.now, invariants::NO_STALE_REQUEST_APPLIED, format!(

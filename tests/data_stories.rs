@@ -580,3 +580,40 @@ fn a_follower_back_from_a_long_pause_fetches_again_and_rejoins_the_isr() {
         "the follower fetched again after its pause and rejoined the ISR"
     );
 }
+
+#[test]
+fn a_follower_killed_while_paused_fetches_again_after_its_restart() {
+    // Kafka: a restarted broker is a new process; the LeaderAndIsr of its
+    // controller starts its ReplicaFetcherThreads (ReplicaManager.makeFollowers,
+    // addFetcherForPartitions) and the leader takes it back into the ISR
+    // (Partition.maybeExpandIsr). Found by `kcsim soak` (seed 4823): killed
+    // while paused, the follower's held fetch round was dropped with the
+    // process, its session still looked due, and after the restart no round
+    // was ever scheduled, so it stayed out of every ISR.
+    let text = r#"{"version":1,"seed":1,"brokers":[1,2,3],
+        "config":{"zookeeper.session.timeout.ms":3000},
+        "topics":[{"name":"t","assignment":[[1,2,3],[2,3,1]]}],
+        "actions":[
+          {"action":"pause_broker","at_ms":10465,"broker":3,"duration_ms":187},
+          {"action":"kill_broker","at_ms":10650,"broker":3},
+          {"action":"start_broker","at_ms":14000,"broker":3}]}"#;
+    let mut sim = kcsim_core::scenario::Scenario::parse(text).unwrap().build();
+    sim.run_until(SimTime(13_900));
+    let isrs = |sim: &kcsim_core::Sim| -> Vec<Vec<BrokerId>> {
+        sim.partition_overview()
+            .into_iter()
+            .map(|p| p.isr)
+            .collect()
+    };
+    assert!(
+        isrs(&sim).iter().all(|isr| !isr.contains(&BrokerId(3))),
+        "the killed broker left every ISR: {:?}",
+        isrs(&sim)
+    );
+    sim.run_until(SimTime(30_000));
+    assert!(
+        isrs(&sim).iter().all(|isr| isr.contains(&BrokerId(3))),
+        "the restarted broker fetched and rejoined every ISR: {:?}",
+        isrs(&sim)
+    );
+}

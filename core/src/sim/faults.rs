@@ -23,7 +23,19 @@ impl Sim {
                     b.exit = Some(crate::broker::BrokerExit::Killed);
                     b.controller = crate::controller::KafkaController::default();
                 }
-                self.held.remove(&broker);
+                // What it held while paused comes now, to a dead process, as
+                // it would have come had it not been paused: each handler
+                // deals with a dead broker (a fetch round due to the follower
+                // ends its session, so a restart schedules a new one). Its
+                // controller's own work ends with the controller.
+                if let Some((_, held)) = self.held.remove(&broker) {
+                    for (_, ev) in held {
+                        match ev {
+                            SimEvent::ControllerDone { .. } | SimEvent::ControllerSend { .. } => {}
+                            other => self.push(now, other),
+                        }
+                    }
+                }
                 self.channels.remove_all_from(broker);
                 // A ControlledShutdownRequest of its own dies with it.
                 if let Some(id) = self.brokers.get(&broker).and_then(|b| b.shutdown_request) {

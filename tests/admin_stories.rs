@@ -855,3 +855,49 @@ fn a_deletion_of_a_topic_that_does_not_exist_is_cleared_at_controller_failover()
         "the new controller completed the deletion of a topic with no replicas"
     );
 }
+
+#[test]
+fn with_topic_deletion_disabled_a_new_controller_removes_the_request_and_keeps_the_topic() {
+    // Kafka: TopicDeletionManager.init, with delete.topic.enable=false,
+    // queues nothing and removes the entries under /admin/delete_topics
+    // (deleteTopicDeletions). Found by kcsim soak (seeds 14691, 16962): a
+    // deletion requested as the controller failed over was carried out, its
+    // partitions left leaderless, though deletion was disabled.
+    let config = kcsim_core::Config {
+        delete_topic_enable: false,
+        ..kcsim_core::Config::default()
+    };
+    let mut s = Story::with_config(3, 3, config);
+    s.until(5_000);
+    let c = s.controller();
+    s.create_topic(5_000, "t", &[&[0, 1, 2]]);
+    s.until(10_000);
+    s.at(
+        10_000,
+        Action::DeleteZnode {
+            path: "/controller".into(),
+        },
+    );
+    s.at(10_000, Action::DeleteTopic { topic: "t".into() });
+    s.until(20_000);
+    assert!(s.sim.controller_id().is_some());
+    assert_ne!(
+        s.epoch(),
+        1,
+        "a new controller epoch after /controller went ({c} led)"
+    );
+    assert!(
+        s.sim.zk().node("/admin/delete_topics/t").is_none(),
+        "the deletion request was removed"
+    );
+    assert!(
+        s.sim.zk().node("/brokers/topics/t").is_some(),
+        "the topic stays"
+    );
+    let p = s.partition("t", 0);
+    assert!(p.leader.is_some(), "its partition stays led: {p:?}");
+    assert!(
+        s.first_after("topic_deletion", 10_000).is_some(),
+        "the controller said why it removed the request"
+    );
+}

@@ -390,6 +390,23 @@ impl KafkaController {
         // or not; resumeDeletions then completes one without replicas (all of
         // its none are ReplicaDeletionSuccessful) and its znode goes.
         let queued = crate::kafka_zk::get_topic_deletions(env.client, env.zk)?;
+        // With delete.topic.enable=false, init queues nothing and removes
+        // the requests instead.
+        if !env.config.delete_topic_enable {
+            if !queued.is_empty() {
+                let epoch_zk_version = self.ctx.epoch_zk_version;
+                for t in &queued {
+                    fenced_delete(
+                        env.client,
+                        env.zk,
+                        epoch_zk_version,
+                        format!("{}/{t}", paths::DELETE_TOPICS),
+                    )?;
+                }
+                env.note("topic_deletion", Fact::DeletionDisabled);
+            }
+            return Ok(());
+        }
         for t in queued {
             let offline = self
                 .replicas_of_topic(&t)

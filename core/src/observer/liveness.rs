@@ -197,7 +197,21 @@ fn deleting(sim: &Sim) -> BTreeSet<String> {
 /// Every partition with a running replica in its ISR has a leader that
 /// serves it, and that every running broker knows.
 fn partitions(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut Out) {
-    let deleting = deleting(sim);
+    // Kafka: KafkaController.processTopicDeletion only adds topics to
+    // delete; a deletion whose /admin/delete_topics/<t> the operator
+    // removed by hand goes on in the controller's memory, and the topic's
+    // partitions stay leaderless (TopicDeletionManager.onTopicDeletion)
+    // until it completes.
+    let mut deleting = deleting(sim);
+    deleting.extend(
+        o.deletion_asked
+            .iter()
+            .filter(|t| {
+                o.hand_edited
+                    .contains(&format!("{}/{t}", paths::DELETE_TOPICS))
+            })
+            .cloned(),
+    );
     let now = sim.now();
     for (name, topic) in &o.topics {
         if deleting.contains(name) {
@@ -319,6 +333,7 @@ fn admin(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut Out) {
         // Kafka: a partition whose state znode the operator wrote by hand
         // (garbage, say) cannot be moved: the reassignment waits, as here.
         if deleting.contains(tp.topic.as_str())
+            || o.stalled_reassignments.contains(&tp)
             || !all_run(&target)
             || !all_run(current)
             || o.hand_edited.contains(&paths::partition_state(&tp))
@@ -343,7 +358,10 @@ fn admin(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut Out) {
                         name.as_str(),
                         *p,
                     )));
-            if !deleting.contains(name) && all_run(ar) && !hand_edited {
+            let stalled = o
+                .stalled_reassignments
+                .contains(&TopicPartition::new(name.as_str(), *p));
+            if !deleting.contains(name) && all_run(ar) && !hand_edited && !stalled {
                 out.find(
                     LIVE_REASSIGNMENTS_FINISH,
                     format!("{name}-{p}"),
@@ -370,7 +388,15 @@ fn admin(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut Out) {
             p.strip_prefix(&paths::topic(name))
                 .is_some_and(|rest| rest.starts_with("/partitions/"))
         });
-        if topic.assignment.values().all(|ar| all_run(ar)) && !hand_edited {
+        // Kafka: a reassignment in progress makes its topic ineligible for
+        // deletion (onPartitionReassignment); one that waits forever (see
+        // `Observer::liveness`) holds the deletion with it. A deletion
+        // stalled by a stale broker epoch waits too.
+        let stalled = o.stalled_deletions.contains(name)
+            || o.stalled_reassignments
+                .iter()
+                .any(|tp| tp.topic.as_str() == name.as_str());
+        if topic.assignment.values().all(|ar| all_run(ar)) && !hand_edited && !stalled {
             out.find(
                 LIVE_DELETIONS_FINISH,
                 name.clone(),

@@ -220,6 +220,16 @@ pub struct Observer {
     /// and a later leader among them lacks what was acknowledged, in Kafka
     /// as here.
     deletion_asked: BTreeSet<String>,
+    /// Reassignments Kafka 2.4 does not finish on its own (see
+    /// [`liveness`]): begun while the partition had no state znode yet, so
+    /// the controller's read of it armed no watch; or written into an
+    /// existing `/admin/reassign_partitions`, whose data changes no handler
+    /// reads.
+    stalled_reassignments: BTreeSet<TopicPartition>,
+    /// Topic deletions Kafka 2.4 does not finish on its own (see
+    /// [`liveness`]): under way when a broker refused a StopReplica as
+    /// `STALE_BROKER_EPOCH`.
+    stalled_deletions: BTreeSet<String>,
     /// Trace records already read for the operator's own commands.
     trace_seen: usize,
     /// (property, subject) already reported: each is reported once.
@@ -268,6 +278,7 @@ impl Observer {
             findings: Vec::new(),
         };
         let edited = self.hand_edits(sim);
+        self.note_stalled_admin(sim);
         self.scan_zk(sim, &edited, &mut out);
         self.check_controllers(sim, &mut out);
         self.check_brokers(sim, &mut out);
@@ -299,6 +310,30 @@ impl Observer {
     /// a lower `/controller_epoch` gives the next controller an epoch the
     /// brokers already accepted, so `ReplicaManager` rejects its requests as
     /// stale.
+    ///
+    /// More cases where Kafka 2.4 waits for a broker start or a
+    /// controller failover, and liveness leaves them out:
+    /// - a reassignment begun while its partition had no state znode (not
+    ///   yet elected): `isReassignmentComplete` reads the missing znode, and
+    ///   a read of a missing znode arms no ZooKeeper watch, so the
+    ///   `PartitionReassignmentIsrChangeHandler` never fires when the
+    ///   partition is elected later; `onBrokerStartup` resumes only
+    ///   reassignments whose target includes the new broker. A topic
+    ///   deletion of that topic waits with it (a reassignment in progress
+    ///   makes the topic ineligible);
+    /// - a reassignment written into an existing `/admin/reassign_partitions`
+    ///   by hand: `PartitionReassignmentHandler` handles only the znode's
+    ///   creation;
+    /// - a topic deletion under way when a broker refused a StopReplica as
+    ///   `STALE_BROKER_EPOCH`. `processBrokerChange` runs `onBrokerStartup`
+    ///   for new brokers before it records a bounced broker's new epoch, so
+    ///   a deletion resumed there sends the bounced broker a StopReplica
+    ///   with its old epoch; by the time the refusal comes back the replica
+    ///   is `OnlineReplica` again, `failReplicaDeletion`'s transition is
+    ///   invalid, the topic is marked ineligible, and nothing resumes it.
+    /// - And a topic deletion whose `/admin/delete_topics/<t>` was deleted
+    ///   by hand goes on in the controller's memory: the topic's partitions
+    ///   are not expected to be led.
     pub fn liveness(&self, sim: &Sim) -> Vec<Finding> {
         liveness::check(self, sim)
     }
@@ -340,6 +375,31 @@ impl Observer {
                     self.deletion_asked.insert(topic.to_string());
                 }
             }
+            // Kafka: PartitionReassignmentHandler handles only the creation
+            // of /admin/reassign_partitions; a change of its data waits for
+            // the next creation or controller failover.
+            if let crate::fact::Fact::UserAction(Action::SetZnode { path, data }) = &r.fact {
+                if path == paths::REASSIGN_PARTITIONS {
+                    let named = crate::znodes::decode_reassign_partitions(data).unwrap_or_default();
+                    self.stalled_reassignments
+                        .extend(named.into_iter().map(|(tp, _)| tp));
+                }
+            }
+            // Kafka: a StopReplica refused as STALE_BROKER_EPOCH fails the
+            // replica's deletion (TopicDeletionManager.failReplicaDeletion);
+            // see `liveness` for when nothing resumes it.
+            if let crate::fact::Fact::RequestHandled {
+                request: "StopReplica",
+                error: crate::broker::ApiError::StaleBrokerEpoch,
+                ..
+            } = &r.fact
+            {
+                self.stalled_deletions.extend(
+                    sim.zk()
+                        .observed_children(paths::DELETE_TOPICS)
+                        .map(str::to_string),
+                );
+            }
             if let crate::fact::Fact::UserAction(
                 Action::SetZnode { path, .. }
                 | Action::DeleteZnode { path }
@@ -364,6 +424,24 @@ impl Observer {
         }
         self.trace_seen = trace.len();
         edited
+    }
+
+    /// Reassignments begun before their partition's first election: listed
+    /// in `/admin/reassign_partitions` while a controller is active and the
+    /// partition has no state znode.
+    fn note_stalled_admin(&mut self, sim: &Sim) {
+        let zk = sim.zk();
+        if zk.observed(paths::CONTROLLER).is_none() {
+            return;
+        }
+        let Some(node) = zk.observed(paths::REASSIGN_PARTITIONS) else {
+            return;
+        };
+        for (tp, _) in crate::znodes::decode_reassign_partitions(&node.data).unwrap_or_default() {
+            if zk.observed(&paths::partition_state(&tp)).is_none() {
+                self.stalled_reassignments.insert(tp);
+            }
+        }
     }
 
     /// Forget a topic's history: a new generation begins.

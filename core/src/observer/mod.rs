@@ -214,6 +214,8 @@ pub struct Observer {
     /// hand edit of a broker's registration or of a partition's state
     /// (nothing watches them), so it stays as the operator left it.
     hand_edited: BTreeSet<String>,
+    /// What the operator last wrote by hand (set or create), by path.
+    hand_written: BTreeMap<String, String>,
     /// Topics the operator ever asked to delete. Their records carry no
     /// promise: a deletion stopped halfway (its `/admin/delete_topics`
     /// znode deleted by hand) leaves replicas whose logs are already gone,
@@ -230,10 +232,21 @@ pub struct Observer {
     /// [`liveness`]): under way when a broker refused a StopReplica as
     /// `STALE_BROKER_EPOCH`.
     stalled_deletions: BTreeSet<String>,
+    /// `/controller_epoch`'s data when the operator deleted
+    /// `/admin/reassign_partitions` by hand, until the next controller.
+    reassign_watch_lost: Option<String>,
     /// Trace records already read for the operator's own commands.
     trace_seen: usize,
     /// (property, subject) already reported: each is reported once.
     reported: BTreeSet<(&'static str, String)>,
+}
+
+/// `/controller_epoch`'s data as ZooKeeper holds it (empty without one).
+fn controller_epoch_data(sim: &Sim) -> String {
+    sim.zk()
+        .observed(paths::CONTROLLER_EPOCH)
+        .map(|n| n.data.to_string())
+        .unwrap_or_default()
 }
 
 /// Findings of one check, reported once per subject.
@@ -278,8 +291,8 @@ impl Observer {
             findings: Vec::new(),
         };
         let edited = self.hand_edits(sim);
-        self.note_stalled_admin(sim);
         self.scan_zk(sim, &edited, &mut out);
+        self.note_stalled_admin(sim);
         self.check_controllers(sim, &mut out);
         self.check_brokers(sim, &mut out);
         self.read_producers(sim);
@@ -323,7 +336,13 @@ impl Observer {
     ///   makes the topic ineligible);
     /// - a reassignment written into an existing `/admin/reassign_partitions`
     ///   by hand: `PartitionReassignmentHandler` handles only the znode's
-    ///   creation;
+    ///   creation; and one created after the operator deleted that znode by
+    ///   hand, until the next controller: the deletion consumed the watch and
+    ///   the handler, doing nothing on a deletion, did not re-arm it;
+    /// - a reassignment of a topic being deleted whose partition has no live
+    ///   leader: no leader is elected for a topic queued for deletion
+    ///   (`triggerOnlinePartitionStateChange`), so the ISR never grows and
+    ///   the reassignment and the deletion wait for each other;
     /// - a topic deletion under way when a broker refused a StopReplica as
     ///   `STALE_BROKER_EPOCH`. `processBrokerChange` runs `onBrokerStartup`
     ///   for new brokers before it records a bounced broker's new epoch, so
@@ -375,6 +394,12 @@ impl Observer {
                     self.deletion_asked.insert(topic.to_string());
                 }
             }
+            if let crate::fact::Fact::UserAction(
+                Action::SetZnode { path, data } | Action::CreateZnode { path, data, .. },
+            ) = &r.fact
+            {
+                self.hand_written.insert(path.clone(), data.clone());
+            }
             // Kafka: PartitionReassignmentHandler handles only the creation
             // of /admin/reassign_partitions; a change of its data waits for
             // the next creation or controller failover.
@@ -383,6 +408,15 @@ impl Observer {
                     let named = crate::znodes::decode_reassign_partitions(data).unwrap_or_default();
                     self.stalled_reassignments
                         .extend(named.into_iter().map(|(tp, _)| tp));
+                }
+            }
+            // Kafka: PartitionReassignmentHandler does nothing on the
+            // znode's deletion, so the watch it consumes is not re-armed
+            // (the controller re-arms it only when it deletes the znode
+            // itself): a reassignment created next goes unseen.
+            if let crate::fact::Fact::UserAction(Action::DeleteZnode { path }) = &r.fact {
+                if path == paths::REASSIGN_PARTITIONS {
+                    self.reassign_watch_lost = Some(controller_epoch_data(sim));
                 }
             }
             // Kafka: a StopReplica refused as STALE_BROKER_EPOCH fails the
@@ -429,17 +463,62 @@ impl Observer {
     /// Reassignments begun before their partition's first election: listed
     /// in `/admin/reassign_partitions` while a controller is active and the
     /// partition has no state znode.
+    ///
+    /// Listed after the operator deleted `/admin/reassign_partitions` by
+    /// hand, under the same controller.
+    ///
+    /// And reassignments of a topic being deleted whose partition has no
+    /// live leader: Kafka elects no leader for a topic queued for deletion
+    /// (`PartitionStateMachine.triggerOnlinePartitionStateChange`), so the
+    /// ISR never grows, the reassignment never completes, and the deletion
+    /// waits for it (a reassignment in progress makes its topic ineligible).
     fn note_stalled_admin(&mut self, sim: &Sim) {
         let zk = sim.zk();
-        if zk.observed(paths::CONTROLLER).is_none() {
-            return;
+        if self
+            .reassign_watch_lost
+            .as_ref()
+            .is_some_and(|e| *e != controller_epoch_data(sim))
+        {
+            self.reassign_watch_lost = None;
         }
-        let Some(node) = zk.observed(paths::REASSIGN_PARTITIONS) else {
-            return;
-        };
-        for (tp, _) in crate::znodes::decode_reassign_partitions(&node.data).unwrap_or_default() {
-            if zk.observed(&paths::partition_state(&tp)).is_none() {
-                self.stalled_reassignments.insert(tp);
+        let listed = zk
+            .observed(paths::REASSIGN_PARTITIONS)
+            .and_then(|n| crate::znodes::decode_reassign_partitions(&n.data))
+            .unwrap_or_default();
+        let controller = zk.observed(paths::CONTROLLER).is_some();
+        for (tp, _) in &listed {
+            if (controller && zk.observed(&paths::partition_state(tp)).is_none())
+                || self.reassign_watch_lost.is_some()
+            {
+                self.stalled_reassignments.insert(tp.clone());
+            }
+        }
+        for topic in zk.observed_children(paths::DELETE_TOPICS) {
+            let Some(seen) = self.topics.get(topic) else {
+                continue;
+            };
+            let reassigning = seen
+                .reassigning
+                .iter()
+                .map(|p| TopicPartition::new(topic, *p))
+                .chain(
+                    listed
+                        .iter()
+                        .filter(|(tp, _)| tp.topic.as_str() == topic)
+                        .map(|(tp, _)| tp.clone()),
+                );
+            for tp in reassigning {
+                let led = self
+                    .partitions
+                    .get(&tp)
+                    .and_then(|p| p.leader)
+                    .is_some_and(|l| {
+                        zk.observed(&format!("{}/{}", paths::BROKER_IDS, l.0))
+                            .is_some()
+                    });
+                if !led {
+                    self.stalled_reassignments.insert(tp);
+                }
             }
         }
     }
@@ -570,7 +649,11 @@ impl Observer {
                     seen.leader_epoch = -1;
                     continue;
                 };
-                let by_hand = edited_tps.contains(path.as_str());
+                // The operator's own text, though it becomes visible only
+                // after the writes of the controller's event in progress
+                // that came before it.
+                let by_hand = edited_tps.contains(path.as_str())
+                    || node.is_some_and(|n| self.hand_written.get(&path) == Some(&n.data));
                 if !by_hand {
                     // Kafka: Election.scala and PartitionStateMachine: the
                     // leader is chosen from the ISR (an unclean election
@@ -583,10 +666,15 @@ impl Observer {
                             format!("{tp}: leader {leader} is not in ISR {:?}", ids(&l.isr)),
                         );
                     }
-                    // Kafka: the ISR only ever holds assigned replicas
-                    // (ReplicaStateMachine removes a replica from the ISR
-                    // before a reassignment drops it from the assignment).
-                    if let Some(stray) = l.isr.iter().find(|r| !ar.contains(r)) {
+                    // Kafka: the ISR holds assigned replicas, but for a
+                    // sole member of a leaderless ISR (see `isr_stray`),
+                    // and for a moment while a reassignment runs: one that
+                    // supersedes another writes the new assignment before it
+                    // takes the replicas it no longer needs out of the ISR
+                    // (updateCurrentReassignment, U1 before U3).
+                    let stray = invariants::isr_stray(l.leader, &l.isr, ar)
+                        .filter(|_| !topic.reassigning.contains(p));
+                    if let Some(stray) = stray {
                         out.find(
                             invariants::ISR_SUBSET_OF_AR,
                             tp.to_string(),

@@ -658,3 +658,25 @@ fn liveness_is_not_promised_after_an_operator_forges_the_controller() {
     brokers(&mut sim).get_mut(&other).unwrap().status = BrokerStatus::Starting;
     assert_eq!(names(&o.liveness(&sim)), vec![LIVE_NO_STUCK_BROKER]);
 }
+
+#[test]
+fn a_leaderless_isr_keeps_one_member_outside_the_assignment() {
+    // Kafka: KafkaController.doRemoveReplicasFromIsr never empties an ISR:
+    // a reassignment that drops the sole ISR member from the assignment
+    // leaves it there with no leader (found by kcsim soak, seed 18974). Two
+    // such members, or one beside a leader, are still found.
+    let mut sim = cluster();
+    let mut o = Observer::new(&sim);
+    let tp = tp0();
+    let mut l = state(&sim, &tp);
+    l.leader = None;
+    l.isr = vec![BrokerId(7)];
+    write_state(&mut sim, &tp, &l);
+    assert_eq!(names(&o.after_step(&sim)), Vec::<&str>::new());
+    l.isr = vec![BrokerId(7), BrokerId(8)];
+    write_state(&mut sim, &tp, &l);
+    assert_eq!(
+        names(&o.after_step(&sim)),
+        vec![invariants::ISR_SUBSET_OF_AR]
+    );
+}

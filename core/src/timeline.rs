@@ -219,11 +219,13 @@ impl Timeline {
     }
 
     fn act(&mut self, at: SimTime, action: Action, drop_later: bool) -> Result<(), ActionError> {
-        // Validate against the current cluster before changing anything.
-        if let Some(b) = action.broker() {
-            if !self.sim.brokers().contains_key(&b) {
-                return Err(ActionError::UnknownBroker(b));
-            }
+        // Validate against the current cluster before changing anything:
+        // every way in (page buttons, console, lessons, links) comes here.
+        self.sim.check_new_action(at, &action)?;
+        if self.actions.len() >= crate::scenario::MAX_ACTIONS {
+            return Err(ActionError::TooManyActions {
+                limit: crate::scenario::MAX_ACTIONS,
+            });
         }
         let dropped: Vec<(SimTime, Action)> = if drop_later {
             let d = self

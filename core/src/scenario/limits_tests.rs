@@ -193,3 +193,54 @@ fn broker_ids_are_at_most_reserved_broker_max_id() {
     );
     assert!(Scenario::parse(&text(u32::MAX)).is_err());
 }
+
+#[test]
+fn the_page_and_console_go_through_the_same_limits_and_change_nothing_when_refused() {
+    // A button, the console, a lesson step: each reaches the core through
+    // Timeline::intervene/insert (or Sim::schedule_action), which check the
+    // action as a scenario file's parser does.
+    let s = Scenario::parse(&with(3, "", "")).expect("valid");
+    let mut t = crate::timeline::Timeline::new(&s);
+    let before = t.actions().len();
+    let pause = |ms| Action::PauseBroker {
+        broker: BrokerId(0),
+        duration_ms: ms,
+    };
+    let e = t
+        .intervene(SimTime(10), pause(MAX_TIME_MS + 1))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "a pause of {} ms (MAX_TIME_MS, one day) is not from 1 to {MAX_TIME_MS}",
+            MAX_TIME_MS + 1
+        )
+    );
+    let e = t
+        .intervene(SimTime(MAX_TIME_MS + 1), pause(10))
+        .unwrap_err();
+    assert!(e.to_string().contains("MAX_TIME_MS"), "{e}");
+    assert_eq!(t.actions().len(), before, "nothing was added");
+    assert!(t.intervene(SimTime(10), pause(MAX_TIME_MS)).is_ok());
+    let mut sim = s.build();
+    assert!(matches!(
+        sim.schedule_action(SimTime(1), pause(0)),
+        Err(crate::sim::ActionError::Invalid(_))
+    ));
+}
+
+#[test]
+fn a_run_holds_at_most_max_actions() {
+    let kill = r#"{"at_ms":1,"action":"kill_broker","broker":0}"#;
+    let s = Scenario::parse(&with(1, "", &vec![kill; MAX_ACTIONS - 1].join(","))).expect("valid");
+    let mut t = crate::timeline::Timeline::new(&s);
+    let start = Action::StartBroker {
+        broker: BrokerId(0),
+    };
+    assert!(t.insert(SimTime(2), start.clone()).is_ok());
+    assert_eq!(
+        t.insert(SimTime(3), start).unwrap_err(),
+        crate::sim::ActionError::TooManyActions { limit: MAX_ACTIONS }
+    );
+    assert_eq!(t.actions().len(), MAX_ACTIONS);
+}

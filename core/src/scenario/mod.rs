@@ -9,6 +9,7 @@
 pub(crate) mod actions;
 pub mod builtin;
 
+pub(crate) use actions::over;
 pub use actions::{check_action, Budget, ACTION_NAMES};
 
 use crate::action::Action;

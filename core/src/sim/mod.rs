@@ -296,6 +296,19 @@ pub enum ActionError {
         /// Current time.
         now: u64,
     },
+    /// The action's own numbers or sizes are over a limit, or its time is
+    /// past [`crate::scenario::MAX_TIME_MS`] (`scenario::check_action`,
+    /// the check every way in makes).
+    #[error("{0}")]
+    Invalid(String),
+    /// The run already holds [`crate::scenario::MAX_ACTIONS`] actions.
+    #[error(
+        "this run already holds {limit} actions, the limit (MAX_ACTIONS); start a new run to go on"
+    )]
+    TooManyActions {
+        /// The limit.
+        limit: usize,
+    },
 }
 
 impl Sim {
@@ -437,14 +450,32 @@ impl Sim {
                 now: self.now.as_ms(),
             });
         }
+        self.check_new_action(at, &action)?;
+        self.action_seq += 1;
+        self.actions.insert((at, self.action_seq), action);
+        Ok(())
+    }
+
+    /// Whether this cluster takes `action` at `at`: its broker exists, its
+    /// own numbers and sizes are within the limits every way in shares
+    /// ([`crate::scenario::check_action`]) and `at` is within
+    /// [`crate::scenario::MAX_TIME_MS`]. Changes nothing.
+    pub fn check_new_action(&self, at: SimTime, action: &Action) -> Result<(), ActionError> {
         if let Some(b) = action.broker() {
             if !self.brokers.contains_key(&b) {
                 return Err(ActionError::UnknownBroker(b));
             }
         }
-        self.action_seq += 1;
-        self.actions.insert((at, self.action_seq), action);
-        Ok(())
+        let limit = crate::scenario::MAX_TIME_MS;
+        if at.as_ms() > limit {
+            return Err(ActionError::Invalid(crate::scenario::over(
+                "ms for an action's time",
+                at.as_ms(),
+                limit,
+                "MAX_TIME_MS, one day",
+            )));
+        }
+        crate::scenario::check_action(action).map_err(ActionError::Invalid)
     }
 
     /// User actions not yet applied, in order.

@@ -17,6 +17,12 @@ pub fn action_error_text(e: &ActionError, lang: Lang) -> String {
             ActionError::InThePast { at, now } => {
                 format!("时间 {at} ms 早于模拟的当前时间 {now} ms")
             }
+            // The limit's own words stay as the core says them (they name
+            // the constant, as the scenario-format page does).
+            ActionError::Invalid(m) => format!("操作超出限制：{m}"),
+            ActionError::TooManyActions { limit } => {
+                format!("本次运行已有 {limit} 个操作，达到上限（MAX_ACTIONS）；请开始新的运行")
+            }
         },
     }
 }
@@ -165,6 +171,8 @@ pub(crate) mod tests {
         let actions = [
             ActionError::UnknownBroker(BrokerId(7)),
             ActionError::InThePast { at: 1, now: 2 },
+            ActionError::Invalid("a pause of 0 ms".into()),
+            ActionError::TooManyActions { limit: 10_000 },
         ];
         for e in &actions {
             assert_eq!(action_error_text(e, Lang::En), e.to_string());

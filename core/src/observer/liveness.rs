@@ -230,6 +230,9 @@ fn partitions(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut O
             let Some(seen) = o.partitions.get(&tp) else {
                 continue;
             };
+            if o.leaderless_after_reassignment.contains(&tp) {
+                continue;
+            }
             // Kafka: an offline partition (no live ISR member) stays
             // offline without unclean election; a new one without a state
             // znode is elected from its live assigned replicas.

@@ -235,6 +235,12 @@ pub struct Observer {
     /// `/controller_epoch`'s data when the operator deleted
     /// `/admin/reassign_partitions` by hand, until the next controller.
     reassign_watch_lost: Option<String>,
+    /// Partitions being reassigned when last seen (listed in
+    /// `/admin/reassign_partitions` or with replicas being added or removed).
+    last_reassigning: BTreeSet<TopicPartition>,
+    /// Partitions a reassignment left without a leader (see [`liveness`]),
+    /// until they have one again.
+    leaderless_after_reassignment: BTreeSet<TopicPartition>,
     /// Trace records already read for the operator's own commands.
     trace_seen: usize,
     /// (property, subject) already reported: each is reported once.
@@ -350,6 +356,17 @@ impl Observer {
     ///   with its old epoch; by the time the refusal comes back the replica
     ///   is `OnlineReplica` again, `failReplicaDeletion`'s transition is
     ///   invalid, the topic is marked ineligible, and nothing resumes it.
+    /// - a partition a reassignment left without a leader: a reassignment
+    ///   complete at once whose target replica the controller does not yet
+    ///   count as live (it re-registered, its BrokerChange still queued)
+    ///   fails to move the leader (`moveReassignedPartitionLeaderIfRequired`),
+    ///   then takes the old leader out of the ISR (B4), leaving leader -1
+    ///   and the partition `OnlinePartition` in the controller's memory, so
+    ///   `onBrokerStartup`'s `triggerOnlinePartitionStateChange` (Offline
+    ///   and New partitions only) does not elect it. Kafka's auto leader
+    ///   rebalance does, at its next check, up to
+    ///   `leader.imbalance.check.interval.seconds` (300 s) later, beyond the
+    ///   bound;
     /// - And a topic deletion whose `/admin/delete_topics/<t>` was deleted
     ///   by hand goes on in the controller's memory: the topic's partitions
     ///   are not expected to be led.
@@ -492,6 +509,14 @@ impl Observer {
             {
                 self.stalled_reassignments.insert(tp.clone());
             }
+        }
+        self.last_reassigning = listed.iter().map(|(tp, _)| tp.clone()).collect();
+        for (name, t) in &self.topics {
+            self.last_reassigning.extend(
+                t.reassigning
+                    .iter()
+                    .map(|p| TopicPartition::new(name.as_str(), *p)),
+            );
         }
         for topic in zk.observed_children(paths::DELETE_TOPICS) {
             let Some(seen) = self.topics.get(topic) else {
@@ -708,6 +733,13 @@ impl Observer {
                     }
                 } else {
                     seen.max_leader_epoch = -1;
+                }
+                let reassigning =
+                    self.last_reassigning.contains(&tp) || topic.reassigning.contains(p);
+                if l.leader.is_some() {
+                    self.leaderless_after_reassignment.remove(&tp);
+                } else if reassigning {
+                    self.leaderless_after_reassignment.insert(tp.clone());
                 }
                 seen.leader = l.leader;
                 seen.isr = l.isr;

@@ -447,10 +447,28 @@ impl DataPlane {
         broker: BrokerId,
         tps: &[&TopicPartition],
     ) {
+        // Whether a cache and `tps` meet, searching the longer list for each
+        // entry of the shorter (a LeaderAndIsr names hundreds of partitions;
+        // a session holds a few).
+        let mut sorted_tps;
+        let tps: &[&TopicPartition] = if tps.is_sorted() {
+            tps
+        } else {
+            sorted_tps = tps.to_vec();
+            sorted_tps.sort();
+            &sorted_tps
+        };
+        let meets = |c: &SessionCache| {
+            if c.members.len() < tps.len() {
+                c.members.iter().any(|m| tps.binary_search(&m).is_ok())
+            } else {
+                tps.iter().any(|tp| c.has(tp))
+            }
+        };
         let keys: Vec<(BrokerId, BrokerId)> = self
             .session_caches
             .iter()
-            .filter(|((l, f), c)| (*l == broker || *f == broker) && tps.iter().any(|tp| c.has(tp)))
+            .filter(|((l, f), c)| (*l == broker || *f == broker) && meets(c))
             .map(|(k, _)| *k)
             .collect();
         for (l, f) in keys {

@@ -63,7 +63,9 @@ fn after_mark(sim: &mut Sim, deadline: SimTime, gone: BrokerId) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mode = args.first().map_or("failover", String::as_str).to_string();
-    let partitions: u32 = args.get(1).map_or(20_000, |a| a.parse().expect("partitions"));
+    let partitions: u32 = args
+        .get(1)
+        .map_or(20_000, |a| a.parse().expect("partitions"));
     let runs: u32 = args.get(2).map_or(5, |a| a.parse().expect("runs"));
     let default_brokers = if mode == "shutdown" { 20 } else { 100 };
     let brokers: u32 = args
@@ -89,7 +91,11 @@ fn main() {
     let (victim, action) = match mode.as_str() {
         "failover" => (controller, Action::KillBroker { broker: controller }),
         "broker" => {
-            let v = *sim.brokers().keys().find(|b| **b != controller).expect("a broker");
+            let v = *sim
+                .brokers()
+                .keys()
+                .find(|b| **b != controller)
+                .expect("a broker");
             (v, Action::KillBroker { broker: v })
         }
         _ => {

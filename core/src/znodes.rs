@@ -488,7 +488,8 @@ mod fast {
         }
         // The rest must be a well-formed end: the reassignment maps (read
         // by `decode_reassigning`) are skipped over only when they are empty.
-        if c.lit(r#","adding_replicas":{},"removing_replicas":{}"#).is_none()
+        if c.lit(r#","adding_replicas":{},"removing_replicas":{}"#)
+            .is_none()
             && c.peek() != Some(b'}')
         {
             return None;

@@ -100,13 +100,16 @@ impl RequestBody {
     }
 }
 
+/// A weak reference to an UpdateMetadata's shared partition states.
+type WeakStates = std::rc::Weak<[std::rc::Rc<PartitionStateInfo>]>;
+
 /// The leader-epoch span of the last UpdateMetadata partition list asked
 /// for: every broker's copy of one UpdateMetadata shares its states, and the
 /// span of tens of thousands of them is worked out once, not once per broker.
 /// A cache of work, not state: two simulations are equal whatever it holds.
 #[derive(Debug, Clone, Default)]
 pub struct EpochSpanMemo {
-    last: Option<(std::rc::Weak<[std::rc::Rc<PartitionStateInfo>]>, Option<(i32, i32)>)>,
+    last: Option<(WeakStates, Option<(i32, i32)>)>,
 }
 
 impl PartialEq for EpochSpanMemo {

@@ -66,13 +66,13 @@ impl KafkaController {
             // instead of through `handle_replica_state_changes`: every online
             // replica was just set to OnlineReplica, a valid previous state of
             // itself, and it stays there; each gets a LeaderAndIsr for its
-            // partition where the partition has a leadership. The batch puts
-            // each broker's entries in partition order when sent, so the
-            // requests are the ones the general path builds, without its
-            // three lookups per replica.
-            // One call per partition for all its online replicas: the same
-            // LeaderAndIsr entries, and the partition named once for
-            // UpdateMetadata (the batch sends each partition once anyway).
+            // partition where the partition has a leadership. One call per
+            // partition for all its online replicas: the same LeaderAndIsr
+            // entries, and the partition named once for UpdateMetadata. The
+            // batch puts each broker's entries in partition order and sends
+            // each partition's UpdateMetadata state once, so the requests are
+            // the ones the general path builds, without its three ordered-map
+            // lookups per replica.
             let mut batch = RequestBatch::default();
             let mut leadership = self.ctx.leadership.iter().peekable();
             let mut to = Vec::new();

@@ -130,6 +130,14 @@ pub fn encode_config_change_notification(entity_path: &str) -> String {
 /// Decode `/brokers/topics/<t>`: partition number → replicas, in partition order.
 /// Returns `None` for data that is not a topic znode.
 pub fn decode_topic_assignment(data: &str) -> Option<Vec<(u32, Vec<BrokerId>)>> {
+    if let Some(out) = fast::topic_assignment(data) {
+        return Some(out);
+    }
+    decode_topic_assignment_json(data)
+}
+
+/// `decode_topic_assignment` through a general JSON parse (any data).
+fn decode_topic_assignment_json(data: &str) -> Option<Vec<(u32, Vec<BrokerId>)>> {
     let v: Value = serde_json::from_str(data).ok()?;
     let parts = v.get("partitions")?.as_object()?;
     let mut out = Vec::new();
@@ -148,6 +156,12 @@ pub fn decode_topic_assignment(data: &str) -> Option<Vec<(u32, Vec<BrokerId>)>> 
 
 /// Decode the `adding_replicas` and `removing_replicas` of a version-2 topic znode.
 pub fn decode_reassigning(data: &str) -> Vec<(u32, Reassignment)> {
+    // What every topic znode without a reassignment ends with: data ending so
+    // is either not JSON (nothing) or an object whose last word on both keys
+    // (the one a JSON object keeps) is empty. Skips parsing the whole znode.
+    if data.ends_with(r#","adding_replicas":{},"removing_replicas":{}}"#) {
+        return Vec::new();
+    }
     let Ok(v) = serde_json::from_str::<Value>(data) else {
         return Vec::new();
     };
@@ -300,6 +314,14 @@ pub fn encode_partition_state(l: &LeaderIsr) -> String {
 
 /// Decode a partition `state` znode; `zk_version` is the node's data version.
 pub fn decode_partition_state(data: &str, zk_version: i32) -> Option<LeaderIsr> {
+    if let Some(decoded) = fast::partition_state(data, zk_version) {
+        return decoded;
+    }
+    decode_partition_state_json(data, zk_version)
+}
+
+/// `decode_partition_state` through a general JSON parse (any data).
+fn decode_partition_state_json(data: &str, zk_version: i32) -> Option<LeaderIsr> {
     let v: Value = serde_json::from_str(data).ok()?;
     let leader = v.get("leader")?.as_i64()?;
     let isr = v
@@ -315,6 +337,173 @@ pub fn decode_partition_state(data: &str, zk_version: i32) -> Option<LeaderIsr> 
         zk_version,
         controller_epoch: i32::try_from(v.get("controller_epoch")?.as_i64()?).ok()?,
     })
+}
+
+/// Decoders for exactly the bytes the encoders above write (no whitespace,
+/// keys in the encoders' order, plain integers): a failover reads tens of
+/// thousands of state znodes and each topic's znode, and a general JSON parse
+/// into a `Value` tree was most of that work. Anything else (other spacing or
+/// key order, escapes, numbers out of range, duplicate partitions) is `None`
+/// here, and the caller decodes it through serde_json, so the result never
+/// depends on which path ran.
+mod fast {
+    use super::{BrokerId, LeaderIsr};
+
+    /// A cursor over the bytes.
+    struct Cursor<'a> {
+        b: &'a [u8],
+        at: usize,
+    }
+
+    impl Cursor<'_> {
+        fn lit(&mut self, s: &str) -> Option<()> {
+            let s = s.as_bytes();
+            if self.b.get(self.at..self.at + s.len())? == s {
+                self.at += s.len();
+                Some(())
+            } else {
+                None
+            }
+        }
+
+        fn peek(&self) -> Option<u8> {
+            self.b.get(self.at).copied()
+        }
+
+        /// A JSON integer (`-?(0|[1-9][0-9]*)`) of at most 18 digits.
+        fn int(&mut self) -> Option<i64> {
+            let negative = self.peek() == Some(b'-');
+            if negative {
+                self.at += 1;
+            }
+            let start = self.at;
+            let mut n: i64 = 0;
+            while let Some(d @ b'0'..=b'9') = self.peek() {
+                n = n * 10 + i64::from(d - b'0');
+                self.at += 1;
+                if self.at - start > 18 {
+                    return None;
+                }
+            }
+            let digits = self.at - start;
+            if digits == 0 || (digits > 1 && self.b[start] == b'0') {
+                return None;
+            }
+            Some(if negative { -n } else { n })
+        }
+
+        /// A broker id: an integer in `u32`'s range.
+        fn id(&mut self) -> Option<BrokerId> {
+            u32::try_from(self.int()?).ok().map(BrokerId)
+        }
+
+        /// `[id,id,…]`.
+        fn ids(&mut self) -> Option<Vec<BrokerId>> {
+            self.lit("[")?;
+            let mut out = Vec::with_capacity(4);
+            if self.peek() == Some(b']') {
+                self.at += 1;
+                return Some(out);
+            }
+            loop {
+                out.push(self.id()?);
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    b']' => {
+                        self.at += 1;
+                        return Some(out);
+                    }
+                    _ => return None,
+                }
+            }
+        }
+
+        fn done(&self) -> bool {
+            self.at == self.b.len()
+        }
+    }
+
+    /// `{"controller_epoch":…,"leader":…,"version":1,"leader_epoch":…,"isr":[…]}`;
+    /// `Some(result)` is what the general decoder returns for these bytes.
+    pub(super) fn partition_state(data: &str, zk_version: i32) -> Option<Option<LeaderIsr>> {
+        let mut c = Cursor {
+            b: data.as_bytes(),
+            at: 0,
+        };
+        c.lit(r#"{"controller_epoch":"#)?;
+        let controller_epoch = c.int()?;
+        c.lit(r#","leader":"#)?;
+        let leader = c.int()?;
+        c.lit(r#","version":1,"leader_epoch":"#)?;
+        let leader_epoch = c.int()?;
+        c.lit(r#","isr":"#)?;
+        let isr = c.ids()?;
+        c.lit("}")?;
+        if !c.done() {
+            return None;
+        }
+        Some((|| {
+            Some(LeaderIsr {
+                leader: u32::try_from(leader).ok().map(BrokerId),
+                leader_epoch: i32::try_from(leader_epoch).ok()?,
+                isr,
+                zk_version,
+                controller_epoch: i32::try_from(controller_epoch).ok()?,
+            })
+        })())
+    }
+
+    /// `{"version":N,"partitions":{"0":[…],…}}`, with or without
+    /// `,"adding_replicas":{…},"removing_replicas":{…}` after the partitions;
+    /// partition numbers written plainly (no leading zeros), each once.
+    pub(super) fn topic_assignment(data: &str) -> Option<Vec<(u32, Vec<BrokerId>)>> {
+        let mut c = Cursor {
+            b: data.as_bytes(),
+            at: 0,
+        };
+        c.lit(r#"{"version":"#)?;
+        c.int()?;
+        c.lit(r#","partitions":{"#)?;
+        let mut out: Vec<(u32, Vec<BrokerId>)> = Vec::new();
+        if c.peek() == Some(b'}') {
+            c.at += 1;
+        } else {
+            loop {
+                c.lit("\"")?;
+                if c.peek() == Some(b'-') {
+                    return None;
+                }
+                let p = u32::try_from(c.int()?).ok()?;
+                c.lit("\":")?;
+                out.push((p, c.ids()?));
+                match c.peek()? {
+                    b',' => c.at += 1,
+                    b'}' => {
+                        c.at += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        // The rest must be a well-formed end: the reassignment maps (read
+        // by `decode_reassigning`) are skipped over only when they are empty.
+        if c.lit(r#","adding_replicas":{},"removing_replicas":{}"#)
+            .is_none()
+            && c.peek() != Some(b'}')
+        {
+            return None;
+        }
+        c.lit("}")?;
+        if !c.done() {
+            return None;
+        }
+        out.sort_by_key(|(p, _)| *p);
+        if out.windows(2).any(|w| w[0].0 == w[1].0) {
+            return None;
+        }
+        Some(out)
+    }
 }
 
 #[cfg(test)]
@@ -406,5 +595,104 @@ mod tests {
             decode_partition_list(r#"{"partitions":[{"topic":1}]}"#),
             None
         );
+    }
+
+    /// Inputs for the decoders: what the encoders write, and near misses of it.
+    fn decoder_inputs() -> Vec<String> {
+        let mut out = vec![
+            encode_partition_state(&LeaderIsr {
+                leader: Some(BrokerId(3)),
+                leader_epoch: 12,
+                isr: vec![BrokerId(3), BrokerId(1), BrokerId(2)],
+                zk_version: 0,
+                controller_epoch: 2,
+            }),
+            encode_partition_state(&LeaderIsr {
+                leader: None,
+                leader_epoch: 0,
+                isr: vec![],
+                zk_version: 0,
+                controller_epoch: 1,
+            }),
+            r#"{"controller_epoch":1,"leader":4294967296,"version":1,"leader_epoch":0,"isr":[1]}"#.into(),
+            r#"{"controller_epoch":1,"leader":2,"version":1,"leader_epoch":2147483648,"isr":[1]}"#.into(),
+            r#"{"controller_epoch":1,"leader":2,"version":1,"leader_epoch":0,"isr":[-1]}"#.into(),
+            r#"{"controller_epoch":1,"leader":2,"version":1,"leader_epoch":0,"isr":[4294967296]}"#.into(),
+            r#"{"controller_epoch":1,"leader":02,"version":1,"leader_epoch":0,"isr":[1]}"#.into(),
+            r#"{"controller_epoch":1,"leader":2.0,"version":1,"leader_epoch":0,"isr":[1]}"#.into(),
+            r#"{"controller_epoch":1, "leader":2,"version":1,"leader_epoch":0,"isr":[1]}"#.into(),
+            r#"{"leader":2,"controller_epoch":1,"version":1,"leader_epoch":0,"isr":[1,2]}"#.into(),
+            r#"{"controller_epoch":1,"leader":2,"version":1,"leader_epoch":0,"isr":[1,2],"leader":3}"#.into(),
+            r#"{"controller_epoch":1,"leader":2,"version":1,"leader_epoch":0,"isr":[1,]}"#.into(),
+            r#"{"controller_epoch":1,"leader":-,"version":1,"leader_epoch":0,"isr":[1]}"#.into(),
+            r#"{"controller_epoch":1,"leader":1234567890123456789012,"version":1,"leader_epoch":0,"isr":[1]}"#.into(),
+            topic_znode_json(&[vec![BrokerId(1), BrokerId(2)], vec![BrokerId(2), BrokerId(0)]]),
+            topic_znode_json(&[]),
+            topic_znode_json_full(
+                &BTreeMap::from([(0, vec![BrokerId(1)]), (1, vec![BrokerId(2), BrokerId(3)])]),
+                &BTreeMap::from([(
+                    1,
+                    Reassignment {
+                        adding: vec![BrokerId(3)],
+                        removing: vec![BrokerId(4)],
+                    },
+                )]),
+            ),
+            r#"{"version":1,"partitions":{"1":[1],"0":[2]}}"#.into(),
+            r#"{"version":1,"partitions":{"1":[1],"01":[2]}}"#.into(),
+            r#"{"version":1,"partitions":{"1":[1],"1":[2]}}"#.into(),
+            r#"{"version":1,"partitions":{"+1":[1]}}"#.into(),
+            r#"{"version":1,"partitions":{"-1":[1]}}"#.into(),
+            r#"{"version":1,"partitions":{"4294967296":[1]}}"#.into(),
+            r#"{"version":1,"partitions":{"0":[1]},"partitions":{"1":[2]}}"#.into(),
+            r#"{"version":2,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}}x"#.into(),
+            r#"{"version":2,"partitions":{"0":[1]},"adding_replicas":{"0":[2]},"removing_replicas":{}}"#.into(),
+            r#"{"adding_replicas":{"0":[2]},"version":2,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}}"#.into(),
+            r#"{"a":"\\","adding_replicas":{},"removing_replicas":{}}"#.into(),
+            r#"{"a":"x,\"adding_replicas\":{},\"removing_replicas\":{}}"#.into(),
+            "{}".into(),
+            "[]".into(),
+            String::new(),
+        ];
+        // Every prefix of two encodings, and each with one byte changed.
+        let seeds = [out[0].clone(), out[14].clone()];
+        for seed in seeds {
+            for n in 0..seed.len() {
+                out.push(seed[..n].to_string());
+                for b in [b'0', b'9', b'-', b',', b' ', b'}', b']', b'"'] {
+                    let mut v = seed.clone().into_bytes();
+                    v[n] = b;
+                    if let Ok(s) = String::from_utf8(v) {
+                        out.push(s);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_fast_decoders_agree_with_the_general_ones_on_every_input() {
+        // Kafka: TopicPartitionStateZNode.decode and TopicZNode.decode read
+        // the JSON Kafka wrote; the fast path must read the same.
+        for data in decoder_inputs() {
+            assert_eq!(
+                decode_partition_state(&data, 5),
+                decode_partition_state_json(&data, 5),
+                "{data}"
+            );
+            assert_eq!(
+                decode_topic_assignment(&data),
+                decode_topic_assignment_json(&data),
+                "{data}"
+            );
+            let general = || -> Vec<(u32, Reassignment)> {
+                let v = format!("{data} ");
+                decode_reassigning(&v)
+            };
+            assert_eq!(decode_reassigning(&data), general(), "{data}");
+        }
+        assert!(fast::partition_state(&decoder_inputs()[0], 0).is_some());
+        assert!(fast::topic_assignment(&decoder_inputs()[14]).is_some());
     }
 }

@@ -62,6 +62,20 @@ impl RequestBatch {
         is_new: bool,
     ) {
         let replicas = ctx.assignments.get(tp).map_or(&[][..], |a| a.as_slice());
+        self.add_leader_and_isr_with_replicas(ctx, brokers, tp, l, replicas, is_new);
+    }
+
+    /// `add_leader_and_isr` with the partition's assigned replicas already
+    /// looked up (`replicas` is `ctx.assignments[tp]`, or empty if none).
+    pub fn add_leader_and_isr_with_replicas(
+        &mut self,
+        ctx: &ControllerContext,
+        brokers: &[BrokerId],
+        tp: &TopicPartition,
+        l: &LeaderIsr,
+        replicas: &[BrokerId],
+        is_new: bool,
+    ) {
         for b in brokers {
             self.leader_and_isr
                 .entry(*b)

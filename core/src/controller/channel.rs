@@ -100,6 +100,47 @@ impl RequestBody {
     }
 }
 
+/// A weak reference to an UpdateMetadata's shared partition states.
+type WeakStates = std::rc::Weak<[std::rc::Rc<PartitionStateInfo>]>;
+
+/// The leader-epoch span of the last UpdateMetadata partition list asked
+/// for: every broker's copy of one UpdateMetadata shares its states, and the
+/// span of tens of thousands of them is worked out once, not once per broker.
+/// A cache of work, not state: two simulations are equal whatever it holds.
+#[derive(Debug, Clone, Default)]
+pub struct EpochSpanMemo {
+    last: Option<(WeakStates, Option<(i32, i32)>)>,
+}
+
+impl PartialEq for EpochSpanMemo {
+    fn eq(&self, _: &EpochSpanMemo) -> bool {
+        true
+    }
+}
+
+impl Eq for EpochSpanMemo {}
+
+impl EpochSpanMemo {
+    /// `body.leader_epochs()`.
+    pub fn leader_epochs(&mut self, body: &RequestBody) -> Option<(i32, i32)> {
+        let RequestBody::UpdateMetadata { partitions, .. } = body else {
+            return body.leader_epochs();
+        };
+        if let Some((states, span)) = &self.last {
+            // The same list, still alive (a live weak reference to the same
+            // allocation cannot be a new list at a reused address).
+            if states.strong_count() > 0
+                && std::ptr::addr_eq(states.as_ptr(), std::rc::Rc::as_ptr(partitions))
+            {
+                return *span;
+            }
+        }
+        let span = body.leader_epochs();
+        self.last = Some((std::rc::Rc::downgrade(partitions), span));
+        span
+    }
+}
+
 /// Where a request is on its way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RequestStatus {

@@ -26,12 +26,14 @@ impl KafkaController {
         for topic in &topics {
             self.read_topic_assignment(env, topic)?;
         }
-        let tps: Vec<TopicPartition> = self.ctx.assignments.keys().cloned().collect();
-        for tp in tps {
-            if let Some(l) = read_leader_isr(env.client, env.zk, &tp)? {
-                self.ctx.leadership.insert(tp, l);
+        // Read in partition order, so the map is built in one go.
+        let mut leadership = Vec::with_capacity(self.ctx.assignments.len());
+        for tp in self.ctx.assignments.keys() {
+            if let Some(l) = read_leader_isr(env.client, env.zk, tp)? {
+                leadership.push((tp.clone(), l));
             }
         }
+        self.ctx.leadership = leadership.into_iter().collect();
         Ok(())
     }
 

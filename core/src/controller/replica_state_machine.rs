@@ -28,31 +28,31 @@ impl KafkaController {
         out
     }
 
-    fn all_replicas(&self) -> Vec<(TopicPartition, BrokerId)> {
-        self.ctx
-            .assignments
-            .iter()
-            .flat_map(|(tp, rs)| rs.iter().map(move |r| (tp.clone(), *r)))
-            .collect()
-    }
-
-    /// `replicaStateMachine.startup()`.
+    /// `replicaStateMachine.startup()`: `initializeReplicaState` (every
+    /// replica `OnlineReplica` if its broker is live and not shutting down,
+    /// else `ReplicaDeletionIneligible`), then `handleStateChanges` of the
+    /// online ones to `OnlineReplica` and of the others to `OfflineReplica`.
     pub(super) fn replica_state_machine_startup(
         &mut self,
         env: &mut Env<'_>,
     ) -> Result<(), ControllerError> {
-        let mut online = Vec::new();
+        use super::election::{BrokerBits, BrokerSet};
+        let online_brokers: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
         let mut offline = Vec::new();
-        let mut states = Vec::new();
-        for (tp, r) in self.all_replicas() {
-            let state = if self.ctx.is_replica_online(r, false) {
-                online.push((tp.clone(), r));
-                ReplicaState::OnlineReplica
-            } else {
-                offline.push((tp.clone(), r));
-                ReplicaState::ReplicaDeletionIneligible
-            };
-            states.push(((tp, r), state));
+        let mut any_online = false;
+        let replicas: usize = self.ctx.assignments.values().map(Vec::len).sum();
+        let mut states = Vec::with_capacity(replicas);
+        for (tp, rs) in &self.ctx.assignments {
+            for r in rs {
+                let state = if online_brokers.has(*r) {
+                    any_online = true;
+                    ReplicaState::OnlineReplica
+                } else {
+                    offline.push((tp.clone(), *r));
+                    ReplicaState::ReplicaDeletionIneligible
+                };
+                states.push(((tp.clone(), *r), state));
+            }
         }
         if self.ctx.replica_states.is_empty() {
             // A new controller's context starts empty: build the map in one
@@ -61,7 +61,34 @@ impl KafkaController {
         } else {
             self.ctx.replica_states.extend(states);
         }
-        self.handle_replica_state_changes(env, &online, ReplicaState::OnlineReplica)?;
+        if any_online {
+            // `handleStateChanges(online, OnlineReplica)`, walked by partition
+            // instead of through `handle_replica_state_changes`: every online
+            // replica was just set to OnlineReplica, a valid previous state of
+            // itself, and it stays there; each gets a LeaderAndIsr for its
+            // partition where the partition has a leadership. One call per
+            // partition for all its online replicas: the same LeaderAndIsr
+            // entries, and the partition named once for UpdateMetadata. The
+            // batch puts each broker's entries in partition order and sends
+            // each partition's UpdateMetadata state once, so the requests are
+            // the ones the general path builds, without its three ordered-map
+            // lookups per replica.
+            let mut batch = RequestBatch::default();
+            let mut leadership = self.ctx.leadership.iter().peekable();
+            let mut to = Vec::new();
+            for (tp, rs) in &self.ctx.assignments {
+                while leadership.next_if(|(k, _)| *k < tp).is_some() {}
+                let Some(l) = leadership.next_if(|(k, _)| *k == tp).map(|(_, l)| l) else {
+                    continue;
+                };
+                to.clear();
+                to.extend(rs.iter().copied().filter(|r| online_brokers.has(*r)));
+                if !to.is_empty() {
+                    batch.add_leader_and_isr_with_replicas(&self.ctx, &to, tp, l, rs, false);
+                }
+            }
+            batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
+        }
         self.handle_replica_state_changes(env, &offline, ReplicaState::OfflineReplica)
     }
 

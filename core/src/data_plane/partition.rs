@@ -231,7 +231,7 @@ impl DataPlane {
             let mut out = BTreeSet::new();
             for r in p.isr.iter().copied().filter(|r| *r != broker) {
                 slots += 1;
-                let t = self.caught_up_at(env, broker, r, tp);
+                let t = self.caught_up_at((incarnation, p), broker, r, tp);
                 if t.is_none_or(|t| now.since(t) > lag) {
                     out.insert(r);
                 }

@@ -447,12 +447,61 @@ impl DataPlane {
         broker: BrokerId,
         tps: &[&TopicPartition],
     ) {
-        let keys: Vec<(BrokerId, BrokerId)> = self
+        // Whether a cache and `tps` meet: each member's partition number is
+        // looked up in a bitmap of `tps`' numbers first (members of other
+        // partitions, most of them, cost one load), then found in `tps`.
+        let mut sorted_tps;
+        let tps: &[&TopicPartition] = if tps.is_sorted() {
+            tps
+        } else {
+            sorted_tps = tps.to_vec();
+            sorted_tps.sort();
+            &sorted_tps
+        };
+        let highest = tps.iter().map(|tp| tp.partition).max().unwrap_or(0);
+        let numbers: Option<Vec<u64>> = (highest < 1 << 20).then(|| {
+            let mut bits = vec![0u64; highest as usize / 64 + 1];
+            for tp in tps {
+                bits[tp.partition as usize / 64] |= 1 << (tp.partition % 64);
+            }
+            bits
+        });
+        let may_hold = |tp: &TopicPartition| {
+            numbers.as_ref().is_none_or(|bits| {
+                bits.get(tp.partition as usize / 64)
+                    .is_some_and(|w| (w >> (tp.partition % 64)) & 1 == 1)
+            })
+        };
+        let meets = |c: &SessionCache| {
+            c.members
+                .iter()
+                .any(|m| may_hold(m) && tps.binary_search(&m).is_ok())
+        };
+        // The sessions `broker` leads, then the one it follows from each
+        // other leader (skipping from leader to leader), in key order.
+        let mut keys: Vec<(BrokerId, BrokerId)> = self
             .session_caches
-            .iter()
-            .filter(|((l, f), c)| (*l == broker || *f == broker) && tps.iter().any(|tp| c.has(tp)))
+            .range((broker, BrokerId(0))..=(broker, BrokerId(u32::MAX)))
+            .filter(|(_, c)| meets(c))
             .map(|(k, _)| *k)
             .collect();
+        let mut leader = self.session_caches.keys().next().map(|k| k.0);
+        while let Some(l) = leader {
+            if l != broker {
+                if let Some(c) = self.session_caches.get(&(l, broker)) {
+                    if meets(c) {
+                        keys.push((l, broker));
+                    }
+                }
+            }
+            leader = l.0.checked_add(1).and_then(|n| {
+                self.session_caches
+                    .range((BrokerId(n), BrokerId(0))..)
+                    .next()
+                    .map(|(k, _)| k.0)
+            });
+        }
+        keys.sort_unstable();
         for (l, f) in keys {
             self.close_session_cache(env, l, f);
         }
@@ -477,20 +526,22 @@ impl DataPlane {
     /// When `follower` was last caught up with `leader`'s log of `tp`, as the
     /// leader's `lastCaughtUpTimeMs` for it: what the leader recorded, or
     /// later, what a cached session holds for all its members.
+    ///
+    /// `at_leader` is the leader's start (incarnation) and its replica of
+    /// `tp`, as `env.brokers[leader]` holds them (the caller has them in hand).
     pub(super) fn caught_up_at(
         &self,
-        env: &Env,
+        at_leader: (u32, &crate::broker::LocalPartition),
         leader: BrokerId,
         follower: BrokerId,
         tp: &TopicPartition,
     ) -> Option<SimTime> {
-        let b = env.brokers.get(&leader)?;
-        let p = b.replicas.get(tp)?;
+        let (incarnation, p) = at_leader;
         let recorded = p.last_caught_up.get(&follower).copied();
         let cached = self
             .session_caches
             .get(&(leader, follower))
-            .filter(|c| c.leader_incarnation == b.incarnation && c.has(tp))
+            .filter(|c| c.leader_incarnation == incarnation && c.has(tp))
             .map(|c| self.session_caught_up(leader, follower, c));
         recorded.max(cached)
     }

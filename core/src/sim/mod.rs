@@ -278,6 +278,9 @@ pub struct Sim {
     /// Metadata caches that brokers share (a cache of work, not state).
     #[serde(skip)]
     metadata_memo: crate::broker::MetadataMemo,
+    /// The last UpdateMetadata's leader-epoch span (a cache of work, not state).
+    #[serde(skip)]
+    epoch_span_memo: crate::controller::channel::EpochSpanMemo,
     /// The invariant checker.
     pub(crate) checker: Checker,
 }
@@ -342,6 +345,7 @@ impl Sim {
             trace: Vec::new(),
             stats: Stats::default(),
             metadata_memo: crate::broker::MetadataMemo::default(),
+            epoch_span_memo: crate::controller::channel::EpochSpanMemo::default(),
             checker: Checker::default(),
         };
         for p in paths::TOP_LEVEL {

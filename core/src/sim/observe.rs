@@ -134,11 +134,10 @@ impl Sim {
     /// dead). Unavailable means no leader, or a leader that died, stalled or
     /// exited, which is what a client feels.
     pub(super) fn update_availability(&mut self) {
-        let changed: Vec<crate::ids::TopicPartition> = if self.availability_dirty {
-            // A broker's status changed: every partition may have.
-            self.availability_changed.clear();
-            self.leaders.keys().cloned().collect()
-        } else {
+        if self.availability_dirty {
+            return self.update_all_availability();
+        }
+        let changed: Vec<crate::ids::TopicPartition> = {
             std::mem::take(&mut self.availability_changed)
                 .into_iter()
                 .collect()
@@ -172,6 +171,54 @@ impl Sim {
                 }
             }
         }
+    }
+
+    /// `update_availability` when a broker's status changed: every partition
+    /// may have. The same updates, walking the leaders and the availability
+    /// records side by side (both in partition order) with each broker's
+    /// status read once, instead of three lookups per partition.
+    fn update_all_availability(&mut self) {
+        use crate::controller::election::{BrokerBits, BrokerSet};
+        self.availability_changed.clear();
+        self.availability_dirty = false;
+        let now = self.now;
+        let up: BrokerBits = self
+            .brokers
+            .iter()
+            .filter(|(_, b)| b.is_up())
+            .map(|(id, _)| *id)
+            .collect();
+        let mut records = self.availability.iter_mut().peekable();
+        let mut first_seen = Vec::new();
+        for (tp, leader) in &self.leaders {
+            let available = leader.is_some_and(|b| up.has(b));
+            while records.next_if(|(k, _)| *k < tp).is_some() {}
+            match records.next_if(|(k, _)| *k == tp) {
+                Some((_, a)) => {
+                    if a.available != available {
+                        if !a.available {
+                            a.unavailable_ms += now.since(a.since);
+                        }
+                        a.available = available;
+                        a.since = now;
+                    }
+                }
+                None => {
+                    // Tracking starts when a partition first has a leader.
+                    if available {
+                        first_seen.push((
+                            tp.clone(),
+                            Availability {
+                                available,
+                                since: now,
+                                unavailable_ms: 0,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        self.availability.extend(first_seen);
     }
 
     /// How long a partition has been without a serving leader, in all.

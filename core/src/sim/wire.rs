@@ -35,10 +35,11 @@ impl Sim {
     }
 
     pub(super) fn request_arrives(&mut self, id: u64) {
-        let Some(req) = self.channels.get(id).cloned() else {
+        let Some(req) = self.channels.get(id) else {
             return;
         };
         if matches!(req.body, RequestBody::ControlledShutdown { .. }) {
+            let req = req.clone();
             return self.shutdown_request_arrives(&req);
         }
         let to = req.to;
@@ -67,7 +68,13 @@ impl Sim {
             }
             BrokerStatus::Running | BrokerStatus::ShuttingDown => {}
         }
+        // Out of the table while the broker handles it, then back (nothing
+        // in between reads the table): its partitions are not copied.
+        let Some(req) = self.channels.remove(id) else {
+            return;
+        };
         let Some(b) = self.brokers.get_mut(&to) else {
+            self.channels.insert(req);
             return;
         };
         let seen_before = b.controller_epoch_seen;
@@ -93,6 +100,7 @@ impl Sim {
         } else {
             "request_rejected"
         };
+        let leader_epochs = self.epoch_span_memo.leader_epochs(&req.body);
         self.note(
             format!("broker-{to}"),
             kind,
@@ -100,10 +108,11 @@ impl Sim {
                 request: req.body.name(),
                 from: req.from,
                 epoch: req.controller_epoch,
-                leader_epochs: req.body.leader_epochs(),
+                leader_epochs,
                 error,
             },
         );
+        self.channels.insert(req);
         let at = self.now.plus_ms(self.net_delay());
         if let Some(r) = self.channels.get_mut(id) {
             r.status = RequestStatus::Responding;

@@ -1,0 +1,161 @@
+//! A fault repeated on clones of one settled cluster, for profiling
+//! (`perf record`): the wall time of the steps before the mark (the new
+//! controller's election, or the victim's `/brokers/ids` znode gone) and
+//! after it, in two functions that a profile tells apart
+//! (`before_mark`, `after_mark`).
+//!
+//! `cargo run --profile perf -p kcsim-core --example fault_loop -- failover|broker|shutdown [PARTITIONS] [RUNS] [BROKERS]`
+//!
+//! Wall time is read here, in the benchmark driver, only to report speed.
+
+use kcsim_core::action::Action;
+use kcsim_core::ids::BrokerId;
+use kcsim_core::sim::Sim;
+use kcsim_core::time::SimTime;
+
+/// This thread's time on a CPU so far, ms (`/proc/thread-self/schedstat`;
+/// NaN where there is none): on a shared machine, less noisy than wall time.
+fn cpu_ms() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |ns| ns / 1e6)
+}
+
+fn quiet_and_applied(sim: &Sim) -> bool {
+    let epoch = sim.controller_epoch();
+    sim.controller_id().is_some()
+        && sim.is_quiet()
+        && sim
+            .brokers()
+            .values()
+            .filter(|b| b.is_up())
+            .all(|b| b.controller_epoch_seen == epoch)
+}
+
+#[inline(never)]
+fn before_mark(sim: &mut Sim, mark: &dyn Fn(&Sim) -> bool, deadline: SimTime) {
+    while let Some(t) = sim.next_event_time() {
+        if t > deadline {
+            return;
+        }
+        sim.run_until(t);
+        if mark(sim) {
+            return;
+        }
+    }
+}
+
+#[inline(never)]
+fn after_mark(sim: &mut Sim, deadline: SimTime, gone: BrokerId) {
+    while let Some(t) = sim.next_event_time() {
+        if t > deadline {
+            return;
+        }
+        sim.run_until(t);
+        if quiet_and_applied(sim) && !sim.brokers().get(&gone).is_some_and(|b| b.is_up()) {
+            return;
+        }
+    }
+}
+
+#[allow(clippy::disallowed_methods)]
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mode = args.first().map_or("failover", String::as_str).to_string();
+    let partitions: u32 = args
+        .get(1)
+        .map_or(20_000, |a| a.parse().expect("partitions"));
+    let runs: u32 = args.get(2).map_or(5, |a| a.parse().expect("runs"));
+    let default_brokers = if mode == "shutdown" { 20 } else { 100 };
+    let brokers: u32 = args
+        .get(3)
+        .map_or(default_brokers, |a| a.parse().expect("brokers"));
+    let scenario = kcsim_core::bench::cluster(1, brokers, partitions, 3).expect("cluster");
+    let mut sim = scenario.build();
+    let t0 = std::time::Instant::now();
+    while !(sim.now() > SimTime(1_000) && quiet_and_applied(&sim)) {
+        let Some(t) = sim.next_event_time() else {
+            break;
+        };
+        sim.run_until(t);
+    }
+    eprintln!(
+        "settled at {} ms virtual, {:.0} ms wall",
+        sim.now().as_ms(),
+        t0.elapsed().as_secs_f64() * 1e3
+    );
+    let controller = sim.controller_id().expect("controller");
+    let overview = sim.partition_overview();
+    let leads = |b: BrokerId| overview.iter().filter(|p| p.leader == Some(b)).count();
+    let (victim, action) = match mode.as_str() {
+        "failover" => (controller, Action::KillBroker { broker: controller }),
+        "broker" => {
+            let v = *sim
+                .brokers()
+                .keys()
+                .find(|b| **b != controller)
+                .expect("a broker");
+            (v, Action::KillBroker { broker: v })
+        }
+        _ => {
+            let v = sim
+                .brokers()
+                .keys()
+                .copied()
+                .filter(|b| *b != controller)
+                .max_by_key(|b| (leads(*b), std::cmp::Reverse(*b)))
+                .expect("a broker");
+            (v, Action::ShutdownBroker { broker: v })
+        }
+    };
+    let epoch = sim.controller_epoch();
+    let path = format!("/brokers/ids/{}", victim.0);
+    let mark: Box<dyn Fn(&Sim) -> bool> = if mode == "failover" {
+        Box::new(move |s: &Sim| s.controller_epoch() > epoch)
+    } else {
+        Box::new(move |s: &Sim| s.zk().observed(&path).is_none())
+    };
+    let mut befores = Vec::new();
+    let mut afters = Vec::new();
+    let mut cpu_befores = Vec::new();
+    let mut cpu_afters = Vec::new();
+    for _ in 0..runs {
+        let mut s = sim.clone();
+        let at = SimTime(s.now().as_ms() + 1_000);
+        s.schedule_action(at, action.clone()).expect("action");
+        let deadline = SimTime(at.as_ms() + 120_000);
+        let c0 = cpu_ms();
+        let t0 = std::time::Instant::now();
+        before_mark(&mut s, &*mark, deadline);
+        let t1 = std::time::Instant::now();
+        let c1 = cpu_ms();
+        let marked = s.now();
+        after_mark(&mut s, deadline, victim);
+        let t2 = std::time::Instant::now();
+        let c2 = cpu_ms();
+        cpu_befores.push(c1 - c0);
+        cpu_afters.push(c2 - c1);
+        befores.push((t1 - t0).as_secs_f64() * 1e3);
+        afters.push((t2 - t1).as_secs_f64() * 1e3);
+        eprintln!(
+            "{mode}: before mark {:.1} ms ({} virtual ms), after {:.1} ms ({} virtual ms)",
+            befores.last().unwrap_or(&0.0),
+            marked.as_ms() - at.as_ms(),
+            afters.last().unwrap_or(&0.0),
+            s.now().as_ms() - marked.as_ms()
+        );
+        drop(s);
+    }
+    for v in [&mut befores, &mut afters, &mut cpu_befores, &mut cpu_afters] {
+        v.sort_by(f64::total_cmp);
+    }
+    let m = |v: &[f64]| v.get(v.len() / 2).copied().unwrap_or(f64::NAN);
+    println!(
+        "{mode} {brokers}x{partitions}: median wall before mark {:.1} ms, after {:.1} ms; CPU {:.1} ms, {:.1} ms",
+        m(&befores),
+        m(&afters),
+        m(&cpu_befores),
+        m(&cpu_afters)
+    );
+}

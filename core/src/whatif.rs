@@ -514,7 +514,7 @@ pub fn compare(a: &Sim, b: &Sim) -> Comparison {
         .chain(b.brokers().keys())
         .copied()
         .collect();
-    ids.sort();
+    crate::sort::sort(&mut ids);
     ids.dedup();
     let brokers = ids
         .into_iter()

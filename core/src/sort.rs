@@ -16,8 +16,8 @@ use std::cmp::Ordering;
 
 /// `v.sort_by(cmp)`, stable.
 pub fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
-    if v.len() < 2 {
-        return;
+    if v.windows(2).all(|w| cmp(&w[0], &w[1]) != Ordering::Greater) {
+        return; // already in order (often so: lists read from a map)
     }
     let order = sorted_positions(v.len(), &mut |i, j| cmp(&v[i], &v[j]));
     permute(v, order);

@@ -109,7 +109,7 @@ mod tests {
                 let mut ours = v.clone();
                 sort_by(&mut ours, |x, y| y.0.cmp(&x.0));
                 let mut std_sorted = v;
-                std_sorted.sort_by(|x, y| y.0.cmp(&x.0));
+                std_sorted.sort_by_key(|x| std::cmp::Reverse(x.0));
                 assert_eq!(ours, std_sorted, "reversed, n {n} range {range}");
             }
         }

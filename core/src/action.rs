@@ -3,9 +3,17 @@
 
 use crate::ids::BrokerId;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// Something a person (or a scenario) does to the cluster.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Its JSON form (`{"action": "kill_broker", "broker": 1}`) is serde's
+/// internally tagged enum. `Deserialize` is written by hand ([`Action::from_json`])
+/// with exactly the derive's results and messages (a test compares the two on
+/// every variant and on broken input): the derive buffered each action through
+/// serde's `Content` and was the largest single function in the page's
+/// `.wasm` (about 44 KB of 1.6 MB).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
     /// `kill -9`: the process is gone at once; its ZooKeeper session lingers
@@ -402,3 +410,393 @@ pub struct PartitionTarget {
     /// The target replicas, preferred first.
     pub replicas: Vec<BrokerId>,
 }
+
+/// The variant names, in declaration order (serde's `VARIANTS`, which its
+/// "unknown variant" message lists).
+const VARIANTS: &[&str] = &[
+    "kill_broker",
+    "start_broker",
+    "shutdown_broker",
+    "pause_broker",
+    "expire_session",
+    "delete_znode",
+    "delay_message",
+    "drop_message",
+    "preferred_election",
+    "elect_leaders",
+    "produce",
+    "slow_broker",
+    "heal_broker",
+    "add_partitions",
+    "delete_topic",
+    "reassign_partitions",
+    "create_topic",
+    "set_config",
+    "set_znode",
+    "create_znode",
+    "delete_config",
+];
+
+type JsonError = serde_json::Error;
+
+impl<'de> Deserialize<'de> for Action {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        Action::from_json(v).map_err(serde::de::Error::custom)
+    }
+}
+
+/// What serde says a JSON value is, in its "invalid type" messages.
+fn unexpected(v: &Value) -> serde::de::Unexpected<'_> {
+    use serde::de::Unexpected;
+    match v {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Unexpected::Unsigned(u),
+            (None, Some(i)) => Unexpected::Signed(i),
+            (None, None) => Unexpected::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
+}
+
+/// One field's value, as serde reads it.
+fn de<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, JsonError> {
+    T::deserialize(v)
+}
+
+/// A required field, or serde's "missing field" error.
+fn req<T>(v: Option<T>, name: &'static str) -> Result<T, JsonError> {
+    v.ok_or_else(|| serde::de::Error::missing_field(name))
+}
+
+/// An action's fields after its tag: the object's other entries (in the
+/// object's order), or, as serde also accepts, the rest of an array
+/// `["kill_broker", 1]` (in declaration order).
+enum Rest {
+    Map(Vec<(String, Value)>),
+    Seq(Vec<Value>),
+}
+
+impl Rest {
+    /// Hand each field present to `f` as serde's derive visits them: an
+    /// object's entries in order (unknown ones too, which `f` ignores); an
+    /// array's elements against `fields` (name, required) in order, with
+    /// serde's "invalid length" errors for too few or too many.
+    fn visit(
+        self,
+        variant: &str,
+        fields: &[(&'static str, bool)],
+        f: &mut dyn FnMut(&str, Value) -> Result<(), JsonError>,
+    ) -> Result<(), JsonError> {
+        use serde::de::Error as _;
+        match self {
+            Rest::Map(entries) => {
+                for (k, v) in entries {
+                    f(&k, v)?;
+                }
+                Ok(())
+            }
+            Rest::Seq(items) => {
+                let total = items.len();
+                let mut items = items.into_iter();
+                let mut taken = 0;
+                for (i, (name, required)) in fields.iter().enumerate() {
+                    match items.next() {
+                        Some(v) => {
+                            taken += 1;
+                            f(name, v)?;
+                        }
+                        None if *required => {
+                            let n = fields.len();
+                            let s = if n == 1 { "" } else { "s" };
+                            return Err(JsonError::invalid_length(
+                                i,
+                                &format!("struct variant Action::{variant} with {n} element{s}")
+                                    .as_str(),
+                            ));
+                        }
+                        None => {}
+                    }
+                }
+                if total > taken {
+                    let s = if taken == 1 { "" } else { "s" };
+                    return Err(JsonError::invalid_length(
+                        total,
+                        &format!("{taken} element{s} in sequence").as_str(),
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Action {
+    /// Reads an action from its JSON form, exactly as serde's derive for an
+    /// internally tagged enum (`#[serde(tag = "action", rename_all =
+    /// "snake_case")]`) would: the same actions, the same error messages.
+    pub fn from_json(v: Value) -> Result<Action, JsonError> {
+        use serde::de::Error as _;
+        let (tag, rest) = match v {
+            Value::Object(map) => {
+                let mut tag = None;
+                let mut rest = Vec::with_capacity(map.len());
+                for (k, v) in map {
+                    if k == "action" {
+                        tag = Some(variant_of(v)?);
+                    } else {
+                        rest.push((k, v));
+                    }
+                }
+                (
+                    tag.ok_or_else(|| JsonError::missing_field("action"))?,
+                    Rest::Map(rest),
+                )
+            }
+            Value::Array(items) => {
+                let mut items = items.into_iter();
+                let tag = items
+                    .next()
+                    .ok_or_else(|| JsonError::missing_field("action"))?;
+                (variant_of(tag)?, Rest::Seq(items.collect()))
+            }
+            other => {
+                return Err(JsonError::invalid_type(
+                    unexpected(&other),
+                    &"internally tagged enum Action",
+                ))
+            }
+        };
+        Action::read_variant(tag, rest)
+    }
+
+    /// The variant numbered `tag` (in [`VARIANTS`]) from its fields.
+    fn read_variant(tag: usize, rest: Rest) -> Result<Action, JsonError> {
+        // Each variant's fields as serde's derive reads them: a field takes
+        // the value it is given (its type's own `Deserialize`, so the same
+        // messages), unknown fields are ignored, a missing required field is
+        // an error in declaration order, a missing defaulted one its default.
+        let mut broker: Option<BrokerId> = None;
+        let mut path: Option<String> = None;
+        let mut id: Option<u64> = None;
+        let mut delay_ms: Option<u64> = None;
+        let mut duration_ms: Option<u64> = None;
+        let mut lag_ms: Option<u64> = None;
+        let mut records: Option<u64> = None;
+        let mut partition: Option<u32> = None;
+        let mut count: Option<u32> = None;
+        let mut topic: Option<String> = None;
+        let mut name: Option<String> = None;
+        let mut key: Option<String> = None;
+        let mut data: Option<String> = None;
+        let mut value: Option<Value> = None;
+        let mut acks: Option<crate::log::Acks> = None;
+        let mut election_type: Option<crate::controller::event::ElectionType> = None;
+        let mut tps: Option<Vec<crate::ids::TopicPartition>> = None;
+        let mut opt_tps: Option<Option<Vec<crate::ids::TopicPartition>>> = None;
+        let mut targets: Option<Vec<PartitionTarget>> = None;
+        let mut assignment: Option<Option<Vec<Vec<BrokerId>>>> = None;
+        let mut partitions_n: Option<Option<u32>> = None;
+        let mut replication_factor: Option<Option<u32>> = None;
+        let mut opt_topic: Option<Option<String>> = None;
+        let mut ephemeral: Option<bool> = None;
+        let mut sequential: Option<bool> = None;
+        // Which of the variables above each field name fills depends on
+        // the variant: `partitions` is a list of partitions, of targets, or
+        // a count; `topic` is required or optional.
+        let (variant, fields): (&str, &[(&'static str, bool)]) = match tag {
+            0 => ("KillBroker", &[("broker", true)]),
+            1 => ("StartBroker", &[("broker", true)]),
+            2 => ("ShutdownBroker", &[("broker", true)]),
+            3 => ("PauseBroker", &[("broker", true), ("duration_ms", true)]),
+            4 => ("ExpireSession", &[("broker", true)]),
+            5 => ("DeleteZnode", &[("path", true)]),
+            6 => ("DelayMessage", &[("id", true), ("delay_ms", true)]),
+            7 => ("DropMessage", &[("id", true)]),
+            8 => ("PreferredElection", &[("partitions", false)]),
+            9 => (
+                "ElectLeaders",
+                &[("election_type", true), ("partitions", true)],
+            ),
+            10 => (
+                "Produce",
+                &[
+                    ("topic", true),
+                    ("partition", true),
+                    ("records", true),
+                    ("acks", true),
+                ],
+            ),
+            11 => ("SlowBroker", &[("broker", true), ("lag_ms", true)]),
+            12 => ("HealBroker", &[("broker", true)]),
+            13 => ("AddPartitions", &[("topic", true), ("count", true)]),
+            14 => ("DeleteTopic", &[("topic", true)]),
+            15 => ("ReassignPartitions", &[("partitions", true)]),
+            16 => (
+                "CreateTopic",
+                &[
+                    ("name", true),
+                    ("assignment", false),
+                    ("partitions", false),
+                    ("replication_factor", false),
+                ],
+            ),
+            17 => (
+                "SetConfig",
+                &[("key", true), ("value", true), ("topic", false)],
+            ),
+            18 => ("SetZnode", &[("path", true), ("data", true)]),
+            19 => (
+                "CreateZnode",
+                &[
+                    ("path", true),
+                    ("data", true),
+                    ("ephemeral", false),
+                    ("sequential", false),
+                ],
+            ),
+            _ => ("DeleteConfig", &[("key", true), ("topic", false)]),
+        };
+        let optional_topic = matches!(tag, 17 | 20);
+        rest.visit(variant, fields, &mut |k, v| {
+            if !fields.iter().any(|(f, _)| *f == k) {
+                return Ok(()); // unknown fields are ignored, as by the derive
+            }
+            match k {
+                "broker" => broker = Some(de(v)?),
+                "path" => path = Some(de(v)?),
+                "id" => id = Some(de(v)?),
+                "delay_ms" => delay_ms = Some(de(v)?),
+                "duration_ms" => duration_ms = Some(de(v)?),
+                "lag_ms" => lag_ms = Some(de(v)?),
+                "records" => records = Some(de(v)?),
+                "partition" => partition = Some(de(v)?),
+                "count" => count = Some(de(v)?),
+                "topic" if optional_topic => opt_topic = Some(de(v)?),
+                "topic" => topic = Some(de(v)?),
+                "name" => name = Some(de(v)?),
+                "key" => key = Some(de(v)?),
+                "data" => data = Some(de(v)?),
+                "value" => value = Some(de(v)?),
+                "acks" => acks = Some(de(v)?),
+                "election_type" => election_type = Some(de(v)?),
+                "assignment" => assignment = Some(de(v)?),
+                "replication_factor" => replication_factor = Some(de(v)?),
+                "ephemeral" => ephemeral = Some(de(v)?),
+                "sequential" => sequential = Some(de(v)?),
+                "partitions" => match tag {
+                    8 => opt_tps = Some(de(v)?),
+                    9 => tps = Some(de(v)?),
+                    15 => targets = Some(de(v)?),
+                    _ => partitions_n = Some(de(v)?),
+                },
+                _ => {}
+            }
+            Ok(())
+        })?;
+        Ok(match tag {
+            0 => Action::KillBroker {
+                broker: req(broker, "broker")?,
+            },
+            1 => Action::StartBroker {
+                broker: req(broker, "broker")?,
+            },
+            2 => Action::ShutdownBroker {
+                broker: req(broker, "broker")?,
+            },
+            3 => Action::PauseBroker {
+                broker: req(broker, "broker")?,
+                duration_ms: req(duration_ms, "duration_ms")?,
+            },
+            4 => Action::ExpireSession {
+                broker: req(broker, "broker")?,
+            },
+            5 => Action::DeleteZnode {
+                path: req(path, "path")?,
+            },
+            6 => Action::DelayMessage {
+                id: req(id, "id")?,
+                delay_ms: req(delay_ms, "delay_ms")?,
+            },
+            7 => Action::DropMessage { id: req(id, "id")? },
+            8 => Action::PreferredElection {
+                partitions: opt_tps.flatten(),
+            },
+            9 => Action::ElectLeaders {
+                election_type: req(election_type, "election_type")?,
+                partitions: req(tps, "partitions")?,
+            },
+            10 => Action::Produce {
+                topic: req(topic, "topic")?,
+                partition: req(partition, "partition")?,
+                records: req(records, "records")?,
+                acks: req(acks, "acks")?,
+            },
+            11 => Action::SlowBroker {
+                broker: req(broker, "broker")?,
+                lag_ms: req(lag_ms, "lag_ms")?,
+            },
+            12 => Action::HealBroker {
+                broker: req(broker, "broker")?,
+            },
+            13 => Action::AddPartitions {
+                topic: req(topic, "topic")?,
+                count: req(count, "count")?,
+            },
+            14 => Action::DeleteTopic {
+                topic: req(topic, "topic")?,
+            },
+            15 => Action::ReassignPartitions {
+                partitions: req(targets, "partitions")?,
+            },
+            16 => Action::CreateTopic {
+                name: req(name, "name")?,
+                assignment: assignment.flatten(),
+                partitions: partitions_n.flatten(),
+                replication_factor: replication_factor.flatten(),
+            },
+            17 => Action::SetConfig {
+                key: req(key, "key")?,
+                value: req(value, "value")?,
+                topic: opt_topic.flatten(),
+            },
+            18 => Action::SetZnode {
+                path: req(path, "path")?,
+                data: req(data, "data")?,
+            },
+            19 => Action::CreateZnode {
+                path: req(path, "path")?,
+                data: req(data, "data")?,
+                ephemeral: ephemeral.unwrap_or(false),
+                sequential: sequential.unwrap_or(false),
+            },
+            _ => Action::DeleteConfig {
+                key: req(key, "key")?,
+                topic: opt_topic.flatten(),
+            },
+        })
+    }
+}
+
+/// The variant an action's tag names (serde's "variant identifier").
+fn variant_of(tag: Value) -> Result<usize, JsonError> {
+    use serde::de::Error as _;
+    match tag {
+        Value::String(s) => VARIANTS
+            .iter()
+            .position(|v| *v == s)
+            .ok_or_else(|| JsonError::unknown_variant(&s, VARIANTS)),
+        other => Err(JsonError::invalid_type(
+            unexpected(&other),
+            &"variant identifier",
+        )),
+    }
+}
+
+#[cfg(test)]
+#[path = "action_tests.rs"]
+mod tests;

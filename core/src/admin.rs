@@ -294,7 +294,7 @@ pub fn add_partitions(zk: &mut Zk, topic: &str, count: u32) -> Result<String, Ad
         .and_then(|(_, r)| r.first().copied())
         .unwrap_or(BrokerId(0));
     let mut sorted = brokers.clone();
-    sorted.sort();
+    crate::sort::sort(&mut sorted);
     let start = sorted.iter().position(|b| *b >= first).unwrap_or(0) as u64;
     let added = assign_replicas_from(count - current, rf, &brokers, start, start, current);
     let mut all: Vec<Vec<BrokerId>> = existing.into_iter().map(|(_, r)| r).collect();
@@ -539,7 +539,7 @@ pub fn assign_replicas_from(
     first_partition: u32,
 ) -> Vec<Vec<BrokerId>> {
     let mut ids: Vec<BrokerId> = brokers.to_vec();
-    ids.sort();
+    crate::sort::sort(&mut ids);
     let n = ids.len() as u64;
     if n == 0 {
         return Vec::new();

@@ -68,6 +68,7 @@ pub mod scenario;
 pub mod share_link;
 pub mod sim;
 pub mod soak;
+pub mod sort;
 pub mod summary;
 pub mod time;
 pub mod timeline;

@@ -420,7 +420,7 @@ impl ClusterView {
                 });
             }
         }
-        messages.sort_by_key(|m| m.id);
+        crate::sort::sort_by_key(&mut messages, |m| m.id);
         let invariants = invariant_views(sim);
         ClusterView {
             time_ms: sim.now().as_ms(),

@@ -32,7 +32,6 @@ use crate::sim::Sim;
 use crate::time::SimTime;
 use crate::timeline::Timeline;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// The config key [`Variation::Unclean`] sets.
 pub const UNCLEAN_KEY: &str = "unclean.leader.election.enable";
@@ -458,8 +457,13 @@ impl Comparison {
     }
 }
 
-fn cells(sim: &Sim) -> BTreeMap<TopicPartition, (Vec<BrokerId>, PartitionCell)> {
-    sim.partition_overview()
+/// Each partition's replicas and cell, by partition, one entry per partition
+/// (the last one if the overview named a partition twice, as a map would keep).
+type Cells = Vec<(TopicPartition, (Vec<BrokerId>, PartitionCell))>;
+
+fn cells(sim: &Sim) -> Cells {
+    let mut out: Cells = sim
+        .partition_overview()
         .into_iter()
         .map(|p| {
             let cell = PartitionCell {
@@ -470,7 +474,13 @@ fn cells(sim: &Sim) -> BTreeMap<TopicPartition, (Vec<BrokerId>, PartitionCell)> 
             };
             (p.tp, (p.replicas, cell))
         })
-        .collect()
+        .collect();
+    crate::sort::sort_by(&mut out, |x, y| x.0.cmp(&y.0));
+    // Keep the last of equal partitions (stable sort: the last one given).
+    out.reverse();
+    out.dedup_by(|later, earlier| later.0 == earlier.0);
+    out.reverse();
+    out
 }
 
 fn summary(sim: &Sim) -> SideSummary {
@@ -485,36 +495,49 @@ fn summary(sim: &Sim) -> SideSummary {
 /// Compare two runs as they are now: per broker and per partition, each run's
 /// values and whether they differ, and each run's totals.
 pub fn compare(a: &Sim, b: &Sim) -> Comparison {
-    let mut pa = cells(a);
-    let mut pb = cells(b);
-    let mut tps: Vec<TopicPartition> = pa.keys().chain(pb.keys()).cloned().collect();
-    tps.sort();
-    tps.dedup();
-    let partitions = tps
-        .into_iter()
-        .map(|tp| {
-            let (ra, ca) = pa.remove(&tp).unzip();
-            let (rb, cb) = pb.remove(&tp).unzip();
-            let (xa, xb) = (ca.as_ref(), cb.as_ref());
-            PartitionRow {
-                replicas: ra.or(rb).unwrap_or_default(),
-                leader_differs: xa.map(|c| c.leader) != xb.map(|c| c.leader),
-                isr_differs: xa.map(|c| &c.isr) != xb.map(|c| &c.isr),
-                available_differs: xa.map(|c| c.available) != xb.map(|c| c.available),
-                unavailable_differs: xa.map(|c| c.unavailable_ms) != xb.map(|c| c.unavailable_ms),
-                a: ca,
-                b: cb,
-                tp,
+    // Both lists are sorted by partition: walk them together, one row per
+    // partition either run has.
+    let mut pa = cells(a).into_iter().peekable();
+    let mut pb = cells(b).into_iter().peekable();
+    let mut partitions = Vec::new();
+    loop {
+        let (ea, eb) = match (pa.peek(), pb.peek()) {
+            (None, None) => break,
+            (Some(_), None) => (pa.next(), None),
+            (None, Some(_)) => (None, pb.next()),
+            (Some(x), Some(y)) => match x.0.cmp(&y.0) {
+                std::cmp::Ordering::Less => (pa.next(), None),
+                std::cmp::Ordering::Greater => (None, pb.next()),
+                std::cmp::Ordering::Equal => (pa.next(), pb.next()),
+            },
+        };
+        let (tp, (ra, ca), (rb, cb)) = match (ea, eb) {
+            (Some((tp, (r, c))), Some((_, (r2, c2)))) => {
+                (tp, (Some(r), Some(c)), (Some(r2), Some(c2)))
             }
-        })
-        .collect();
+            (Some((tp, (r, c))), None) => (tp, (Some(r), Some(c)), (None, None)),
+            (None, Some((tp, (r, c)))) => (tp, (None, None), (Some(r), Some(c))),
+            (None, None) => break,
+        };
+        let (xa, xb) = (ca.as_ref(), cb.as_ref());
+        partitions.push(PartitionRow {
+            replicas: ra.or(rb).unwrap_or_default(),
+            leader_differs: xa.map(|c| c.leader) != xb.map(|c| c.leader),
+            isr_differs: xa.map(|c| &c.isr) != xb.map(|c| &c.isr),
+            available_differs: xa.map(|c| c.available) != xb.map(|c| c.available),
+            unavailable_differs: xa.map(|c| c.unavailable_ms) != xb.map(|c| c.unavailable_ms),
+            a: ca,
+            b: cb,
+            tp,
+        });
+    }
     let mut ids: Vec<BrokerId> = a
         .brokers()
         .keys()
         .chain(b.brokers().keys())
         .copied()
         .collect();
-    ids.sort();
+    crate::sort::sort(&mut ids);
     ids.dedup();
     let brokers = ids
         .into_iter()

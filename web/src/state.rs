@@ -245,7 +245,7 @@ fn work_of(sim: &kcsim_core::sim::Sim) -> Vec<Work> {
             w.push(Work::Waiting(b.id.0, q.event.name(), q.enqueued_at.as_ms()));
         }
     }
-    w.sort();
+    kcsim_core::sort::sort(&mut w);
     w
 }
 

@@ -87,7 +87,7 @@ pub fn complete(before: &str, view: &ClusterView) -> Completion {
         .into_iter()
         .filter(|c| c.starts_with(stem))
         .collect();
-    matching.sort();
+    crate::sort::sort(&mut matching);
     matching.dedup();
     let keep = &partial[..partial.len() - stem.len()];
     match matching.as_slice() {
@@ -213,7 +213,7 @@ fn values<'p>(
                 .filter(|p| topic.is_none_or(|t| *t == p.overview.tp.topic))
                 .map(|p| p.overview.tp.partition.to_string());
             let mut ps: Vec<String> = partitions.collect();
-            ps.sort_by_key(|p| p.parse::<u32>().unwrap_or(u32::MAX));
+            crate::sort::sort_by_key(&mut ps, |p| p.parse::<u32>().unwrap_or(u32::MAX));
             ps.dedup();
             (partial, ps)
         }

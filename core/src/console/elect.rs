@@ -129,7 +129,7 @@ fn all_partitions(c: &Cluster) -> Vec<TopicPartition> {
         .iter()
         .map(|p| p.overview.tp.clone())
         .collect();
-    all.sort();
+    crate::sort::sort(&mut all);
     all
 }
 

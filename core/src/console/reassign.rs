@@ -304,7 +304,7 @@ fn duplicates<T: Ord + Clone>(items: &[T]) -> Vec<T> {
 /// exist, by topic then partition (Kafka's map has no order; kcsim sorts).
 fn current_assignment(c: &Cluster, topics: &[String]) -> Vec<(TopicPartition, Vec<BrokerId>)> {
     let mut names: Vec<&String> = topics.iter().collect();
-    names.sort();
+    crate::sort::sort(&mut names);
     names.dedup();
     let zk = c.sim.zk();
     names
@@ -500,7 +500,7 @@ fn parse_and_validate(text: &str, c: &Cluster) -> Result<Vec<PartitionTarget>, T
         .flat_map(|(_, _, r)| r.iter().copied())
         .filter(|b| !registered.iter().any(|r| i64::from(r.0) == *b))
         .collect();
-    unknown.sort_unstable();
+    crate::sort::sort(&mut unknown);
     unknown.dedup();
     if !unknown.is_empty() {
         let u: Vec<String> = unknown.iter().map(ToString::to_string).collect();

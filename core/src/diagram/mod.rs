@@ -559,7 +559,7 @@ impl Diagram {
                 }
             }
         }
-        ids.sort();
+        crate::sort::sort(&mut ids);
         ids.dedup();
         let mut lifelines = vec![Lifeline {
             party: Party::Zk,

@@ -214,7 +214,7 @@ pub fn compare(scenario: &Scenario) -> Result<Comparison, CompareError> {
             _ => starts.push((t.as_ms(), vec![a.clone()])),
         }
     }
-    starts.sort_by_key(|(t, _)| *t);
+    crate::sort::sort_by_key(&mut starts, |(t, _)| *t);
     if starts.first().is_none_or(|(t, _)| *t > 0) {
         starts.insert(0, (0, Vec::new()));
     }

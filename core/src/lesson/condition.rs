@@ -190,8 +190,8 @@ impl Condition {
             } => part(partition).is_some_and(|p| {
                 let mut a = p.overview.isr.clone();
                 let mut b = replicas.clone();
-                a.sort();
-                b.sort();
+                crate::sort::sort(&mut a);
+                crate::sort::sort(&mut b);
                 a == b
             }),
             Condition::PartitionState { partition, state } => {

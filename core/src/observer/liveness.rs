@@ -236,7 +236,17 @@ fn partitions(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut O
             // Kafka: an offline partition (no live ISR member) stays
             // offline without unclean election; a new one without a state
             // znode is elected from its live assigned replicas.
-            let eligible: &[BrokerId] = if seen.leader_epoch < 0 { ar } else { &seen.isr };
+            // Elections pick from the assignment (an ISR member outside it,
+            // which a reassignment can leave, is never elected).
+            let eligible: Vec<BrokerId> = if seen.leader_epoch < 0 {
+                ar.clone()
+            } else {
+                seen.isr
+                    .iter()
+                    .copied()
+                    .filter(|r| ar.contains(r))
+                    .collect()
+            };
             if !eligible.iter().any(|r| running.contains(r)) {
                 continue;
             }
@@ -246,7 +256,7 @@ fn partitions(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut O
                     tp.to_string(),
                     format!(
                         "{tp}: running replicas in its ISR {:?} but leader {:?}",
-                        ids(eligible),
+                        ids(&eligible),
                         seen.leader.map(|l| l.0)
                     ),
                 );

@@ -697,8 +697,25 @@ impl Observer {
                     // supersedes another writes the new assignment before it
                     // takes the replicas it no longer needs out of the ISR
                     // (updateCurrentReassignment, U1 before U3).
+                    // And the leader expands the ISR from its own
+                    // assignment, the one its last LeaderAndIsr carried
+                    // (Partition.maybeExpandIsr): a reassignment that
+                    // completes without one (its leader move failed) leaves
+                    // it the old assignment, and the leader may take back a
+                    // replica already dropped from it.
+                    let leader_ar: &[BrokerId] = l
+                        .leader
+                        .and_then(|b| sim.brokers().get(&b))
+                        .and_then(|b| b.replicas.get(&tp))
+                        .map_or(&[], |lp| lp.replicas.as_slice());
                     let stray = invariants::isr_stray(l.leader, &l.isr, ar)
-                        .filter(|_| !topic.reassigning.contains(p));
+                        .filter(|_| !topic.reassigning.contains(p))
+                        .and_then(|_| {
+                            l.isr
+                                .iter()
+                                .copied()
+                                .find(|r| !ar.contains(r) && !leader_ar.contains(r))
+                        });
                     if let Some(stray) = stray {
                         out.find(
                             invariants::ISR_SUBSET_OF_AR,

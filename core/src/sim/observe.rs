@@ -119,8 +119,24 @@ impl Sim {
                     .assignments
                     .get(tp.topic.as_str())
                     .and_then(|a| a.get(&tp.partition));
-                self.checker
-                    .check_partition(self.now, &tp, l, ar.map(Vec::as_slice));
+                // The leader expands the ISR from its own assignment (its
+                // last LeaderAndIsr's, Partition.maybeExpandIsr), which a
+                // reassignment completed without a leader move leaves old.
+                let widened: Option<Vec<crate::ids::BrokerId>> = ar
+                    .filter(|a| l.isr.iter().any(|r| !a.contains(r)))
+                    .map(|a| {
+                        let mut v = a.clone();
+                        if let Some(lp) = l
+                            .leader
+                            .and_then(|b| self.brokers.get(&b))
+                            .and_then(|b| b.replicas.get(&tp))
+                        {
+                            v.extend(lp.replicas.iter().copied());
+                        }
+                        v
+                    });
+                let ar = widened.as_ref().or(ar).map(Vec::as_slice);
+                self.checker.check_partition(self.now, &tp, l, ar);
             }
             self.leaders
                 .insert(tp.clone(), state.and_then(|l| l.leader));

@@ -254,6 +254,16 @@ const FOUND: &[(u64, &str, &str)] = &[
         "a reassignment leaves its partition leaderless until the auto rebalance",
         r#"{"version":1,"seed":14096562918010000549,"brokers":[0,1],"topics":[{"name":"t","partitions":4,"replication_factor":2}],"actions":[{"at_ms":4000,"action":"create_topic","name":"late","partitions":3,"replication_factor":2},{"at_ms":40252,"action":"pause_broker","broker":1,"duration_ms":13088},{"at_ms":53341,"action":"reassign_partitions","partitions":[{"topic":"t","partition":0,"replicas":[1]}]}]}"#,
     ),
+    (
+        16110357620582857770,
+        // Kafka: Partition.maybeExpandIsr expands the ISR from the leader's own
+        // assignment (its last LeaderAndIsr's); a reassignment completed without
+        // a leader move leaves it the old one, so the leader takes back a
+        // dropped replica; elections pick from the assignment, so that ISR
+        // member is never elected. (proptest, the fixed seed)
+        "a leader takes a dropped replica back into the ISR from its old assignment",
+        r#"{"version":1,"seed":16110357620582857770,"brokers":[0,1],"topics":[{"name":"t","partitions":4,"replication_factor":2}],"actions":[{"at_ms":4000,"action":"create_topic","name":"late","partitions":3,"replication_factor":2},{"at_ms":12482,"action":"pause_broker","broker":0,"duration_ms":8302},{"at_ms":17005,"action":"shutdown_broker","broker":1},{"at_ms":17005,"action":"reassign_partitions","partitions":[{"topic":"t","partition":1,"replicas":[1]}]}]}"#,
+    ),
 ];
 
 #[test]

@@ -99,26 +99,45 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         Rc::make_mut(chunk).get_mut(key)
     }
 
-    /// Set the value for `key`; returns the one it replaced.
-    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+    /// The chunk that `key` goes in, split first if it is full and `key`
+    /// would be new in it.
+    fn chunk_for_insert(&mut self, key: &K) -> usize {
         if self.chunks.is_empty() {
             self.chunks.push(Rc::new(BTreeMap::new()));
         }
-        let i = self.chunk_of(&key);
-        let chunk = Rc::make_mut(&mut self.chunks[i]);
-        let old = chunk.insert(key, value);
+        let i = self.chunk_of(key);
+        let chunk = &self.chunks[i];
+        if chunk.len() < CHUNK_MAX || chunk.contains_key(key) {
+            return i;
+        }
+        let Some(mid) = chunk.keys().nth(chunk.len() / 2).cloned() else {
+            return i;
+        };
+        let right = Rc::make_mut(&mut self.chunks[i]).split_off(&mid);
+        self.bounds.insert(i, mid);
+        self.chunks.insert(i + 1, Rc::new(right));
+        self.chunk_of(key)
+    }
+
+    /// Set the value for `key`; returns the one it replaced.
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        let i = self.chunk_for_insert(&key);
+        let old = Rc::make_mut(&mut self.chunks[i]).insert(key, value);
         if old.is_none() {
             self.len += 1;
-            if chunk.len() > CHUNK_MAX {
-                let Some(mid) = chunk.keys().nth(chunk.len() / 2).cloned() else {
-                    return old;
-                };
-                let right = chunk.split_off(&mid);
-                self.bounds.insert(i, mid);
-                self.chunks.insert(i + 1, Rc::new(right));
-            }
         }
         old
+    }
+
+    /// The value for `key`, to change, made with `make` first if there is
+    /// none (`BTreeMap`'s `entry(key).or_insert_with(make)`).
+    pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
+        let i = self.chunk_for_insert(&key);
+        let chunk = Rc::make_mut(&mut self.chunks[i]);
+        if !chunk.contains_key(&key) {
+            self.len += 1;
+        }
+        chunk.entry(key).or_insert_with(make)
     }
 
     /// Remove `key`; returns its value.
@@ -344,6 +363,9 @@ mod tests {
         assert_eq!(m.iter().count(), 0);
         m.insert(5, 1);
         assert_eq!(m.get(&5), Some(&1));
+        *m.get_or_insert_with(5, || 9) += 1;
+        *m.get_or_insert_with(6, || 9) += 1;
+        assert_eq!((m.get(&5), m.get(&6), m.len()), (Some(&2), Some(&10), 2));
     }
 
     #[test]

@@ -66,7 +66,7 @@ pub struct Checker {
     /// The highest `/controller_epoch` seen.
     last_controller_epoch: i64,
     /// Each partition's last leader epoch seen in its state znode.
-    leader_epochs: BTreeMap<TopicPartition, i32>,
+    leader_epochs: crate::cow_map::CowMap<TopicPartition, i32>,
     /// Violations found inside a handler, recorded after the step.
     #[serde(skip)]
     found: Vec<(&'static str, String)>,

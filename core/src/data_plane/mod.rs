@@ -163,7 +163,7 @@ impl Env<'_> {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataPlane {
     /// Replica logs, by (broker, partition); they survive restarts.
-    logs: BTreeMap<(BrokerId, TopicPartition), Log>,
+    logs: crate::cow_map::CowMap<(BrokerId, TopicPartition), Log>,
     /// Every produced record and its fate.
     produced: Vec<ProducedRecord>,
     /// The id of the next record produced.
@@ -173,7 +173,7 @@ pub struct DataPlane {
     /// Brokers slowed by `slow_broker`, with the extra lag per fetch.
     slow_brokers: BTreeMap<BrokerId, u64>,
     /// The committed offset (high watermark) per partition.
-    partition_hw: BTreeMap<TopicPartition, u64>,
+    partition_hw: crate::cow_map::CowMap<TopicPartition, u64>,
     /// Partitions whose latest election was unclean, until the leader takes over.
     unclean_partitions: BTreeSet<TopicPartition>,
     /// KIP-227 fetch session caches, by (leader, follower): what the leader

@@ -241,16 +241,16 @@ pub struct Sim {
     #[serde(default)]
     work_queued: u64,
     /// Per-partition availability as a client feels it.
-    availability: BTreeMap<crate::ids::TopicPartition, Availability>,
+    availability: crate::cow_map::CowMap<crate::ids::TopicPartition, Availability>,
     availability_dirty: bool,
     /// Partitions whose leader changed since the last availability update.
     availability_changed: BTreeSet<crate::ids::TopicPartition>,
     /// When each partition's state znode last changed.
-    state_changed_at: BTreeMap<crate::ids::TopicPartition, SimTime>,
+    state_changed_at: crate::cow_map::CowMap<crate::ids::TopicPartition, SimTime>,
     /// Each topic's assignment per its znode: topic → partition → replicas.
     assignments: BTreeMap<String, BTreeMap<u32, Vec<BrokerId>>>,
     /// Each partition's leader per its state znode.
-    leaders: BTreeMap<crate::ids::TopicPartition, Option<BrokerId>>,
+    leaders: crate::cow_map::CowMap<crate::ids::TopicPartition, Option<BrokerId>>,
     /// The data plane: replica logs, produced records, fetch sessions.
     data: crate::data_plane::DataPlane,
     actions: BTreeMap<(SimTime, u64), Action>,
@@ -307,12 +307,12 @@ impl Sim {
             sub: 0,
             queue: BTreeMap::new(),
             work_queued: 0,
-            availability: BTreeMap::new(),
+            availability: crate::cow_map::CowMap::new(),
             availability_dirty: false,
             availability_changed: BTreeSet::new(),
-            state_changed_at: BTreeMap::new(),
+            state_changed_at: crate::cow_map::CowMap::new(),
             assignments: BTreeMap::new(),
-            leaders: BTreeMap::new(),
+            leaders: crate::cow_map::CowMap::new(),
             data: crate::data_plane::DataPlane::default(),
             actions: BTreeMap::new(),
             action_seq: 0,

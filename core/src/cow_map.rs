@@ -1,10 +1,12 @@
 //! An ordered map whose copies share what they have in common: the entries
-//! are kept in key-ordered chunks behind reference counts, so cloning the
-//! map copies only the list of chunks, and a change to a copy copies only
-//! the chunk it touches (`Rc::make_mut`). The simulator's large per-partition
-//! maps (a broker's hosted replicas, ZooKeeper's znodes) use it, so that a
-//! snapshot of a simulation (the timeline's, or a benchmark's clone before
-//! a fault) costs a little per chunk instead of a whole copy.
+//! are kept in key-ordered chunks (short sorted vectors) behind reference
+//! counts, so cloning the map copies only the list of chunks, and a change
+//! to a copy copies only the chunk it touches (`Rc::make_mut`). The
+//! simulator's large per-partition maps (a broker's hosted replicas,
+//! ZooKeeper's znodes, the replica logs) use it, so that a snapshot of a
+//! simulation (the timeline's, or a benchmark's clone before a fault) costs
+//! a little per chunk instead of a whole copy; and a chunk holds its entries
+//! side by side, with none of a tree's per-node overhead.
 //!
 //! It behaves as a `BTreeMap`: iteration is in key order, equality compares
 //! the entries (never how they are chunked), and it serializes as a map.
@@ -15,15 +17,20 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::rc::Rc;
 
-/// The most entries a chunk holds before it is split in two.
-const CHUNK_MAX: usize = 128;
+/// The most entries a chunk holds before it is split in two: small enough
+/// that a fault's scattered changes copy few entries besides their own,
+/// large enough that a clone copies few chunks.
+const CHUNK_MAX: usize = 48;
+
+/// One chunk: entries sorted by key.
+type Chunk<K, V> = Vec<(K, V)>;
 
 /// An ordered map in shared, copy-on-write chunks (see the module's doc).
 #[derive(Clone)]
 pub struct CowMap<K, V> {
     /// The chunks, in key order; only the first may be empty (when the
     /// whole map is).
-    chunks: Vec<Rc<BTreeMap<K, V>>>,
+    chunks: Vec<Rc<Chunk<K, V>>>,
     /// `bounds[i]` is the lowest key chunk `i + 1` may hold; chunk `i`
     /// holds the keys from `bounds[i - 1]` (from the lowest for chunk 0)
     /// up to `bounds[i]`, exclusive.
@@ -39,6 +46,11 @@ impl<K, V> Default for CowMap<K, V> {
             len: 0,
         }
     }
+}
+
+/// Where `key` is in `chunk`: `Ok(index)` or `Err(where it would go)`.
+fn find<K: Borrow<Q>, V, Q: Ord + ?Sized>(chunk: &[(K, V)], key: &Q) -> Result<usize, usize> {
+    chunk.binary_search_by(|(k, _)| k.borrow().cmp(key))
 }
 
 impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
@@ -72,7 +84,9 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        self.chunks.get(self.chunk_of(key))?.get(key)
+        let chunk = self.chunks.get(self.chunk_of(key))?;
+        let i = find(chunk, key).ok()?;
+        chunk.get(i).map(|(_, v)| v)
     }
 
     /// Whether `key` has a value.
@@ -91,53 +105,74 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        let i = self.chunk_of(key);
-        let chunk = self.chunks.get_mut(i)?;
-        if !chunk.contains_key(key) {
-            return None;
-        }
-        Rc::make_mut(chunk).get_mut(key)
+        let c = self.chunk_of(key);
+        let chunk = self.chunks.get_mut(c)?;
+        let i = find(chunk, key).ok()?;
+        Rc::make_mut(chunk).get_mut(i).map(|(_, v)| v)
     }
 
-    /// The chunk that `key` goes in, split first if it is full and `key`
-    /// would be new in it.
-    fn chunk_for_insert(&mut self, key: &K) -> usize {
+    /// The chunk that `key` goes in (split first if it is full and `key`
+    /// would be new in it), and where in it.
+    fn slot_for_insert(&mut self, key: &K) -> (usize, Result<usize, usize>) {
         if self.chunks.is_empty() {
-            self.chunks.push(Rc::new(BTreeMap::new()));
+            self.chunks.push(Rc::new(Vec::new()));
         }
-        let i = self.chunk_of(key);
-        let chunk = &self.chunks[i];
-        if chunk.len() < CHUNK_MAX || chunk.contains_key(key) {
-            return i;
+        let c = self.chunk_of(key);
+        let chunk = &self.chunks[c];
+        let at = find(chunk, key);
+        if at.is_ok() || chunk.len() < CHUNK_MAX {
+            return (c, at);
         }
-        let Some(mid) = chunk.keys().nth(chunk.len() / 2).cloned() else {
-            return i;
+        let chunk = Rc::make_mut(&mut self.chunks[c]);
+        let right: Chunk<K, V> = chunk.drain(chunk.len() / 2..).collect();
+        chunk.shrink_to_fit();
+        let Some((mid, _)) = right.first() else {
+            return (c, at);
         };
-        let right = Rc::make_mut(&mut self.chunks[i]).split_off(&mid);
-        self.bounds.insert(i, mid);
-        self.chunks.insert(i + 1, Rc::new(right));
-        self.chunk_of(key)
+        self.bounds.insert(c, mid.clone());
+        self.chunks.insert(c + 1, Rc::new(right));
+        let c = self.chunk_of(key);
+        (c, find(&self.chunks[c], key))
+    }
+
+    /// Make room for one more entry in `chunk`, a little at a time (a
+    /// chunk's vector stays close to its length).
+    fn reserve(chunk: &mut Chunk<K, V>) {
+        if chunk.len() == chunk.capacity() {
+            chunk.reserve_exact((chunk.len() / 4).max(2));
+        }
     }
 
     /// Set the value for `key`; returns the one it replaced.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
-        let i = self.chunk_for_insert(&key);
-        let old = Rc::make_mut(&mut self.chunks[i]).insert(key, value);
-        if old.is_none() {
-            self.len += 1;
+        let (c, at) = self.slot_for_insert(&key);
+        let chunk = Rc::make_mut(&mut self.chunks[c]);
+        match at {
+            Ok(i) => chunk.get_mut(i).map(|(_, v)| std::mem::replace(v, value)),
+            Err(i) => {
+                Self::reserve(chunk);
+                chunk.insert(i, (key, value));
+                self.len += 1;
+                None
+            }
         }
-        old
     }
 
     /// The value for `key`, to change, made with `make` first if there is
     /// none (`BTreeMap`'s `entry(key).or_insert_with(make)`).
     pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
-        let i = self.chunk_for_insert(&key);
-        let chunk = Rc::make_mut(&mut self.chunks[i]);
-        if !chunk.contains_key(&key) {
-            self.len += 1;
-        }
-        chunk.entry(key).or_insert_with(make)
+        let (c, at) = self.slot_for_insert(&key);
+        let chunk = Rc::make_mut(&mut self.chunks[c]);
+        let i = match at {
+            Ok(i) => i,
+            Err(i) => {
+                Self::reserve(chunk);
+                chunk.insert(i, (key, make()));
+                self.len += 1;
+                i
+            }
+        };
+        &mut chunk[i].1
     }
 
     /// Remove `key`; returns its value.
@@ -146,31 +181,30 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        let i = self.chunk_of(key);
-        let chunk = self.chunks.get_mut(i)?;
-        if !chunk.contains_key(key) {
-            return None;
-        }
+        let c = self.chunk_of(key);
+        let chunk = self.chunks.get_mut(c)?;
+        let i = find(chunk, key).ok()?;
         let chunk = Rc::make_mut(chunk);
-        let old = chunk.remove(key);
-        if old.is_some() {
-            self.len -= 1;
-            if chunk.is_empty() && self.chunks.len() > 1 {
-                // Its range goes to the chunk before it (or, for the first,
-                // to the one after it, which becomes the first).
-                self.chunks.remove(i);
-                self.bounds.remove(i.saturating_sub(1));
-            }
+        let (_, old) = chunk.remove(i);
+        self.len -= 1;
+        if chunk.is_empty() && self.chunks.len() > 1 {
+            // Its range goes to the chunk before it (or, for the first, to
+            // the one after it, which becomes the first).
+            self.chunks.remove(c);
+            self.bounds.remove(c.saturating_sub(1));
         }
-        old
+        Some(old)
     }
 
     /// Every entry, in key order.
     pub fn iter(&self) -> Iter<'_, K, V> {
-        fn chunk<K, V>(c: &Rc<BTreeMap<K, V>>) -> std::collections::btree_map::Iter<'_, K, V> {
+        fn chunk<K, V>(c: &Rc<Chunk<K, V>>) -> std::slice::Iter<'_, (K, V)> {
             c.iter()
         }
-        self.chunks.iter().flat_map(chunk)
+        fn pair<K, V>((k, v): &(K, V)) -> (&K, &V) {
+            (k, v)
+        }
+        self.chunks.iter().flat_map(chunk as _).map(pair as _)
     }
 
     /// Every key, in order.
@@ -197,18 +231,26 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        let i = match from {
-            Bound::Included(k) | Bound::Excluded(k) => self.chunk_of(k),
-            Bound::Unbounded => 0,
+        let (c, start) = match from {
+            Bound::Included(k) => {
+                let c = self.chunk_of(k);
+                let chunk = self.chunks.get(c).map_or(&[][..], |c| &c[..]);
+                (c, chunk.partition_point(|(x, _)| x.borrow() < k))
+            }
+            Bound::Excluded(k) => {
+                let c = self.chunk_of(k);
+                let chunk = self.chunks.get(c).map_or(&[][..], |c| &c[..]);
+                (c, chunk.partition_point(|(x, _)| x.borrow() <= k))
+            }
+            Bound::Unbounded => (0, 0),
         };
-        let first = self
-            .chunks
-            .get(i)
-            .map(|c| c.range::<Q, _>((from, Bound::Unbounded)));
+        let first = self.chunks.get(c).map_or(&[][..], |c| &c[..]);
         first
-            .into_iter()
-            .flatten()
-            .chain(self.chunks.iter().skip(i + 1).flat_map(|c| c.iter()))
+            .get(start..)
+            .unwrap_or(&[])
+            .iter()
+            .chain(self.chunks.iter().skip(c + 1).flat_map(|c| c.iter()))
+            .map(|(k, v)| (k, v))
     }
 
     /// Keep only the entries for which `keep` holds (chunks with nothing to
@@ -231,10 +273,13 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
 }
 
 /// The entries of a [`CowMap`], in key order.
-pub type Iter<'a, K, V> = std::iter::FlatMap<
-    std::slice::Iter<'a, Rc<BTreeMap<K, V>>>,
-    std::collections::btree_map::Iter<'a, K, V>,
-    fn(&'a Rc<BTreeMap<K, V>>) -> std::collections::btree_map::Iter<'a, K, V>,
+pub type Iter<'a, K, V> = std::iter::Map<
+    std::iter::FlatMap<
+        std::slice::Iter<'a, Rc<Chunk<K, V>>>,
+        std::slice::Iter<'a, (K, V)>,
+        fn(&'a Rc<Chunk<K, V>>) -> std::slice::Iter<'a, (K, V)>,
+    >,
+    fn(&'a (K, V)) -> (&'a K, &'a V),
 >;
 
 impl<'a, K: Ord + Clone, V: Clone> IntoIterator for &'a CowMap<K, V> {

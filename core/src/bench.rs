@@ -647,20 +647,19 @@ impl Bench<'_, '_> {
             SimTime(o.settle_ms),
             &|_| true,
         );
+        let peak = (self.host.peak_bytes)();
+        let state = self.state_bytes();
+        // The trace leaves the cluster, as the timeline takes it out of its
+        // snapshots: the faults' runs below start from clones without it.
+        drop(sim.take_trace());
         if report && o.wants("startup") {
             let wall = build_ms + s.wall_ms;
-            let peak = (self.host.peak_bytes)();
             let mut figures = vec![
                 fig("wall_ms", wall, "ms"),
                 fig("virtual_ms", s.at.as_ms() as f64, "ms"),
             ];
-            figures.extend(floor_figures(
-                self.host,
-                &self.floor,
-                peak,
-                self.state_bytes(),
-                wall,
-            ));
+            figures.extend(floor_figures(self.host, &self.floor, peak, state, wall));
+            figures.extend(self.clone_figures(&sim));
             let m = self.measurement(
                 "startup",
                 self.inputs(brokers, partitions),
@@ -678,6 +677,39 @@ impl Bench<'_, '_> {
             ));
         }
         Ok(sim)
+    }
+
+    /// What a copy of the settled cluster costs (a timeline snapshot, a
+    /// fault's run below): the wall time of one clone (median of 5), the
+    /// bytes in use that holding 5 clones added, per clone (the resident
+    /// set: memory the allocator had free is reused, so this is a lower
+    /// bound; a counting allocator gives the exact figure, see
+    /// docs/benchmarks.md), the timeline's estimate of a first snapshot of
+    /// it, and how many snapshots of it fit the timeline's budget if each
+    /// shares nothing with the one before (a lower bound).
+    fn clone_figures(&self, sim: &Sim) -> Vec<Figure> {
+        const CLONES: usize = 5;
+        let before = (self.host.bytes_in_use)();
+        let mut times = Vec::new();
+        let mut held = Vec::new();
+        for _ in 0..CLONES {
+            let t0 = (self.host.clock_ms)();
+            held.push(sim.clone());
+            times.push((self.host.clock_ms)() - t0);
+        }
+        let bytes = (self.host.bytes_in_use)().saturating_sub(before) / CLONES as u64;
+        drop(held);
+        let weight = Timeline::snapshot_weight_of(sim, None);
+        vec![
+            fig("clone_ms", median(&times), "ms"),
+            fig("clone_mb", mb(bytes), "MiB"),
+            fig("snapshot_weight_mb", mb(weight as u64), "MiB"),
+            fig(
+                "snapshots_in_budget",
+                (crate::timeline::SNAPSHOT_BUDGET / weight.max(1)) as f64,
+                "snapshots",
+            ),
+        ]
     }
 
     fn inputs(&self, brokers: u32, partitions: u32) -> Value {

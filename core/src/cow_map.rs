@@ -266,6 +266,21 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         }
     }
 
+    /// How many entries this map holds in chunks that `other` does not
+    /// share (all of them without `other`): what keeping this copy beside
+    /// `other` costs. Pointer identity only decides membership, so the
+    /// count is the same on every run.
+    pub fn unshared_entries(&self, other: Option<&Self>) -> usize {
+        let theirs: std::collections::BTreeSet<*const Chunk<K, V>> = other
+            .map(|o| o.chunks.iter().map(Rc::as_ptr).collect())
+            .unwrap_or_default();
+        self.chunks
+            .iter()
+            .filter(|c| !theirs.contains(&Rc::as_ptr(c)))
+            .map(|c| c.len())
+            .sum()
+    }
+
     /// How many chunks (for tests and measurements).
     pub fn chunk_count(&self) -> usize {
         self.chunks.len()
@@ -390,6 +405,9 @@ mod tests {
             assert!(m.range_from(Bound::Included(&from)).eq(b.range(from..)));
         }
         let (mc, bc) = copy.unwrap();
+        assert_eq!(mc.unshared_entries(None), mc.len());
+        assert!(mc.unshared_entries(Some(&m)) < mc.len());
+        assert_eq!(m.clone().unshared_entries(Some(&m)), 0);
         assert!(mc.iter().eq(bc.iter()));
         assert_eq!(
             serde_json::to_string(&m).unwrap(),

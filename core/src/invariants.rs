@@ -73,6 +73,13 @@ pub struct Checker {
 }
 
 impl Checker {
+    /// Leader epochs held in chunks `other` does not share (see
+    /// [`crate::cow_map::CowMap::unshared_entries`]).
+    pub fn unshared_entries(&self, other: Option<&Checker>) -> usize {
+        self.leader_epochs
+            .unshared_entries(other.map(|o| &o.leader_epochs))
+    }
+
     /// Violations so far.
     pub fn violations(&self) -> &[Violation] {
         &self.violations

@@ -198,6 +198,15 @@ pub struct DataPlane {
 }
 
 impl DataPlane {
+    /// Replica logs and committed offsets held in chunks `other` does not
+    /// share (see [`crate::cow_map::CowMap::unshared_entries`]).
+    pub fn unshared_entries(&self, other: Option<&DataPlane>) -> usize {
+        self.logs.unshared_entries(other.map(|o| &o.logs))
+            + self
+                .partition_hw
+                .unshared_entries(other.map(|o| &o.partition_hw))
+    }
+
     /// A replica's log, if it has one.
     pub fn log(&self, broker: BrokerId, tp: &TopicPartition) -> Option<&Log> {
         self.logs.get(&(broker, tp.clone()))

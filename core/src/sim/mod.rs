@@ -816,4 +816,36 @@ impl Sim {
     pub fn leader_of(&self, tp: &crate::ids::TopicPartition) -> Option<BrokerId> {
         self.leaders.get(tp).copied().flatten()
     }
+
+    /// How many partitions the cluster has (state znodes seen).
+    pub fn partition_count(&self) -> usize {
+        self.leaders.len()
+    }
+
+    /// The entries of the shared per-partition maps ([`crate::cow_map`]:
+    /// znodes, hosted replicas, replica logs, the per-partition maps here)
+    /// that this simulation holds in chunks `other` does not share (all of
+    /// them without `other`): what keeping a copy of it beside `other`
+    /// costs in those maps. Everything else a clone copies whole.
+    pub fn unshared_entries(&self, other: Option<&Sim>) -> usize {
+        let brokers: usize = self
+            .brokers
+            .iter()
+            .map(|(id, b)| {
+                let theirs = other.and_then(|o| o.brokers.get(id)).map(|b| &b.replicas);
+                b.replicas.unshared_entries(theirs)
+            })
+            .sum();
+        brokers
+            + self.zk.unshared_nodes(other.map(|o| &o.zk))
+            + self.data.unshared_entries(other.map(|o| &o.data))
+            + self
+                .availability
+                .unshared_entries(other.map(|o| &o.availability))
+            + self
+                .state_changed_at
+                .unshared_entries(other.map(|o| &o.state_changed_at))
+            + self.leaders.unshared_entries(other.map(|o| &o.leaders))
+            + self.checker.unshared_entries(other.map(|o| &o.checker))
+    }
 }

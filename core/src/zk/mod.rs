@@ -434,6 +434,12 @@ impl Zk {
         }
     }
 
+    /// How many znodes `other` does not share with this ensemble (all of
+    /// them without `other`; see [`CowMap::unshared_entries`]).
+    pub fn unshared_nodes(&self, other: Option<&Zk>) -> usize {
+        self.nodes.unshared_entries(other.map(|o| &o.nodes))
+    }
+
     /// How many znodes exist.
     pub fn node_count(&self) -> usize {
         self.nodes.len()

@@ -684,9 +684,10 @@ impl Bench<'_, '_> {
     /// bytes in use that holding 5 clones added, per clone (the resident
     /// set: memory the allocator had free is reused, so this is a lower
     /// bound; a counting allocator gives the exact figure, see
-    /// docs/benchmarks.md), the timeline's estimate of a first snapshot of
-    /// it, and how many snapshots of it fit the timeline's budget if each
-    /// shares nothing with the one before (a lower bound).
+    /// docs/benchmarks.md), and the timeline's estimate of a snapshot of it
+    /// (`Timeline::snapshot_weight_of`) beside a snapshot of the same state
+    /// (the least: what a clone copies whole) and beside none (the most:
+    /// nothing shared), with how many such snapshots fit its budget.
     fn clone_figures(&self, sim: &Sim) -> Vec<Figure> {
         const CLONES: usize = 5;
         let before = (self.host.bytes_in_use)();
@@ -698,15 +699,27 @@ impl Bench<'_, '_> {
             times.push((self.host.clock_ms)() - t0);
         }
         let bytes = (self.host.bytes_in_use)().saturating_sub(before) / CLONES as u64;
+        // A snapshot beside one of the same state shares every chunk (the
+        // least it weighs); beside none, it shares nothing (the most).
+        let least = held
+            .first()
+            .map_or(0, |c| Timeline::snapshot_weight_of(sim, Some(c)));
         drop(held);
-        let weight = Timeline::snapshot_weight_of(sim, None);
+        let most = Timeline::snapshot_weight_of(sim, None);
+        let budget = crate::timeline::SNAPSHOT_BUDGET;
         vec![
             fig("clone_ms", median(&times), "ms"),
             fig("clone_mb", mb(bytes), "MiB"),
-            fig("snapshot_weight_mb", mb(weight as u64), "MiB"),
+            fig("snapshot_least_mb", mb(least as u64), "MiB"),
+            fig("snapshot_most_mb", mb(most as u64), "MiB"),
             fig(
-                "snapshots_in_budget",
-                (crate::timeline::SNAPSHOT_BUDGET / weight.max(1)) as f64,
+                "snapshots_in_budget_least",
+                (budget / most.max(1)) as f64,
+                "snapshots",
+            ),
+            fig(
+                "snapshots_in_budget_most",
+                (budget / least.max(1)) as f64,
                 "snapshots",
             ),
         ]

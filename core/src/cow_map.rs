@@ -221,10 +221,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     }
 
     /// The entries from `from` on, in key order.
-    pub fn range_from<'a, Q>(
-        &'a self,
-        from: Bound<&Q>,
-    ) -> Iter<'a, K, V>
+    pub fn range_from<'a, Q>(&'a self, from: Bound<&Q>) -> Iter<'a, K, V>
     where
         K: Borrow<Q>,
         Q: Ord + ?Sized,

@@ -163,20 +163,15 @@ fn snapshots_stay_bounded_on_a_long_run() {
 
 #[test]
 fn a_big_cluster_keeps_fewer_snapshots_and_seeks_to_the_same_states() {
-    // Not a Kafka behaviour: the timeline's memory. A snapshot copies the
-    // whole cluster, so the snapshots hold at most a budget of znodes and
-    // replicas;
+    // Not a Kafka behaviour: the timeline's memory. A snapshot holds what it
+    // does not share with the one before it, so the snapshots hold at most a
+    // budget of (estimated) bytes;
     // seeking back replays from an older one and must still give the very
     // states a straight run gives.
     let s = Scenario::parse(SCENARIO).unwrap();
     let mut t = Timeline::new(&s);
     t.seek(SimTime(10_000));
-    let one = t.sim().zk().node_count()
-        + t.sim()
-            .brokers()
-            .values()
-            .map(|b| b.replicas.len())
-            .sum::<usize>();
+    let one = Timeline::snapshot_weight_of(t.sim(), None);
     let budget = 3 * one;
     let mut small = Timeline::new(&s);
     small.set_snapshot_budget(budget);

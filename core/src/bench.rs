@@ -647,20 +647,19 @@ impl Bench<'_, '_> {
             SimTime(o.settle_ms),
             &|_| true,
         );
+        let peak = (self.host.peak_bytes)();
+        let state = self.state_bytes();
+        // The trace leaves the cluster, as the timeline takes it out of its
+        // snapshots: the faults' runs below start from clones without it.
+        drop(sim.take_trace());
         if report && o.wants("startup") {
             let wall = build_ms + s.wall_ms;
-            let peak = (self.host.peak_bytes)();
             let mut figures = vec![
                 fig("wall_ms", wall, "ms"),
                 fig("virtual_ms", s.at.as_ms() as f64, "ms"),
             ];
-            figures.extend(floor_figures(
-                self.host,
-                &self.floor,
-                peak,
-                self.state_bytes(),
-                wall,
-            ));
+            figures.extend(floor_figures(self.host, &self.floor, peak, state, wall));
+            figures.extend(self.clone_figures(&sim));
             let m = self.measurement(
                 "startup",
                 self.inputs(brokers, partitions),
@@ -678,6 +677,52 @@ impl Bench<'_, '_> {
             ));
         }
         Ok(sim)
+    }
+
+    /// What a copy of the settled cluster costs (a timeline snapshot, a
+    /// fault's run below): the wall time of one clone (median of 5), the
+    /// bytes in use that holding 5 clones added, per clone (the resident
+    /// set: memory the allocator had free is reused, so this is a lower
+    /// bound; a counting allocator gives the exact figure, see
+    /// docs/benchmarks.md), and the timeline's estimate of a snapshot of it
+    /// (`Timeline::snapshot_weight_of`) beside a snapshot of the same state
+    /// (the least: what a clone copies whole) and beside none (the most:
+    /// nothing shared), with how many such snapshots fit its budget.
+    fn clone_figures(&self, sim: &Sim) -> Vec<Figure> {
+        const CLONES: usize = 5;
+        let before = (self.host.bytes_in_use)();
+        let mut times = Vec::new();
+        let mut held = Vec::new();
+        for _ in 0..CLONES {
+            let t0 = (self.host.clock_ms)();
+            held.push(sim.clone());
+            times.push((self.host.clock_ms)() - t0);
+        }
+        let bytes = (self.host.bytes_in_use)().saturating_sub(before) / CLONES as u64;
+        // A snapshot beside one of the same state shares every chunk (the
+        // least it weighs); beside none, it shares nothing (the most).
+        let least = held
+            .first()
+            .map_or(0, |c| Timeline::snapshot_weight_of(sim, Some(c)));
+        drop(held);
+        let most = Timeline::snapshot_weight_of(sim, None);
+        let budget = crate::timeline::SNAPSHOT_BUDGET;
+        vec![
+            fig("clone_ms", median(&times), "ms"),
+            fig("clone_mb", mb(bytes), "MiB"),
+            fig("snapshot_least_mb", mb(least as u64), "MiB"),
+            fig("snapshot_most_mb", mb(most as u64), "MiB"),
+            fig(
+                "snapshots_in_budget_least",
+                (budget / most.max(1)) as f64,
+                "snapshots",
+            ),
+            fig(
+                "snapshots_in_budget_most",
+                (budget / least.max(1)) as f64,
+                "snapshots",
+            ),
+        ]
     }
 
     fn inputs(&self, brokers: u32, partitions: u32) -> Value {

@@ -7,6 +7,7 @@ use crate::controller::channel::{
     ControlRequest, PartitionStateInfo, RequestBody, SharedStates, NO_LEADER,
 };
 use crate::controller::KafkaController;
+use crate::cow_map::CowMap;
 use crate::data_plane::replica_map::ReplicaMap;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
@@ -308,8 +309,9 @@ pub struct Broker {
     pub controller: KafkaController,
     /// ReplicaManager's `controllerEpoch`: the highest controller epoch accepted.
     pub controller_epoch_seen: i32,
-    /// Replicas this broker hosts (from LeaderAndIsr).
-    pub replicas: BTreeMap<TopicPartition, LocalPartition>,
+    /// Replicas this broker hosts (from LeaderAndIsr), in partition order;
+    /// copies of the broker share them chunk by chunk ([`CowMap`]).
+    pub replicas: CowMap<TopicPartition, LocalPartition>,
     /// The metadata cache.
     pub metadata: MetadataCache,
     /// While paused: until when.
@@ -343,7 +345,7 @@ impl Broker {
             zk_client: ZkClient::default(),
             controller: KafkaController::default(),
             controller_epoch_seen: 0,
-            replicas: BTreeMap::new(),
+            replicas: CowMap::new(),
             metadata: MetadataCache::default(),
             paused_until: None,
             shutdown_attempt: 0,

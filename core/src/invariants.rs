@@ -66,13 +66,20 @@ pub struct Checker {
     /// The highest `/controller_epoch` seen.
     last_controller_epoch: i64,
     /// Each partition's last leader epoch seen in its state znode.
-    leader_epochs: BTreeMap<TopicPartition, i32>,
+    leader_epochs: crate::cow_map::CowMap<TopicPartition, i32>,
     /// Violations found inside a handler, recorded after the step.
     #[serde(skip)]
     found: Vec<(&'static str, String)>,
 }
 
 impl Checker {
+    /// Leader epochs held in chunks `other` does not share (see
+    /// [`crate::cow_map::CowMap::unshared_entries`]).
+    pub fn unshared_entries(&self, other: Option<&Checker>) -> usize {
+        self.leader_epochs
+            .unshared_entries(other.map(|o| &o.leader_epochs))
+    }
+
     /// Violations so far.
     pub fn violations(&self) -> &[Violation] {
         &self.violations

@@ -48,6 +48,7 @@ pub mod config;
 pub mod console;
 pub mod controller;
 pub mod cost;
+pub mod cow_map;
 pub mod data_plane;
 pub mod diagram;
 pub mod fact;

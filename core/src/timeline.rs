@@ -17,13 +17,26 @@ use crate::trace::TraceRecord;
 
 /// The most snapshots kept at once.
 pub const MAX_SNAPSHOTS: usize = 128;
-/// How much the snapshots may hold at once, counted in znodes plus the
-/// replicas the brokers host ([`Timeline::snapshot_weight`]): a snapshot is a
-/// whole copy of the simulation, about 500 bytes per unit, so about 500 MB. A
-/// small cluster keeps [`MAX_SNAPSHOTS`]; one of 20,000 partitions at RF 3
-/// about 10; one of 200,000 two (seeking back replays longer instead of
-/// running out of memory: a browser's WebAssembly has 4 GiB at most).
-pub const SNAPSHOT_BUDGET: usize = 1_000_000;
+/// How much memory the snapshots may hold at once, in bytes as
+/// [`Timeline::snapshot_weight_of`] estimates them: 512 MiB (a browser's
+/// WebAssembly has 4 GiB at most). A snapshot shares the chunks of the large
+/// per-partition maps ([`crate::cow_map`]) with the one before it, so it
+/// weighs what it copies whole (the controller's context and the other
+/// per-partition state, about [`BYTES_PER_PARTITION`] a partition) plus the
+/// chunks that changed since the snapshot before it. A small cluster keeps
+/// [`MAX_SNAPSHOTS`]; one of 200,000 partitions at RF 3 that changes little
+/// between snapshots about five (measured: `kcsim bench`'s
+/// `snapshots_in_budget`); seeking back replays longer instead of running
+/// out of memory.
+pub const SNAPSHOT_BUDGET: usize = 512 << 20;
+/// What a copy of the simulation copies whole, per partition, in bytes
+/// (measured with a counting allocator: 87 MiB for a clone of a settled
+/// 100-broker cluster of 200,000 partitions, docs/benchmarks.md).
+pub const BYTES_PER_PARTITION: usize = 500;
+/// What an entry of a shared per-partition map (a znode, a hosted replica,
+/// a replica log…) weighs in a chunk a snapshot does not share, in bytes
+/// (an average: a znode with its path and data about 200, a log 70).
+pub const BYTES_PER_ENTRY: usize = 120;
 /// The first snapshot interval.
 pub const DEFAULT_INTERVAL_MS: u64 = 1_000;
 
@@ -109,7 +122,7 @@ impl Timeline {
         if self.snapshots.last().is_some_and(|s| s.sim.now() >= now) {
             return;
         }
-        let weight = Self::weight_of(&self.sim);
+        let weight = Self::snapshot_weight_of(&self.sim, self.snapshots.last().map(|s| &s.sim));
         self.snapshots.push(Snapshot {
             sim: self.sim.clone(),
             trace_len: self.trace.len(),
@@ -123,6 +136,7 @@ impl Timeline {
                 i % 2 == 1
             });
             self.interval_ms = self.interval_ms.saturating_mul(2);
+            self.reweigh();
         }
     }
 
@@ -130,15 +144,25 @@ impl Timeline {
         self.snapshots.len() > MAX_SNAPSHOTS || self.snapshot_weight() > self.snapshot_budget
     }
 
-    /// What a snapshot of `sim` weighs: its znodes plus the replicas its
-    /// brokers host (a cheap measure of its size).
-    fn weight_of(sim: &Sim) -> usize {
-        sim.zk().node_count()
-            + sim
-                .brokers()
-                .values()
-                .map(|b| b.replicas.len())
-                .sum::<usize>()
+    /// Weigh every snapshot again against the one before it (after some
+    /// were dropped, a snapshot shares less with its new predecessor).
+    fn reweigh(&mut self) {
+        for i in 0..self.snapshots.len() {
+            let prev = i.checked_sub(1).and_then(|p| self.snapshots.get(p));
+            let w = Self::snapshot_weight_of(&self.snapshots[i].sim, prev.map(|p| &p.sim));
+            self.snapshots[i].weight = w;
+        }
+    }
+
+    /// What a snapshot of `sim` holds in memory beside `previous` (the
+    /// snapshot before it), estimated in bytes: what a clone copies whole,
+    /// [`BYTES_PER_PARTITION`] a partition, plus [`BYTES_PER_ENTRY`] for each
+    /// entry of the shared per-partition maps in a chunk `previous` does not
+    /// share (all of them without `previous`).
+    pub fn snapshot_weight_of(sim: &Sim, previous: Option<&Sim>) -> usize {
+        BYTES_PER_PARTITION
+            .saturating_mul(sim.partition_count().max(1))
+            .saturating_add(BYTES_PER_ENTRY.saturating_mul(sim.unshared_entries(previous)))
     }
 
     /// Let the snapshots weigh at most `budget` (see [`SNAPSHOT_BUDGET`]);
@@ -147,7 +171,8 @@ impl Timeline {
         self.snapshot_budget = budget;
     }
 
-    /// What the snapshots weigh together: znodes plus hosted replicas.
+    /// What the snapshots weigh together, in estimated bytes (see
+    /// [`Timeline::snapshot_weight_of`]).
     pub fn snapshot_weight(&self) -> usize {
         self.snapshots.iter().map(|s| s.weight).sum()
     }

@@ -163,7 +163,7 @@ impl Env<'_> {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataPlane {
     /// Replica logs, by (broker, partition); they survive restarts.
-    logs: BTreeMap<(BrokerId, TopicPartition), Log>,
+    logs: crate::cow_map::CowMap<(BrokerId, TopicPartition), Log>,
     /// Every produced record and its fate.
     produced: Vec<ProducedRecord>,
     /// The id of the next record produced.
@@ -173,7 +173,7 @@ pub struct DataPlane {
     /// Brokers slowed by `slow_broker`, with the extra lag per fetch.
     slow_brokers: BTreeMap<BrokerId, u64>,
     /// The committed offset (high watermark) per partition.
-    partition_hw: BTreeMap<TopicPartition, u64>,
+    partition_hw: crate::cow_map::CowMap<TopicPartition, u64>,
     /// Partitions whose latest election was unclean, until the leader takes over.
     unclean_partitions: BTreeSet<TopicPartition>,
     /// KIP-227 fetch session caches, by (leader, follower): what the leader
@@ -198,6 +198,15 @@ pub struct DataPlane {
 }
 
 impl DataPlane {
+    /// Replica logs and committed offsets held in chunks `other` does not
+    /// share (see [`crate::cow_map::CowMap::unshared_entries`]).
+    pub fn unshared_entries(&self, other: Option<&DataPlane>) -> usize {
+        self.logs.unshared_entries(other.map(|o| &o.logs))
+            + self
+                .partition_hw
+                .unshared_entries(other.map(|o| &o.partition_hw))
+    }
+
     /// A replica's log, if it has one.
     pub fn log(&self, broker: BrokerId, tp: &TopicPartition) -> Option<&Log> {
         self.logs.get(&(broker, tp.clone()))

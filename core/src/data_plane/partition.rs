@@ -55,7 +55,10 @@ impl DataPlane {
         if current_epoch.is_some_and(|e| leader_epoch < e) {
             return;
         }
-        let log = self.logs.entry((broker, tp.clone())).or_default().clone();
+        let log = self
+            .logs
+            .get_or_insert_with((broker, tp.clone()), Default::default)
+            .clone();
         let committed = self.partition_hw.get(tp).copied().unwrap_or(0);
         let unclean = self.unclean_partitions.contains(tp);
         let mut lost = 0;
@@ -184,7 +187,7 @@ impl DataPlane {
         if let Some(l) = self.logs.get_mut(&key) {
             l.high_watermark = hw;
         }
-        let committed = self.partition_hw.entry(tp.clone()).or_insert(0);
+        let committed = self.partition_hw.get_or_insert_with(tp.clone(), || 0);
         *committed = (*committed).max(hw);
         if self.produced.is_empty() {
             return;

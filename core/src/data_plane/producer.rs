@@ -57,7 +57,9 @@ impl DataPlane {
                 return env.out.note("producer", "produce_failed", fact);
             }
         }
-        let log = self.logs.entry((leader, tp.clone())).or_default();
+        let log = self
+            .logs
+            .get_or_insert_with((leader, tp.clone()), Default::default);
         let first = log.log_end_offset();
         let mut new = Vec::new();
         for i in 0..count {

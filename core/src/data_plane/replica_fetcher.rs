@@ -599,7 +599,7 @@ impl DataPlane {
         if !in_sync {
             // Truncate to where the logs agree, then copy what the leader has beyond.
             let leader_log = self.logs.get(&lkey).cloned().unwrap_or_default();
-            let flog = self.logs.entry(fkey.clone()).or_default();
+            let flog = self.logs.get_or_insert_with(fkey.clone(), Default::default);
             let keep = flog.common_prefix(&leader_log);
             let dropped = flog.truncate_to(keep);
             flog.records
@@ -618,7 +618,7 @@ impl DataPlane {
                 );
             }
         }
-        let flog = self.logs.entry(fkey).or_default();
+        let flog = self.logs.get_or_insert_with(fkey, Default::default);
         let leo = flog.log_end_offset();
         flog.high_watermark = flog.high_watermark.max(hw.min(leo));
         let fetched = FollowerFetch {

@@ -94,7 +94,8 @@ impl DataPlane {
                 // follower only of the partitions it took; the others keep
                 // their leader's view of its followers and their fetchers.
                 for (p, _) in partitions.iter().zip(taken).filter(|(_, taken)| **taken) {
-                    self.logs.entry((broker, p.tp.clone())).or_default();
+                    self.logs
+                        .get_or_insert_with((broker, p.tp.clone()), Default::default);
                     if p.leader == broker.0 as i32 {
                         let current = state_leader_epoch(&p.tp);
                         self.become_leader(env, broker, &p.tp, p.leader_epoch, current);

@@ -241,16 +241,16 @@ pub struct Sim {
     #[serde(default)]
     work_queued: u64,
     /// Per-partition availability as a client feels it.
-    availability: BTreeMap<crate::ids::TopicPartition, Availability>,
+    availability: crate::cow_map::CowMap<crate::ids::TopicPartition, Availability>,
     availability_dirty: bool,
     /// Partitions whose leader changed since the last availability update.
     availability_changed: BTreeSet<crate::ids::TopicPartition>,
     /// When each partition's state znode last changed.
-    state_changed_at: BTreeMap<crate::ids::TopicPartition, SimTime>,
+    state_changed_at: crate::cow_map::CowMap<crate::ids::TopicPartition, SimTime>,
     /// Each topic's assignment per its znode: topic → partition → replicas.
     assignments: BTreeMap<String, BTreeMap<u32, Vec<BrokerId>>>,
     /// Each partition's leader per its state znode.
-    leaders: BTreeMap<crate::ids::TopicPartition, Option<BrokerId>>,
+    leaders: crate::cow_map::CowMap<crate::ids::TopicPartition, Option<BrokerId>>,
     /// The data plane: replica logs, produced records, fetch sessions.
     data: crate::data_plane::DataPlane,
     actions: BTreeMap<(SimTime, u64), Action>,
@@ -323,12 +323,12 @@ impl Sim {
             sub: 0,
             queue: BTreeMap::new(),
             work_queued: 0,
-            availability: BTreeMap::new(),
+            availability: crate::cow_map::CowMap::new(),
             availability_dirty: false,
             availability_changed: BTreeSet::new(),
-            state_changed_at: BTreeMap::new(),
+            state_changed_at: crate::cow_map::CowMap::new(),
             assignments: BTreeMap::new(),
-            leaders: BTreeMap::new(),
+            leaders: crate::cow_map::CowMap::new(),
             data: crate::data_plane::DataPlane::default(),
             actions: BTreeMap::new(),
             action_seq: 0,
@@ -850,5 +850,37 @@ impl Sim {
     /// The partition's leader per its state znode.
     pub fn leader_of(&self, tp: &crate::ids::TopicPartition) -> Option<BrokerId> {
         self.leaders.get(tp).copied().flatten()
+    }
+
+    /// How many partitions the cluster has (state znodes seen).
+    pub fn partition_count(&self) -> usize {
+        self.leaders.len()
+    }
+
+    /// The entries of the shared per-partition maps ([`crate::cow_map`]:
+    /// znodes, hosted replicas, replica logs, the per-partition maps here)
+    /// that this simulation holds in chunks `other` does not share (all of
+    /// them without `other`): what keeping a copy of it beside `other`
+    /// costs in those maps. Everything else a clone copies whole.
+    pub fn unshared_entries(&self, other: Option<&Sim>) -> usize {
+        let brokers: usize = self
+            .brokers
+            .iter()
+            .map(|(id, b)| {
+                let theirs = other.and_then(|o| o.brokers.get(id)).map(|b| &b.replicas);
+                b.replicas.unshared_entries(theirs)
+            })
+            .sum();
+        brokers
+            + self.zk.unshared_nodes(other.map(|o| &o.zk))
+            + self.data.unshared_entries(other.map(|o| &o.data))
+            + self
+                .availability
+                .unshared_entries(other.map(|o| &o.availability))
+            + self
+                .state_changed_at
+                .unshared_entries(other.map(|o| &o.state_changed_at))
+            + self.leaders.unshared_entries(other.map(|o| &o.leaders))
+            + self.checker.unshared_entries(other.map(|o| &o.checker))
     }
 }

@@ -18,6 +18,7 @@
 mod multi;
 mod observed;
 
+use crate::cow_map::CowMap;
 use crate::ids::SessionId;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -104,7 +105,7 @@ pub struct Znode {
 /// order here: by name), read off the sorted path map ([`Zk::children`]).
 #[derive(Debug, Clone)]
 pub struct Children<'a> {
-    nodes: &'a BTreeMap<String, Znode>,
+    nodes: &'a CowMap<String, Znode>,
     /// The parent's path with its trailing `/`.
     prefix: String,
     /// Where the next child is looked for (a path, exclusive or inclusive).
@@ -123,8 +124,8 @@ impl<'a> Iterator for Children<'a> {
                 Bound::Excluded(p) => Bound::Excluded(p.as_str()),
                 Bound::Unbounded => Bound::Unbounded,
             };
-            let nodes: &'a BTreeMap<String, Znode> = self.nodes;
-            let Some((path, _)) = nodes.range::<str, _>((from, Bound::Unbounded)).next() else {
+            let nodes: &'a CowMap<String, Znode> = self.nodes;
+            let Some((path, _)) = nodes.range_from::<str>(from).next() else {
                 break;
             };
             let Some(rest) = path.strip_prefix(self.prefix.as_str()) else {
@@ -284,7 +285,9 @@ impl Session {
 /// The ensemble: a tree of znodes, sessions and watches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Zk {
-    nodes: BTreeMap<String, Znode>,
+    /// Every node by path, in path order; copies of the ensemble share
+    /// them chunk by chunk ([`CowMap`]).
+    nodes: CowMap<String, Znode>,
     sessions: BTreeMap<SessionId, Session>,
     next_session: u64,
     zxid: i64,
@@ -409,7 +412,7 @@ impl Zk {
                 pzxid: 0,
             },
         };
-        let mut nodes = BTreeMap::new();
+        let mut nodes = CowMap::new();
         nodes.insert("/".to_string(), root);
         Zk {
             nodes,
@@ -429,6 +432,12 @@ impl Zk {
             new_visible: BTreeSet::new(),
             counters: Tally::default(),
         }
+    }
+
+    /// How many znodes `other` does not share with this ensemble (all of
+    /// them without `other`; see [`CowMap::unshared_entries`]).
+    pub fn unshared_nodes(&self, other: Option<&Zk>) -> usize {
+        self.nodes.unshared_entries(other.map(|o| &o.nodes))
     }
 
     /// How many znodes exist.

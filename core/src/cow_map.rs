@@ -1,0 +1,478 @@
+//! An ordered map whose copies share what they have in common: the entries
+//! are kept in key-ordered chunks (short sorted vectors) behind reference
+//! counts, so cloning the map copies only the list of chunks, and a change
+//! to a copy copies only the chunk it touches (`Rc::make_mut`). The
+//! simulator's large per-partition maps (a broker's hosted replicas,
+//! ZooKeeper's znodes, the replica logs) use it, so that a snapshot of a
+//! simulation (the timeline's, or a benchmark's clone before a fault) costs
+//! a little per chunk instead of a whole copy; and a chunk holds its entries
+//! side by side, with none of a tree's per-node overhead.
+//!
+//! It behaves as a `BTreeMap`: iteration is in key order, equality compares
+//! the entries (never how they are chunked), and it serializes as a map.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Borrow;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::rc::Rc;
+
+/// The most entries a chunk holds before it is split in two: small enough
+/// that a fault's scattered changes copy few entries besides their own,
+/// large enough that a clone copies few chunks.
+const CHUNK_MAX: usize = 48;
+
+/// One chunk: entries sorted by key.
+type Chunk<K, V> = Vec<(K, V)>;
+
+/// An ordered map in shared, copy-on-write chunks (see the module's doc).
+#[derive(Clone)]
+pub struct CowMap<K, V> {
+    /// The chunks, in key order; only the first may be empty (when the
+    /// whole map is).
+    chunks: Vec<Rc<Chunk<K, V>>>,
+    /// `bounds[i]` is the lowest key chunk `i + 1` may hold; chunk `i`
+    /// holds the keys from `bounds[i - 1]` (from the lowest for chunk 0)
+    /// up to `bounds[i]`, exclusive.
+    bounds: Vec<K>,
+    len: usize,
+}
+
+impl<K, V> Default for CowMap<K, V> {
+    fn default() -> Self {
+        CowMap {
+            chunks: Vec::new(),
+            bounds: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+/// Where `key` is in `chunk`: `Ok(index)` or `Err(where it would go)`.
+fn find<K: Borrow<Q>, V, Q: Ord + ?Sized>(chunk: &[(K, V)], key: &Q) -> Result<usize, usize> {
+    chunk.binary_search_by(|(k, _)| k.borrow().cmp(key))
+}
+
+impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
+    /// An empty map.
+    pub fn new() -> Self {
+        CowMap::default()
+    }
+
+    /// How many entries.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Which chunk holds (or would hold) `key`.
+    fn chunk_of<Q>(&self, key: &Q) -> usize
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.bounds.partition_point(|b| b.borrow() <= key)
+    }
+
+    /// The value for `key`.
+    pub fn get<Q>(&self, key: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let chunk = self.chunks.get(self.chunk_of(key))?;
+        let i = find(chunk, key).ok()?;
+        chunk.get(i).map(|(_, v)| v)
+    }
+
+    /// Whether `key` has a value.
+    pub fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.get(key).is_some()
+    }
+
+    /// The value for `key`, to change (its chunk is copied first if another
+    /// copy of the map shares it).
+    pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let c = self.chunk_of(key);
+        let chunk = self.chunks.get_mut(c)?;
+        let i = find(chunk, key).ok()?;
+        Rc::make_mut(chunk).get_mut(i).map(|(_, v)| v)
+    }
+
+    /// The chunk that `key` goes in (split first if it is full and `key`
+    /// would be new in it), and where in it.
+    fn slot_for_insert(&mut self, key: &K) -> (usize, Result<usize, usize>) {
+        if self.chunks.is_empty() {
+            self.chunks.push(Rc::new(Vec::new()));
+        }
+        let c = self.chunk_of(key);
+        let chunk = &self.chunks[c];
+        let at = find(chunk, key);
+        if at.is_ok() || chunk.len() < CHUNK_MAX {
+            return (c, at);
+        }
+        let chunk = Rc::make_mut(&mut self.chunks[c]);
+        let right: Chunk<K, V> = chunk.drain(chunk.len() / 2..).collect();
+        chunk.shrink_to_fit();
+        let Some((mid, _)) = right.first() else {
+            return (c, at);
+        };
+        self.bounds.insert(c, mid.clone());
+        self.chunks.insert(c + 1, Rc::new(right));
+        let c = self.chunk_of(key);
+        (c, find(&self.chunks[c], key))
+    }
+
+    /// Make room for one more entry in `chunk`, a little at a time (a
+    /// chunk's vector stays close to its length).
+    fn reserve(chunk: &mut Chunk<K, V>) {
+        if chunk.len() == chunk.capacity() {
+            chunk.reserve_exact((chunk.len() / 4).max(2));
+        }
+    }
+
+    /// Set the value for `key`; returns the one it replaced.
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        let (c, at) = self.slot_for_insert(&key);
+        let chunk = Rc::make_mut(&mut self.chunks[c]);
+        match at {
+            Ok(i) => chunk.get_mut(i).map(|(_, v)| std::mem::replace(v, value)),
+            Err(i) => {
+                Self::reserve(chunk);
+                chunk.insert(i, (key, value));
+                self.len += 1;
+                None
+            }
+        }
+    }
+
+    /// The value for `key`, to change, made with `make` first if there is
+    /// none (`BTreeMap`'s `entry(key).or_insert_with(make)`).
+    pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
+        let (c, at) = self.slot_for_insert(&key);
+        let chunk = Rc::make_mut(&mut self.chunks[c]);
+        let i = match at {
+            Ok(i) => i,
+            Err(i) => {
+                Self::reserve(chunk);
+                chunk.insert(i, (key, make()));
+                self.len += 1;
+                i
+            }
+        };
+        &mut chunk[i].1
+    }
+
+    /// Remove `key`; returns its value.
+    pub fn remove<Q>(&mut self, key: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let c = self.chunk_of(key);
+        let chunk = self.chunks.get_mut(c)?;
+        let i = find(chunk, key).ok()?;
+        let chunk = Rc::make_mut(chunk);
+        let (_, old) = chunk.remove(i);
+        self.len -= 1;
+        if chunk.is_empty() && self.chunks.len() > 1 {
+            // Its range goes to the chunk before it (or, for the first, to
+            // the one after it, which becomes the first).
+            self.chunks.remove(c);
+            self.bounds.remove(c.saturating_sub(1));
+        }
+        Some(old)
+    }
+
+    /// Every entry, in key order.
+    pub fn iter(&self) -> Iter<'_, K, V> {
+        Iter {
+            chunks: self.chunks.iter(),
+            front: [].iter(),
+            back: [].iter(),
+        }
+    }
+
+    /// Every key, in order.
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + Clone {
+        self.iter().map(|(k, _)| k)
+    }
+
+    /// Every value, in key order.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + Clone {
+        self.iter().map(|(_, v)| v)
+    }
+
+    /// The first entry.
+    pub fn first_key_value(&self) -> Option<(&K, &V)> {
+        self.iter().next()
+    }
+
+    /// The entries from `from` on, in key order.
+    pub fn range_from<'a, Q>(&'a self, from: Bound<&Q>) -> Iter<'a, K, V>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let (c, start) = match from {
+            Bound::Included(k) => {
+                let c = self.chunk_of(k);
+                let chunk = self.chunks.get(c).map_or(&[][..], |c| &c[..]);
+                (c, chunk.partition_point(|(x, _)| x.borrow() < k))
+            }
+            Bound::Excluded(k) => {
+                let c = self.chunk_of(k);
+                let chunk = self.chunks.get(c).map_or(&[][..], |c| &c[..]);
+                (c, chunk.partition_point(|(x, _)| x.borrow() <= k))
+            }
+            Bound::Unbounded => (0, 0),
+        };
+        let first = self.chunks.get(c).map_or(&[][..], |c| &c[..]);
+        Iter {
+            chunks: self.chunks.get(c + 1..).unwrap_or(&[]).iter(),
+            front: first.get(start..).unwrap_or(&[]).iter(),
+            back: [].iter(),
+        }
+    }
+
+    /// Keep only the entries for which `keep` holds (chunks with nothing to
+    /// drop stay shared).
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &V) -> bool) {
+        let gone: Vec<K> = self
+            .iter()
+            .filter(|(k, v)| !keep(k, v))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in gone {
+            self.remove(&k);
+        }
+    }
+
+    /// How many entries this map holds in chunks that `other` does not
+    /// share (all of them without `other`): what keeping this copy beside
+    /// `other` costs. Pointer identity only decides membership, so the
+    /// count is the same on every run.
+    pub fn unshared_entries(&self, other: Option<&Self>) -> usize {
+        let theirs: std::collections::BTreeSet<*const Chunk<K, V>> = other
+            .map(|o| o.chunks.iter().map(Rc::as_ptr).collect())
+            .unwrap_or_default();
+        self.chunks
+            .iter()
+            .filter(|c| !theirs.contains(&Rc::as_ptr(c)))
+            .map(|c| c.len())
+            .sum()
+    }
+
+    /// How many chunks (for tests and measurements).
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+}
+
+/// The entries of a [`CowMap`], in key order.
+#[derive(Clone)]
+pub struct Iter<'a, K, V> {
+    /// The chunks not yet entered from either end.
+    chunks: std::slice::Iter<'a, Rc<Chunk<K, V>>>,
+    /// The rest of the chunk entered from the front.
+    front: std::slice::Iter<'a, (K, V)>,
+    /// The rest of the chunk entered from the back.
+    back: std::slice::Iter<'a, (K, V)>,
+}
+
+impl<K, V> std::fmt::Debug for Iter<'_, K, V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Iter").finish_non_exhaustive()
+    }
+}
+
+impl<'a, K, V> Iterator for Iter<'a, K, V> {
+    type Item = (&'a K, &'a V);
+
+    #[inline]
+    fn next(&mut self) -> Option<(&'a K, &'a V)> {
+        loop {
+            if let Some((k, v)) = self.front.next() {
+                return Some((k, v));
+            }
+            match self.chunks.next() {
+                Some(c) => self.front = c.iter(),
+                None => return self.back.next().map(|(k, v)| (k, v)),
+            }
+        }
+    }
+}
+
+impl<K, V> DoubleEndedIterator for Iter<'_, K, V> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some((k, v)) = self.back.next_back() {
+                return Some((k, v));
+            }
+            match self.chunks.next_back() {
+                Some(c) => self.back = c.iter(),
+                None => return self.front.next_back().map(|(k, v)| (k, v)),
+            }
+        }
+    }
+}
+
+impl<'a, K: Ord + Clone, V: Clone> IntoIterator for &'a CowMap<K, V> {
+    type Item = (&'a K, &'a V);
+    type IntoIter = Iter<'a, K, V>;
+    fn into_iter(self) -> Iter<'a, K, V> {
+        self.iter()
+    }
+}
+
+impl<K: Ord + Clone, V: Clone + PartialEq> PartialEq for CowMap<K, V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl<K: Ord + Clone, V: Clone + Eq> Eq for CowMap<K, V> {}
+
+impl<K: Ord + Clone + std::fmt::Debug, V: Clone + std::fmt::Debug> std::fmt::Debug
+    for CowMap<K, V>
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<K: Ord + Clone, V: Clone> FromIterator<(K, V)> for CowMap<K, V> {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        let mut m = CowMap::new();
+        for (k, v) in iter {
+            m.insert(k, v);
+        }
+        m
+    }
+}
+
+impl<K: Ord + Clone, V: Clone, Q: Ord + ?Sized> std::ops::Index<&Q> for CowMap<K, V>
+where
+    K: Borrow<Q>,
+{
+    type Output = V;
+    /// The value for `key`; panics if there is none (as `BTreeMap`'s).
+    #[allow(clippy::panic)]
+    fn index(&self, key: &Q) -> &V {
+        match self.get(key) {
+            Some(v) => v,
+            None => panic!("no entry for the key"),
+        }
+    }
+}
+
+impl<K: Ord + Clone + Serialize, V: Clone + Serialize> Serialize for CowMap<K, V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
+    }
+}
+
+impl<'de, K, V> Deserialize<'de> for CowMap<K, V>
+where
+    K: Ord + Clone + Deserialize<'de>,
+    V: Clone + Deserialize<'de>,
+{
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let m = BTreeMap::<K, V>::deserialize(d)?;
+        Ok(m.into_iter().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A map and a `BTreeMap` given the same seeded inserts and removes
+    /// hold the same entries in the same order, and a copy taken midway is
+    /// unchanged by what follows.
+    #[test]
+    fn it_behaves_as_a_btree_map_and_copies_do_not_see_later_changes() {
+        let mut m: CowMap<u32, u64> = CowMap::new();
+        let mut b: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut copy = None;
+        for step in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let k = (x % 3_000) as u32;
+            if x % 5 < 3 {
+                assert_eq!(m.insert(k, step), b.insert(k, step));
+            } else {
+                assert_eq!(m.remove(&k), b.remove(&k));
+            }
+            if let Some(v) = m.get_mut(&(k + 1)) {
+                *v += 1;
+                *b.get_mut(&(k + 1)).unwrap() += 1;
+            }
+            if step == 10_000 {
+                copy = Some((m.clone(), b.clone()));
+            }
+            assert_eq!(m.len(), b.len());
+        }
+        assert!(m.iter().eq(b.iter()));
+        assert!(m.keys().rev().eq(b.keys().rev()));
+        assert!(m.chunk_count() > 1);
+        for from in [0u32, 1, 77, 1_500, 2_999, 5_000] {
+            assert!(m
+                .range_from(Bound::Excluded(&from))
+                .eq(b.range((Bound::Excluded(from), Bound::Unbounded))));
+            assert!(m.range_from(Bound::Included(&from)).eq(b.range(from..)));
+        }
+        let (mc, bc) = copy.unwrap();
+        assert_eq!(mc.unshared_entries(None), mc.len());
+        assert_eq!(m.clone().unshared_entries(Some(&m)), 0);
+        let mut one_change = m.clone();
+        if let Some(v) = one_change.get_mut(&1_500) {
+            *v += 1;
+        }
+        assert!(one_change.unshared_entries(Some(&m)) <= CHUNK_MAX);
+        assert!(mc.iter().eq(bc.iter()));
+        assert_eq!(
+            serde_json::to_string(&m).unwrap(),
+            serde_json::to_string(&b).unwrap()
+        );
+        let back: CowMap<u32, u64> =
+            serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+        assert_eq!(back, m);
+        m.retain(|k, _| k % 2 == 0);
+        b.retain(|k, _| k % 2 == 0);
+        assert!(m.iter().eq(b.iter()));
+        for k in 0..3_000 {
+            m.remove(&k);
+        }
+        assert!(m.is_empty());
+        assert_eq!(m.iter().count(), 0);
+        m.insert(5, 1);
+        assert_eq!(m.get(&5), Some(&1));
+        *m.get_or_insert_with(5, || 9) += 1;
+        *m.get_or_insert_with(6, || 9) += 1;
+        assert_eq!((m.get(&5), m.get(&6), m.len()), (Some(&2), Some(&10), 2));
+    }
+
+    #[test]
+    fn string_keys_are_found_by_str() {
+        let m: CowMap<String, u8> = (0..500).map(|i| (format!("/n/{i}"), 1)).collect();
+        assert!(m.contains_key("/n/42"));
+        assert!(!m.contains_key("/n/500"));
+        assert_eq!(m["/n/7"], 1);
+    }
+}

@@ -204,25 +204,29 @@ impl Sim {
             .filter(|(_, b)| b.is_up())
             .map(|(id, _)| *id)
             .collect();
-        let mut records = self.availability.iter_mut().peekable();
-        let mut first_seen = Vec::new();
+        // Read side by side, then write only what changed: the records
+        // live in shared copy-on-write chunks (a snapshot keeps the others).
+        let mut records = self.availability.iter().peekable();
+        let mut updates = Vec::new();
         for (tp, leader) in &self.leaders {
             let available = leader.is_some_and(|b| up.has(b));
             while records.next_if(|(k, _)| *k < tp).is_some() {}
             match records.next_if(|(k, _)| *k == tp) {
                 Some((_, a)) => {
                     if a.available != available {
+                        let mut a = a.clone();
                         if !a.available {
                             a.unavailable_ms += now.since(a.since);
                         }
                         a.available = available;
                         a.since = now;
+                        updates.push((tp.clone(), a));
                     }
                 }
                 None => {
                     // Tracking starts when a partition first has a leader.
                     if available {
-                        first_seen.push((
+                        updates.push((
                             tp.clone(),
                             Availability {
                                 available,
@@ -234,7 +238,10 @@ impl Sim {
                 }
             }
         }
-        self.availability.extend(first_seen);
+        drop(records);
+        for (tp, a) in updates {
+            self.availability.insert(tp, a);
+        }
     }
 
     /// How long a partition has been without a serving leader, in all.

@@ -214,7 +214,7 @@ impl Sim {
             match records.next_if(|(k, _)| *k == tp) {
                 Some((_, a)) => {
                     if a.available != available {
-                        let mut a = a.clone();
+                        let mut a = *a;
                         if !a.available {
                             a.unavailable_ms += now.since(a.since);
                         }

@@ -396,7 +396,7 @@ fn stage_browser() -> Result<()> {
 /// made of, and what 300 000 would take, is in core/docs/benchmarks.md ("What
 /// is in the .wasm"). The check holds the line just above today's size, so
 /// that growth is a decision, and comes down as the size does.
-const WASM_GZIP_BUDGET: u64 = 665_000;
+const WASM_GZIP_BUDGET: u64 = 673_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

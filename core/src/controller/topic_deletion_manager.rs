@@ -21,27 +21,12 @@ impl KafkaController {
         env: &mut Env<'_>,
     ) -> Result<(), ControllerError> {
         let queued = crate::kafka_zk::get_topic_deletions(env.client, env.zk)?;
-        let epoch_zk_version = self.ctx.epoch_zk_version;
         let (known, unknown): (Vec<String>, Vec<String>) = queued
             .into_iter()
             .partition(|t| self.ctx.all_topics.contains(t));
-        for t in &unknown {
-            fenced_delete(
-                env.client,
-                env.zk,
-                epoch_zk_version,
-                format!("{}/{t}", paths::DELETE_TOPICS),
-            )?;
-        }
+        self.remove_deletion_requests(env, &unknown)?;
         if !env.config.delete_topic_enable {
-            for t in &known {
-                fenced_delete(
-                    env.client,
-                    env.zk,
-                    epoch_zk_version,
-                    format!("{}/{t}", paths::DELETE_TOPICS),
-                )?;
-            }
+            self.remove_deletion_requests(env, &known)?;
             env.note("topic_deletion", Fact::DeletionDisabled);
             return Ok(());
         }
@@ -381,6 +366,25 @@ impl KafkaController {
         self.resume_deletions(env)
     }
 
+    /// `deleteTopicDeletions`: remove `/admin/delete_topics/<t>` for each
+    /// topic, fenced by the controller's epoch znode version.
+    fn remove_deletion_requests<'a>(
+        &mut self,
+        env: &mut Env<'_>,
+        topics: impl IntoIterator<Item = &'a String>,
+    ) -> Result<(), ControllerError> {
+        let epoch_zk_version = self.ctx.epoch_zk_version;
+        for t in topics {
+            fenced_delete(
+                env.client,
+                env.zk,
+                epoch_zk_version,
+                format!("{}/{t}", paths::DELETE_TOPICS),
+            )?;
+        }
+        Ok(())
+    }
+
     /// At failover: topics queued for deletion, and which are ineligible.
     pub(super) fn initialize_topic_deletion(
         &mut self,
@@ -394,15 +398,7 @@ impl KafkaController {
         // the requests instead.
         if !env.config.delete_topic_enable {
             if !queued.is_empty() {
-                let epoch_zk_version = self.ctx.epoch_zk_version;
-                for t in &queued {
-                    fenced_delete(
-                        env.client,
-                        env.zk,
-                        epoch_zk_version,
-                        format!("{}/{t}", paths::DELETE_TOPICS),
-                    )?;
-                }
+                self.remove_deletion_requests(env, &queued)?;
                 env.note("topic_deletion", Fact::DeletionDisabled);
             }
             return Ok(());

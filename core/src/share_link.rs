@@ -322,5 +322,6 @@ pub fn decode(fragment: &str) -> Result<Moment, String> {
     }
 }
 
+pub mod lesson;
 #[cfg(test)]
 mod tests;

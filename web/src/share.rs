@@ -18,8 +18,6 @@ pub use kcsim_core::trace_file::UserAct;
 #[cfg(test)]
 use kcsim_core::Action;
 
-pub(crate) use core_link::{pct_decode, pct_encode};
-
 /// The latest time a link can name: the timeline runs no further (a day of
 /// virtual time, and a minute past it).
 pub const LATEST_MS: u64 = core_link::LATEST_MS;
@@ -103,6 +101,7 @@ pub fn decode(fragment: &str) -> Result<Moment, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kcsim_core::share_link::pct_encode;
     use kcsim_core::BrokerId;
 
     #[test]

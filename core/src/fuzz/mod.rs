@@ -273,6 +273,22 @@ fn share_link_text(g: &mut Gen) -> String {
     if json != "[]" {
         parts.push(format!("a={}", share_link::pct_encode(&json)));
     }
+    // The lesson keys (read by `share_link::lesson`): a built-in's id, or a
+    // built-in lesson's file mutated, and a step.
+    if g.chance(20) {
+        if g.chance(50) {
+            let id = g.pick(crate::lesson::builtin::IDS).to_string();
+            parts.push(format!("l={}", share_link::pct_encode(&id)));
+        } else {
+            let mut text = g.pick(crate::lesson::builtin::FILES).1.to_string();
+            g.mutate_text(&mut text, crate::lesson::MAX_BYTES + 16);
+            parts.push(format!("lf={}", share_link::pct_encode(&text)));
+        }
+        parts.push(format!("st={}", g.pick(&["0", "1", "2", "9", "-1", "x"])));
+    }
+    if g.chance(10) {
+        parts.push(format!("present={}", g.pick(&["1", "0", "yes"])));
+    }
     // Fragment-level mutations.
     for _ in 0..g.int(0, 2) {
         match g.int(0, 7) {
@@ -416,8 +432,21 @@ pub fn run(input: &Input, corpus: &Corpus) -> Outcome {
         },
         Target::Console => run_console(input, corpus),
         Target::ShareLink => {
-            let r = share_link::read(&input.text);
-            let strict = share_link::decode(&input.text);
+            // The page takes the lesson keys out first, and reads a lesson
+            // file the link carries as the core reads any lesson file.
+            let (keys, rest) = share_link::lesson::split(&input.text);
+            if let Some(f) = &keys.file {
+                if let Ok((l, min)) = share_link::lesson::read_file(f) {
+                    let _ = share_link::lesson::step(keys.step.as_deref(), l.steps.len());
+                    if Lesson::parse(&min).ok().map(|m| m.id) != Some(l.id) {
+                        return Outcome::Failed(
+                            "a lesson file and its minified text read differently".to_string(),
+                        );
+                    }
+                }
+            }
+            let r = share_link::read(&rest);
+            let strict = share_link::decode(&rest);
             if strict.is_ok() != (r.problems.is_empty() && r.scenario.is_some()) {
                 return Outcome::Failed(
                     "decode and read disagree on whether the link is whole".to_string(),

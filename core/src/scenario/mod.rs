@@ -8,6 +8,7 @@
 
 pub(crate) mod actions;
 pub mod builtin;
+pub mod write;
 
 pub(crate) use actions::over;
 pub use actions::{check_action, Budget, ACTION_NAMES};

@@ -10,13 +10,13 @@
 //! simulation of the schedule so far and reads them off it, as an operator
 //! with `zookeeper-shell` and a packet filter would.
 
-use super::json::scenario_json;
 use crate::action::{Action, PartitionTarget};
 use crate::config::Config;
 use crate::controller::event::ElectionType;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::log::Acks;
 use crate::rng::Rng;
+use crate::scenario::write::scenario_json;
 use crate::scenario::{Placement, Scenario, TopicSpec};
 use crate::sim::Sim;
 use crate::time::SimTime;

@@ -16,12 +16,11 @@
 #[cfg(feature = "cli")]
 pub mod driver;
 pub mod generate;
-pub mod json;
 pub mod run;
 pub mod shrink;
 
+pub use crate::scenario::write::scenario_json;
 pub use generate::{generate, generate_json};
-pub use json::scenario_json;
 pub use run::{run, AllChecks, Check, Finding, ObserverChecks, Outcome, RunOptions, SimChecks};
 pub use shrink::shrink;
 

@@ -7,10 +7,10 @@
 //! file and a candidate the format refuses is never tried. Deterministic:
 //! candidates are tried in a fixed order.
 
-use super::json::scenario_json;
 use crate::action::Action;
 use crate::config::Config;
 use crate::ids::BrokerId;
+use crate::scenario::write::scenario_json;
 use crate::scenario::{Placement, Scenario};
 use crate::time::SimTime;
 

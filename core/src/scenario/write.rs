@@ -1,6 +1,6 @@
 //! A [`Scenario`] written back as a scenario file (docs/scenario-format.md),
 //! so that `Scenario::parse(&scenario_json(&s)) == Ok(s)` for every scenario
-//! the generator and the shrinker make.
+//! the soak's generator and shrinker make (`crate::soak`).
 
 use crate::action::Action;
 use crate::config::Config;

@@ -8,7 +8,7 @@
 use super::batch::RequestBatch;
 use super::{ControllerError, Env, KafkaController};
 use crate::ids::TopicPartition;
-use crate::kafka_zk::{fenced_delete, read_leader_isr};
+use crate::kafka_zk::{fenced_delete, read_leader_isrs};
 use crate::zk::ZkError;
 use crate::zk_client::paths;
 use crate::znodes::decode_topic_assignment;
@@ -26,14 +26,15 @@ impl KafkaController {
         for topic in &topics {
             self.read_topic_assignment(env, topic)?;
         }
-        // Read in partition order, so the map is built in one go.
-        let mut leadership = Vec::with_capacity(self.ctx.assignments.len());
-        for tp in self.ctx.assignments.keys() {
-            if let Some(l) = read_leader_isr(env.client, env.zk, tp)? {
-                leadership.push((tp.clone(), l));
-            }
-        }
-        self.ctx.leadership = leadership.into_iter().collect();
+        // Read as one batch (`getTopicPartitionStates`), in partition order,
+        // so the map is built in one go.
+        let tps: Vec<TopicPartition> = self.ctx.assignments.keys().cloned().collect();
+        let states = read_leader_isrs(env.client, env.zk, &tps)?;
+        self.ctx.leadership = tps
+            .into_iter()
+            .zip(states)
+            .filter_map(|(tp, l)| Some((tp, l?)))
+            .collect();
         Ok(())
     }
 
@@ -89,8 +90,9 @@ impl KafkaController {
             .filter(|tp| self.ctx.assignments.contains_key(tp))
             .collect();
         let result = (|| {
-            for tp in &tps {
-                if let Some(l) = read_leader_isr(env.client, env.zk, tp)? {
+            let states = read_leader_isrs(env.client, env.zk, &tps)?;
+            for (tp, l) in tps.iter().zip(states) {
+                if let Some(l) = l {
                     self.ctx.leadership.insert(tp.clone(), l);
                 }
             }

@@ -427,7 +427,7 @@ mod tests {
             }
         }
         // Asked in several orders, with repeats and a partition never created.
-        tps.push(TopicPartition::new(&Topic::from("zz"), 4));
+        tps.push(TopicPartition::new(Topic::from("zz"), 4));
         let mut mixed = tps.clone();
         mixed.reverse();
         mixed.extend(tps.iter().step_by(3).cloned());

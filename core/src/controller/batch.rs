@@ -9,6 +9,7 @@
 use super::channel::{PartitionStateInfo, RequestBody, LEADER_DURING_DELETE, NO_LEADER};
 use super::context::{ControllerContext, LeaderIsr};
 use super::{Env, RequestDraft};
+use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -270,18 +271,18 @@ fn in_partition_order<T>(
 /// forward from where the last one ended, and searches afresh only when
 /// the key is far ahead.
 struct Walk<'a, K, V> {
-    map: &'a BTreeMap<K, V>,
-    iter: std::iter::Peekable<std::collections::btree_map::Range<'a, K, V>>,
+    map: &'a CowMap<K, V>,
+    iter: std::iter::Peekable<crate::cow_map::Iter<'a, K, V>>,
 }
 
-impl<'a, K: Ord, V> Walk<'a, K, V> {
+impl<'a, K: Ord + Clone, V: Clone> Walk<'a, K, V> {
     /// How many entries a lookup steps over before searching afresh.
     const STEPS: usize = 16;
 
-    fn new(map: &'a BTreeMap<K, V>) -> Self {
+    fn new(map: &'a CowMap<K, V>) -> Self {
         Walk {
             map,
-            iter: map.range(..).peekable(),
+            iter: map.iter().peekable(),
         }
     }
 
@@ -296,7 +297,10 @@ impl<'a, K: Ord, V> Walk<'a, K, V> {
                 None => return None,
             }
         }
-        self.iter = self.map.range(key..).peekable();
+        self.iter = self
+            .map
+            .range_from(std::ops::Bound::Included(key))
+            .peekable();
         match self.iter.peek() {
             Some((k, v)) if *k == key => Some(*v),
             _ => None,

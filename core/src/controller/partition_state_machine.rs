@@ -9,6 +9,7 @@ use super::context::LeaderIsr;
 use super::election::{self, BrokerBits, ElectionResult, Strategy};
 use super::states::{PartitionState, PartitionStateChangeError};
 use super::{ControllerError, Env, KafkaController};
+use crate::cow_map::CowMap;
 use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::{
@@ -55,9 +56,11 @@ impl KafkaController {
             .collect();
         if self.ctx.partition_states.is_empty() {
             // A new controller's context starts empty: build the map in one go.
-            self.ctx.partition_states = states.into_iter().collect();
+            self.ctx.partition_states = CowMap::from_sorted(states);
         } else {
-            self.ctx.partition_states.extend(states);
+            for (tp, state) in states {
+                self.ctx.partition_states.insert(tp, state);
+            }
         }
         self.trigger_online_partition_state_change(env, None)
     }
@@ -114,8 +117,7 @@ impl KafkaController {
             let current = *self
                 .ctx
                 .partition_states
-                .entry(tp.clone())
-                .or_insert(PartitionState::NonExistentPartition);
+                .get_or_insert_with(tp.clone(), || PartitionState::NonExistentPartition);
             if target.can_follow(current) {
                 valid.push(tp.clone());
             } else {

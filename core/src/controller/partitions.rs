@@ -7,6 +7,7 @@
 
 use super::batch::RequestBatch;
 use super::{ControllerError, Env, KafkaController};
+use crate::cow_map::CowMap;
 use crate::ids::TopicPartition;
 use crate::kafka_zk::{fenced_delete, read_leader_isrs};
 use crate::zk::ZkError;
@@ -20,8 +21,8 @@ impl KafkaController {
     /// Read every topic's assignment (re-arming the per-topic watches) and
     /// every partition's state znode into the context.
     pub(super) fn read_partitions(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
-        self.ctx.assignments.clear();
-        self.ctx.leadership.clear();
+        self.ctx.assignments = CowMap::new();
+        self.ctx.leadership = CowMap::new();
         let topics: Vec<String> = self.ctx.all_topics.iter().cloned().collect();
         for topic in &topics {
             self.read_topic_assignment(env, topic)?;
@@ -30,11 +31,12 @@ impl KafkaController {
         // so the map is built in one go.
         let tps: Vec<TopicPartition> = self.ctx.assignments.keys().cloned().collect();
         let states = read_leader_isrs(env.client, env.zk, &tps)?;
-        self.ctx.leadership = tps
-            .into_iter()
-            .zip(states)
-            .filter_map(|(tp, l)| Some((tp, l?)))
-            .collect();
+        self.ctx.leadership = CowMap::from_sorted(
+            tps.into_iter()
+                .zip(states)
+                .filter_map(|(tp, l)| Some((tp, l?)))
+                .collect(),
+        );
         Ok(())
     }
 

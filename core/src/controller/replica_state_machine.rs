@@ -6,6 +6,7 @@ use super::batch::RequestBatch;
 use super::context::LeaderIsr;
 use super::states::{ReplicaState, ReplicaStateChangeError};
 use super::{ControllerError, Env, KafkaController};
+use crate::cow_map::CowMap;
 use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::{peek_leader_isrs, read_leader_isr, read_leader_isr_walked, StateHandlers};
@@ -56,10 +57,22 @@ impl KafkaController {
         }
         if self.ctx.replica_states.is_empty() {
             // A new controller's context starts empty: build the map in one
-            // go (the last state given for a replica wins, as inserts would).
-            self.ctx.replica_states = states.into_iter().collect();
+            // go, from the states in key order (the last state given for a
+            // replica wins, as inserts would).
+            states.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut sorted: Vec<((TopicPartition, BrokerId), ReplicaState)> =
+                Vec::with_capacity(states.len());
+            for s in states {
+                match sorted.last_mut() {
+                    Some(last) if last.0 == s.0 => *last = s,
+                    _ => sorted.push(s),
+                }
+            }
+            self.ctx.replica_states = CowMap::from_sorted(sorted);
         } else {
-            self.ctx.replica_states.extend(states);
+            for (key, state) in states {
+                self.ctx.replica_states.insert(key, state);
+            }
         }
         if any_online {
             // `handleStateChanges(online, OnlineReplica)`, walked by partition
@@ -117,8 +130,7 @@ impl KafkaController {
                 let current = *self
                     .ctx
                     .replica_states
-                    .entry(key)
-                    .or_insert(ReplicaState::NonExistentReplica);
+                    .get_or_insert_with(key, || ReplicaState::NonExistentReplica);
                 if target.can_follow(current) {
                     valid.push(tp);
                 } else {
@@ -170,7 +182,10 @@ impl KafkaController {
                 for tp in tps {
                     let from = self.ctx.replica_states.get(&(tp.clone(), broker)).copied();
                     if from == Some(ReplicaState::NewReplica) {
-                        let a = self.ctx.assignments.entry(tp.clone()).or_default();
+                        let a = self
+                            .ctx
+                            .assignments
+                            .get_or_insert_with(tp.clone(), Vec::new);
                         if !a.contains(&broker) {
                             a.push(broker);
                         }

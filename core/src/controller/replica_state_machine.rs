@@ -44,6 +44,7 @@ impl KafkaController {
         let replicas: usize = self.ctx.assignments.values().map(Vec::len).sum();
         let mut states = Vec::with_capacity(replicas);
         for (tp, rs) in &self.ctx.assignments {
+            let start = states.len();
             for r in rs {
                 let state = if online_brokers.has(*r) {
                     any_online = true;
@@ -54,21 +55,16 @@ impl KafkaController {
                 };
                 states.push(((tp.clone(), *r), state));
             }
-        }
-        if self.ctx.replica_states.is_empty() {
-            // A new controller's context starts empty: build the map in one
-            // go, from the states in key order (the last state given for a
-            // replica wins, as inserts would).
-            states.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut sorted: Vec<((TopicPartition, BrokerId), ReplicaState)> =
-                Vec::with_capacity(states.len());
-            for s in states {
-                match sorted.last_mut() {
-                    Some(last) if last.0 == s.0 => *last = s,
-                    _ => sorted.push(s),
-                }
+            // In key order: the partition's replicas by broker. A replica
+            // named twice gets the same state both times: keep one.
+            if let Some(these) = states.get_mut(start..) {
+                these.sort_unstable_by_key(|((_, r), _)| *r);
             }
-            self.ctx.replica_states = CowMap::from_sorted(sorted);
+        }
+        states.dedup_by(|a, b| a.0 == b.0);
+        if self.ctx.replica_states.is_empty() {
+            // A new controller's context starts empty: build the map in one go.
+            self.ctx.replica_states = CowMap::from_sorted(states);
         } else {
             for (key, state) in states {
                 self.ctx.replica_states.insert(key, state);

@@ -168,8 +168,9 @@ pub struct NodeCursor<'a> {
 }
 
 impl<'a> NodeCursor<'a> {
-    /// How many paths a lookup steps over before searching afresh.
-    const STEPS: usize = 64;
+    /// How many paths a lookup steps over before searching afresh (a
+    /// partition's state znode is two paths after the one before it).
+    const STEPS: usize = 8;
 
     /// The node at `path`, if any.
     pub fn get(&mut self, path: &str) -> Option<&'a Znode> {

@@ -24,8 +24,22 @@ impl KafkaController {
         self.ctx.assignments = CowMap::new();
         self.ctx.leadership = CowMap::new();
         let topics: Vec<String> = self.ctx.all_topics.iter().cloned().collect();
+        // The assignments in topic and partition order, built in one go.
+        let mut assignments = Vec::new();
+        let mut failed = None;
         for topic in &topics {
-            self.read_topic_assignment(env, topic)?;
+            match self.read_topic_assignment_entries(env, topic) {
+                Ok(entries) => assignments.extend(entries),
+                Err(e) => {
+                    // What was read stays, as if inserted one by one.
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        self.ctx.assignments = CowMap::from_sorted(assignments);
+        if let Some(e) = failed {
+            return Err(e);
         }
         // Read as one batch (`getTopicPartitionStates`), in partition order,
         // so the map is built in one go.
@@ -46,6 +60,23 @@ impl KafkaController {
         env: &mut Env<'_>,
         topic: &str,
     ) -> Result<Vec<TopicPartition>, ControllerError> {
+        let entries = self.read_topic_assignment_entries(env, topic)?;
+        let mut out = Vec::with_capacity(entries.len());
+        for (tp, replicas) in entries {
+            self.ctx.assignments.insert(tp.clone(), replicas);
+            out.push(tp);
+        }
+        Ok(out)
+    }
+
+    /// `read_topic_assignment` without changing the assignments: the
+    /// topic's partitions with their replicas, in the znode's order (the
+    /// reassignments in it are recorded).
+    fn read_topic_assignment_entries(
+        &mut self,
+        env: &mut Env<'_>,
+        topic: &str,
+    ) -> Result<Vec<(TopicPartition, Vec<crate::ids::BrokerId>)>, ControllerError> {
         let path = paths::topic(topic);
         env.client.register_data_handler(&path);
         let data = match env.client.get_data(env.zk, &path) {
@@ -53,14 +84,13 @@ impl KafkaController {
             Err(ZkError::NoNode) => return Ok(Vec::new()),
             Err(e) => return Err(e.into()),
         };
-        let mut out = Vec::new();
         // One shared name for every partition of the topic.
         let topic = crate::ids::Topic::from(topic);
-        for (p, replicas) in decode_topic_assignment(&data).unwrap_or_default() {
-            let tp = TopicPartition::new(&topic, p);
-            self.ctx.assignments.insert(tp.clone(), replicas);
-            out.push(tp);
-        }
+        let out = decode_topic_assignment(&data)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(p, replicas)| (TopicPartition::new(&topic, p), replicas))
+            .collect();
         for (p, r) in crate::znodes::decode_reassigning(&data) {
             self.ctx
                 .reassigning

@@ -9,7 +9,7 @@ use super::{ControllerError, Env, KafkaController};
 use crate::cow_map::CowMap;
 use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
-use crate::kafka_zk::{peek_leader_isrs, read_leader_isr, read_leader_isr_walked, StateHandlers};
+use crate::kafka_zk::read_leader_isr;
 use std::collections::BTreeSet;
 
 impl KafkaController {
@@ -251,25 +251,10 @@ impl KafkaController {
         tps: &[TopicPartition],
     ) -> Result<Vec<(TopicPartition, LeaderIsr)>, ControllerError> {
         let mut out = Vec::new();
-        // The first reads are one batch, read off the tree in one walk
-        // (`getTopicPartitionStates`): each state znode is written only after
-        // it is read, so the walk reads what each first read would, if no
-        // partition is asked for twice.
-        let mut walked = if tps.windows(2).all(|w| w[0] < w[1]) {
-            peek_leader_isrs(env.zk, tps)
-        } else {
-            Vec::new()
-        }
-        .into_iter();
-        let mut handlers = StateHandlers::default();
         for tp in tps {
-            let mut first = walked.next();
             for _ in 0..100 {
-                let read = match first.take() {
-                    Some(w) => read_leader_isr_walked(env.client, env.zk, tp, w, &mut handlers)?,
-                    None => read_leader_isr(env.client, env.zk, tp)?,
-                };
-                let Some(current) = read else {
+                // Read just before its write (see `elect_leader_for_partitions`).
+                let Some(current) = read_leader_isr(env.client, env.zk, tp)? else {
                     break;
                 };
                 if current.controller_epoch > self.ctx.epoch {

@@ -227,7 +227,7 @@ pub fn read_leader_isrs(
 /// Whether the client has data handlers on a topic's state znodes,
 /// remembered for the last topic asked about.
 #[derive(Debug, Default)]
-pub struct StateHandlers(Option<(crate::ids::Topic, bool)>);
+struct StateHandlers(Option<(crate::ids::Topic, bool)>);
 
 impl StateHandlers {
     fn any(&mut self, client: &ZkClient, topic: &crate::ids::Topic) -> bool {
@@ -247,7 +247,7 @@ impl StateHandlers {
 /// tree by [`peek_leader_isrs`] (`walked`) since the last write to it: the
 /// read is charged and counted, and made for real only where a handler
 /// would leave a watch.
-pub fn read_leader_isr_walked(
+fn read_leader_isr_walked(
     client: &mut ZkClient,
     zk: &mut Zk,
     tp: &TopicPartition,
@@ -263,7 +263,7 @@ pub fn read_leader_isr_walked(
 
 /// The state znodes of `tps` as they are now, in the order asked, read in
 /// one walk of the tree in path order: not charged, counted or watched
-/// (see [`read_leader_isr_walked`]).
+/// (see [`read_leader_isrs`]).
 pub fn peek_leader_isrs(zk: &Zk, tps: &[TopicPartition]) -> Vec<Option<LeaderIsr>> {
     // Sort keys in path order: the topic's rank among the topics asked for,
     // then the partition's decimal digits as text.
@@ -394,7 +394,9 @@ mod tests {
         assert!(decimal_text_key(u32::MAX) < 1 << 36);
     }
 
-    // ZooKeeper serves reads off its path map; the batch must read exactly
+    // Kafka: KafkaZkClient.getTopicPartitionStates reads every state znode
+    // asked for, each as its own getData. ZooKeeper serves reads off its
+    // path map; the batch must read exactly
     // what one read per partition would, whatever the order asked and
     // however topic names sort against their paths.
     #[test]

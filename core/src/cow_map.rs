@@ -364,6 +364,29 @@ impl<K: Ord + Clone, V: Clone> FromIterator<(K, V)> for CowMap<K, V> {
     }
 }
 
+impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
+    /// A map of `entries`: when they are in strictly ascending key order (a
+    /// map's, or a sorted walk's), cut into half-full chunks at once,
+    /// without a search each (the controller's context, built whole at a
+    /// failover); otherwise inserted one by one, as `collect` does.
+    pub fn from_sorted(entries: Vec<(K, V)>) -> Self {
+        if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
+            return entries.into_iter().collect();
+        }
+        let mut m = CowMap::new();
+        m.len = entries.len();
+        let mut rest = entries.into_iter().peekable();
+        while rest.peek().is_some() {
+            let chunk: Chunk<K, V> = rest.by_ref().take(CHUNK_MAX / 2).collect();
+            if let (false, Some((k, _))) = (m.chunks.is_empty(), chunk.first()) {
+                m.bounds.push(k.clone());
+            }
+            m.chunks.push(Rc::new(chunk));
+        }
+        m
+    }
+}
+
 impl<K: Ord + Clone, V: Clone, Q: Ord + ?Sized> std::ops::Index<&Q> for CowMap<K, V>
 where
     K: Borrow<Q>,
@@ -474,5 +497,46 @@ mod tests {
         assert!(m.contains_key("/n/42"));
         assert!(!m.contains_key("/n/500"));
         assert_eq!(m["/n/7"], 1);
+    }
+
+    #[test]
+    fn a_map_built_from_sorted_entries_behaves_as_one_built_by_inserts() {
+        for n in [0u32, 1, 23, 24, 25, 48, 49, 1000] {
+            let sorted = CowMap::from_sorted((0..n).map(|i| (i * 2, i)).collect());
+            let mut b: BTreeMap<u32, u32> = (0..n).map(|i| (i * 2, i)).collect();
+            let mut m = sorted.clone();
+            assert!(m
+                .iter()
+                .map(|(k, v)| (*k, *v))
+                .eq(b.iter().map(|(k, v)| (*k, *v))));
+            for i in 0..n * 2 + 3 {
+                assert_eq!(m.get(&i), b.get(&i), "{n} {i}");
+                if i % 3 == 0 {
+                    assert_eq!(m.insert(i, i + 7), b.insert(i, i + 7));
+                } else if i % 3 == 1 {
+                    assert_eq!(m.remove(&i), b.remove(&i));
+                }
+            }
+            assert_eq!(m.len(), b.len());
+            assert!(m
+                .iter()
+                .map(|(k, v)| (*k, *v))
+                .eq(b.iter().map(|(k, v)| (*k, *v))));
+            let from: Vec<(u32, u32)> = m
+                .range_from(Bound::Included(&n))
+                .map(|(k, v)| (*k, *v))
+                .collect();
+            let want: Vec<(u32, u32)> = b.range(n..).map(|(k, v)| (*k, *v)).collect();
+            assert_eq!(from, want);
+            // Unsorted input (a repeat: the last wins) is inserted one by one.
+            let unsorted =
+                CowMap::from_sorted((0..n).rev().chain([0]).map(|i| (i * 2, i)).collect());
+            let mut want: BTreeMap<u32, u32> = (0..n).map(|i| (i * 2, i)).collect();
+            want.insert(0, 0);
+            assert!(unsorted
+                .iter()
+                .map(|(k, v)| (*k, *v))
+                .eq(want.iter().map(|(k, v)| (*k, *v))));
+        }
     }
 }

@@ -206,6 +206,148 @@ pub fn read_leader_isr(
     }
 }
 
+/// `getTopicPartitionStates`: the state znodes of `tps` (each `None` as in
+/// [`read_leader_isr`]), in the order asked. Kafka pipelines these reads;
+/// here they are served as one ordered walk of the tree ([`peek_leader_isrs`])
+/// and each is charged, counted and watched as a single read would be.
+pub fn read_leader_isrs(
+    client: &mut ZkClient,
+    zk: &mut Zk,
+    tps: &[TopicPartition],
+) -> Result<Vec<Option<LeaderIsr>>, ZkError> {
+    let mut out = peek_leader_isrs(zk, tps);
+    let mut watched = StateHandlers::default();
+    for (tp, slot) in tps.iter().zip(out.iter_mut()) {
+        let walked = slot.take();
+        *slot = read_leader_isr_walked(client, zk, tp, walked, &mut watched)?;
+    }
+    Ok(out)
+}
+
+/// Whether the client has data handlers on a topic's state znodes,
+/// remembered for the last topic asked about.
+#[derive(Debug, Default)]
+struct StateHandlers(Option<(crate::ids::Topic, bool)>);
+
+impl StateHandlers {
+    fn any(&mut self, client: &ZkClient, topic: &crate::ids::Topic) -> bool {
+        match &self.0 {
+            Some((t, any)) if t == topic => *any,
+            _ => {
+                let prefix = format!("{}/{topic}/partitions/", paths::TOPICS);
+                let any = client.has_data_handler_under(&prefix);
+                self.0 = Some((topic.clone(), any));
+                any
+            }
+        }
+    }
+}
+
+/// [`read_leader_isr`] of a partition whose state znode was read off the
+/// tree by [`peek_leader_isrs`] (`walked`) since the last write to it: the
+/// read is charged and counted, and made for real only where a handler
+/// would leave a watch.
+fn read_leader_isr_walked(
+    client: &mut ZkClient,
+    zk: &mut Zk,
+    tp: &TopicPartition,
+    walked: Option<LeaderIsr>,
+    handlers: &mut StateHandlers,
+) -> Result<Option<LeaderIsr>, ZkError> {
+    if handlers.any(client, &tp.topic) {
+        return read_leader_isr(client, zk, tp);
+    }
+    client.charge_read(zk)?;
+    Ok(walked)
+}
+
+/// The state znodes of `tps` as they are now, in the order asked, read in
+/// one walk of the tree in path order: not charged, counted or watched
+/// (see [`read_leader_isrs`]).
+pub fn peek_leader_isrs(zk: &Zk, tps: &[TopicPartition]) -> Vec<Option<LeaderIsr>> {
+    // Sort keys in path order: the topic's rank among the topics asked for,
+    // then the partition's decimal digits as text.
+    let mut topics: Vec<&crate::ids::Topic> = Vec::new();
+    for tp in tps {
+        if topics.last() != Some(&&tp.topic) {
+            topics.push(&tp.topic);
+        }
+    }
+    topics.sort_unstable_by(|a, b| topic_path_order(a, b));
+    topics.dedup();
+    let mut order: Vec<(u64, usize)> = Vec::with_capacity(tps.len());
+    let mut last: Option<(&crate::ids::Topic, u64)> = None;
+    for (i, tp) in tps.iter().enumerate() {
+        let rank = match last {
+            Some((t, r)) if *t == tp.topic => r,
+            _ => {
+                let r = topics
+                    .binary_search_by(|t| topic_path_order(t, &tp.topic))
+                    .unwrap_or(0) as u64;
+                last = Some((&tp.topic, r));
+                r
+            }
+        };
+        order.push(((rank << 36) | decimal_text_key(tp.partition), i));
+    }
+    order.sort_unstable();
+    let mut out = vec![None; tps.len()];
+    let mut cursor = zk.cursor();
+    let mut path = String::new();
+    for (_, i) in order {
+        let tp = &tps[i];
+        path.clear();
+        path.push_str(paths::TOPICS);
+        path.push('/');
+        path.push_str(tp.topic.as_str());
+        path.push_str("/partitions/");
+        let mut digits = [0u8; 10];
+        path.push_str(decimal(tp.partition, &mut digits));
+        path.push_str("/state");
+        if let Some(node) = cursor.get(&path) {
+            out[i] = decode_partition_state(&node.data, node.stat.version);
+        }
+    }
+    out
+}
+
+/// `n` in decimal, written at the end of `buf`.
+fn decimal(mut n: u32, buf: &mut [u8; 10]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("")
+}
+
+/// A number (below 2^36) that orders as `n`'s decimal digits do as text:
+/// the digits, each plus one, left-aligned in ten base-11 places.
+fn decimal_text_key(n: u32) -> u64 {
+    let mut buf = [0u8; 10];
+    let digits = decimal(n, &mut buf).as_bytes();
+    let mut key = 0u64;
+    for place in 0..10 {
+        key = key * 11 + digits.get(place).map_or(0, |d| u64::from(d - b'0') + 1);
+    }
+    key
+}
+
+/// The order of two topics' paths under `/brokers/topics/` as prefixes of
+/// deeper paths: by `<topic>/` (a name with `-` or `.` sorts before its prefix).
+fn topic_path_order(a: &crate::ids::Topic, b: &crate::ids::Topic) -> std::cmp::Ordering {
+    if a == b {
+        return std::cmp::Ordering::Equal;
+    }
+    let ta = a.as_str().bytes().chain(std::iter::once(b'/'));
+    let tb = b.as_str().bytes().chain(std::iter::once(b'/'));
+    ta.cmp(tb)
+}
+
 /// `getTopicDeletions`: the topics queued in `/admin/delete_topics` (re-arming
 /// the child watch when its handler is registered).
 pub fn get_topic_deletions(
@@ -216,4 +358,90 @@ pub fn get_topic_deletions(
         .get_children(zk, paths::DELETE_TOPICS)?
         .into_iter()
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::Topic;
+
+    #[test]
+    fn decimal_text_key_orders_as_the_digits_do() {
+        let ns = [
+            0u32,
+            1,
+            2,
+            9,
+            10,
+            11,
+            19,
+            100,
+            101,
+            999,
+            1000,
+            12345,
+            u32::MAX,
+        ];
+        for a in ns {
+            for b in ns {
+                assert_eq!(
+                    decimal_text_key(a).cmp(&decimal_text_key(b)),
+                    a.to_string().cmp(&b.to_string()),
+                    "{a} {b}"
+                );
+            }
+        }
+        assert!(decimal_text_key(u32::MAX) < 1 << 36);
+    }
+
+    // Kafka: KafkaZkClient.getTopicPartitionStates reads every state znode
+    // asked for, each as its own getData. ZooKeeper serves reads off its
+    // path map; the batch must read exactly
+    // what one read per partition would, whatever the order asked and
+    // however topic names sort against their paths.
+    #[test]
+    fn peek_reads_what_single_reads_read() {
+        let mut zk = Zk::new();
+        let names = ["a", "a-b", "a.c", "ab", "b"];
+        let mut tps = Vec::new();
+        for (k, name) in names.iter().enumerate() {
+            let topic = Topic::from(*name);
+            for p in 0..23u32 {
+                let tp = TopicPartition::new(&topic, p);
+                // Some partitions have no state znode.
+                if (p + k as u32) % 5 != 0 {
+                    let l = LeaderIsr {
+                        leader: Some(BrokerId(p % 3)),
+                        leader_epoch: p as i32,
+                        isr: vec![BrokerId(p % 3)],
+                        zk_version: 0,
+                        controller_epoch: 1,
+                    };
+                    zk.create_recursive(
+                        None,
+                        &paths::partition_state(&tp),
+                        &crate::znodes::encode_partition_state(&l),
+                        CreateMode::Persistent,
+                    )
+                    .unwrap();
+                }
+                tps.push(tp);
+            }
+        }
+        // Asked in several orders, with repeats and a partition never created.
+        tps.push(TopicPartition::new(Topic::from("zz"), 4));
+        let mut mixed = tps.clone();
+        mixed.reverse();
+        mixed.extend(tps.iter().step_by(3).cloned());
+        for asked in [tps, mixed] {
+            let one_by_one: Vec<Option<LeaderIsr>> = asked
+                .iter()
+                .map(|tp| {
+                    let node = zk.node(&paths::partition_state(tp))?;
+                    decode_partition_state(&node.data, node.stat.version)
+                })
+                .collect();
+            assert_eq!(peek_leader_isrs(&zk, &asked), one_by_one);
+        }
+    }
 }

@@ -114,6 +114,26 @@ impl ZkClient {
         zk.get_data(path, self.data_watch(path))
     }
 
+    /// A `getData` without a watch whose answer the caller read off the
+    /// tree in an ordered walk ([`Zk::cursor`]): checked, charged and
+    /// counted as [`ZkClient::get_data`] would be.
+    pub fn charge_read(&mut self, zk: &mut Zk) -> Result<(), ZkError> {
+        self.live(zk)?;
+        self.meter.read();
+        zk.count_read();
+        Ok(())
+    }
+
+    /// Whether a data handler is registered for some path starting with
+    /// `prefix` (a read there may leave a watch).
+    pub fn has_data_handler_under(&self, prefix: &str) -> bool {
+        use std::ops::Bound;
+        self.data_handlers
+            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+            .next()
+            .is_some_and(|p| p.starts_with(prefix))
+    }
+
     /// `exists`, watching if a handler is registered for the path.
     pub fn exists(&mut self, zk: &mut Zk, path: &str) -> Result<Option<Stat>, ZkError> {
         self.live(zk)?;

@@ -9,6 +9,7 @@
 use super::channel::{PartitionStateInfo, RequestBody, LEADER_DURING_DELETE, NO_LEADER};
 use super::context::{ControllerContext, LeaderIsr};
 use super::{Env, RequestDraft};
+use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -173,11 +174,15 @@ impl RequestBatch {
             let mut tps = self.update_metadata_partitions;
             tps.sort_unstable();
             tps.dedup();
+            // The partitions are in order: their leadership and replicas are
+            // looked up in one walk of each map.
+            let mut leadership = Walk::new(&ctx.leadership);
+            let mut assignments = Walk::new(&ctx.assignments);
             let partitions: super::channel::SharedStates = tps
                 .iter()
                 .filter_map(|tp| {
-                    let l = ctx.leadership.get(tp)?;
-                    let replicas = ctx.assignments.get(tp).map_or(&[][..], |a| a.as_slice());
+                    let l = leadership.get(tp)?;
+                    let replicas = assignments.get(tp).map_or(&[][..], |a| a.as_slice());
                     let mut info = partition_info(tp, l, replicas, false);
                     if deleting.contains(tp.topic.as_str()) {
                         info.leader = LEADER_DURING_DELETE;
@@ -260,4 +265,45 @@ fn in_partition_order<T>(
         out.push(e);
     }
     out
+}
+
+/// Lookups of keys in ascending order in a map, as one walk: each steps
+/// forward from where the last one ended, and searches afresh only when
+/// the key is far ahead.
+struct Walk<'a, K, V> {
+    map: &'a CowMap<K, V>,
+    iter: std::iter::Peekable<crate::cow_map::Iter<'a, K, V>>,
+}
+
+impl<'a, K: Ord + Clone, V: Clone> Walk<'a, K, V> {
+    /// How many entries a lookup steps over before searching afresh.
+    const STEPS: usize = 16;
+
+    fn new(map: &'a CowMap<K, V>) -> Self {
+        Walk {
+            map,
+            iter: map.iter().peekable(),
+        }
+    }
+
+    /// The value for `key`, which is not below any key looked up before.
+    fn get(&mut self, key: &K) -> Option<&'a V> {
+        for _ in 0..Self::STEPS {
+            match self.iter.peek() {
+                Some((k, _)) if *k < key => {
+                    self.iter.next();
+                }
+                Some((k, v)) => return (*k == key).then_some(*v),
+                None => return None,
+            }
+        }
+        self.iter = self
+            .map
+            .range_from(std::ops::Bound::Included(key))
+            .peekable();
+        match self.iter.peek() {
+            Some((k, v)) if *k == key => Some(*v),
+            _ => None,
+        }
+    }
 }

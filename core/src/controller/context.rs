@@ -1,6 +1,7 @@
 //! What the active controller holds in memory (Kafka's ControllerContext).
 
 use super::states::{PartitionState, ReplicaState};
+use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -9,7 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// (defined with the znode codecs).
 pub use crate::znodes::LeaderIsr;
 
-/// The controller's in-memory view of the cluster.
+/// The controller's in-memory view of the cluster. The per-partition maps
+/// are copy-on-write ([`CowMap`]): a copy of the context (a timeline
+/// snapshot's, a benchmark's) shares them chunk by chunk.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ControllerContext {
     /// The controller epoch (`/controller_epoch`'s value when elected).
@@ -23,13 +26,13 @@ pub struct ControllerContext {
     /// Every topic.
     pub all_topics: BTreeSet<String>,
     /// The replica assignment, preferred replica first.
-    pub assignments: BTreeMap<TopicPartition, Vec<BrokerId>>,
+    pub assignments: CowMap<TopicPartition, Vec<BrokerId>>,
     /// Leadership read from or written to the state znodes.
-    pub leadership: BTreeMap<TopicPartition, LeaderIsr>,
+    pub leadership: CowMap<TopicPartition, LeaderIsr>,
     /// The PartitionStateMachine's states.
-    pub partition_states: BTreeMap<TopicPartition, PartitionState>,
+    pub partition_states: CowMap<TopicPartition, PartitionState>,
     /// The ReplicaStateMachine's states, by partition and broker.
-    pub replica_states: BTreeMap<(TopicPartition, BrokerId), ReplicaState>,
+    pub replica_states: CowMap<(TopicPartition, BrokerId), ReplicaState>,
     /// Topics queued for deletion (`topicsToBeDeleted`).
     pub topics_to_be_deleted: BTreeSet<String>,
     /// Partitions with a reassignment in progress.

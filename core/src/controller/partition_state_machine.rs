@@ -9,6 +9,7 @@ use super::context::LeaderIsr;
 use super::election::{self, BrokerBits, ElectionResult, Strategy};
 use super::states::{PartitionState, PartitionStateChangeError};
 use super::{ControllerError, Env, KafkaController};
+use crate::cow_map::CowMap;
 use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::{fenced, read_leader_isr};
@@ -53,9 +54,11 @@ impl KafkaController {
             .collect();
         if self.ctx.partition_states.is_empty() {
             // A new controller's context starts empty: build the map in one go.
-            self.ctx.partition_states = states.into_iter().collect();
+            self.ctx.partition_states = CowMap::from_sorted(states);
         } else {
-            self.ctx.partition_states.extend(states);
+            for (tp, state) in states {
+                self.ctx.partition_states.insert(tp, state);
+            }
         }
         self.trigger_online_partition_state_change(env, None)
     }
@@ -112,8 +115,7 @@ impl KafkaController {
             let current = *self
                 .ctx
                 .partition_states
-                .entry(tp.clone())
-                .or_insert(PartitionState::NonExistentPartition);
+                .get_or_insert_with(tp.clone(), || PartitionState::NonExistentPartition);
             if target.can_follow(current) {
                 valid.push(tp.clone());
             } else {
@@ -311,7 +313,11 @@ impl KafkaController {
             rounds += 1;
             let mut retry = Vec::new();
             for tp in remaining {
-                match self.elect_one(env, batch, &tp, strategy, &sets)? {
+                // Read just before its write, as Kafka's retry loop does:
+                // the write then finds the node's part of the tree in the
+                // cache (a batch read first measured slower here).
+                let read = read_leader_isr(env.client, env.zk, &tp)?;
+                match self.elect_one(env, batch, &tp, read, strategy, &sets)? {
                     Some(r) => out.push((tp, r)),
                     None => retry.push(tp),
                 }
@@ -337,16 +343,18 @@ impl KafkaController {
         Ok(out)
     }
 
-    /// One election; `None` means BadVersion: read and try again.
+    /// One election from the state znode as `read`; `None` means
+    /// BadVersion: read and try again.
     fn elect_one(
         &mut self,
         env: &mut Env<'_>,
         batch: &mut RequestBatch,
         tp: &TopicPartition,
+        read: Option<LeaderIsr>,
         strategy: Strategy,
         sets: &ElectionSets,
     ) -> Result<Option<TransitionResult>, ControllerError> {
-        let Some(current) = read_leader_isr(env.client, env.zk, tp)? else {
+        let Some(current) = read else {
             let e = PartitionStateChangeError::NoLeaderAndIsr { tp: tp.clone() };
             return Ok(Some(election_failed(env, e)));
         };

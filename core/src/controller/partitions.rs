@@ -7,8 +7,9 @@
 
 use super::batch::RequestBatch;
 use super::{ControllerError, Env, KafkaController};
+use crate::cow_map::CowMap;
 use crate::ids::TopicPartition;
-use crate::kafka_zk::{fenced_delete, read_leader_isr};
+use crate::kafka_zk::{fenced_delete, read_leader_isrs};
 use crate::zk::ZkError;
 use crate::zk_client::paths;
 use crate::znodes::decode_topic_assignment;
@@ -20,20 +21,36 @@ impl KafkaController {
     /// Read every topic's assignment (re-arming the per-topic watches) and
     /// every partition's state znode into the context.
     pub(super) fn read_partitions(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
-        self.ctx.assignments.clear();
-        self.ctx.leadership.clear();
+        self.ctx.assignments = CowMap::new();
+        self.ctx.leadership = CowMap::new();
         let topics: Vec<String> = self.ctx.all_topics.iter().cloned().collect();
+        // The assignments in topic and partition order, built in one go.
+        let mut assignments = Vec::new();
+        let mut failed = None;
         for topic in &topics {
-            self.read_topic_assignment(env, topic)?;
-        }
-        // Read in partition order, so the map is built in one go.
-        let mut leadership = Vec::with_capacity(self.ctx.assignments.len());
-        for tp in self.ctx.assignments.keys() {
-            if let Some(l) = read_leader_isr(env.client, env.zk, tp)? {
-                leadership.push((tp.clone(), l));
+            match self.read_topic_assignment_entries(env, topic) {
+                Ok(entries) => assignments.extend(entries),
+                Err(e) => {
+                    // What was read stays, as if inserted one by one.
+                    failed = Some(e);
+                    break;
+                }
             }
         }
-        self.ctx.leadership = leadership.into_iter().collect();
+        self.ctx.assignments = CowMap::from_sorted(assignments);
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        // Read as one batch (`getTopicPartitionStates`), in partition order,
+        // so the map is built in one go.
+        let tps: Vec<TopicPartition> = self.ctx.assignments.keys().cloned().collect();
+        let states = read_leader_isrs(env.client, env.zk, &tps)?;
+        self.ctx.leadership = CowMap::from_sorted(
+            tps.into_iter()
+                .zip(states)
+                .filter_map(|(tp, l)| Some((tp, l?)))
+                .collect(),
+        );
         Ok(())
     }
 
@@ -43,6 +60,23 @@ impl KafkaController {
         env: &mut Env<'_>,
         topic: &str,
     ) -> Result<Vec<TopicPartition>, ControllerError> {
+        let entries = self.read_topic_assignment_entries(env, topic)?;
+        let mut out = Vec::with_capacity(entries.len());
+        for (tp, replicas) in entries {
+            self.ctx.assignments.insert(tp.clone(), replicas);
+            out.push(tp);
+        }
+        Ok(out)
+    }
+
+    /// `read_topic_assignment` without changing the assignments: the
+    /// topic's partitions with their replicas, in the znode's order (the
+    /// reassignments in it are recorded).
+    fn read_topic_assignment_entries(
+        &mut self,
+        env: &mut Env<'_>,
+        topic: &str,
+    ) -> Result<Vec<(TopicPartition, Vec<crate::ids::BrokerId>)>, ControllerError> {
         let path = paths::topic(topic);
         env.client.register_data_handler(&path);
         let data = match env.client.get_data(env.zk, &path) {
@@ -50,14 +84,13 @@ impl KafkaController {
             Err(ZkError::NoNode) => return Ok(Vec::new()),
             Err(e) => return Err(e.into()),
         };
-        let mut out = Vec::new();
         // One shared name for every partition of the topic.
         let topic = crate::ids::Topic::from(topic);
-        for (p, replicas) in decode_topic_assignment(&data).unwrap_or_default() {
-            let tp = TopicPartition::new(&topic, p);
-            self.ctx.assignments.insert(tp.clone(), replicas);
-            out.push(tp);
-        }
+        let out = decode_topic_assignment(&data)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(p, replicas)| (TopicPartition::new(&topic, p), replicas))
+            .collect();
         for (p, r) in crate::znodes::decode_reassigning(&data) {
             self.ctx
                 .reassigning
@@ -89,8 +122,9 @@ impl KafkaController {
             .filter(|tp| self.ctx.assignments.contains_key(tp))
             .collect();
         let result = (|| {
-            for tp in &tps {
-                if let Some(l) = read_leader_isr(env.client, env.zk, tp)? {
+            let states = read_leader_isrs(env.client, env.zk, &tps)?;
+            for (tp, l) in tps.iter().zip(states) {
+                if let Some(l) = l {
                     self.ctx.leadership.insert(tp.clone(), l);
                 }
             }

@@ -6,6 +6,7 @@ use super::batch::RequestBatch;
 use super::context::LeaderIsr;
 use super::states::{ReplicaState, ReplicaStateChangeError};
 use super::{ControllerError, Env, KafkaController};
+use crate::cow_map::CowMap;
 use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::read_leader_isr;
@@ -43,6 +44,7 @@ impl KafkaController {
         let replicas: usize = self.ctx.assignments.values().map(Vec::len).sum();
         let mut states = Vec::with_capacity(replicas);
         for (tp, rs) in &self.ctx.assignments {
+            let start = states.len();
             for r in rs {
                 let state = if online_brokers.has(*r) {
                     any_online = true;
@@ -53,13 +55,20 @@ impl KafkaController {
                 };
                 states.push(((tp.clone(), *r), state));
             }
+            // In key order: the partition's replicas by broker. A replica
+            // named twice gets the same state both times: keep one.
+            if let Some(these) = states.get_mut(start..) {
+                these.sort_unstable_by_key(|((_, r), _)| *r);
+            }
         }
+        states.dedup_by(|a, b| a.0 == b.0);
         if self.ctx.replica_states.is_empty() {
-            // A new controller's context starts empty: build the map in one
-            // go (the last state given for a replica wins, as inserts would).
-            self.ctx.replica_states = states.into_iter().collect();
+            // A new controller's context starts empty: build the map in one go.
+            self.ctx.replica_states = CowMap::from_sorted(states);
         } else {
-            self.ctx.replica_states.extend(states);
+            for (key, state) in states {
+                self.ctx.replica_states.insert(key, state);
+            }
         }
         if any_online {
             // `handleStateChanges(online, OnlineReplica)`, walked by partition
@@ -117,8 +126,7 @@ impl KafkaController {
                 let current = *self
                     .ctx
                     .replica_states
-                    .entry(key)
-                    .or_insert(ReplicaState::NonExistentReplica);
+                    .get_or_insert_with(key, || ReplicaState::NonExistentReplica);
                 if target.can_follow(current) {
                     valid.push(tp);
                 } else {
@@ -170,7 +178,10 @@ impl KafkaController {
                 for tp in tps {
                     let from = self.ctx.replica_states.get(&(tp.clone(), broker)).copied();
                     if from == Some(ReplicaState::NewReplica) {
-                        let a = self.ctx.assignments.entry(tp.clone()).or_default();
+                        let a = self
+                            .ctx
+                            .assignments
+                            .get_or_insert_with(tp.clone(), Vec::new);
                         if !a.contains(&broker) {
                             a.push(broker);
                         }
@@ -242,6 +253,7 @@ impl KafkaController {
         let mut out = Vec::new();
         for tp in tps {
             for _ in 0..100 {
+                // Read just before its write (see `elect_leader_for_partitions`).
                 let Some(current) = read_leader_isr(env.client, env.zk, tp)? else {
                     break;
                 };

@@ -153,6 +153,63 @@ impl<'a> Iterator for Children<'a> {
     }
 }
 
+/// Lookups of many nodes as one walk of the sorted path map (how this
+/// ensemble serves a batch of pipelined reads, such as Kafka's
+/// `getTopicPartitionStates`): a lookup at or after the previous one steps
+/// forward from where that one ended; any other (or one far ahead) is a
+/// fresh search. Reads as [`Zk::node`] does: no watch, not counted.
+#[derive(Debug, Clone)]
+pub struct NodeCursor<'a> {
+    nodes: &'a CowMap<String, Znode>,
+    /// Positioned at the first path at or after `at` (`None` before the first lookup).
+    iter: Option<std::iter::Peekable<crate::cow_map::Iter<'a, String, Znode>>>,
+    /// The path last looked up.
+    at: String,
+}
+
+impl<'a> NodeCursor<'a> {
+    /// How many paths a lookup steps over before searching afresh (a
+    /// partition's state znode is two paths after the one before it).
+    const STEPS: usize = 8;
+
+    /// The node at `path`, if any.
+    pub fn get(&mut self, path: &str) -> Option<&'a Znode> {
+        let mut found = None;
+        let mut walked = false;
+        if let Some(iter) = self.iter.as_mut().filter(|_| path >= self.at.as_str()) {
+            for _ in 0..Self::STEPS {
+                match iter.peek() {
+                    Some((k, _)) if k.as_str() < path => {
+                        iter.next();
+                    }
+                    Some((k, n)) => {
+                        walked = true;
+                        found = (k.as_str() == path).then_some(*n);
+                        break;
+                    }
+                    None => {
+                        walked = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if !walked {
+            let mut iter = self
+                .nodes
+                .range_from::<str>(std::ops::Bound::Included(path))
+                .peekable();
+            found = iter
+                .peek()
+                .and_then(|(k, n)| (k.as_str() == path).then_some(*n));
+            self.iter = Some(iter);
+        }
+        self.at.clear();
+        self.at.push_str(path);
+        found
+    }
+}
+
 /// What happened to a watched path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum WatchKind {
@@ -579,6 +636,21 @@ impl Zk {
     /// Whether the node at `path` has children.
     fn has_children(&self, path: &str) -> bool {
         self.children(path).next().is_some()
+    }
+
+    /// A cursor for looking up many nodes in path order ([`NodeCursor`]).
+    pub fn cursor(&self) -> NodeCursor<'_> {
+        NodeCursor {
+            nodes: &self.nodes,
+            iter: None,
+            at: String::new(),
+        }
+    }
+
+    /// Count a `getData` answered off a [`NodeCursor`] walk, as
+    /// [`Zk::get_data`] counts one (a read without a watch).
+    pub fn count_read(&mut self) {
+        self.counters.reads += 1;
     }
 
     /// Every node, in path order.

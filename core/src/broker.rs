@@ -6,6 +6,7 @@ pub use crate::controller::channel::ApiError;
 use crate::controller::channel::{
     ControlRequest, PartitionStateInfo, RequestBody, SharedStates, NO_LEADER,
 };
+use crate::controller::election::BrokerIds;
 use crate::controller::KafkaController;
 use crate::cow_map::CowMap;
 use crate::data_plane::replica_map::ReplicaMap;
@@ -51,10 +52,12 @@ pub struct LocalPartition {
     pub leader: i32,
     /// The leader epoch last applied.
     pub leader_epoch: i32,
-    /// The ISR last applied.
-    pub isr: Vec<BrokerId>,
-    /// The assigned replicas.
-    pub replicas: Vec<BrokerId>,
+    /// The ISR last applied (in place for up to six replicas: a hosted
+    /// replica of the usual replication factors holds no heap allocation, so
+    /// copying a chunk of them is a plain copy).
+    pub isr: BrokerIds,
+    /// The assigned replicas (in place, as the ISR).
+    pub replicas: BrokerIds,
     /// The state znode version the broker last knew (a leader writes ISR
     /// changes conditionally on it).
     pub zk_version: i32,
@@ -75,8 +78,8 @@ impl LocalPartition {
         LocalPartition {
             leader: p.leader,
             leader_epoch: p.leader_epoch,
-            isr: p.isr.clone(),
-            replicas: p.replicas.clone(),
+            isr: BrokerIds::from(&p.isr[..]),
+            replicas: BrokerIds::from(&p.replicas[..]),
             zk_version: p.zk_version,
             controller_epoch: p.controller_epoch,
             follower_leo: ReplicaMap::new(),

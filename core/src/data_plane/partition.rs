@@ -7,6 +7,7 @@
 
 use super::{DataPlane, Env};
 use crate::controller::context::LeaderIsr;
+use crate::controller::election::BrokerIds;
 use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::invariants;
@@ -246,7 +247,7 @@ impl DataPlane {
                         .iter()
                         .copied()
                         .filter(|r| !out.contains(r))
-                        .collect::<Vec<_>>(),
+                        .collect::<BrokerIds>(),
                 ));
             }
         }
@@ -269,7 +270,7 @@ impl DataPlane {
         env: &mut Env,
         leader: BrokerId,
         tp: &TopicPartition,
-        isr: Vec<BrokerId>,
+        isr: BrokerIds,
     ) -> bool {
         let replicas: Vec<BrokerId> =
             match env.brokers.get(&leader).and_then(|b| b.replicas.get(tp)) {
@@ -320,10 +321,10 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[Broker
         Some(local.zk_version),
     ) {
         Ok(stat) => {
-            let old = local.isr.clone();
+            let old = local.isr.to_vec();
             if let Some(b) = env.brokers.get_mut(&leader) {
                 if let Some(p) = b.replicas.get_mut(tp) {
-                    p.isr = isr.to_vec();
+                    p.isr = BrokerIds::from(isr);
                     p.zk_version = stat.version;
                 }
                 b.isr_change_set.insert(tp.clone());

@@ -10,7 +10,7 @@ use crate::controller::election::BrokerIds;
 use crate::controller::KafkaController;
 use crate::cow_map::CowMap;
 use crate::data_plane::replica_map::ReplicaMap;
-use crate::ids::{BrokerId, TopicPartition};
+use crate::ids::{BrokerId, Topic, TopicPartition};
 use crate::time::SimTime;
 use crate::zk_client::ZkClient;
 use serde::{Deserialize, Serialize};
@@ -215,9 +215,18 @@ impl std::ops::Index<&TopicPartition> for PartitionCache {
 /// references only; a result that no broker holds any more is built again),
 /// and it is a cache of work, not state: two simulations are equal whatever
 /// their memos hold.
+///
+/// It also gives the brokers one string per topic name for the keys of
+/// their hosted replicas ([`MetadataMemo::local_name`]): names compare by
+/// pointer before they compare by bytes, and the controller's requests may
+/// carry names in strings of their own (a new controller reads them again).
 #[derive(Debug, Clone, Default)]
 pub struct MetadataMemo {
     recent: std::collections::VecDeque<MemoEntry>,
+    /// One string per topic name the brokers' maps use.
+    names: std::collections::BTreeSet<Topic>,
+    /// The last name looked up in `names`: (as given, as kept).
+    last_name: Option<(Topic, Topic)>,
 }
 
 /// The cache a request was applied to (and whether it was empty), the
@@ -242,6 +251,28 @@ impl Eq for MetadataMemo {}
 impl MetadataMemo {
     /// How many results it remembers.
     const SIZE: usize = 8;
+
+    /// `tp`, named with the string the brokers' maps share for its topic.
+    fn local_name(&mut self, tp: &TopicPartition) -> TopicPartition {
+        let topic = match &self.last_name {
+            Some((given, kept)) if std::ptr::eq(given.as_str(), tp.topic.as_str()) => kept.clone(),
+            _ => {
+                let kept = match self.names.get(tp.topic.as_str()) {
+                    Some(t) => t.clone(),
+                    None => {
+                        self.names.insert(tp.topic.clone());
+                        tp.topic.clone()
+                    }
+                };
+                self.last_name = Some((tp.topic.clone(), kept.clone()));
+                kept
+            }
+        };
+        TopicPartition {
+            topic,
+            partition: tp.partition,
+        }
+    }
 
     fn apply(&mut self, base: &PartitionCache, partitions: &SharedStates) -> PartitionCache {
         if partitions.is_empty() {
@@ -388,11 +419,9 @@ impl Broker {
     /// (an equal one "matches the current leader epoch" and is ignored, as a
     /// new controller's start-up requests are) and the broker is one of its
     /// replicas.
-    fn takes(&self, p: &PartitionStateInfo) -> bool {
-        self.replicas
-            .get(&p.tp)
-            .is_none_or(|l| p.leader_epoch > l.leader_epoch)
-            && p.replicas.contains(&self.id)
+    /// `local` is the broker's replica of the partition, if it has one.
+    fn takes(id: BrokerId, local: Option<&LocalPartition>, p: &PartitionStateInfo) -> bool {
+        local.is_none_or(|l| p.leader_epoch > l.leader_epoch) && p.replicas.contains(&id)
     }
 
     /// [`Broker::handle_request`], sharing metadata caches through `memo`
@@ -425,12 +454,13 @@ impl Broker {
         match &req.body {
             RequestBody::LeaderAndIsr { partitions } => {
                 for p in partitions {
-                    let take = self.takes(p);
+                    // One search per partition: whether it takes it, and
+                    // where it goes.
+                    let tp = memo.local_name(&p.tp);
+                    let take = self
+                        .replicas
+                        .insert_with(&tp, |l| Self::takes(self.id, l, p).then(|| LocalPartition::from_info(p)));
                     taken.push(take);
-                    if take {
-                        self.replicas
-                            .insert(p.tp.clone(), LocalPartition::from_info(p));
-                    }
                 }
             }
             RequestBody::UpdateMetadata {

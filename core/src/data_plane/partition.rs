@@ -56,10 +56,12 @@ impl DataPlane {
         if current_epoch.is_some_and(|e| leader_epoch < e) {
             return;
         }
-        let log = self
-            .logs
-            .get_or_insert_with((broker, tp.clone()), Default::default)
-            .clone();
+        let key = (broker, tp.clone());
+        if !self.logs.contains_key(&key) {
+            self.logs.insert(key.clone(), Default::default());
+        }
+        let empty = crate::log::Log::default();
+        let log = self.logs.get(&key).unwrap_or(&empty);
         let committed = self.partition_hw.get(tp).copied().unwrap_or(0);
         let unclean = self.unclean_partitions.contains(tp);
         let mut lost = 0;
@@ -104,7 +106,7 @@ impl DataPlane {
         } else {
             log.high_watermark.max(committed.min(leo))
         };
-        if let Some(l) = self.logs.get_mut(&(broker, tp.clone())) {
+        if let Some(l) = self.logs.get_mut_if(&key, |l| l.high_watermark != hw) {
             l.high_watermark = hw;
         }
         if committed > hw && !unclean {
@@ -137,23 +139,37 @@ impl DataPlane {
             leader_hw,
         } = fetched;
         let now = env.now;
-        let Some(local) = env
-            .brokers
-            .get_mut(&leader)
-            .and_then(|b| b.replicas.get_mut(tp))
-        else {
+        let Some(b) = env.brokers.get_mut(&leader) else {
             return;
         };
-        let moved = local.follower_leo.insert(follower, leo) != Some(leo);
-        if leo >= leader_leo {
-            local.last_caught_up.insert(follower, now);
+        // What the fetch changes in the leader's view; the replica is
+        // written (its chunk copied) only if something does.
+        let mut seen = None;
+        let needs = |local: &crate::broker::LocalPartition| {
+            let moved = local.follower_leo.get(&follower) != Some(&leo);
+            let caught = leo >= leader_leo && local.last_caught_up.get(&follower) != Some(&now);
+            let expand = !local.isr.contains(&follower)
+                && local.replicas.contains(&follower)
+                && leo >= leader_hw;
+            let isr = expand.then(|| {
+                let mut isr = local.isr.clone();
+                isr.push(follower);
+                isr
+            });
+            seen = Some((moved, isr));
+            moved || caught
+        };
+        if let Some(local) = b.replicas.get_mut_if(tp, needs) {
+            local.follower_leo.insert(follower, leo);
+            if leo >= leader_leo {
+                local.last_caught_up.insert(follower, now);
+            }
         }
-        let expand = !local.isr.contains(&follower)
-            && local.replicas.contains(&follower)
-            && leo >= leader_hw;
-        if expand {
-            let mut isr = local.isr.clone();
-            isr.push(follower);
+        let Some((moved, expand_to)) = seen else {
+            return;
+        };
+        let expand = expand_to.is_some();
+        if let Some(isr) = expand_to {
             if self.write_isr(env, leader, tp, isr) {
                 env.out.isr_expands += 1;
             }

@@ -31,7 +31,7 @@
 
 use super::partition::FollowerFetch;
 use super::{DataPlane, Env, FollowUp, FETCH_WAIT_MAX_MS};
-use crate::broker::BrokerStatus;
+use crate::broker::{BrokerStatus, LocalPartition};
 use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -91,6 +91,12 @@ impl SessionCache {
         }
         touched
     }
+}
+
+/// Whether marking `follower` caught up at `at` changes the leader's
+/// replica `p`: the leader leads it and has no time for the follower as late.
+fn caught_up_needs(p: &LocalPartition, leader: BrokerId, follower: BrokerId, at: SimTime) -> bool {
+    p.leader == leader.0 as i32 && p.last_caught_up.get(&follower).is_none_or(|t| *t < at)
 }
 
 /// A shared list, (de)serialized as a plain list.
@@ -315,9 +321,7 @@ impl DataPlane {
         if out_of_isr {
             // Back to full rounds; every member was caught up now.
             if let Some(c) = self.session_caches.remove(&key) {
-                for tp in c.members.iter() {
-                    self.mark_caught_up(env, leader, follower, tp, now);
-                }
+                Self::mark_all_caught_up(env, leader, follower, &c.members, now);
             }
         } else if let Some(c) = self.session_caches.get_mut(&key) {
             c.caught_up_at = now;
@@ -398,7 +402,9 @@ impl DataPlane {
     }
 
     /// Write a cached session's last-caught-up time into the leader's view
-    /// of the partition (what a full round would have written).
+    /// of the partition (what a full round would have written). A replica
+    /// whose recorded time is already as late is left alone (and its chunk
+    /// of the leader's map shared).
     fn mark_caught_up(
         &self,
         env: &mut Env,
@@ -407,16 +413,33 @@ impl DataPlane {
         tp: &TopicPartition,
         at: SimTime,
     ) {
-        let Some(p) = env
+        let needs = |p: &LocalPartition| caught_up_needs(p, leader, follower, at);
+        if let Some(p) = env
             .brokers
             .get_mut(&leader)
-            .and_then(|b| b.replicas.get_mut(tp))
-        else {
-            return;
-        };
-        if p.leader == leader.0 as i32 {
-            let t = p.last_caught_up.get(&follower).map_or(at, |t| (*t).max(at));
-            p.last_caught_up.insert(follower, t);
+            .and_then(|b| b.replicas.get_mut_if(tp, needs))
+        {
+            p.last_caught_up.insert(follower, at);
+        }
+    }
+
+    /// [`DataPlane::mark_caught_up`] for every one of `tps` (sorted), in one
+    /// walk of the leader's replicas.
+    fn mark_all_caught_up(
+        env: &mut Env,
+        leader: BrokerId,
+        follower: BrokerId,
+        tps: &[TopicPartition],
+        at: SimTime,
+    ) {
+        if let Some(b) = env.brokers.get_mut(&leader) {
+            b.replicas.update_sorted(
+                tps.iter(),
+                |p| caught_up_needs(p, leader, follower, at),
+                |p| {
+                    p.last_caught_up.insert(follower, at);
+                },
+            );
         }
     }
 
@@ -434,9 +457,7 @@ impl DataPlane {
         if c.leader_incarnation != env.incarnation(leader) {
             return; // the leader restarted: its view of the partitions is gone
         }
-        for tp in c.members.iter() {
-            self.mark_caught_up(env, leader, follower, tp, c.caught_up_at);
-        }
+        Self::mark_all_caught_up(env, leader, follower, &c.members, c.caught_up_at);
     }
 
     /// Close every session cache in which `broker` is the leader or the
@@ -593,9 +614,15 @@ impl DataPlane {
             ),
             None => (0, 0, None),
         };
-        let in_sync = self.logs.get(&fkey).is_some_and(|f| {
-            f.log_end_offset() == leader_leo && f.records.last().copied() == leader_last
-        });
+        // The follower's log, looked up once when it is level with the
+        // leader's and knows its high watermark (the common case).
+        let level = |f: &crate::log::Log| f.high_watermark >= hw.min(f.log_end_offset());
+        let (in_sync, settled) = match self.logs.get(&fkey) {
+            Some(f) if f.log_end_offset() == leader_leo && f.records.last().copied() == leader_last => {
+                (true, level(f).then(|| f.log_end_offset()))
+            }
+            _ => (false, None),
+        };
         if !in_sync {
             // Truncate to where the logs agree, then copy what the leader has beyond.
             let leader_log = self.logs.get(&lkey).cloned().unwrap_or_default();
@@ -618,9 +645,18 @@ impl DataPlane {
                 );
             }
         }
-        let flog = self.logs.get_or_insert_with(fkey, Default::default);
-        let leo = flog.log_end_offset();
-        flog.high_watermark = flog.high_watermark.max(hw.min(leo));
+        // The follower's high watermark moves up to the leader's (as far as
+        // its log reaches); its log is written (and its chunk copied) only
+        // when something changes.
+        let leo = match settled {
+            Some(leo) => leo,
+            None => {
+                let flog = self.logs.get_or_insert_with(fkey, Default::default);
+                let leo = flog.log_end_offset();
+                flog.high_watermark = flog.high_watermark.max(hw.min(leo));
+                leo
+            }
+        };
         let fetched = FollowerFetch {
             follower,
             leo,

@@ -453,14 +453,32 @@ impl Broker {
         self.controller_epoch_seen = req.controller_epoch;
         match &req.body {
             RequestBody::LeaderAndIsr { partitions } => {
-                for p in partitions {
-                    // One search per partition: whether it takes it, and
-                    // where it goes.
-                    let tp = memo.local_name(&p.tp);
-                    let take = self
-                        .replicas
-                        .insert_with(&tp, |l| Self::takes(self.id, l, p).then(|| LocalPartition::from_info(p)));
-                    taken.push(take);
+                let tps: Vec<TopicPartition> =
+                    partitions.iter().map(|p| memo.local_name(&p.tp)).collect();
+                if tps.windows(2).all(|w| w[0] < w[1]) {
+                    // In partition order, each once (as the controller sends
+                    // them): which it takes is read in one walk of its map,
+                    // then those are written.
+                    let from = taken.len();
+                    let mut ps = partitions.iter();
+                    self.replicas.visit_sorted(tps.iter(), |l| {
+                        taken.push(ps.next().is_some_and(|p| Self::takes(self.id, l, p)));
+                    });
+                    let took = taken.get(from..).unwrap_or(&[]);
+                    for ((p, tp), take) in partitions.iter().zip(tps).zip(took) {
+                        if *take {
+                            self.replicas.insert(tp, LocalPartition::from_info(p));
+                        }
+                    }
+                } else {
+                    for (p, tp) in partitions.iter().zip(&tps) {
+                        // One search per partition: whether it takes it,
+                        // and where it goes.
+                        let take = self.replicas.insert_with(tp, |l| {
+                            Self::takes(self.id, l, p).then(|| LocalPartition::from_info(p))
+                        });
+                        taken.push(take);
+                    }
                 }
             }
             RequestBody::UpdateMetadata {
@@ -576,6 +594,48 @@ mod tests {
             !b.replicas.contains_key(&other),
             "not a replica of this broker"
         );
+    }
+
+    #[test]
+    fn a_leader_and_isr_is_applied_partition_by_partition_in_any_order() {
+        // Kafka: ReplicaManager.becomeLeaderOrFollower takes each partition
+        // of the request whose leader epoch is newer than the local one; the
+        // order of the request's partitions changes nothing, and a partition
+        // listed twice is taken once (the second entry's epoch is no newer).
+        let state = |p: u32, leader_epoch: i32| PartitionStateInfo {
+            tp: TopicPartition::new("t", p),
+            controller_epoch: 1,
+            leader: 1,
+            leader_epoch,
+            isr: vec![BrokerId(1)],
+            zk_version: 0,
+            replicas: vec![BrokerId(1), BrokerId(2)],
+            is_new: false,
+        };
+        let lai = |partitions| RequestBody::LeaderAndIsr { partitions };
+        let apply = |b: &mut Broker, partitions: Vec<PartitionStateInfo>| {
+            let mut taken = Vec::new();
+            let req = request(1, -1, lai(partitions));
+            b.handle_request_taking(&req, &mut MetadataMemo::default(), &mut taken);
+            taken
+        };
+        let mut sorted = Broker::new(BrokerId(1));
+        let mut shuffled = Broker::new(BrokerId(1));
+        let first: Vec<PartitionStateInfo> = (0..100).map(|p| state(p, 2)).collect();
+        apply(&mut sorted, first.clone());
+        apply(&mut shuffled, first);
+        let second: Vec<PartitionStateInfo> = (0..200).map(|p| state(p, 2 + p as i32 % 2)).collect();
+        let mut reordered: Vec<PartitionStateInfo> = second.iter().rev().cloned().collect();
+        reordered.push(state(7, 3));
+        let taken = apply(&mut sorted, second);
+        let taken_reordered = apply(&mut shuffled, reordered);
+        assert_eq!(sorted.replicas, shuffled.replicas);
+        assert_eq!(taken.iter().filter(|t| **t).count(), 150);
+        let mut expected: Vec<bool> = taken.iter().rev().copied().collect();
+        expected.push(false);
+        assert_eq!(taken_reordered, expected);
+        assert_eq!(sorted.replicas[&TopicPartition::new("t", 7)].leader_epoch, 3);
+        assert_eq!(sorted.replicas[&TopicPartition::new("t", 8)].leader_epoch, 2);
     }
 
     #[test]

@@ -168,12 +168,62 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         }
     }
 
+    /// Where `key` is, looking only from `at` (a chunk and a position in
+    /// it) on, unless `key` comes before `prev` (then from the start):
+    /// `Some((chunk, index))` if it has an entry. `at` moves past it.
+    fn seek<Q>(&self, at: &mut (usize, usize), prev: Option<&Q>, key: &Q) -> Option<(usize, usize)>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        if prev.is_some_and(|p| p > key) {
+            *at = (0, 0);
+        }
+        let rest = self.bounds.get(at.0..).unwrap_or(&[]);
+        let step = rest.partition_point(|b| b.borrow() <= key);
+        if step > 0 {
+            *at = (at.0 + step, 0);
+        }
+        let chunk = self.chunks.get(at.0)?;
+        let tail = chunk.get(at.1..).unwrap_or(&[]);
+        match tail.binary_search_by(|(k, _)| k.borrow().cmp(key)) {
+            Ok(j) => {
+                let i = at.1 + j;
+                at.1 = i + 1;
+                Some((at.0, i))
+            }
+            Err(j) => {
+                at.1 += j;
+                None
+            }
+        }
+    }
+
+    /// The values of `keys`, in ascending order, each given to `f` (`None`
+    /// for a key without one). The keys and the map are walked in step:
+    /// each key is looked for only in what follows the previous one (keys
+    /// out of order are still found, from the start again).
+    pub fn visit_sorted<'k, Q>(
+        &self,
+        keys: impl IntoIterator<Item = &'k Q>,
+        mut f: impl FnMut(Option<&V>),
+    ) where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized + 'k,
+    {
+        let mut at = (0, 0);
+        let mut prev: Option<&Q> = None;
+        for key in keys {
+            let found = self.seek(&mut at, prev, key);
+            prev = Some(key);
+            f(found.and_then(|(c, i)| self.chunks.get(c)?.get(i).map(|(_, v)| v)));
+        }
+    }
+
     /// For each of `keys`, in ascending order, that has an entry: if
     /// `needs` says its value must change, `change` changes it (its chunk
     /// is copied first if shared; chunks with nothing to change stay
-    /// shared). The keys and the map are walked in step: each key is looked
-    /// for only in what follows the previous one (keys out of order are
-    /// still found, from the start again).
+    /// shared). Walked in step as [`CowMap::visit_sorted`].
     pub fn update_sorted<'k, Q>(
         &mut self,
         keys: impl IntoIterator<Item = &'k Q>,
@@ -183,33 +233,21 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized + 'k,
     {
-        let (mut c, mut from) = (0usize, 0usize);
+        let mut at = (0, 0);
         let mut prev: Option<&Q> = None;
         for key in keys {
-            if prev.is_some_and(|p| p > key) {
-                (c, from) = (0, 0);
-            }
+            let found = self.seek(&mut at, prev, key);
             prev = Some(key);
-            let rest = self.bounds.get(c..).unwrap_or(&[]);
-            let step = rest.partition_point(|b| b.borrow() <= key);
-            if step > 0 {
-                (c, from) = (c + step, 0);
-            }
-            let Some(chunk) = self.chunks.get_mut(c) else {
-                return;
+            let Some((c, i)) = found else {
+                continue;
             };
-            let tail = chunk.get(from..).unwrap_or(&[]);
-            match tail.binary_search_by(|(k, _)| k.borrow().cmp(key)) {
-                Ok(j) => {
-                    let i = from + j;
-                    from = i + 1;
-                    if chunk.get(i).is_some_and(|(_, v)| needs(v)) {
-                        if let Some((_, v)) = Rc::make_mut(chunk).get_mut(i) {
-                            change(v);
-                        }
-                    }
+            let Some(chunk) = self.chunks.get_mut(c) else {
+                continue;
+            };
+            if chunk.get(i).is_some_and(|(_, v)| needs(v)) {
+                if let Some((_, v)) = Rc::make_mut(chunk).get_mut(i) {
+                    change(v);
                 }
-                Err(j) => from += j,
             }
         }
     }
@@ -593,6 +631,12 @@ mod tests {
             assert_eq!(m3.get(&k), Some(&7));
         }
         assert_eq!(m3.get(&9), Some(&3));
+        let mut seen = Vec::new();
+        m3.visit_sorted([0u32, 1, 3, 4, 6, 5_997, 6_000, 2].iter(), |v| seen.push(v.copied()));
+        assert_eq!(
+            seen,
+            vec![Some(0), None, Some(7), None, Some(7), Some(1_999), None, None]
+        );
         // Nothing that needs a change: every chunk stays shared.
         let mut m4 = m.clone();
         m4.update_sorted(keys.iter(), |_| false, |v| *v = 0);

@@ -226,7 +226,7 @@ impl DataPlane {
     /// sessions show every (partition, ISR follower) pair it leads caught up
     /// within `replica.lag.time.max.ms`, no partition can shrink and none is
     /// looked at. Otherwise every partition is checked, with each follower's
-    /// last-caught-up time as [`DataPlane::caught_up_at`] gives it.
+    /// last-caught-up time as [`DataPlane::caught_up_walk`] gives it.
     pub(super) fn maybe_shrink_isr(&mut self, env: &mut Env, broker: BrokerId) {
         let now = env.now;
         let lag = env.config.replica_lag_time_max_ms;
@@ -244,6 +244,7 @@ impl DataPlane {
         }
         let mut slots = 0;
         let mut shrinks = Vec::new();
+        let mut caught_up = self.caught_up_walk(broker, incarnation);
         for (tp, p) in &b.replicas {
             if p.leader != broker.0 as i32 {
                 continue;
@@ -251,7 +252,7 @@ impl DataPlane {
             let mut out = BTreeSet::new();
             for r in p.isr.iter().copied().filter(|r| *r != broker) {
                 slots += 1;
-                let t = self.caught_up_at((incarnation, p), broker, r, tp);
+                let t = caught_up.at(p, r, tp);
                 if t.is_none_or(|t| now.since(t) > lag) {
                     out.insert(r);
                 }

@@ -19,7 +19,7 @@
 //! is caught up at every round by construction, so the session keeps one
 //! time for all of them (`caught_up_at`, its last round with the leader up)
 //! and the leader's per-partition `last_caught_up` is the later of what it
-//! recorded and that time ([`DataPlane::caught_up_at`]). The per-partition
+//! recorded and that time ([`DataPlane::caught_up_walk`]). The per-partition
 //! value is written back when the cache closes: a LeaderAndIsr or
 //! StopReplica applied by either broker, an ISR shrink of the follower, the
 //! follower stopping, a partition leaving the ISR. A restarted leader has
@@ -46,7 +46,7 @@ use std::sync::Arc;
 /// outside `dirty` except setting the follower's `lastCaughtUpTimeMs` to the
 /// round's time. So a round replicates only `dirty`, and the follower's
 /// last-caught-up time for every other member is `caught_up_at`, computed
-/// when read ([`DataPlane::caught_up_at`]) or written back when the cache
+/// when read ([`DataPlane::caught_up_walk`]) or written back when the cache
 /// closes. Whatever could break the invariant closes the cache (a
 /// LeaderAndIsr or StopReplica on either broker, an ISR shrink, a restart)
 /// or marks the partition dirty (a produce, a high watermark that moved).
@@ -90,6 +90,65 @@ impl SessionCache {
             }
         }
         touched
+    }
+}
+
+/// A leader's cached sessions, read follower by follower for partitions
+/// taken in order ([`DataPlane::caught_up_walk`]).
+pub(super) struct CaughtUpWalk<'a> {
+    data: &'a DataPlane,
+    leader: BrokerId,
+    incarnation: u32,
+    /// Per follower met so far, by id: its session's members (none without a
+    /// cached session of this start of the leader), when the session last
+    /// ran, and how far the walk is in the members.
+    followers: Vec<(BrokerId, &'a [TopicPartition], SimTime, usize)>,
+}
+
+impl CaughtUpWalk<'_> {
+    /// When `follower` was last caught up with the leader's log of `tp`
+    /// (`p`, the leader's replica of it): what a lookup of its session would
+    /// answer. Partitions asked about in ascending order are found in step;
+    /// one out of order is searched for.
+    pub(super) fn at(
+        &mut self,
+        p: &LocalPartition,
+        follower: BrokerId,
+        tp: &TopicPartition,
+    ) -> Option<SimTime> {
+        let recorded = p.last_caught_up.get(&follower).copied();
+        let i = match self.followers.binary_search_by_key(&follower, |f| f.0) {
+            Ok(i) => i,
+            Err(i) => {
+                let (leader, data) = (self.leader, self.data);
+                let (members, last) = data
+                    .session_caches
+                    .get(&(leader, follower))
+                    .filter(|c| c.leader_incarnation == self.incarnation)
+                    .map_or((&[][..], SimTime::ZERO), |c| {
+                        (&c.members[..], data.session_caught_up(leader, follower, c))
+                    });
+                self.followers.insert(i, (follower, members, last, 0));
+                i
+            }
+        };
+        let Some((_, members, last, from)) = self.followers.get_mut(i) else {
+            return recorded;
+        };
+        let rest = members.get(*from..).unwrap_or(&[]);
+        let has = match rest.binary_search(tp) {
+            Ok(j) => {
+                *from += j + 1;
+                true
+            }
+            // Before every member left: out of order, so maybe one passed.
+            Err(0) if *from > 0 => members.get(..*from).unwrap_or(&[]).binary_search(tp).is_ok(),
+            Err(j) => {
+                *from += j;
+                false
+            }
+        };
+        recorded.max(has.then_some(*last))
     }
 }
 
@@ -544,27 +603,20 @@ impl DataPlane {
         }
     }
 
-    /// When `follower` was last caught up with `leader`'s log of `tp`, as the
-    /// leader's `lastCaughtUpTimeMs` for it: what the leader recorded, or
-    /// later, what a cached session holds for all its members.
+    /// When followers were last caught up with `leader`'s logs, as the
+    /// leader's `lastCaughtUpTimeMs` for them: what the leader recorded, or
+    /// later, what a cached session holds for all its members. The walk is
+    /// for partitions asked about in order ([`CaughtUpWalk::at`]); each
+    /// follower's session is looked up once.
     ///
-    /// `at_leader` is the leader's start (incarnation) and its replica of
-    /// `tp`, as `env.brokers[leader]` holds them (the caller has them in hand).
-    pub(super) fn caught_up_at(
-        &self,
-        at_leader: (u32, &crate::broker::LocalPartition),
-        leader: BrokerId,
-        follower: BrokerId,
-        tp: &TopicPartition,
-    ) -> Option<SimTime> {
-        let (incarnation, p) = at_leader;
-        let recorded = p.last_caught_up.get(&follower).copied();
-        let cached = self
-            .session_caches
-            .get(&(leader, follower))
-            .filter(|c| c.leader_incarnation == incarnation && c.has(tp))
-            .map(|c| self.session_caught_up(leader, follower, c));
-        recorded.max(cached)
+    /// `incarnation` is the leader's start, as `env.brokers[leader]` holds it.
+    pub(super) fn caught_up_walk(&self, leader: BrokerId, incarnation: u32) -> CaughtUpWalk<'_> {
+        CaughtUpWalk {
+            data: self,
+            leader,
+            incarnation,
+            followers: Vec::new(),
+        }
     }
 
     /// The (partition, follower) pairs `leader` leads whose follower a

@@ -624,7 +624,8 @@ mod tests {
         let first: Vec<PartitionStateInfo> = (0..100).map(|p| state(p, 2)).collect();
         apply(&mut sorted, first.clone());
         apply(&mut shuffled, first);
-        let second: Vec<PartitionStateInfo> = (0..200).map(|p| state(p, 2 + p as i32 % 2)).collect();
+        let second: Vec<PartitionStateInfo> =
+            (0..200).map(|p| state(p, 2 + p as i32 % 2)).collect();
         let mut reordered: Vec<PartitionStateInfo> = second.iter().rev().cloned().collect();
         reordered.push(state(7, 3));
         let taken = apply(&mut sorted, second);
@@ -634,8 +635,14 @@ mod tests {
         let mut expected: Vec<bool> = taken.iter().rev().copied().collect();
         expected.push(false);
         assert_eq!(taken_reordered, expected);
-        assert_eq!(sorted.replicas[&TopicPartition::new("t", 7)].leader_epoch, 3);
-        assert_eq!(sorted.replicas[&TopicPartition::new("t", 8)].leader_epoch, 2);
+        assert_eq!(
+            sorted.replicas[&TopicPartition::new("t", 7)].leader_epoch,
+            3
+        );
+        assert_eq!(
+            sorted.replicas[&TopicPartition::new("t", 8)].leader_epoch,
+            2
+        );
     }
 
     #[test]

@@ -615,7 +615,9 @@ mod tests {
     fn updates_in_step_change_only_what_they_must() {
         let m: CowMap<u32, u64> = (0..2_000u32).map(|k| (k * 3, u64::from(k))).collect();
         let b: BTreeMap<u32, u64> = m.iter().map(|(k, v)| (*k, *v)).collect();
-        let keys: Vec<u32> = (0..7_000u32).filter(|k| k % 7 == 0 || k % 11 == 0).collect();
+        let keys: Vec<u32> = (0..7_000u32)
+            .filter(|k| k % 7 == 0 || k % 11 == 0)
+            .collect();
         let (mut m2, mut b2) = (m.clone(), b.clone());
         m2.update_sorted(keys.iter(), |v| v % 2 == 0, |v| *v += 1_000_000);
         for k in &keys {
@@ -632,10 +634,21 @@ mod tests {
         }
         assert_eq!(m3.get(&9), Some(&3));
         let mut seen = Vec::new();
-        m3.visit_sorted([0u32, 1, 3, 4, 6, 5_997, 6_000, 2].iter(), |v| seen.push(v.copied()));
+        m3.visit_sorted([0u32, 1, 3, 4, 6, 5_997, 6_000, 2].iter(), |v| {
+            seen.push(v.copied())
+        });
         assert_eq!(
             seen,
-            vec![Some(0), None, Some(7), None, Some(7), Some(1_999), None, None]
+            vec![
+                Some(0),
+                None,
+                Some(7),
+                None,
+                Some(7),
+                Some(1_999),
+                None,
+                None
+            ]
         );
         // Nothing that needs a change: every chunk stays shared.
         let mut m4 = m.clone();
@@ -648,7 +661,10 @@ mod tests {
         if let Some(v) = m4.get_mut_if(&6, |v| *v == 2) {
             *v = 5;
         }
-        assert_eq!((m4.get(&4), m4.get(&3), m4.get(&6)), (Some(&9), Some(&2), Some(&5)));
+        assert_eq!(
+            (m4.get(&4), m4.get(&3), m4.get(&6)),
+            (Some(&9), Some(&2), Some(&5))
+        );
         assert_eq!(m4.get_key_value(&4), Some((&4, &9)));
         assert_eq!(m4.len(), m.len() + 1);
     }

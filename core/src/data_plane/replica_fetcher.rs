@@ -142,7 +142,11 @@ impl CaughtUpWalk<'_> {
                 true
             }
             // Before every member left: out of order, so maybe one passed.
-            Err(0) if *from > 0 => members.get(..*from).unwrap_or(&[]).binary_search(tp).is_ok(),
+            Err(0) if *from > 0 => members
+                .get(..*from)
+                .unwrap_or(&[])
+                .binary_search(tp)
+                .is_ok(),
             Err(j) => {
                 *from += j;
                 false
@@ -670,7 +674,9 @@ impl DataPlane {
         // leader's and knows its high watermark (the common case).
         let level = |f: &crate::log::Log| f.high_watermark >= hw.min(f.log_end_offset());
         let (in_sync, settled) = match self.logs.get(&fkey) {
-            Some(f) if f.log_end_offset() == leader_leo && f.records.last().copied() == leader_last => {
+            Some(f)
+                if f.log_end_offset() == leader_leo && f.records.last().copied() == leader_last =>
+            {
                 (true, level(f).then(|| f.log_end_offset()))
             }
             _ => (false, None),

@@ -206,7 +206,10 @@ mod tests {
         let mut m: ReplicaMap<u64> = ReplicaMap::new();
         let mut b: BTreeMap<BrokerId, u64> = BTreeMap::new();
         for (n, id) in ids.into_iter().enumerate() {
-            assert_eq!(m.insert(BrokerId(id), n as u64), b.insert(BrokerId(id), n as u64));
+            assert_eq!(
+                m.insert(BrokerId(id), n as u64),
+                b.insert(BrokerId(id), n as u64)
+            );
             assert!(m.iter().eq(b.iter().map(|(r, v)| (*r, *v))));
             assert_eq!(m.len(), b.len());
         }

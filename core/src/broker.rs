@@ -14,7 +14,6 @@ use crate::ids::{BrokerId, Topic, TopicPartition};
 use crate::time::SimTime;
 use crate::zk_client::ZkClient;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Where a broker process is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -99,19 +98,17 @@ pub struct MetadataCache {
     pub partitions: PartitionCache,
 }
 
-/// How many shards a [`PartitionCache`] splits its partitions into.
-const CACHE_SHARDS: usize = 64;
-
 /// Partition states cached by a broker, as a persistent map: copies share
-/// what they have in common, shard by shard. Every broker of a cluster holds
-/// the same states (the controller sends each UpdateMetadata's states to all
-/// of them), so in the simulator they hold one copy between them: a change
-/// copies only the shards it touches, and brokers that apply the same request
-/// to the same cache end up sharing the result ([`MetadataMemo`]). What a
-/// broker sees is exactly what its own map would hold.
+/// what they have in common, chunk by chunk ([`CowMap`]). Every broker of a
+/// cluster holds the same states (the controller sends each
+/// UpdateMetadata's states to all of them), so in the simulator they hold
+/// one copy between them: a change copies only the chunks it touches, and
+/// brokers that apply the same request to the same cache end up sharing the
+/// result ([`MetadataMemo`]). What a broker sees is exactly what its own map
+/// would hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionCache {
-    shards: std::rc::Rc<[std::rc::Rc<BTreeMap<TopicPartition, CachedPartition>>]>,
+    map: std::rc::Rc<CowMap<TopicPartition, CachedPartition>>,
 }
 
 /// A partition's state in a metadata cache: the state as the UpdateMetadata
@@ -120,26 +117,16 @@ pub type CachedPartition = std::rc::Rc<PartitionStateInfo>;
 
 impl Default for PartitionCache {
     fn default() -> PartitionCache {
-        let empty = std::rc::Rc::new(BTreeMap::new());
         PartitionCache {
-            shards: (0..CACHE_SHARDS).map(|_| empty.clone()).collect(),
+            map: std::rc::Rc::new(CowMap::new()),
         }
     }
 }
 
 impl PartitionCache {
-    /// Which shard holds `tp` (a fixed function of the name: deterministic).
-    fn shard(tp: &TopicPartition) -> usize {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in tp.topic.bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        (h.wrapping_add(u64::from(tp.partition)) % CACHE_SHARDS as u64) as usize
-    }
-
     /// The cached state of `tp`.
     pub fn get(&self, tp: &TopicPartition) -> Option<&PartitionStateInfo> {
-        self.shards.get(Self::shard(tp))?.get(tp).map(|p| &**p)
+        self.map.get(tp).map(|p| &**p)
     }
 
     /// Whether `tp` is cached.
@@ -149,43 +136,32 @@ impl PartitionCache {
 
     /// How many partitions are cached.
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|s| s.len()).sum()
+        self.map.len()
     }
 
     /// Whether nothing is cached.
     pub fn is_empty(&self) -> bool {
-        self.shards.iter().all(|s| s.is_empty())
+        self.map.is_empty()
     }
 
     /// Every cached partition, in partition order.
     pub fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &PartitionStateInfo)> {
-        let mut all: Vec<(&TopicPartition, &PartitionStateInfo)> = self
-            .shards
-            .iter()
-            .flat_map(|s| s.iter().map(|(tp, p)| (tp, &**p)))
-            .collect();
-        all.sort_by(|a, b| a.0.cmp(b.0));
-        all.into_iter()
+        self.map.iter().map(|(tp, p)| (tp, &**p))
     }
 
     /// The cache after an UpdateMetadata's partition states: a partition
     /// marked for deletion is dropped, any other replaced.
     fn updated(&self, partitions: &[CachedPartition]) -> PartitionCache {
-        let mut shards: Vec<std::rc::Rc<BTreeMap<TopicPartition, CachedPartition>>> =
-            self.shards.to_vec();
+        let mut map = (*self.map).clone();
         for p in partitions {
-            let Some(shard) = shards.get_mut(Self::shard(&p.tp)) else {
-                continue;
-            };
-            let shard = std::rc::Rc::make_mut(shard);
             if p.leader < NO_LEADER {
-                shard.remove(&p.tp);
+                map.remove(&p.tp);
             } else {
-                shard.insert(p.tp.clone(), p.clone());
+                map.insert(p.tp.clone(), p.clone());
             }
         }
         PartitionCache {
-            shards: shards.into(),
+            map: std::rc::Rc::new(map),
         }
     }
 
@@ -193,7 +169,7 @@ impl PartitionCache {
     /// Whether two caches are the same copy (not merely equal), or both
     /// empty (as every broker's is when it starts).
     fn same_copy(&self, other: &PartitionCache) -> bool {
-        std::rc::Rc::ptr_eq(&self.shards, &other.shards) || (self.is_empty() && other.is_empty())
+        std::rc::Rc::ptr_eq(&self.map, &other.map) || (self.is_empty() && other.is_empty())
     }
 }
 
@@ -238,7 +214,7 @@ type MemoEntry = (
     WeakCache,
 );
 
-type WeakCache = std::rc::Weak<[std::rc::Rc<BTreeMap<TopicPartition, CachedPartition>>]>;
+type WeakCache = std::rc::Weak<CowMap<TopicPartition, CachedPartition>>;
 
 impl PartialEq for MetadataMemo {
     fn eq(&self, _: &MetadataMemo) -> bool {
@@ -282,14 +258,14 @@ impl MetadataMemo {
         let hit = self.recent.iter().find_map(|(b, b_empty, p, r)| {
             let same_base = (empty && *b_empty)
                 || b.upgrade()
-                    .is_some_and(|b| std::rc::Rc::ptr_eq(&b, &base.shards));
+                    .is_some_and(|b| std::rc::Rc::ptr_eq(&b, &base.map));
             let same_states = p
                 .upgrade()
                 .is_some_and(|p| std::rc::Rc::ptr_eq(&p, partitions));
             (same_base && same_states).then(|| r.upgrade()).flatten()
         });
-        if let Some(shards) = hit {
-            return PartitionCache { shards };
+        if let Some(map) = hit {
+            return PartitionCache { map };
         }
         let result = base.updated(partitions);
         self.recent.retain(|(b, b_empty, p, r)| {
@@ -299,10 +275,10 @@ impl MetadataMemo {
             self.recent.pop_front();
         }
         self.recent.push_back((
-            std::rc::Rc::downgrade(&base.shards),
+            std::rc::Rc::downgrade(&base.map),
             empty,
             std::rc::Rc::downgrade(partitions),
-            std::rc::Rc::downgrade(&result.shards),
+            std::rc::Rc::downgrade(&result.map),
         ));
         result
     }

@@ -2,11 +2,14 @@
 //! are kept in key-ordered chunks (short sorted vectors) behind reference
 //! counts, so cloning the map copies only the list of chunks, and a change
 //! to a copy copies only the chunk it touches (`Rc::make_mut`). The
-//! simulator's large per-partition maps (a broker's hosted replicas,
-//! ZooKeeper's znodes, the replica logs) use it, so that a snapshot of a
-//! simulation (the timeline's, or a benchmark's clone before a fault) costs
-//! a little per chunk instead of a whole copy; and a chunk holds its entries
-//! side by side, with none of a tree's per-node overhead.
+//! simulator's large per-partition maps (a broker's hosted replicas and
+//! metadata cache, ZooKeeper's znodes, the replica logs) use it, so that a
+//! snapshot of a simulation (the timeline's, or a benchmark's clone before a
+//! fault) costs a little per chunk instead of a whole copy; and a chunk holds
+//! its entries side by side, with none of a tree's per-node overhead. Walks
+//! over sorted keys (`visit_sorted`, `update_sorted`) search each key only
+//! after the previous one, and conditional writes (`get_mut_if`,
+//! `insert_with`) copy a chunk only when a value really changes.
 //!
 //! It behaves as a `BTreeMap`: iteration is in key order, equality compares
 //! the entries (never how they are chunked), and it serializes as a map.

@@ -6,14 +6,14 @@ pub use crate::controller::channel::ApiError;
 use crate::controller::channel::{
     ControlRequest, PartitionStateInfo, RequestBody, SharedStates, NO_LEADER,
 };
+use crate::controller::election::BrokerIds;
 use crate::controller::KafkaController;
 use crate::cow_map::CowMap;
 use crate::data_plane::replica_map::ReplicaMap;
-use crate::ids::{BrokerId, TopicPartition};
+use crate::ids::{BrokerId, Topic, TopicPartition};
 use crate::time::SimTime;
 use crate::zk_client::ZkClient;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Where a broker process is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -51,10 +51,12 @@ pub struct LocalPartition {
     pub leader: i32,
     /// The leader epoch last applied.
     pub leader_epoch: i32,
-    /// The ISR last applied.
-    pub isr: Vec<BrokerId>,
-    /// The assigned replicas.
-    pub replicas: Vec<BrokerId>,
+    /// The ISR last applied (in place for up to six replicas: a hosted
+    /// replica of the usual replication factors holds no heap allocation, so
+    /// copying a chunk of them is a plain copy).
+    pub isr: BrokerIds,
+    /// The assigned replicas (in place, as the ISR).
+    pub replicas: BrokerIds,
     /// The state znode version the broker last knew (a leader writes ISR
     /// changes conditionally on it).
     pub zk_version: i32,
@@ -75,8 +77,8 @@ impl LocalPartition {
         LocalPartition {
             leader: p.leader,
             leader_epoch: p.leader_epoch,
-            isr: p.isr.clone(),
-            replicas: p.replicas.clone(),
+            isr: BrokerIds::from(&p.isr[..]),
+            replicas: BrokerIds::from(&p.replicas[..]),
             zk_version: p.zk_version,
             controller_epoch: p.controller_epoch,
             follower_leo: ReplicaMap::new(),
@@ -96,19 +98,17 @@ pub struct MetadataCache {
     pub partitions: PartitionCache,
 }
 
-/// How many shards a [`PartitionCache`] splits its partitions into.
-const CACHE_SHARDS: usize = 64;
-
 /// Partition states cached by a broker, as a persistent map: copies share
-/// what they have in common, shard by shard. Every broker of a cluster holds
-/// the same states (the controller sends each UpdateMetadata's states to all
-/// of them), so in the simulator they hold one copy between them: a change
-/// copies only the shards it touches, and brokers that apply the same request
-/// to the same cache end up sharing the result ([`MetadataMemo`]). What a
-/// broker sees is exactly what its own map would hold.
+/// what they have in common, chunk by chunk ([`CowMap`]). Every broker of a
+/// cluster holds the same states (the controller sends each
+/// UpdateMetadata's states to all of them), so in the simulator they hold
+/// one copy between them: a change copies only the chunks it touches, and
+/// brokers that apply the same request to the same cache end up sharing the
+/// result ([`MetadataMemo`]). What a broker sees is exactly what its own map
+/// would hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionCache {
-    shards: std::rc::Rc<[std::rc::Rc<BTreeMap<TopicPartition, CachedPartition>>]>,
+    map: std::rc::Rc<CowMap<TopicPartition, CachedPartition>>,
 }
 
 /// A partition's state in a metadata cache: the state as the UpdateMetadata
@@ -117,26 +117,16 @@ pub type CachedPartition = std::rc::Rc<PartitionStateInfo>;
 
 impl Default for PartitionCache {
     fn default() -> PartitionCache {
-        let empty = std::rc::Rc::new(BTreeMap::new());
         PartitionCache {
-            shards: (0..CACHE_SHARDS).map(|_| empty.clone()).collect(),
+            map: std::rc::Rc::new(CowMap::new()),
         }
     }
 }
 
 impl PartitionCache {
-    /// Which shard holds `tp` (a fixed function of the name: deterministic).
-    fn shard(tp: &TopicPartition) -> usize {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in tp.topic.bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        (h.wrapping_add(u64::from(tp.partition)) % CACHE_SHARDS as u64) as usize
-    }
-
     /// The cached state of `tp`.
     pub fn get(&self, tp: &TopicPartition) -> Option<&PartitionStateInfo> {
-        self.shards.get(Self::shard(tp))?.get(tp).map(|p| &**p)
+        self.map.get(tp).map(|p| &**p)
     }
 
     /// Whether `tp` is cached.
@@ -146,43 +136,32 @@ impl PartitionCache {
 
     /// How many partitions are cached.
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|s| s.len()).sum()
+        self.map.len()
     }
 
     /// Whether nothing is cached.
     pub fn is_empty(&self) -> bool {
-        self.shards.iter().all(|s| s.is_empty())
+        self.map.is_empty()
     }
 
     /// Every cached partition, in partition order.
     pub fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &PartitionStateInfo)> {
-        let mut all: Vec<(&TopicPartition, &PartitionStateInfo)> = self
-            .shards
-            .iter()
-            .flat_map(|s| s.iter().map(|(tp, p)| (tp, &**p)))
-            .collect();
-        all.sort_by(|a, b| a.0.cmp(b.0));
-        all.into_iter()
+        self.map.iter().map(|(tp, p)| (tp, &**p))
     }
 
     /// The cache after an UpdateMetadata's partition states: a partition
     /// marked for deletion is dropped, any other replaced.
     fn updated(&self, partitions: &[CachedPartition]) -> PartitionCache {
-        let mut shards: Vec<std::rc::Rc<BTreeMap<TopicPartition, CachedPartition>>> =
-            self.shards.to_vec();
+        let mut map = (*self.map).clone();
         for p in partitions {
-            let Some(shard) = shards.get_mut(Self::shard(&p.tp)) else {
-                continue;
-            };
-            let shard = std::rc::Rc::make_mut(shard);
             if p.leader < NO_LEADER {
-                shard.remove(&p.tp);
+                map.remove(&p.tp);
             } else {
-                shard.insert(p.tp.clone(), p.clone());
+                map.insert(p.tp.clone(), p.clone());
             }
         }
         PartitionCache {
-            shards: shards.into(),
+            map: std::rc::Rc::new(map),
         }
     }
 
@@ -190,7 +169,7 @@ impl PartitionCache {
     /// Whether two caches are the same copy (not merely equal), or both
     /// empty (as every broker's is when it starts).
     fn same_copy(&self, other: &PartitionCache) -> bool {
-        std::rc::Rc::ptr_eq(&self.shards, &other.shards) || (self.is_empty() && other.is_empty())
+        std::rc::Rc::ptr_eq(&self.map, &other.map) || (self.is_empty() && other.is_empty())
     }
 }
 
@@ -212,9 +191,18 @@ impl std::ops::Index<&TopicPartition> for PartitionCache {
 /// references only; a result that no broker holds any more is built again),
 /// and it is a cache of work, not state: two simulations are equal whatever
 /// their memos hold.
+///
+/// It also gives the brokers one string per topic name for the keys of
+/// their hosted replicas ([`MetadataMemo::local_name`]): names compare by
+/// pointer before they compare by bytes, and the controller's requests may
+/// carry names in strings of their own (a new controller reads them again).
 #[derive(Debug, Clone, Default)]
 pub struct MetadataMemo {
     recent: std::collections::VecDeque<MemoEntry>,
+    /// One string per topic name the brokers' maps use.
+    names: std::collections::BTreeSet<Topic>,
+    /// The last name looked up in `names`: (as given, as kept).
+    last_name: Option<(Topic, Topic)>,
 }
 
 /// The cache a request was applied to (and whether it was empty), the
@@ -226,7 +214,7 @@ type MemoEntry = (
     WeakCache,
 );
 
-type WeakCache = std::rc::Weak<[std::rc::Rc<BTreeMap<TopicPartition, CachedPartition>>]>;
+type WeakCache = std::rc::Weak<CowMap<TopicPartition, CachedPartition>>;
 
 impl PartialEq for MetadataMemo {
     fn eq(&self, _: &MetadataMemo) -> bool {
@@ -240,6 +228,28 @@ impl MetadataMemo {
     /// How many results it remembers.
     const SIZE: usize = 8;
 
+    /// `tp`, named with the string the brokers' maps share for its topic.
+    fn local_name(&mut self, tp: &TopicPartition) -> TopicPartition {
+        let topic = match &self.last_name {
+            Some((given, kept)) if std::ptr::eq(given.as_str(), tp.topic.as_str()) => kept.clone(),
+            _ => {
+                let kept = match self.names.get(tp.topic.as_str()) {
+                    Some(t) => t.clone(),
+                    None => {
+                        self.names.insert(tp.topic.clone());
+                        tp.topic.clone()
+                    }
+                };
+                self.last_name = Some((tp.topic.clone(), kept.clone()));
+                kept
+            }
+        };
+        TopicPartition {
+            topic,
+            partition: tp.partition,
+        }
+    }
+
     fn apply(&mut self, base: &PartitionCache, partitions: &SharedStates) -> PartitionCache {
         if partitions.is_empty() {
             return base.clone();
@@ -248,14 +258,14 @@ impl MetadataMemo {
         let hit = self.recent.iter().find_map(|(b, b_empty, p, r)| {
             let same_base = (empty && *b_empty)
                 || b.upgrade()
-                    .is_some_and(|b| std::rc::Rc::ptr_eq(&b, &base.shards));
+                    .is_some_and(|b| std::rc::Rc::ptr_eq(&b, &base.map));
             let same_states = p
                 .upgrade()
                 .is_some_and(|p| std::rc::Rc::ptr_eq(&p, partitions));
             (same_base && same_states).then(|| r.upgrade()).flatten()
         });
-        if let Some(shards) = hit {
-            return PartitionCache { shards };
+        if let Some(map) = hit {
+            return PartitionCache { map };
         }
         let result = base.updated(partitions);
         self.recent.retain(|(b, b_empty, p, r)| {
@@ -265,10 +275,10 @@ impl MetadataMemo {
             self.recent.pop_front();
         }
         self.recent.push_back((
-            std::rc::Rc::downgrade(&base.shards),
+            std::rc::Rc::downgrade(&base.map),
             empty,
             std::rc::Rc::downgrade(partitions),
-            std::rc::Rc::downgrade(&result.shards),
+            std::rc::Rc::downgrade(&result.map),
         ));
         result
     }
@@ -385,11 +395,9 @@ impl Broker {
     /// (an equal one "matches the current leader epoch" and is ignored, as a
     /// new controller's start-up requests are) and the broker is one of its
     /// replicas.
-    fn takes(&self, p: &PartitionStateInfo) -> bool {
-        self.replicas
-            .get(&p.tp)
-            .is_none_or(|l| p.leader_epoch > l.leader_epoch)
-            && p.replicas.contains(&self.id)
+    /// `local` is the broker's replica of the partition, if it has one.
+    fn takes(id: BrokerId, local: Option<&LocalPartition>, p: &PartitionStateInfo) -> bool {
+        local.is_none_or(|l| p.leader_epoch > l.leader_epoch) && p.replicas.contains(&id)
     }
 
     /// [`Broker::handle_request`], sharing metadata caches through `memo`
@@ -421,12 +429,31 @@ impl Broker {
         self.controller_epoch_seen = req.controller_epoch;
         match &req.body {
             RequestBody::LeaderAndIsr { partitions } => {
-                for p in partitions {
-                    let take = self.takes(p);
-                    taken.push(take);
-                    if take {
-                        self.replicas
-                            .insert(p.tp.clone(), LocalPartition::from_info(p));
+                let tps: Vec<TopicPartition> =
+                    partitions.iter().map(|p| memo.local_name(&p.tp)).collect();
+                if tps.windows(2).all(|w| w[0] < w[1]) {
+                    // In partition order, each once (as the controller sends
+                    // them): which it takes is read in one walk of its map,
+                    // then those are written.
+                    let from = taken.len();
+                    let mut ps = partitions.iter();
+                    self.replicas.visit_sorted(tps.iter(), |l| {
+                        taken.push(ps.next().is_some_and(|p| Self::takes(self.id, l, p)));
+                    });
+                    let took = taken.get(from..).unwrap_or(&[]);
+                    for ((p, tp), take) in partitions.iter().zip(tps).zip(took) {
+                        if *take {
+                            self.replicas.insert(tp, LocalPartition::from_info(p));
+                        }
+                    }
+                } else {
+                    for (p, tp) in partitions.iter().zip(&tps) {
+                        // One search per partition: whether it takes it,
+                        // and where it goes.
+                        let take = self.replicas.insert_with(tp, |l| {
+                            Self::takes(self.id, l, p).then(|| LocalPartition::from_info(p))
+                        });
+                        taken.push(take);
                     }
                 }
             }
@@ -542,6 +569,55 @@ mod tests {
         assert!(
             !b.replicas.contains_key(&other),
             "not a replica of this broker"
+        );
+    }
+
+    #[test]
+    fn a_leader_and_isr_is_applied_partition_by_partition_in_any_order() {
+        // Kafka: ReplicaManager.becomeLeaderOrFollower takes each partition
+        // of the request whose leader epoch is newer than the local one; the
+        // order of the request's partitions changes nothing, and a partition
+        // listed twice is taken once (the second entry's epoch is no newer).
+        let state = |p: u32, leader_epoch: i32| PartitionStateInfo {
+            tp: TopicPartition::new("t", p),
+            controller_epoch: 1,
+            leader: 1,
+            leader_epoch,
+            isr: vec![BrokerId(1)],
+            zk_version: 0,
+            replicas: vec![BrokerId(1), BrokerId(2)],
+            is_new: false,
+        };
+        let lai = |partitions| RequestBody::LeaderAndIsr { partitions };
+        let apply = |b: &mut Broker, partitions: Vec<PartitionStateInfo>| {
+            let mut taken = Vec::new();
+            let req = request(1, -1, lai(partitions));
+            b.handle_request_taking(&req, &mut MetadataMemo::default(), &mut taken);
+            taken
+        };
+        let mut sorted = Broker::new(BrokerId(1));
+        let mut shuffled = Broker::new(BrokerId(1));
+        let first: Vec<PartitionStateInfo> = (0..100).map(|p| state(p, 2)).collect();
+        apply(&mut sorted, first.clone());
+        apply(&mut shuffled, first);
+        let second: Vec<PartitionStateInfo> =
+            (0..200).map(|p| state(p, 2 + p as i32 % 2)).collect();
+        let mut reordered: Vec<PartitionStateInfo> = second.iter().rev().cloned().collect();
+        reordered.push(state(7, 3));
+        let taken = apply(&mut sorted, second);
+        let taken_reordered = apply(&mut shuffled, reordered);
+        assert_eq!(sorted.replicas, shuffled.replicas);
+        assert_eq!(taken.iter().filter(|t| **t).count(), 150);
+        let mut expected: Vec<bool> = taken.iter().rev().copied().collect();
+        expected.push(false);
+        assert_eq!(taken_reordered, expected);
+        assert_eq!(
+            sorted.replicas[&TopicPartition::new("t", 7)].leader_epoch,
+            3
+        );
+        assert_eq!(
+            sorted.replicas[&TopicPartition::new("t", 8)].leader_epoch,
+            2
         );
     }
 

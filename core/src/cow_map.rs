@@ -2,11 +2,14 @@
 //! are kept in key-ordered chunks (short sorted vectors) behind reference
 //! counts, so cloning the map copies only the list of chunks, and a change
 //! to a copy copies only the chunk it touches (`Rc::make_mut`). The
-//! simulator's large per-partition maps (a broker's hosted replicas,
-//! ZooKeeper's znodes, the replica logs) use it, so that a snapshot of a
-//! simulation (the timeline's, or a benchmark's clone before a fault) costs
-//! a little per chunk instead of a whole copy; and a chunk holds its entries
-//! side by side, with none of a tree's per-node overhead.
+//! simulator's large per-partition maps (a broker's hosted replicas and
+//! metadata cache, ZooKeeper's znodes, the replica logs) use it, so that a
+//! snapshot of a simulation (the timeline's, or a benchmark's clone before a
+//! fault) costs a little per chunk instead of a whole copy; and a chunk holds
+//! its entries side by side, with none of a tree's per-node overhead. Walks
+//! over sorted keys (`visit_sorted`, `update_sorted`) search each key only
+//! after the previous one, and conditional writes (`get_mut_if`,
+//! `insert_with`) copy a chunk only when a value really changes.
 //!
 //! It behaves as a `BTreeMap`: iteration is in key order, equality compares
 //! the entries (never how they are chunked), and it serializes as a map.
@@ -109,6 +112,147 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         let chunk = self.chunks.get_mut(c)?;
         let i = find(chunk, key).ok()?;
         Rc::make_mut(chunk).get_mut(i).map(|(_, v)| v)
+    }
+
+    /// The stored key equal to `key`, and its value.
+    pub fn get_key_value<Q>(&self, key: &Q) -> Option<(&K, &V)>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let chunk = self.chunks.get(self.chunk_of(key))?;
+        let i = find(chunk, key).ok()?;
+        chunk.get(i).map(|(k, v)| (k, v))
+    }
+
+    /// The value for `key`, to change, if `needs` says it must change: its
+    /// chunk is copied (when shared) only then.
+    pub fn get_mut_if<Q>(&mut self, key: &Q, needs: impl FnOnce(&V) -> bool) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let c = self.chunk_of(key);
+        let chunk = self.chunks.get_mut(c)?;
+        let i = find(chunk, key).ok()?;
+        if !chunk.get(i).is_some_and(|(_, v)| needs(v)) {
+            return None;
+        }
+        Rc::make_mut(chunk).get_mut(i).map(|(_, v)| v)
+    }
+
+    /// One search for `key`: `make` gets its value (if any) and returns the
+    /// value to set, or `None` to leave the map as it is (nothing copied,
+    /// no chunk split). Returns whether it set one. An existing entry keeps
+    /// its key, as with [`CowMap::insert`].
+    pub fn insert_with(&mut self, key: &K, make: impl FnOnce(Option<&V>) -> Option<V>) -> bool {
+        let c = self.chunk_of(key);
+        let at = self.chunks.get(c).map(|chunk| find(chunk, key));
+        match at {
+            Some(Ok(i)) => {
+                let Some(chunk) = self.chunks.get_mut(c) else {
+                    return false;
+                };
+                let Some(v) = make(chunk.get(i).map(|(_, v)| v)) else {
+                    return false;
+                };
+                if let Some((_, old)) = Rc::make_mut(chunk).get_mut(i) {
+                    *old = v;
+                }
+                true
+            }
+            _ => match make(None) {
+                Some(v) => {
+                    self.insert(key.clone(), v);
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// Where `key` is, looking only from `at` (a chunk and a position in
+    /// it) on, unless `key` comes before `prev` (then from the start):
+    /// `Some((chunk, index))` if it has an entry. `at` moves past it.
+    fn seek<Q>(&self, at: &mut (usize, usize), prev: Option<&Q>, key: &Q) -> Option<(usize, usize)>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        if prev.is_some_and(|p| p > key) {
+            *at = (0, 0);
+        }
+        let rest = self.bounds.get(at.0..).unwrap_or(&[]);
+        let step = rest.partition_point(|b| b.borrow() <= key);
+        if step > 0 {
+            *at = (at.0 + step, 0);
+        }
+        let chunk = self.chunks.get(at.0)?;
+        let tail = chunk.get(at.1..).unwrap_or(&[]);
+        match tail.binary_search_by(|(k, _)| k.borrow().cmp(key)) {
+            Ok(j) => {
+                let i = at.1 + j;
+                at.1 = i + 1;
+                Some((at.0, i))
+            }
+            Err(j) => {
+                at.1 += j;
+                None
+            }
+        }
+    }
+
+    /// The values of `keys`, in ascending order, each given to `f` (`None`
+    /// for a key without one). The keys and the map are walked in step:
+    /// each key is looked for only in what follows the previous one (keys
+    /// out of order are still found, from the start again).
+    pub fn visit_sorted<'k, Q>(
+        &self,
+        keys: impl IntoIterator<Item = &'k Q>,
+        mut f: impl FnMut(Option<&V>),
+    ) where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized + 'k,
+    {
+        let mut at = (0, 0);
+        let mut prev: Option<&Q> = None;
+        for key in keys {
+            let found = self.seek(&mut at, prev, key);
+            prev = Some(key);
+            f(found.and_then(|(c, i)| self.chunks.get(c)?.get(i).map(|(_, v)| v)));
+        }
+    }
+
+    /// For each of `keys`, in ascending order, that has an entry: if
+    /// `needs` says its value must change, `change` changes it (its chunk
+    /// is copied first if shared; chunks with nothing to change stay
+    /// shared). Walked in step as [`CowMap::visit_sorted`].
+    pub fn update_sorted<'k, Q>(
+        &mut self,
+        keys: impl IntoIterator<Item = &'k Q>,
+        mut needs: impl FnMut(&V) -> bool,
+        mut change: impl FnMut(&mut V),
+    ) where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized + 'k,
+    {
+        let mut at = (0, 0);
+        let mut prev: Option<&Q> = None;
+        for key in keys {
+            let found = self.seek(&mut at, prev, key);
+            prev = Some(key);
+            let Some((c, i)) = found else {
+                continue;
+            };
+            let Some(chunk) = self.chunks.get_mut(c) else {
+                continue;
+            };
+            if chunk.get(i).is_some_and(|(_, v)| needs(v)) {
+                if let Some((_, v)) = Rc::make_mut(chunk).get_mut(i) {
+                    change(v);
+                }
+            }
+        }
     }
 
     /// The chunk that `key` goes in (split first if it is full and `key`
@@ -489,6 +633,66 @@ mod tests {
         *m.get_or_insert_with(5, || 9) += 1;
         *m.get_or_insert_with(6, || 9) += 1;
         assert_eq!((m.get(&5), m.get(&6), m.len()), (Some(&2), Some(&10), 2));
+    }
+
+    /// The in-step and conditional updates change what a `BTreeMap` would,
+    /// and copy no chunk they leave unchanged.
+    #[test]
+    fn updates_in_step_change_only_what_they_must() {
+        let m: CowMap<u32, u64> = (0..2_000u32).map(|k| (k * 3, u64::from(k))).collect();
+        let b: BTreeMap<u32, u64> = m.iter().map(|(k, v)| (*k, *v)).collect();
+        let keys: Vec<u32> = (0..7_000u32)
+            .filter(|k| k % 7 == 0 || k % 11 == 0)
+            .collect();
+        let (mut m2, mut b2) = (m.clone(), b.clone());
+        m2.update_sorted(keys.iter(), |v| v % 2 == 0, |v| *v += 1_000_000);
+        for k in &keys {
+            if let Some(v) = b2.get_mut(k).filter(|v| **v % 2 == 0) {
+                *v += 1_000_000;
+            }
+        }
+        assert!(m2.iter().eq(b2.iter()));
+        // Out of order: found all the same.
+        let mut m3 = m.clone();
+        m3.update_sorted([30u32, 3, 3_000, 6].iter(), |_| true, |v| *v = 7);
+        for k in [30u32, 3, 3_000, 6] {
+            assert_eq!(m3.get(&k), Some(&7));
+        }
+        assert_eq!(m3.get(&9), Some(&3));
+        let mut seen = Vec::new();
+        m3.visit_sorted([0u32, 1, 3, 4, 6, 5_997, 6_000, 2].iter(), |v| {
+            seen.push(v.copied())
+        });
+        assert_eq!(
+            seen,
+            vec![
+                Some(0),
+                None,
+                Some(7),
+                None,
+                Some(7),
+                Some(1_999),
+                None,
+                None
+            ]
+        );
+        // Nothing that needs a change: every chunk stays shared.
+        let mut m4 = m.clone();
+        m4.update_sorted(keys.iter(), |_| false, |v| *v = 0);
+        assert!(m4.get_mut_if(&3, |_| false).is_none());
+        assert!(!m4.insert_with(&3, |_| None) && !m4.insert_with(&4, |_| None));
+        assert_eq!(m4.unshared_entries(Some(&m)), 0);
+        assert!(m4.insert_with(&4, |old| old.is_none().then_some(9)));
+        assert!(m4.insert_with(&3, |old| old.map(|v| v + 1)));
+        if let Some(v) = m4.get_mut_if(&6, |v| *v == 2) {
+            *v = 5;
+        }
+        assert_eq!(
+            (m4.get(&4), m4.get(&3), m4.get(&6)),
+            (Some(&9), Some(&2), Some(&5))
+        );
+        assert_eq!(m4.get_key_value(&4), Some((&4, &9)));
+        assert_eq!(m4.len(), m.len() + 1);
     }
 
     #[test]

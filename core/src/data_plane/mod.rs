@@ -43,6 +43,7 @@ pub mod park;
 pub mod partition;
 pub mod producer;
 pub mod replica_fetcher;
+pub mod replica_logs;
 pub mod replica_manager;
 pub mod replica_map;
 
@@ -163,7 +164,7 @@ impl Env<'_> {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataPlane {
     /// Replica logs, by (broker, partition); they survive restarts.
-    logs: crate::cow_map::CowMap<(BrokerId, TopicPartition), Log>,
+    logs: replica_logs::ReplicaLogs,
     /// Every produced record and its fate.
     produced: Vec<ProducedRecord>,
     /// The id of the next record produced.
@@ -328,7 +329,7 @@ impl DataPlane {
         for (l, f) in touched {
             self.wake(f, l);
         }
-        self.logs.retain(|(_, tp), _| tp.topic != topic);
+        self.logs.retain(|_, tp, _| tp.topic != topic);
         self.partition_hw.retain(|tp, _| tp.topic != topic);
         self.unclean_partitions.retain(|tp| tp.topic != topic);
         self.produced.retain(|r| r.tp.topic != topic);

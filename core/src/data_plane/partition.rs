@@ -7,6 +7,7 @@
 
 use super::{DataPlane, Env};
 use crate::controller::context::LeaderIsr;
+use crate::controller::election::BrokerIds;
 use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::invariants;
@@ -55,10 +56,12 @@ impl DataPlane {
         if current_epoch.is_some_and(|e| leader_epoch < e) {
             return;
         }
-        let log = self
-            .logs
-            .get_or_insert_with((broker, tp.clone()), Default::default)
-            .clone();
+        let key = (broker, tp.clone());
+        if !self.logs.contains_key(&key) {
+            self.logs.insert(key.clone(), Default::default());
+        }
+        let empty = crate::log::Log::default();
+        let log = self.logs.get(&key).unwrap_or(&empty);
         let committed = self.partition_hw.get(tp).copied().unwrap_or(0);
         let unclean = self.unclean_partitions.contains(tp);
         let mut lost = 0;
@@ -103,7 +106,7 @@ impl DataPlane {
         } else {
             log.high_watermark.max(committed.min(leo))
         };
-        if let Some(l) = self.logs.get_mut(&(broker, tp.clone())) {
+        if let Some(l) = self.logs.get_mut_if(&key, |l| l.high_watermark != hw) {
             l.high_watermark = hw;
         }
         if committed > hw && !unclean {
@@ -136,23 +139,37 @@ impl DataPlane {
             leader_hw,
         } = fetched;
         let now = env.now;
-        let Some(local) = env
-            .brokers
-            .get_mut(&leader)
-            .and_then(|b| b.replicas.get_mut(tp))
-        else {
+        let Some(b) = env.brokers.get_mut(&leader) else {
             return;
         };
-        let moved = local.follower_leo.insert(follower, leo) != Some(leo);
-        if leo >= leader_leo {
-            local.last_caught_up.insert(follower, now);
+        // What the fetch changes in the leader's view; the replica is
+        // written (its chunk copied) only if something does.
+        let mut seen = None;
+        let needs = |local: &crate::broker::LocalPartition| {
+            let moved = local.follower_leo.get(&follower) != Some(&leo);
+            let caught = leo >= leader_leo && local.last_caught_up.get(&follower) != Some(&now);
+            let expand = !local.isr.contains(&follower)
+                && local.replicas.contains(&follower)
+                && leo >= leader_hw;
+            let isr = expand.then(|| {
+                let mut isr = local.isr.clone();
+                isr.push(follower);
+                isr
+            });
+            seen = Some((moved, isr));
+            moved || caught
+        };
+        if let Some(local) = b.replicas.get_mut_if(tp, needs) {
+            local.follower_leo.insert(follower, leo);
+            if leo >= leader_leo {
+                local.last_caught_up.insert(follower, now);
+            }
         }
-        let expand = !local.isr.contains(&follower)
-            && local.replicas.contains(&follower)
-            && leo >= leader_hw;
-        if expand {
-            let mut isr = local.isr.clone();
-            isr.push(follower);
+        let Some((moved, expand_to)) = seen else {
+            return;
+        };
+        let expand = expand_to.is_some();
+        if let Some(isr) = expand_to {
             if self.write_isr(env, leader, tp, isr) {
                 env.out.isr_expands += 1;
             }
@@ -209,7 +226,7 @@ impl DataPlane {
     /// sessions show every (partition, ISR follower) pair it leads caught up
     /// within `replica.lag.time.max.ms`, no partition can shrink and none is
     /// looked at. Otherwise every partition is checked, with each follower's
-    /// last-caught-up time as [`DataPlane::caught_up_at`] gives it.
+    /// last-caught-up time as [`DataPlane::caught_up_walk`] gives it.
     pub(super) fn maybe_shrink_isr(&mut self, env: &mut Env, broker: BrokerId) {
         let now = env.now;
         let lag = env.config.replica_lag_time_max_ms;
@@ -227,6 +244,7 @@ impl DataPlane {
         }
         let mut slots = 0;
         let mut shrinks = Vec::new();
+        let mut caught_up = self.caught_up_walk(broker, incarnation);
         for (tp, p) in &b.replicas {
             if p.leader != broker.0 as i32 {
                 continue;
@@ -234,7 +252,7 @@ impl DataPlane {
             let mut out = BTreeSet::new();
             for r in p.isr.iter().copied().filter(|r| *r != broker) {
                 slots += 1;
-                let t = self.caught_up_at((incarnation, p), broker, r, tp);
+                let t = caught_up.at(p, r, tp);
                 if t.is_none_or(|t| now.since(t) > lag) {
                     out.insert(r);
                 }
@@ -246,7 +264,7 @@ impl DataPlane {
                         .iter()
                         .copied()
                         .filter(|r| !out.contains(r))
-                        .collect::<Vec<_>>(),
+                        .collect::<BrokerIds>(),
                 ));
             }
         }
@@ -269,7 +287,7 @@ impl DataPlane {
         env: &mut Env,
         leader: BrokerId,
         tp: &TopicPartition,
-        isr: Vec<BrokerId>,
+        isr: BrokerIds,
     ) -> bool {
         let replicas: Vec<BrokerId> =
             match env.brokers.get(&leader).and_then(|b| b.replicas.get(tp)) {
@@ -320,10 +338,10 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[Broker
         Some(local.zk_version),
     ) {
         Ok(stat) => {
-            let old = local.isr.clone();
+            let old = local.isr.to_vec();
             if let Some(b) = env.brokers.get_mut(&leader) {
                 if let Some(p) = b.replicas.get_mut(tp) {
-                    p.isr = isr.to_vec();
+                    p.isr = BrokerIds::from(isr);
                     p.zk_version = stat.version;
                 }
                 b.isr_change_set.insert(tp.clone());

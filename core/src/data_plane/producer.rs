@@ -51,7 +51,7 @@ impl DataPlane {
             if (local.isr.len() as u64) < min_isr {
                 let fact = Fact::ProduceNotEnoughReplicas {
                     tp: tp.clone(),
-                    isr: local.isr.clone(),
+                    isr: local.isr.to_vec(),
                     min_isr,
                 };
                 return env.out.note("producer", "produce_failed", fact);

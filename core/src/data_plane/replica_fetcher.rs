@@ -19,7 +19,7 @@
 //! is caught up at every round by construction, so the session keeps one
 //! time for all of them (`caught_up_at`, its last round with the leader up)
 //! and the leader's per-partition `last_caught_up` is the later of what it
-//! recorded and that time ([`DataPlane::caught_up_at`]). The per-partition
+//! recorded and that time ([`DataPlane::caught_up_walk`]). The per-partition
 //! value is written back when the cache closes: a LeaderAndIsr or
 //! StopReplica applied by either broker, an ISR shrink of the follower, the
 //! follower stopping, a partition leaving the ISR. A restarted leader has
@@ -31,7 +31,7 @@
 
 use super::partition::FollowerFetch;
 use super::{DataPlane, Env, FollowUp, FETCH_WAIT_MAX_MS};
-use crate::broker::BrokerStatus;
+use crate::broker::{BrokerStatus, LocalPartition};
 use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -46,7 +46,7 @@ use std::sync::Arc;
 /// outside `dirty` except setting the follower's `lastCaughtUpTimeMs` to the
 /// round's time. So a round replicates only `dirty`, and the follower's
 /// last-caught-up time for every other member is `caught_up_at`, computed
-/// when read ([`DataPlane::caught_up_at`]) or written back when the cache
+/// when read ([`DataPlane::caught_up_walk`]) or written back when the cache
 /// closes. Whatever could break the invariant closes the cache (a
 /// LeaderAndIsr or StopReplica on either broker, an ISR shrink, a restart)
 /// or marks the partition dirty (a produce, a high watermark that moved).
@@ -91,6 +91,75 @@ impl SessionCache {
         }
         touched
     }
+}
+
+/// A leader's cached sessions, read follower by follower for partitions
+/// taken in order ([`DataPlane::caught_up_walk`]).
+pub(super) struct CaughtUpWalk<'a> {
+    data: &'a DataPlane,
+    leader: BrokerId,
+    incarnation: u32,
+    /// Per follower met so far, by id: its session's members (none without a
+    /// cached session of this start of the leader), when the session last
+    /// ran, and how far the walk is in the members.
+    followers: Vec<(BrokerId, &'a [TopicPartition], SimTime, usize)>,
+}
+
+impl CaughtUpWalk<'_> {
+    /// When `follower` was last caught up with the leader's log of `tp`
+    /// (`p`, the leader's replica of it): what a lookup of its session would
+    /// answer. Partitions asked about in ascending order are found in step;
+    /// one out of order is searched for.
+    pub(super) fn at(
+        &mut self,
+        p: &LocalPartition,
+        follower: BrokerId,
+        tp: &TopicPartition,
+    ) -> Option<SimTime> {
+        let recorded = p.last_caught_up.get(&follower).copied();
+        let i = match self.followers.binary_search_by_key(&follower, |f| f.0) {
+            Ok(i) => i,
+            Err(i) => {
+                let (leader, data) = (self.leader, self.data);
+                let (members, last) = data
+                    .session_caches
+                    .get(&(leader, follower))
+                    .filter(|c| c.leader_incarnation == self.incarnation)
+                    .map_or((&[][..], SimTime::ZERO), |c| {
+                        (&c.members[..], data.session_caught_up(leader, follower, c))
+                    });
+                self.followers.insert(i, (follower, members, last, 0));
+                i
+            }
+        };
+        let Some((_, members, last, from)) = self.followers.get_mut(i) else {
+            return recorded;
+        };
+        let rest = members.get(*from..).unwrap_or(&[]);
+        let has = match rest.binary_search(tp) {
+            Ok(j) => {
+                *from += j + 1;
+                true
+            }
+            // Before every member left: out of order, so maybe one passed.
+            Err(0) if *from > 0 => members
+                .get(..*from)
+                .unwrap_or(&[])
+                .binary_search(tp)
+                .is_ok(),
+            Err(j) => {
+                *from += j;
+                false
+            }
+        };
+        recorded.max(has.then_some(*last))
+    }
+}
+
+/// Whether marking `follower` caught up at `at` changes the leader's
+/// replica `p`: the leader leads it and has no time for the follower as late.
+fn caught_up_needs(p: &LocalPartition, leader: BrokerId, follower: BrokerId, at: SimTime) -> bool {
+    p.leader == leader.0 as i32 && p.last_caught_up.get(&follower).is_none_or(|t| *t < at)
 }
 
 /// A shared list, (de)serialized as a plain list.
@@ -315,9 +384,7 @@ impl DataPlane {
         if out_of_isr {
             // Back to full rounds; every member was caught up now.
             if let Some(c) = self.session_caches.remove(&key) {
-                for tp in c.members.iter() {
-                    self.mark_caught_up(env, leader, follower, tp, now);
-                }
+                Self::mark_all_caught_up(env, leader, follower, &c.members, now);
             }
         } else if let Some(c) = self.session_caches.get_mut(&key) {
             c.caught_up_at = now;
@@ -398,7 +465,9 @@ impl DataPlane {
     }
 
     /// Write a cached session's last-caught-up time into the leader's view
-    /// of the partition (what a full round would have written).
+    /// of the partition (what a full round would have written). A replica
+    /// whose recorded time is already as late is left alone (and its chunk
+    /// of the leader's map shared).
     fn mark_caught_up(
         &self,
         env: &mut Env,
@@ -407,16 +476,33 @@ impl DataPlane {
         tp: &TopicPartition,
         at: SimTime,
     ) {
-        let Some(p) = env
+        let needs = |p: &LocalPartition| caught_up_needs(p, leader, follower, at);
+        if let Some(p) = env
             .brokers
             .get_mut(&leader)
-            .and_then(|b| b.replicas.get_mut(tp))
-        else {
-            return;
-        };
-        if p.leader == leader.0 as i32 {
-            let t = p.last_caught_up.get(&follower).map_or(at, |t| (*t).max(at));
-            p.last_caught_up.insert(follower, t);
+            .and_then(|b| b.replicas.get_mut_if(tp, needs))
+        {
+            p.last_caught_up.insert(follower, at);
+        }
+    }
+
+    /// [`DataPlane::mark_caught_up`] for every one of `tps` (sorted), in one
+    /// walk of the leader's replicas.
+    fn mark_all_caught_up(
+        env: &mut Env,
+        leader: BrokerId,
+        follower: BrokerId,
+        tps: &[TopicPartition],
+        at: SimTime,
+    ) {
+        if let Some(b) = env.brokers.get_mut(&leader) {
+            b.replicas.update_sorted(
+                tps.iter(),
+                |p| caught_up_needs(p, leader, follower, at),
+                |p| {
+                    p.last_caught_up.insert(follower, at);
+                },
+            );
         }
     }
 
@@ -434,9 +520,7 @@ impl DataPlane {
         if c.leader_incarnation != env.incarnation(leader) {
             return; // the leader restarted: its view of the partitions is gone
         }
-        for tp in c.members.iter() {
-            self.mark_caught_up(env, leader, follower, tp, c.caught_up_at);
-        }
+        Self::mark_all_caught_up(env, leader, follower, &c.members, c.caught_up_at);
     }
 
     /// Close every session cache in which `broker` is the leader or the
@@ -523,27 +607,20 @@ impl DataPlane {
         }
     }
 
-    /// When `follower` was last caught up with `leader`'s log of `tp`, as the
-    /// leader's `lastCaughtUpTimeMs` for it: what the leader recorded, or
-    /// later, what a cached session holds for all its members.
+    /// When followers were last caught up with `leader`'s logs, as the
+    /// leader's `lastCaughtUpTimeMs` for them: what the leader recorded, or
+    /// later, what a cached session holds for all its members. The walk is
+    /// for partitions asked about in order ([`CaughtUpWalk::at`]); each
+    /// follower's session is looked up once.
     ///
-    /// `at_leader` is the leader's start (incarnation) and its replica of
-    /// `tp`, as `env.brokers[leader]` holds them (the caller has them in hand).
-    pub(super) fn caught_up_at(
-        &self,
-        at_leader: (u32, &crate::broker::LocalPartition),
-        leader: BrokerId,
-        follower: BrokerId,
-        tp: &TopicPartition,
-    ) -> Option<SimTime> {
-        let (incarnation, p) = at_leader;
-        let recorded = p.last_caught_up.get(&follower).copied();
-        let cached = self
-            .session_caches
-            .get(&(leader, follower))
-            .filter(|c| c.leader_incarnation == incarnation && c.has(tp))
-            .map(|c| self.session_caught_up(leader, follower, c));
-        recorded.max(cached)
+    /// `incarnation` is the leader's start, as `env.brokers[leader]` holds it.
+    pub(super) fn caught_up_walk(&self, leader: BrokerId, incarnation: u32) -> CaughtUpWalk<'_> {
+        CaughtUpWalk {
+            data: self,
+            leader,
+            incarnation,
+            followers: Vec::new(),
+        }
     }
 
     /// The (partition, follower) pairs `leader` leads whose follower a
@@ -593,9 +670,17 @@ impl DataPlane {
             ),
             None => (0, 0, None),
         };
-        let in_sync = self.logs.get(&fkey).is_some_and(|f| {
-            f.log_end_offset() == leader_leo && f.records.last().copied() == leader_last
-        });
+        // The follower's log, looked up once when it is level with the
+        // leader's and knows its high watermark (the common case).
+        let level = |f: &crate::log::Log| f.high_watermark >= hw.min(f.log_end_offset());
+        let (in_sync, settled) = match self.logs.get(&fkey) {
+            Some(f)
+                if f.log_end_offset() == leader_leo && f.records.last().copied() == leader_last =>
+            {
+                (true, level(f).then(|| f.log_end_offset()))
+            }
+            _ => (false, None),
+        };
         if !in_sync {
             // Truncate to where the logs agree, then copy what the leader has beyond.
             let leader_log = self.logs.get(&lkey).cloned().unwrap_or_default();
@@ -618,9 +703,18 @@ impl DataPlane {
                 );
             }
         }
-        let flog = self.logs.get_or_insert_with(fkey, Default::default);
-        let leo = flog.log_end_offset();
-        flog.high_watermark = flog.high_watermark.max(hw.min(leo));
+        // The follower's high watermark moves up to the leader's (as far as
+        // its log reaches); its log is written (and its chunk copied) only
+        // when something changes.
+        let leo = match settled {
+            Some(leo) => leo,
+            None => {
+                let flog = self.logs.get_or_insert_with(fkey, Default::default);
+                let leo = flog.log_end_offset();
+                flog.high_watermark = flog.high_watermark.max(hw.min(leo));
+                leo
+            }
+        };
         let fetched = FollowerFetch {
             follower,
             leo,

@@ -9,7 +9,7 @@ use super::{
     ISR_PROPAGATION_INTERVAL_MS,
 };
 use crate::controller::channel::{ControlRequest, RequestBody};
-use crate::ids::{BrokerId, TopicPartition};
+use crate::ids::{BrokerId, Topic, TopicPartition};
 use crate::zk::CreateMode;
 use crate::zk_client::paths;
 
@@ -93,12 +93,17 @@ impl DataPlane {
                 // Kafka: becomeLeaderOrFollower makes a broker leader or
                 // follower only of the partitions it took; the others keep
                 // their leader's view of its followers and their fetchers.
+                let mut names = LocalNames::default();
                 for (p, _) in partitions.iter().zip(taken).filter(|(_, taken)| **taken) {
-                    self.logs
-                        .get_or_insert_with((broker, p.tp.clone()), Default::default);
+                    let tp = names.local(env, broker, &p.tp);
+                    let key = (broker, tp);
+                    if !self.logs.contains_key(&key) {
+                        self.logs.insert(key.clone(), Default::default());
+                    }
+                    let tp = &key.1;
                     if p.leader == broker.0 as i32 {
-                        let current = state_leader_epoch(&p.tp);
-                        self.become_leader(env, broker, &p.tp, p.leader_epoch, current);
+                        let current = state_leader_epoch(tp);
+                        self.become_leader(env, broker, tp, p.leader_epoch, current);
                     } else if p.leader >= 0 {
                         // The session with the new leader gains the partition.
                         let leader = BrokerId(p.leader as u32);
@@ -118,6 +123,40 @@ impl DataPlane {
             RequestBody::StopReplica { .. }
             | RequestBody::UpdateMetadata { .. }
             | RequestBody::ControlledShutdown { .. } => {}
+        }
+    }
+}
+
+/// A request's partitions, named with the strings the broker's own map
+/// keys hold (so that the lookups that follow compare names by pointer):
+/// the broker's key is looked up once per topic of the request.
+#[derive(Default)]
+struct LocalNames {
+    /// The last topic: (as the request names it, as the broker does).
+    last: Option<(Topic, Topic)>,
+}
+
+impl LocalNames {
+    fn local(&mut self, env: &Env, broker: BrokerId, tp: &TopicPartition) -> TopicPartition {
+        if let Some((given, kept)) = &self.last {
+            if std::ptr::eq(given.as_str(), tp.topic.as_str()) {
+                return TopicPartition {
+                    topic: kept.clone(),
+                    partition: tp.partition,
+                };
+            }
+        }
+        let kept = env
+            .brokers
+            .get(&broker)
+            .and_then(|b| b.replicas.get_key_value(tp))
+            .map(|(k, _)| k.clone());
+        match kept {
+            Some(k) => {
+                self.last = Some((tp.topic.clone(), k.topic.clone()));
+                k
+            }
+            None => tp.clone(),
         }
     }
 }

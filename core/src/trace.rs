@@ -418,6 +418,14 @@ mod tests {
                 tp: tp.clone(),
                 replicas: vec![BrokerId(4), BrokerId(0)],
             }),
+            Fact::PartitionStateChangeFailed(PartitionStateChangeError::NoLiveReplica {
+                tp: tp.clone(),
+                replicas: vec![],
+            }),
+            Fact::PartitionStateChangeFailed(PartitionStateChangeError::NoLiveReplica {
+                tp: tp.clone(),
+                replicas: (0..5).map(BrokerId).collect(),
+            }),
             Fact::PartitionStateChangeFailed(PartitionStateChangeError::NoLeaderAndIsr {
                 tp: tp.clone(),
             }),
@@ -432,6 +440,30 @@ mod tests {
                 tp: tp.clone(),
                 replicas: vec![BrokerId(0)],
                 isr: vec![],
+            },
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(2)),
+                tp: tp.clone(),
+                replicas: vec![BrokerId(1), BrokerId(2), BrokerId(3)],
+                isr: vec![BrokerId(3), BrokerId(2)],
+            },
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(1)),
+                tp: tp.clone(),
+                replicas: vec![BrokerId(1), BrokerId(2), BrokerId(3)],
+                isr: vec![BrokerId(1), BrokerId(3)],
+            },
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(1)),
+                tp: tp.clone(),
+                replicas: vec![BrokerId(1), BrokerId(2), BrokerId(3), BrokerId(4)],
+                isr: vec![BrokerId(1)],
+            },
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(1)),
+                tp: tp.clone(),
+                replicas: vec![BrokerId(1), BrokerId(1)],
+                isr: vec![BrokerId(1), BrokerId(1), BrokerId(1)],
             },
             Fact::LeaderUpdatedIsr {
                 tp: tp.clone(),
@@ -460,6 +492,7 @@ mod tests {
             },
         ]);
         let mut compact = 0;
+        let mut initialized = Vec::new();
         for fact in facts {
             let r = TraceRecord::new(SimTime(5), "controller-1", "leader_elected", fact.clone());
             assert_eq!(*r.fact(), fact);
@@ -473,11 +506,28 @@ mod tests {
             );
             assert_ne!(r, other);
             compact += usize::from(!matches!(r.held, Held::Other(_)));
+            if let Fact::LeaderInitialized { .. } = fact {
+                initialized.push(matches!(r.held, Held::Initialized { .. }));
+            }
+            if let Fact::PartitionStateChangeFailed(PartitionStateChangeError::NoLiveReplica {
+                replicas,
+                ..
+            }) = &fact
+            {
+                // A few replicas inline, more in a box.
+                assert_eq!(
+                    matches!(r.held, Held::NoLiveReplica { .. }),
+                    replicas.len() <= 4
+                );
+            }
         }
-        // The five reasons that chose a leader, the state change, the
-        // election that found no live replica, two first leaders, an ISR
-        // write and two shrinks.
-        assert_eq!(compact, 12);
+        // The five reasons that chose a leader, the state change, three
+        // elections that found no live replica (two of them inline), six
+        // first leaders, an ISR write and two shrinks.
+        assert_eq!(compact, 18);
+        // First leaders inline: up to three replicas, the ISR among them in
+        // their order.
+        assert_eq!(initialized, [true, true, false, true, false, false]);
         if cfg!(target_pointer_width = "64") {
             assert_eq!(std::mem::size_of::<TraceRecord>(), 64);
         }

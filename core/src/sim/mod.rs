@@ -250,7 +250,7 @@ pub struct Sim {
     state_znodes: crate::cow_map::CowMap<crate::ids::TopicPartition, StateSeen>,
     /// Each topic's assignment per its znode: topic → partition → replicas
     /// (shared by clones until the topic's znode changes).
-    assignments: BTreeMap<String, crate::cow_map::CowMap<u32, Vec<BrokerId>>>,
+    assignments: BTreeMap<String, std::rc::Rc<BTreeMap<u32, Vec<BrokerId>>>>,
     /// The data plane: replica logs, produced records, fetch sessions.
     data: crate::data_plane::DataPlane,
     actions: BTreeMap<(SimTime, u64), Action>,
@@ -892,7 +892,12 @@ impl Sim {
             + self
                 .assignments
                 .iter()
-                .map(|(topic, a)| a.unshared_entries(other.and_then(|o| o.assignments.get(topic))))
+                .filter(|(topic, a)| {
+                    !other
+                        .and_then(|o| o.assignments.get(*topic))
+                        .is_some_and(|theirs| std::rc::Rc::ptr_eq(a, theirs))
+                })
+                .map(|(_, a)| a.len())
                 .sum::<usize>()
     }
 }

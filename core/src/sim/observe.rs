@@ -88,7 +88,7 @@ impl Sim {
                     .zk
                     .observed(&path)
                     .and_then(|n| crate::znodes::decode_topic_assignment(&n.data))
-                    .map(|a| a.into_iter().collect());
+                    .map(|a| std::rc::Rc::new(a.into_iter().collect()));
                 match decoded {
                     Some(a) => self.assignments.insert(topic.to_string(), a),
                     None => self.assignments.remove(*topic),

@@ -30,9 +30,9 @@ pub const MAX_SNAPSHOTS: usize = 128;
 /// out of memory.
 pub const SNAPSHOT_BUDGET: usize = 512 << 20;
 /// What a copy of the simulation copies whole, per partition, in bytes
-/// (measured with a counting allocator: 87 MiB for a clone of a settled
+/// (measured with a counting allocator: 79 MiB for a clone of a settled
 /// 100-broker cluster of 200,000 partitions, docs/benchmarks.md).
-pub const BYTES_PER_PARTITION: usize = 500;
+pub const BYTES_PER_PARTITION: usize = 420;
 /// What an entry of a shared per-partition map (a znode, a hosted replica,
 /// a replica log…) weighs in a chunk a snapshot does not share, in bytes
 /// (an average: a znode with its path and data about 200, a log 70).

@@ -3,63 +3,79 @@
 
 use crate::fact::Fact;
 use crate::time::SimTime;
+use held::Held;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::Mutex;
 
-/// How many bytes a [`Label`] keeps inline.
-const INLINE: usize = 22;
+mod held;
 
-/// A short text held inline when it fits: a trace record's actor and kind
-/// (`controller-12`, `leader_elected`). A large cluster's trace holds a
-/// record per partition per state change, and two small heap strings per
-/// record cost more than the record's own fields; a label costs nothing
-/// beyond its 24 bytes unless it is longer than 22 bytes. It reads as a
-/// `&str` ([`Label::as_str`], `Deref`), compares with strings, and prints,
-/// debugs and serialises as its text.
+/// A short text shared by every record that names it: a trace record's
+/// actor and kind (`controller-12`, `leader_elected`). A large cluster's
+/// trace holds a record per partition per state change, and a text per
+/// record cost more than the record's own fields; a label is the 4-byte
+/// number of its text in one table of the labels seen so far (a few hundred
+/// at most: the kinds are the simulator's own words, the actors its brokers;
+/// each text is stored once and kept for the life of the process). It reads
+/// as a `&str` ([`Label::as_str`], `Deref`), compares with strings, and
+/// prints, debugs, orders and serialises as its text.
 #[derive(Clone)]
-pub struct Label(Repr);
+pub struct Label(u32);
 
-#[derive(Clone)]
-enum Repr {
-    Inline { len: u8, bytes: [u8; INLINE] },
-    Heap(Box<str>),
+/// The texts of the labels, each once, by number, and the numbers in the
+/// texts' order (a sorted vector, searched by halves: no map type of its
+/// own in the page's `.wasm`).
+struct Labels {
+    texts: Vec<&'static str>,
+    sorted: Vec<u32>,
+}
+
+static LABELS: Mutex<Labels> = Mutex::new(Labels {
+    texts: Vec::new(),
+    sorted: Vec::new(),
+});
+
+fn labels() -> std::sync::MutexGuard<'static, Labels> {
+    // A panic elsewhere cannot leave the table half-written: a text is
+    // pushed and numbered in one step below.
+    LABELS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Label {
     /// The text.
-    pub fn as_str(&self) -> &str {
-        match &self.0 {
-            // Only whole UTF-8 strings are ever stored inline.
-            Repr::Inline { len, bytes } => {
-                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
-            }
-            Repr::Heap(s) => s,
-        }
+    pub fn as_str(&self) -> &'static str {
+        labels()
+            .texts
+            .get(self.0 as usize)
+            .copied()
+            .unwrap_or_default()
     }
 }
 
 impl From<&str> for Label {
     fn from(s: &str) -> Label {
-        if s.len() <= INLINE {
-            let mut bytes = [0; INLINE];
-            bytes[..s.len()].copy_from_slice(s.as_bytes());
-            Label(Repr::Inline {
-                len: s.len() as u8,
-                bytes,
-            })
-        } else {
-            Label(Repr::Heap(s.into()))
+        let mut l = labels();
+        let texts = &l.texts;
+        let at = l
+            .sorted
+            .binary_search_by(|&id| texts.get(id as usize).copied().unwrap_or_default().cmp(s));
+        match at {
+            Ok(i) => Label(l.sorted.get(i).copied().unwrap_or_default()),
+            Err(i) => {
+                let text: &'static str = Box::leak(Box::from(s));
+                let id = u32::try_from(l.texts.len()).unwrap_or(u32::MAX);
+                l.texts.push(text);
+                l.sorted.insert(i, id);
+                Label(id)
+            }
         }
     }
 }
 
 impl From<String> for Label {
     fn from(s: String) -> Label {
-        if s.len() <= INLINE {
-            Label::from(s.as_str())
-        } else {
-            Label(Repr::Heap(s.into_boxed_str()))
-        }
+        Label::from(s.as_str())
     }
 }
 
@@ -108,7 +124,8 @@ impl fmt::Debug for Label {
 
 impl PartialEq for Label {
     fn eq(&self, other: &Label) -> bool {
-        self.as_str() == other.as_str()
+        // One number per text.
+        self.0 == other.0
     }
 }
 
@@ -183,7 +200,13 @@ impl<'de> Deserialize<'de> for Label {
 /// One line of the trace. It serialises as
 /// `{"time_ms":..,"actor":..,"kind":..,"details":..}`, the details in English;
 /// a line read back keeps its text as a [`Fact::Text`].
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+///
+/// A record is 64 bytes: its actor and kind are [`Label`]s, and its fact is
+/// held compactly ([`TraceRecord::fact`] gives it back): the facts a large
+/// cluster writes by the hundred thousand at start-up (a partition's state
+/// change, its first leader, an election that found no live replica)
+/// inline, every other fact boxed whole.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
 #[serde(from = "TraceLine")]
 pub struct TraceRecord {
     /// Virtual time in ms.
@@ -192,11 +215,22 @@ pub struct TraceRecord {
     pub actor: Label,
     /// A stable, machine-readable kind (snake_case).
     pub kind: Label,
-    /// What happened, as data: the page renders it in its languages, and
-    /// [`TraceRecord::details`] in English when asked (a large cluster's
-    /// failover writes a record per partition: rendering each one eagerly
-    /// would cost more than simulating it).
-    pub fact: Fact,
+    /// What happened, as data (read it with [`TraceRecord::fact`]): the page
+    /// renders it in its languages, and [`TraceRecord::details`] in English
+    /// when asked (a large cluster's failover writes a record per partition:
+    /// rendering each one eagerly would cost more than simulating it).
+    held: Held,
+}
+
+impl fmt::Debug for TraceRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TraceRecord")
+            .field("time_ms", &self.time_ms)
+            .field("actor", &self.actor)
+            .field("kind", &self.kind)
+            .field("fact", &self.fact())
+            .finish()
+    }
 }
 
 /// A trace line as written, borrowed from its record.
@@ -231,12 +265,12 @@ struct TraceLine {
 
 impl From<TraceLine> for TraceRecord {
     fn from(l: TraceLine) -> TraceRecord {
-        TraceRecord {
-            time_ms: l.time_ms,
-            actor: l.actor.into(),
-            kind: l.kind.into(),
-            fact: Fact::Text(l.details),
-        }
+        TraceRecord::at_ms(
+            l.time_ms,
+            Label::from(l.actor),
+            Label::from(l.kind),
+            Fact::Text(l.details),
+        )
     }
 }
 
@@ -248,17 +282,33 @@ impl TraceRecord {
         kind: impl Into<String>,
         fact: Fact,
     ) -> TraceRecord {
-        TraceRecord {
-            time_ms: time.as_ms(),
-            actor: Label::from(actor.into()),
-            kind: Label::from(kind.into()),
+        TraceRecord::at_ms(
+            time.as_ms(),
+            Label::from(actor.into()),
+            Label::from(kind.into()),
             fact,
+        )
+    }
+
+    /// A record at `time_ms`.
+    pub fn at_ms(time_ms: u64, actor: Label, kind: Label, fact: Fact) -> TraceRecord {
+        TraceRecord {
+            time_ms,
+            actor,
+            kind,
+            held: Held::from(fact),
         }
+    }
+
+    /// What happened, as data (borrowed when held whole, rebuilt from its
+    /// compact form otherwise).
+    pub fn fact(&self) -> Cow<'_, Fact> {
+        self.held.fact()
     }
 
     /// The fact in English ([`Fact::english`]), as the trace file writes it.
     pub fn details(&self) -> String {
-        self.fact.english()
+        self.fact().english()
     }
 
     /// The record as one JSON line (no newline).
@@ -289,11 +339,14 @@ pub fn refusal<'a>(trace: &'a [TraceRecord], at_ms: u64, name: &str) -> Option<&
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::controller::election::{BrokerIds, ElectionWhy};
+    use crate::controller::states::{PartitionState, PartitionStateChangeError};
+    use crate::ids::{BrokerId, TopicPartition};
 
     #[test]
     fn a_label_reads_compares_and_serialises_as_its_text_short_or_long() {
-        // Not a Kafka behaviour: the trace's actor and kind are stored
-        // inline when short, and must read exactly as the strings they were.
+        // Not a Kafka behaviour: the trace's actor and kind are numbers in a
+        // table of texts, and must read exactly as the strings they were.
         let long = "a_kind_name_longer_than_twenty_two_bytes";
         for text in ["", "zk", "controller-4294967295x", long, "ünïcode-ßtring"] {
             let l = Label::from(text);
@@ -313,10 +366,177 @@ mod tests {
         }
         let (a, b) = (Label::from("broker-1"), Label::from("broker-2"));
         assert!(a < b);
-        assert!(matches!(Label::from(long).0, Repr::Heap(_)));
-        assert!(matches!(
-            Label::from("partition_state").0,
-            Repr::Inline { .. }
-        ));
+        assert_eq!(Label::from(long).0, Label::from(long.to_string()).0);
+    }
+
+    #[test]
+    fn a_record_gives_back_exactly_the_fact_it_was_given() {
+        // Not a Kafka behaviour: the trace holds its per-partition facts
+        // compactly, and must read back each one as it was written.
+        let tp = TopicPartition::new("t", 7);
+        let ids = |v: &[u32]| -> BrokerIds { v.iter().map(|&b| BrokerId(b)).collect() };
+        let whys = vec![
+            ElectionWhy::OfflineClean {
+                assignment: ids(&[3, 1, 2]),
+                isr: ids(&[1]),
+            },
+            ElectionWhy::OfflineUnclean {
+                isr: ids(&[]),
+                assignment: ids(&[4, 5, 6, 7, 8, 9, 10, 11]),
+                leader: BrokerId(9),
+            },
+            ElectionWhy::ReassignTarget {
+                target: ids(&[1, 2]),
+                isr: ids(&[2, 1, 0]),
+            },
+            ElectionWhy::PreferredChosen {
+                leader: BrokerId(u32::MAX),
+                assignment: ids(&[u32::MAX]),
+                isr: ids(&[u32::MAX, 0]),
+            },
+            ElectionWhy::ShutdownChosen {
+                assignment: ids(&[1, 2, 3]),
+                isr: ids(&[1, 2]),
+                shutting_down: ids(&[1]),
+            },
+            ElectionWhy::NoReplicas,
+            ElectionWhy::NoLiveReplicaInAr {
+                assignment: ids(&[1]),
+            },
+        ];
+        let mut facts: Vec<Fact> = whys
+            .into_iter()
+            .zip([0, -1, i32::MAX, 5, 6, 7, 8])
+            .map(|(why, leader_epoch)| Fact::LeaderElected {
+                leader: BrokerId(2),
+                tp: tp.clone(),
+                why,
+                leader_epoch,
+            })
+            .collect();
+        facts.extend([
+            Fact::PartitionStateChanged {
+                tp: tp.clone(),
+                from: PartitionState::NewPartition,
+                to: PartitionState::OnlinePartition,
+            },
+            Fact::PartitionStateChangeFailed(PartitionStateChangeError::NoLiveReplica {
+                tp: tp.clone(),
+                replicas: vec![BrokerId(4), BrokerId(0)],
+            }),
+            Fact::PartitionStateChangeFailed(PartitionStateChangeError::NoLiveReplica {
+                tp: tp.clone(),
+                replicas: vec![],
+            }),
+            Fact::PartitionStateChangeFailed(PartitionStateChangeError::NoLiveReplica {
+                tp: tp.clone(),
+                replicas: (0..5).map(BrokerId).collect(),
+            }),
+            Fact::PartitionStateChangeFailed(PartitionStateChangeError::NoLeaderAndIsr {
+                tp: tp.clone(),
+            }),
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(3)),
+                tp: tp.clone(),
+                replicas: vec![BrokerId(3), BrokerId(1)],
+                isr: vec![BrokerId(3)],
+            },
+            Fact::LeaderInitialized {
+                leader: None,
+                tp: tp.clone(),
+                replicas: vec![BrokerId(0)],
+                isr: vec![],
+            },
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(2)),
+                tp: tp.clone(),
+                replicas: vec![BrokerId(1), BrokerId(2), BrokerId(3)],
+                isr: vec![BrokerId(3), BrokerId(2)],
+            },
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(1)),
+                tp: tp.clone(),
+                replicas: vec![BrokerId(1), BrokerId(2), BrokerId(3)],
+                isr: vec![BrokerId(1), BrokerId(3)],
+            },
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(1)),
+                tp: tp.clone(),
+                replicas: vec![BrokerId(1), BrokerId(2), BrokerId(3), BrokerId(4)],
+                isr: vec![BrokerId(1)],
+            },
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(1)),
+                tp: tp.clone(),
+                replicas: vec![BrokerId(1), BrokerId(1)],
+                isr: vec![BrokerId(1), BrokerId(1), BrokerId(1)],
+            },
+            Fact::LeaderUpdatedIsr {
+                tp: tp.clone(),
+                leader: BrokerId(1),
+                old: vec![BrokerId(1)],
+                isr: vec![BrokerId(1), BrokerId(0)],
+                zk_version: -1,
+            },
+            Fact::IsrShrunk {
+                tp: tp.clone(),
+                broker: BrokerId(2),
+                leader: None,
+                isr: vec![BrokerId(2)],
+                leader_epoch: 3,
+            },
+            Fact::IsrShrunk {
+                tp: tp.clone(),
+                broker: BrokerId(2),
+                leader: Some(BrokerId(0)),
+                isr: vec![BrokerId(0), BrokerId(1)],
+                leader_epoch: i32::MIN,
+            },
+            Fact::Text("words".into()),
+            Fact::Resign {
+                broker: BrokerId(1),
+            },
+        ]);
+        let mut compact = 0;
+        let mut initialized = Vec::new();
+        for fact in facts {
+            let r = TraceRecord::new(SimTime(5), "controller-1", "leader_elected", fact.clone());
+            assert_eq!(*r.fact(), fact);
+            assert_eq!(r.details(), fact.english());
+            assert_eq!(r, r.clone());
+            let other = TraceRecord::new(
+                SimTime(5),
+                "controller-1",
+                "leader_elected",
+                Fact::DeletionDisabled,
+            );
+            assert_ne!(r, other);
+            compact += usize::from(!matches!(r.held, Held::Other(_)));
+            if let Fact::LeaderInitialized { .. } = fact {
+                initialized.push(matches!(r.held, Held::Initialized { .. }));
+            }
+            if let Fact::PartitionStateChangeFailed(PartitionStateChangeError::NoLiveReplica {
+                replicas,
+                ..
+            }) = &fact
+            {
+                // A few replicas inline, more in a box.
+                assert_eq!(
+                    matches!(r.held, Held::NoLiveReplica { .. }),
+                    replicas.len() <= 4
+                );
+            }
+        }
+        // The state change, two elections that found no live replica (the
+        // third has 5 replicas) and three first leaders (up to three
+        // replicas, the ISR among them in their order); the rest, leader
+        // elections and ISR changes among them, boxed whole.
+        assert_eq!(compact, 6);
+        // First leaders inline: up to three replicas, the ISR among them in
+        // their order.
+        assert_eq!(initialized, [true, true, false, true, false, false]);
+        if cfg!(target_pointer_width = "64") {
+            assert_eq!(std::mem::size_of::<TraceRecord>(), 64);
+        }
     }
 }

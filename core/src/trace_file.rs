@@ -296,12 +296,12 @@ fn parse_record(line: usize, text: &str, after_ms: u64) -> Result<TraceRecord, T
     let actor = get_str(line, &m, "actor")?.into();
     let kind = get_str(line, &m, "kind")?.into();
     let details = get_str(line, &m, "details")?.to_string();
-    Ok(TraceRecord {
+    Ok(TraceRecord::at_ms(
         time_ms,
         actor,
         kind,
-        fact: crate::fact::Fact::Text(details),
-    })
+        crate::fact::Fact::Text(details),
+    ))
 }
 
 /// Read a trace file, strictly: the scenario record first, then records in

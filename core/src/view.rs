@@ -681,7 +681,7 @@ pub fn election_code_meaning(code: &str) -> &'static str {
 /// The outcome an `election_result` trace line reports (`None` for any
 /// other line).
 pub fn election_outcome(record: &crate::trace::TraceRecord) -> Option<ElectionOutcome> {
-    let crate::fact::Fact::ElectionResult { tp, code, .. } = &record.fact else {
+    let crate::fact::Fact::ElectionResult { tp, code, .. } = &*record.fact() else {
         return None;
     };
     let leader = match code {

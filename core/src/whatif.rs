@@ -341,7 +341,7 @@ fn act_both(
             return Err(WhatIfError::Refused {
                 side,
                 action: described,
-                fact: Box::new(r.fact.clone()),
+                fact: Box::new(r.fact().into_owned()),
             });
         }
     }

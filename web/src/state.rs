@@ -1081,7 +1081,7 @@ impl SimState {
 /// running, a topic that exists, …), from the trace right after the action.
 fn refusal(trace: &[TraceRecord], at_ms: u64, name: &str) -> Option<PageError> {
     kcsim_core::trace::refusal(trace, at_ms, name)
-        .map(|r| PageError::Refused(Box::new(r.fact.clone())))
+        .map(|r| PageError::Refused(Box::new(r.fact().into_owned())))
 }
 
 impl Reducible for SimState {

@@ -207,7 +207,7 @@ pub fn results(trace: &[TraceRecord], at_ms: u64) -> Vec<(TopicPartition, Electi
     trace[i + 1..]
         .iter()
         .take_while(|r| r.time_ms == at_ms)
-        .filter_map(|r| match &r.fact {
+        .filter_map(|r| match &*r.fact() {
             Fact::ElectionResult { label, tp, code } if *label != ElectionLabel::AutoRebalance => {
                 Some((tp.clone(), code.clone()))
             }

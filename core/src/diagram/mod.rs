@@ -242,7 +242,7 @@ fn rows_of(r: &TraceRecord, out: &mut Vec<Row>) {
             kind,
         })
     };
-    match &r.fact {
+    match &*r.fact() {
         Fact::WatchFired { kind, path, event } => {
             if let Some(b) = me {
                 out.push(arrow(

@@ -74,7 +74,7 @@ fn a_broker_failure_is_a_watch_then_requests_with_the_controllers_epoch() {
     let written: Vec<i32> = trace
         .iter()
         .filter(|r| r.time_ms >= a[watch].time_ms && r.time_ms <= lai.time_ms)
-        .filter_map(|r| match &r.fact {
+        .filter_map(|r| match &*r.fact() {
             Fact::IsrShrunk { leader_epoch, .. } | Fact::LeaderElected { leader_epoch, .. } => {
                 Some(*leader_epoch)
             }

@@ -396,16 +396,16 @@ impl Observer {
         }
         let mut edited = Vec::new();
         for r in trace.iter().skip(self.trace_seen) {
-            if let crate::fact::Fact::WatchNotificationLost { path, broker, .. } = &r.fact {
+            if let crate::fact::Fact::WatchNotificationLost { path, broker, .. } = &*r.fact() {
                 self.notifications_lost
                     .push((r.time_ms, path.clone(), *broker));
             }
-            if let crate::fact::Fact::UserAction(Action::DeleteTopic { topic }) = &r.fact {
+            if let crate::fact::Fact::UserAction(Action::DeleteTopic { topic }) = &*r.fact() {
                 self.deletion_asked.insert(topic.clone());
             }
             if let crate::fact::Fact::UserAction(
                 Action::SetZnode { path, .. } | Action::CreateZnode { path, .. },
-            ) = &r.fact
+            ) = &*r.fact()
             {
                 if let Some(topic) = path.strip_prefix("/admin/delete_topics/") {
                     self.deletion_asked.insert(topic.to_string());
@@ -413,14 +413,14 @@ impl Observer {
             }
             if let crate::fact::Fact::UserAction(
                 Action::SetZnode { path, data } | Action::CreateZnode { path, data, .. },
-            ) = &r.fact
+            ) = &*r.fact()
             {
                 self.hand_written.insert(path.clone(), data.clone());
             }
             // Kafka: PartitionReassignmentHandler handles only the creation
             // of /admin/reassign_partitions; a change of its data waits for
             // the next creation or controller failover.
-            if let crate::fact::Fact::UserAction(Action::SetZnode { path, data }) = &r.fact {
+            if let crate::fact::Fact::UserAction(Action::SetZnode { path, data }) = &*r.fact() {
                 if path == paths::REASSIGN_PARTITIONS {
                     let named = crate::znodes::decode_reassign_partitions(data).unwrap_or_default();
                     self.stalled_reassignments
@@ -431,7 +431,7 @@ impl Observer {
             // znode's deletion, so the watch it consumes is not re-armed
             // (the controller re-arms it only when it deletes the znode
             // itself): a reassignment created next goes unseen.
-            if let crate::fact::Fact::UserAction(Action::DeleteZnode { path }) = &r.fact {
+            if let crate::fact::Fact::UserAction(Action::DeleteZnode { path }) = &*r.fact() {
                 if path == paths::REASSIGN_PARTITIONS {
                     self.reassign_watch_lost = Some(controller_epoch_data(sim));
                 }
@@ -443,7 +443,7 @@ impl Observer {
                 request: "StopReplica",
                 error: crate::broker::ApiError::StaleBrokerEpoch,
                 ..
-            } = &r.fact
+            } = &*r.fact()
             {
                 self.stalled_deletions.extend(
                     sim.zk()
@@ -455,7 +455,7 @@ impl Observer {
                 Action::SetZnode { path, .. }
                 | Action::DeleteZnode { path }
                 | Action::CreateZnode { path, .. },
-            ) = &r.fact
+            ) = &*r.fact()
             {
                 edited.push(path.clone());
                 self.hand_edited.insert(path.clone());
@@ -463,7 +463,7 @@ impl Observer {
                 // /controller is an ordinary re-election.
                 let deleting_controller = path == paths::CONTROLLER
                     && matches!(
-                        r.fact,
+                        *r.fact(),
                         crate::fact::Fact::UserAction(Action::DeleteZnode { .. })
                     );
                 if (path == paths::CONTROLLER || path == paths::CONTROLLER_EPOCH)

@@ -245,12 +245,12 @@ pub struct Sim {
     availability_dirty: bool,
     /// Partitions whose leader changed since the last availability update.
     availability_changed: BTreeSet<crate::ids::TopicPartition>,
-    /// When each partition's state znode last changed.
-    state_changed_at: crate::cow_map::CowMap<crate::ids::TopicPartition, SimTime>,
-    /// Each topic's assignment per its znode: topic → partition → replicas.
-    assignments: BTreeMap<String, BTreeMap<u32, Vec<BrokerId>>>,
-    /// Each partition's leader per its state znode.
-    leaders: crate::cow_map::CowMap<crate::ids::TopicPartition, Option<BrokerId>>,
+    /// Each partition's leader per its state znode, and when that znode
+    /// last changed (one map: they change together).
+    state_znodes: crate::cow_map::CowMap<crate::ids::TopicPartition, StateSeen>,
+    /// Each topic's assignment per its znode: topic → partition → replicas
+    /// (shared by clones until the topic's znode changes).
+    assignments: BTreeMap<String, std::rc::Rc<BTreeMap<u32, Vec<BrokerId>>>>,
     /// The data plane: replica logs, produced records, fetch sessions.
     data: crate::data_plane::DataPlane,
     actions: BTreeMap<(SimTime, u64), Action>,
@@ -283,6 +283,15 @@ pub struct Sim {
     epoch_span_memo: crate::controller::channel::EpochSpanMemo,
     /// The invariant checker.
     pub(crate) checker: Checker,
+}
+
+/// What the simulator follows of a partition's state znode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct StateSeen {
+    /// The leader it names.
+    leader: Option<BrokerId>,
+    /// When it last changed.
+    changed_at: SimTime,
 }
 
 /// Why an action was refused before it changed anything.
@@ -326,9 +335,8 @@ impl Sim {
             availability: crate::cow_map::CowMap::new(),
             availability_dirty: false,
             availability_changed: BTreeSet::new(),
-            state_changed_at: crate::cow_map::CowMap::new(),
+            state_znodes: crate::cow_map::CowMap::new(),
             assignments: BTreeMap::new(),
-            leaders: crate::cow_map::CowMap::new(),
             data: crate::data_plane::DataPlane::default(),
             actions: BTreeMap::new(),
             action_seq: 0,
@@ -838,23 +846,23 @@ impl Sim {
 impl Sim {
     /// When the partition's state znode (leader, ISR, epochs) last changed.
     pub fn state_changed_at(&self, tp: &crate::ids::TopicPartition) -> Option<SimTime> {
-        self.state_changed_at.get(tp).copied()
+        self.state_znodes.get(tp).map(|s| s.changed_at)
     }
 
     /// When each partition's state znode last changed, in partition order
     /// (what [`crate::summary::SummaryCache`] follows incrementally).
     pub fn state_changes(&self) -> impl Iterator<Item = (&crate::ids::TopicPartition, SimTime)> {
-        self.state_changed_at.iter().map(|(tp, t)| (tp, *t))
+        self.state_znodes.iter().map(|(tp, s)| (tp, s.changed_at))
     }
 
     /// The partition's leader per its state znode.
     pub fn leader_of(&self, tp: &crate::ids::TopicPartition) -> Option<BrokerId> {
-        self.leaders.get(tp).copied().flatten()
+        self.state_znodes.get(tp).and_then(|s| s.leader)
     }
 
     /// How many partitions the cluster has (state znodes seen).
     pub fn partition_count(&self) -> usize {
-        self.leaders.len()
+        self.state_znodes.len()
     }
 
     /// The entries of the shared per-partition maps ([`crate::cow_map`]:
@@ -878,9 +886,18 @@ impl Sim {
                 .availability
                 .unshared_entries(other.map(|o| &o.availability))
             + self
-                .state_changed_at
-                .unshared_entries(other.map(|o| &o.state_changed_at))
-            + self.leaders.unshared_entries(other.map(|o| &o.leaders))
+                .state_znodes
+                .unshared_entries(other.map(|o| &o.state_znodes))
             + self.checker.unshared_entries(other.map(|o| &o.checker))
+            + self
+                .assignments
+                .iter()
+                .filter(|(topic, a)| {
+                    !other
+                        .and_then(|o| o.assignments.get(*topic))
+                        .is_some_and(|theirs| std::rc::Rc::ptr_eq(a, theirs))
+                })
+                .map(|(_, a)| a.len())
+                .sum::<usize>()
     }
 }

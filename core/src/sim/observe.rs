@@ -88,7 +88,7 @@ impl Sim {
                     .zk
                     .observed(&path)
                     .and_then(|n| crate::znodes::decode_topic_assignment(&n.data))
-                    .map(|a| a.into_iter().collect());
+                    .map(|a| std::rc::Rc::new(a.into_iter().collect()));
                 match decoded {
                     Some(a) => self.assignments.insert(topic.to_string(), a),
                     None => self.assignments.remove(*topic),
@@ -96,11 +96,10 @@ impl Sim {
                 if self.zk.observed(&path).is_none() {
                     // Deleted: nothing kept per partition outlives the topic.
                     let keep = |tp: &crate::ids::TopicPartition| tp.topic != *topic;
-                    self.leaders.retain(|tp, _| keep(tp));
+                    self.state_znodes.retain(|tp, _| keep(tp));
                     self.checker.forget_topic(topic);
                     self.availability.retain(|tp, _| keep(tp));
                     self.availability_changed.retain(keep);
-                    self.state_changed_at.retain(|tp, _| keep(tp));
                     self.data.forget_topic(topic);
                 }
                 continue;
@@ -138,9 +137,11 @@ impl Sim {
                 let ar = widened.as_ref().or(ar).map(Vec::as_slice);
                 self.checker.check_partition(self.now, &tp, l, ar);
             }
-            self.leaders
-                .insert(tp.clone(), state.and_then(|l| l.leader));
-            self.state_changed_at.insert(tp.clone(), self.now);
+            let seen = super::StateSeen {
+                leader: state.and_then(|l| l.leader),
+                changed_at: self.now,
+            };
+            self.state_znodes.insert(tp.clone(), seen);
             self.availability_changed.insert(tp);
         }
     }
@@ -161,7 +162,7 @@ impl Sim {
         self.availability_dirty = false;
         let now = self.now;
         for tp in changed {
-            let leader = self.leaders.get(&tp).copied().flatten();
+            let leader = self.state_znodes.get(&tp).and_then(|s| s.leader);
             let available = leader.is_some_and(|b| self.brokers.get(&b).is_some_and(|x| x.is_up()));
             match self.availability.get_mut(&tp) {
                 Some(a) if a.available != available => {
@@ -208,7 +209,8 @@ impl Sim {
         // live in shared copy-on-write chunks (a snapshot keeps the others).
         let mut records = self.availability.iter().peekable();
         let mut updates = Vec::new();
-        for (tp, leader) in &self.leaders {
+        for (tp, seen) in &self.state_znodes {
+            let leader = seen.leader;
             let available = leader.is_some_and(|b| up.has(b));
             while records.next_if(|(k, _)| *k < tp).is_some() {}
             match records.next_if(|(k, _)| *k == tp) {

@@ -186,7 +186,7 @@ impl Check for SimChecks {
         let trace = sim.trace();
         if trace.len() > self.read {
             for r in &trace[self.read..] {
-                match &r.fact {
+                match &*r.fact() {
                     Fact::WatchNotificationLost { path, .. }
                         if path == crate::zk_client::paths::CONTROLLER =>
                     {
@@ -332,7 +332,7 @@ pub fn healing(sim: &Sim) -> Vec<Action> {
     let mut out = Vec::new();
     let mut stale = std::collections::BTreeSet::new();
     for r in sim.trace() {
-        if let Fact::WatchNotificationLost { broker, .. } = &r.fact {
+        if let Fact::WatchNotificationLost { broker, .. } = &*r.fact() {
             stale.insert(*broker);
         }
     }

@@ -57,7 +57,7 @@ fn drops_and_delays_hit_a_message_on_the_wire() {
         let mut sim = s.build();
         sim.run_until(crate::SimTime(s.last_action_ms()));
         for r in sim.trace() {
-            match (r.kind.as_ref(), &r.fact) {
+            match (r.kind.as_ref(), &*r.fact()) {
                 ("message_dropped" | "message_delayed", _) => hit += 1,
                 (_, Fact::NoSuchMessage { .. }) => missed += 1,
                 _ => {}
@@ -76,7 +76,7 @@ struct TwoKills {
 impl Check for TwoKills {
     fn after_step(&mut self, sim: &Sim) -> Vec<Finding> {
         for r in &sim.trace()[self.read..] {
-            if let Fact::UserAction(Action::KillBroker { .. }) = r.fact {
+            if let Fact::UserAction(Action::KillBroker { .. }) = *r.fact() {
                 self.kills += 1;
             }
         }

@@ -79,7 +79,7 @@ pub fn Why(props: &WhyProps) -> Html {
                     <li class={classes!("why-line", r.kind.to_string())}>
                         <span class="t">{ format!("{:.3} s", r.time_ms as f64 / 1000.0) }</span>
                         <span class="actor">{ r.actor.to_string() }</span>
-                        <span class="text">{ fact_text(&r.fact, lang) }</span>
+                        <span class="text">{ fact_text(&r.fact(), lang) }</span>
                         // Kafka's codes in words: NONE is the success code.
                         { for kcsim_core::view::election_outcome(r).map(|o| html! {
                             <span class={classes!("meaning", o.success.then_some("success"))}>{ format!(" — {}", election_meaning_text(&o.code, lang)) }</span>

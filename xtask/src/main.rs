@@ -395,8 +395,12 @@ fn stage_browser() -> Result<()> {
 /// page's short sorts, wasm-opt -Oz twice; it was 683 486). What the rest is
 /// made of, and what 300 000 would take, is in core/docs/benchmarks.md ("What
 /// is in the .wasm"). The check holds the line just above today's size, so
-/// that growth is a decision, and comes down as the size does.
-const WASM_GZIP_BUDGET: u64 = 673_000;
+/// that growth is a decision, and comes down as the size does. Session 9
+/// decided 6.6 KB of growth (671 888 -> 679 627): the copy-on-write controller
+/// context, the compact trace records and the hosted replicas without heap
+/// blocks bring their own generic code, and they cut a 200 000-partition
+/// cluster's memory, in the browser too, by far more than the page weighs.
+const WASM_GZIP_BUDGET: u64 = 680_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

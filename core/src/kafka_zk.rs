@@ -177,6 +177,22 @@ pub fn fenced_delete(
     }
 }
 
+/// [`fenced_delete`] of each named child of `parent`, in order (Kafka's
+/// `deleteIsrChangeNotifications`, `deleteTopicDeletions`: one fenced delete
+/// per child, the first failure ends them).
+pub fn fenced_delete_children<'a>(
+    client: &mut ZkClient,
+    zk: &mut Zk,
+    epoch_zk_version: i32,
+    parent: &str,
+    names: impl IntoIterator<Item = &'a String>,
+) -> Result<(), ControllerError> {
+    for name in names {
+        fenced_delete(client, zk, epoch_zk_version, format!("{parent}/{name}"))?;
+    }
+    Ok(())
+}
+
 /// `getAllBrokerAndEpochsInCluster`: every registered broker with its czxid.
 pub fn read_brokers_with_epochs(
     client: &mut ZkClient,

@@ -9,7 +9,7 @@ use super::batch::RequestBatch;
 use super::{ControllerError, Env, KafkaController};
 use crate::cow_map::CowMap;
 use crate::ids::TopicPartition;
-use crate::kafka_zk::{fenced_delete, read_leader_isrs};
+use crate::kafka_zk::{fenced_delete_children, read_leader_isrs};
 use crate::zk::ZkError;
 use crate::zk_client::paths;
 use crate::znodes::decode_topic_assignment;
@@ -141,15 +141,13 @@ impl KafkaController {
             }
             Ok(())
         })();
-        let epoch_zk_version = self.ctx.epoch_zk_version;
-        for c in children {
-            fenced_delete(
-                env.client,
-                env.zk,
-                epoch_zk_version,
-                format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION),
-            )?;
-        }
+        fenced_delete_children(
+            env.client,
+            env.zk,
+            self.ctx.epoch_zk_version,
+            paths::ISR_CHANGE_NOTIFICATION,
+            &children,
+        )?;
         result
     }
 
@@ -161,15 +159,12 @@ impl KafkaController {
         let children = env
             .client
             .get_children(env.zk, paths::ISR_CHANGE_NOTIFICATION)?;
-        let epoch_zk_version = self.ctx.epoch_zk_version;
-        for c in children {
-            fenced_delete(
-                env.client,
-                env.zk,
-                epoch_zk_version,
-                format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION),
-            )?;
-        }
-        Ok(())
+        fenced_delete_children(
+            env.client,
+            env.zk,
+            self.ctx.epoch_zk_version,
+            paths::ISR_CHANGE_NOTIFICATION,
+            &children,
+        )
     }
 }

@@ -9,7 +9,7 @@ use super::states::{PartitionState, ReplicaState};
 use super::{ControllerError, Env, KafkaController};
 use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
-use crate::kafka_zk::fenced_delete;
+use crate::kafka_zk::fenced_delete_children;
 use crate::zk::{Op, ZkError};
 use crate::zk_client::paths;
 use std::collections::BTreeSet;
@@ -373,16 +373,13 @@ impl KafkaController {
         env: &mut Env<'_>,
         topics: impl IntoIterator<Item = &'a String>,
     ) -> Result<(), ControllerError> {
-        let epoch_zk_version = self.ctx.epoch_zk_version;
-        for t in topics {
-            fenced_delete(
-                env.client,
-                env.zk,
-                epoch_zk_version,
-                format!("{}/{t}", paths::DELETE_TOPICS),
-            )?;
-        }
-        Ok(())
+        fenced_delete_children(
+            env.client,
+            env.zk,
+            self.ctx.epoch_zk_version,
+            paths::DELETE_TOPICS,
+            topics,
+        )
     }
 
     /// At failover: topics queued for deletion, and which are ineligible.

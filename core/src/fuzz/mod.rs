@@ -435,14 +435,15 @@ pub fn run(input: &Input, corpus: &Corpus) -> Outcome {
             // The page takes the lesson keys out first, and reads a lesson
             // file the link carries as the core reads any lesson file.
             let (keys, rest) = share_link::lesson::split(&input.text);
-            if let Some(f) = &keys.file {
-                if let Ok((l, min)) = share_link::lesson::read_file(f) {
-                    let _ = share_link::lesson::step(keys.step.as_deref(), l.steps.len());
-                    if Lesson::parse(&min).ok().map(|m| m.id) != Some(l.id) {
-                        return Outcome::Failed(
-                            "a lesson file and its minified text read differently".to_string(),
-                        );
-                    }
+            let mut problems = Vec::new();
+            if let Some(share_link::lesson::Chosen::File(l, min)) =
+                share_link::lesson::choose(&keys, &mut problems)
+            {
+                let _ = share_link::lesson::step(keys.step.as_deref(), l.steps.len());
+                if Lesson::parse(&min).ok().map(|m| m.id) != Some(l.id) {
+                    return Outcome::Failed(
+                        "a lesson file and its minified text read differently".to_string(),
+                    );
                 }
             }
             let r = share_link::read(&rest);

@@ -97,6 +97,42 @@ pub fn read_file(encoded: &str) -> Result<(Lesson, String), String> {
     Ok((lesson, minified(&text)))
 }
 
+/// The lesson a link's keys choose.
+#[derive(Debug)]
+pub enum Chosen<'a> {
+    /// A built-in lesson, by id (`l=`): the caller looks it up.
+    BuiltIn(&'a str),
+    /// A lesson file (`lf=`), read, and its text minified.
+    File(Box<Lesson>, String),
+}
+
+/// Which lesson `keys` choose: `lf=` when there is one (read with
+/// [`read_file`]), else `l=`; `None` with the reason in `problems` when none
+/// does (`st=` without a lesson, or an `lf=` that does not read).
+pub fn choose<'a>(keys: &'a LessonKeys, problems: &mut Vec<String>) -> Option<Chosen<'a>> {
+    match (&keys.id, &keys.file) {
+        (None, None) => {
+            if let Some(st) = &keys.step {
+                problems.push(format!("st={st} without a lesson (l= or lf=); ignored"));
+            }
+            None
+        }
+        (id, Some(file)) => {
+            if id.is_some() {
+                problems.push("both l= and lf=; the lesson file (lf=) is used".to_string());
+            }
+            match read_file(file) {
+                Ok((l, text)) => Some(Chosen::File(Box::new(l), text)),
+                Err(e) => {
+                    problems.push(format!("{e}; no lesson opens"));
+                    None
+                }
+            }
+        }
+        (Some(id), None) => Some(Chosen::BuiltIn(id)),
+    }
+}
+
 /// A lesson file's JSON without its white space (what `lf=` carries).
 pub fn minified(text: &str) -> String {
     serde_json::from_str::<serde_json::Value>(text)
@@ -170,6 +206,32 @@ mod tests {
         let e = read_file(&big).unwrap_err();
         assert!(e.contains("more than a lesson may be"), "{e}");
         assert!(read_file("%5B%5D").is_err());
+    }
+
+    #[test]
+    fn the_file_wins_over_a_built_in_and_a_lone_step_is_a_problem() {
+        let text = pct_encode(builtin::FILES[0].1);
+        let (k, _) = split(&format!("l=controller-race&lf={text}"));
+        let mut problems = Vec::new();
+        assert!(matches!(choose(&k, &mut problems), Some(Chosen::File(..))));
+        assert!(problems[0].contains("both l= and lf="), "{problems:?}");
+        let (k, _) = split("l=controller-race&st=1");
+        let mut problems = Vec::new();
+        assert!(matches!(
+            choose(&k, &mut problems),
+            Some(Chosen::BuiltIn("controller-race"))
+        ));
+        assert!(problems.is_empty());
+        let (k, _) = split("st=2");
+        assert!(choose(&k, &mut problems).is_none());
+        assert!(
+            problems[0].contains("st=2 without a lesson"),
+            "{problems:?}"
+        );
+        let (k, _) = split("lf=%5B%5D");
+        let mut problems = Vec::new();
+        assert!(choose(&k, &mut problems).is_none());
+        assert!(problems[0].ends_with("; no lesson opens"), "{problems:?}");
     }
 
     #[test]

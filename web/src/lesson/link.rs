@@ -8,7 +8,7 @@ use super::{after, start_state, At, LessonRun, Origin};
 use crate::share::LinkRead;
 use crate::state::SimState;
 use kcsim_core::lesson::{builtin, Lesson};
-use kcsim_core::share_link::lesson::{self as core_link, LessonRef};
+use kcsim_core::share_link::lesson::{self as core_link, Chosen, LessonRef};
 use std::rc::Rc;
 
 /// The lesson keys of a link, as written (read by the core:
@@ -29,28 +29,13 @@ pub fn append_link(fragment: &mut String, run: Option<&LessonRun>, present: bool
     core_link::append(fragment, lesson, present);
 }
 
-/// The lesson a link names, or `None` with the reason in `problems`.
+/// The lesson a link names, or `None` with the reason in `problems`: the
+/// core chooses and reads a file ([`core_link::choose`]), the page looks up
+/// the built-in lessons it fetched.
 fn lesson_of(ll: &LessonLink, problems: &mut Vec<String>) -> Option<(Lesson, Origin)> {
-    match (&ll.id, &ll.file) {
-        (None, None) => {
-            if let Some(st) = &ll.step {
-                problems.push(format!("st={st} without a lesson (l= or lf=); ignored"));
-            }
-            None
-        }
-        (id, Some(file)) => {
-            if id.is_some() {
-                problems.push("both l= and lf=; the lesson file (lf=) is used".to_string());
-            }
-            match core_link::read_file(file) {
-                Ok((l, text)) => Some((l, Origin::File(Rc::new(text)))),
-                Err(e) => {
-                    problems.push(format!("{e}; no lesson opens"));
-                    None
-                }
-            }
-        }
-        (Some(id), None) => match super::builtins::lesson(id) {
+    match core_link::choose(ll, problems)? {
+        Chosen::File(l, text) => Some((*l, Origin::File(Rc::new(text)))),
+        Chosen::BuiltIn(id) => match super::builtins::lesson(id) {
             // Still being fetched: the page opens the link's scenario, and
             // opens the link again once they are here (see [`needs_builtins`]).
             None => None,

@@ -29,17 +29,62 @@ impl fmt::Display for SessionId {
     }
 }
 
-/// A topic's name, shared: every partition of a topic (and every copy of a
-/// [`TopicPartition`]) points at one string, so a copy costs no allocation.
+/// A topic's name, shared: every copy of one name on a thread points at one
+/// string (names are interned, [`Topic::from`]), so a copy costs no
+/// allocation and two copies compare equal without reading the bytes.
 /// Compares, orders and prints as the name.
-#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(transparent)]
 pub struct Topic(std::rc::Rc<str>);
 
+/// The topic names in use on this thread, sorted. A name is dropped from
+/// the table once nothing else holds it (checked when the table has doubled
+/// since the last sweep), so a long fuzz or soak run does not keep every
+/// name it ever made.
+struct TopicNames {
+    names: Vec<std::rc::Rc<str>>,
+    swept_at: usize,
+}
+
+thread_local! {
+    static TOPIC_NAMES: std::cell::RefCell<TopicNames> =
+        const { std::cell::RefCell::new(TopicNames { names: Vec::new(), swept_at: 0 }) };
+}
+
+impl Topic {
+    /// The one shared string for `name` on this thread.
+    fn intern(name: &str) -> Topic {
+        TOPIC_NAMES.with(|t| {
+            let mut t = t.borrow_mut();
+            match t.names.binary_search_by(|n| (**n).cmp(name)) {
+                Ok(i) => Topic(t.names[i].clone()),
+                Err(i) => {
+                    let rc: std::rc::Rc<str> = name.into();
+                    t.names.insert(i, rc.clone());
+                    if t.names.len() >= 2 * t.swept_at.max(32) {
+                        // The new name is held by `rc` too, so it stays.
+                        t.names.retain(|n| std::rc::Rc::strong_count(n) > 1);
+                        t.swept_at = t.names.len();
+                    }
+                    Topic(rc)
+                }
+            }
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Topic {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Topic, D::Error> {
+        let name = String::deserialize(d)?;
+        Ok(Topic::intern(&name))
+    }
+}
+
 impl Ord for Topic {
     fn cmp(&self, other: &Topic) -> std::cmp::Ordering {
-        // Copies of one name share its string: equal without reading it
-        // (the controller's maps compare partitions of one topic all day).
+        // Every copy of one name shares its string (interned): equal
+        // without reading it (the maps compare partitions of one topic all
+        // day); two strings are two names, ordered by their bytes.
         if std::rc::Rc::ptr_eq(&self.0, &other.0) {
             std::cmp::Ordering::Equal
         } else {
@@ -94,7 +139,7 @@ impl std::borrow::Borrow<str> for Topic {
 
 impl From<&str> for Topic {
     fn from(s: &str) -> Topic {
-        Topic(s.into())
+        Topic::intern(s)
     }
 }
 
@@ -106,13 +151,13 @@ impl From<&Topic> for Topic {
 
 impl From<String> for Topic {
     fn from(s: String) -> Topic {
-        Topic(s.into())
+        Topic::intern(&s)
     }
 }
 
 impl From<&String> for Topic {
     fn from(s: &String) -> Topic {
-        Topic(s.as_str().into())
+        Topic::intern(s)
     }
 }
 
@@ -223,5 +268,25 @@ mod tests {
         assert_eq!(ids_text(v), "[1,2,3]");
         assert_eq!(ids_text(Vec::<BrokerId>::new()), "[]");
         assert_eq!(broker_ids(["2", "x", "0"]), vec![BrokerId(2), BrokerId(0)]);
+    }
+
+    #[test]
+    fn one_name_is_one_string_whichever_way_it_came_in() {
+        let a = Topic::from("orders");
+        let b = Topic::from(String::from("orders"));
+        let c: Topic = serde_json::from_str("\"orders\"").unwrap();
+        assert!(std::rc::Rc::ptr_eq(&a.0, &b.0) && std::rc::Rc::ptr_eq(&a.0, &c.0));
+        let other = Topic::from("payments");
+        assert!(!std::rc::Rc::ptr_eq(&a.0, &other.0));
+        assert_eq!(a.cmp(&other), std::cmp::Ordering::Less);
+        assert_eq!(other.cmp(&c), std::cmp::Ordering::Greater);
+        // Names nobody holds any more leave the table: make many, drop them.
+        let held = TOPIC_NAMES.with(|t| t.borrow().names.len());
+        for i in 0..1_000 {
+            drop(Topic::from(format!("gone-{i}")));
+        }
+        let after = TOPIC_NAMES.with(|t| t.borrow().names.len());
+        assert!(after < held + 200, "{after} names kept (had {held})");
+        assert!(std::rc::Rc::ptr_eq(&a.0, &Topic::from("orders").0));
     }
 }

@@ -48,6 +48,45 @@ fn snapshot(t: &Timeline) -> (ClusterView, String) {
 }
 
 #[test]
+fn playing_within_a_frame_budget_stops_between_milliseconds_and_changes_nothing() {
+    // The page's playback runs `run_within` with a wall-clock deadline; here
+    // the deadline is "three more milliseconds of events". Where it stops
+    // must not change what the cluster does (Kafka's behaviour is the
+    // events'; the budget only decides when the page looks).
+    let s = Scenario::parse(SCENARIO).unwrap();
+    let mut budgeted = Timeline::new(&s);
+    let mut calls = 0;
+    loop {
+        calls += 1;
+        let mut left = 3;
+        let mut more = || {
+            left -= 1;
+            left >= 0
+        };
+        if budgeted.run_within(SimTime(40_000), &mut more) {
+            break;
+        }
+        let now = budgeted.now();
+        assert!(now < SimTime(40_000), "stopped early at {now:?}");
+        assert!(
+            budgeted.sim().next_event_time().is_none_or(|n| n > now),
+            "every event of the millisecond it stopped at ran"
+        );
+        assert!(calls < 100_000, "no progress");
+    }
+    assert!(calls > 50, "the budget split the run ({calls} calls)");
+    assert_eq!(budgeted.now(), SimTime(40_000));
+    let mut plain = Timeline::new(&s);
+    plain.seek(SimTime(40_000));
+    assert_eq!(trace_text(budgeted.trace()), trace_text(plain.trace()));
+    assert_eq!(snapshot(&budgeted), snapshot(&plain));
+    // Backward it is a seek.
+    assert!(budgeted.run_within(SimTime(12_345), &mut || false));
+    plain.seek(SimTime(12_345));
+    assert_eq!(snapshot(&budgeted), snapshot(&plain));
+}
+
+#[test]
 fn seeking_back_and_forth_gives_identical_views_and_traces() {
     let s = Scenario::parse(SCENARIO).unwrap();
     let mut t = Timeline::new(&s);

@@ -64,6 +64,12 @@ pub struct Timeline {
     undo_stack: Vec<(SimTime, Vec<(SimTime, Action)>)>,
 }
 
+/// `t`, or the latest moment a timeline runs to (the last action's latest
+/// time plus a minute) if `t` is later.
+fn within_reach(t: SimTime) -> SimTime {
+    SimTime(t.as_ms().min(crate::scenario::MAX_TIME_MS + 60_000))
+}
+
 impl Timeline {
     /// A timeline at time 0 for this scenario.
     pub fn new(scenario: &Scenario) -> Timeline {
@@ -209,11 +215,39 @@ impl Timeline {
     /// Go to time `t`: forward by running, backward by restoring a snapshot
     /// and replaying. Going back and forth gives identical states.
     pub fn seek(&mut self, t: SimTime) {
-        let t = SimTime(t.as_ms().min(crate::scenario::MAX_TIME_MS + 60_000));
+        let t = within_reach(t);
         if t < self.sim.now() {
             self.restore(t);
         }
         self.advance(t);
+    }
+
+    /// Run forward towards `t` one virtual millisecond of events at a time
+    /// (every event at that time), asking `more` before each millisecond
+    /// after the first whether to go on: the page's playback passes a wall
+    /// clock deadline here, so that a burst of events is spread over several
+    /// frames instead of freezing one (the core reads no clock; the driver
+    /// decides). Returns true when `t` was reached; false when `more` said
+    /// stop, the clock then at the last millisecond whose events all ran.
+    /// Where it stops does not change what happens: running on later gives
+    /// the same trace and state as one [`Timeline::seek`]. Backward (`t`
+    /// before now) it is [`Timeline::seek`].
+    pub fn run_within(&mut self, t: SimTime, more: &mut dyn FnMut() -> bool) -> bool {
+        let t = within_reach(t);
+        if t < self.sim.now() {
+            self.seek(t);
+            return true;
+        }
+        let mut first = true;
+        while let Some(n) = self.sim.next_event_time().filter(|n| *n <= t) {
+            if !first && !more() {
+                return false;
+            }
+            first = false;
+            self.advance(n.max(self.sim.now()));
+        }
+        self.advance(t);
+        true
     }
 
     fn restore(&mut self, t: SimTime) {

@@ -214,6 +214,30 @@ pub const FOLLOW_CREEP: f64 = 0.02;
 /// What auto-follow says while it slows playback down.
 pub const FOLLOW_STATUS: &str = "slowed down: the controller is at work";
 
+/// What the controls say while playback is behind real time.
+pub const BEHIND_STATUS: &str = "behind real time: simulating a busy moment";
+
+/// The wall-clock ms a playback tick may spend simulating before it lets
+/// the page draw and answer input (the rest of the virtual time it owed is
+/// dropped: playback slows down instead of freezing).
+pub const TICK_BUDGET_MS: f64 = 10.0;
+
+/// Whether a tick that started when this was made may simulate on
+/// ([`TICK_BUDGET_MS`]); the core reads no clock, the page passes this in.
+/// Off the browser (the reducer's native tests) there is no wall clock and
+/// no budget.
+fn frame_budget() -> impl FnMut() -> bool {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let end = js_sys::Date::now() + TICK_BUDGET_MS;
+        move || js_sys::Date::now() < end
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        || true
+    }
+}
+
 /// One piece of controller work on screen, told apart from every other.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Work {
@@ -331,6 +355,10 @@ pub struct SimState {
     /// Whether the last tick was slowed down by auto-follow (the controls
     /// say so while playing).
     pub slowed: bool,
+    /// Whether the last tick stopped short of the virtual time it owed
+    /// because simulating took longer than [`TICK_BUDGET_MS`] of wall time
+    /// (a busy moment of a large cluster; the controls say so while playing).
+    pub behind: bool,
     /// Wall-clock ms the controller work on screen is still held for.
     hold: f64,
     /// The controller work on screen at the end of the last tick.
@@ -371,6 +399,7 @@ impl PartialEq for SimState {
             && self.forked_at == other.forked_at
             && self.follow == other.follow
             && self.slowed == other.slowed
+            && self.behind == other.behind
             && self.marks == other.marks
             && self.lesson == other.lesson
             && self.present == other.present
@@ -484,6 +513,7 @@ impl SimState {
             acts: Rc::new(Vec::new()),
             follow: true,
             slowed: false,
+            behind: false,
             hold: 0.0,
             work: Rc::new(Vec::new()),
             marks: Rc::new(Vec::new()),
@@ -831,7 +861,7 @@ impl SimState {
 
     fn apply_plain(&self, msg: Msg) -> SimState {
         match msg {
-            Msg::Tick(wall_ms) => self.tick(wall_ms as f64),
+            Msg::Tick(wall_ms) => self.tick(wall_ms as f64, &mut frame_budget()),
             Msg::Replace(s) => (*s).clone(),
             Msg::TogglePlay => SimState {
                 playing: !self.playing,
@@ -982,7 +1012,9 @@ impl SimState {
     /// of controller work is held on screen for [`FOLLOW_DWELL_MS`] (divided
     /// by the speed above 1×) while time creeps at [`FOLLOW_CREEP`], never
     /// past the next change; playing pauses at a mark.
-    fn tick(&self, wall_ms: f64) -> SimState {
+    /// Play `wall_ms` of wall-clock time at the chosen speed, simulating
+    /// while `more` says so (at least one millisecond of events).
+    fn tick(&self, wall_ms: f64, more: &mut dyn FnMut() -> bool) -> SimState {
         if !self.playing {
             return self.clone();
         }
@@ -995,6 +1027,7 @@ impl SimState {
         let mark = self.marks.iter().copied().find(|m| *m > start);
         let mut reached_mark = false;
         let mut slowed = false;
+        let mut behind = false;
         {
             let mut tl = self.timeline.borrow_mut();
             let t = &mut *tl;
@@ -1008,7 +1041,13 @@ impl SimState {
                 now
             };
             let mut work = noticed(t, &self.work, &mut next.hold);
+            let mut first = true;
             while wall > 0.0 && !reached_mark {
+                if !std::mem::take(&mut first) && !more() {
+                    behind = true;
+                    next.carry = 0.0;
+                    break;
+                }
                 let now = t.now().as_ms();
                 let upcoming = t.sim().next_event_time().map(|n| n.as_ms().max(now + 1));
                 let limit = mark.unwrap_or(u64::MAX);
@@ -1048,8 +1087,10 @@ impl SimState {
                         reached_mark = n == limit;
                     }
                     None => {
-                        if target > now {
-                            t.seek(SimTime(target));
+                        if target > now && !t.run_within(SimTime(target), more) {
+                            behind = true;
+                            next.carry = 0.0;
+                            break;
                         }
                         next.carry = if target == limit && whole > 0 {
                             0.0
@@ -1062,6 +1103,7 @@ impl SimState {
                 }
             }
             next.slowed = slowed || (self.follow && !work.is_empty());
+            next.behind = behind;
             next.work = Rc::new(work);
             if t.now().as_ms() != start {
                 next.view = Rc::new(picture(self.large, &self.summary, t));
@@ -1796,6 +1838,49 @@ mod follow {
         assert!(during <= 1, "Reelect current for {during} ticks");
         assert!(!said);
         assert!(ticks <= 200, "{ticks} ticks: 10 s at 1× is 200");
+    }
+
+    #[test]
+    fn a_tick_over_its_wall_clock_budget_stops_short_says_so_and_changes_nothing() {
+        // The failover's events are Kafka's whatever moments the page draws
+        // (KafkaController.onControllerFailover runs the same): a tick whose
+        // budget runs out stops between two milliseconds of events, drops
+        // the rest of the time it owed, and says playback is behind.
+        let play = || {
+            SimState::load("controller-failover")
+                .unwrap()
+                .apply(Msg::SetFollow(false))
+                .apply(Msg::Seek(9_000))
+                .apply(Msg::TogglePlay)
+                .apply(Msg::SetSpeed(4))
+        };
+        let s = play();
+        let mut left = 3;
+        let short = s.tick(1_000.0, &mut || {
+            left -= 1;
+            left >= 0
+        });
+        assert!(short.behind, "behind real time");
+        let reached = short.now_ms();
+        assert!(reached > 9_000 && reached < 29_000, "stopped at {reached}");
+        // An unhurried tick catches up at the plain speed and is not behind.
+        let on = short.tick(50.0, &mut || true);
+        assert!(!on.behind);
+        assert_eq!(
+            on.now_ms(),
+            reached + 1_000,
+            "20×: 50 ms of wall time is 1 s"
+        );
+        let plain = play().apply(Msg::Seek(on.now_ms()));
+        assert_eq!(
+            on.view(),
+            plain.view(),
+            "the same cluster at the same moment"
+        );
+        assert_eq!(
+            on.timeline.borrow().trace().len(),
+            plain.timeline.borrow().trace().len()
+        );
     }
 
     #[test]

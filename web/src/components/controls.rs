@@ -3,7 +3,7 @@
 //! ZooKeeper access (part of the starting configuration).
 
 use crate::i18n::{use_lang, Lang};
-use crate::state::{Msg, FOLLOW_STATUS, SCENARIOS, SPEEDS, ZK_MODES};
+use crate::state::{Msg, BEHIND_STATUS, FOLLOW_STATUS, SCENARIOS, SPEEDS, ZK_MODES};
 use crate::ZkMode;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -29,6 +29,10 @@ pub struct ControlsProps {
     pub follow: bool,
     /// Whether auto-follow is slowing playback down now.
     pub slowed: bool,
+    /// Whether playback is behind real time (simulating took longer than
+    /// a tick's wall-clock budget).
+    #[prop_or_default]
+    pub behind: bool,
     /// Marked moments (ms), shown on the scrub bar.
     pub marks: Vec<u64>,
     /// The lesson being followed: its title (in the page's language) and
@@ -57,6 +61,11 @@ fn zk_mode_title(l: Lang) -> &'static str {
 /// The follow status while auto-follow slows playback down.
 pub fn follow_status(l: Lang) -> &'static str {
     l.t(FOLLOW_STATUS, "已放慢：控制器正在工作")
+}
+
+/// The status while playback is behind real time.
+pub fn behind_status(l: Lang) -> &'static str {
+    l.t(BEHIND_STATUS, "落后于实时：正在模拟繁忙的时刻")
 }
 
 /// The time bar.
@@ -200,8 +209,12 @@ pub fn Controls(props: &ControlsProps) -> Html {
                 <label class="follow" title={t("Slow down by itself while the controller is at work, so that each event and message stays on screen", "控制器工作时自动放慢，让每个事件和消息都在屏幕上停留")}>
                     <input type="checkbox" checked={props.follow} onchange={on_follow} />{ t(" auto-follow", " 自动跟随") }
                 </label>
-                <span class={classes!("follow-status", (!(props.playing && props.slowed)).then_some("idle"))} role="status" aria-live="polite">
-                    { if props.playing && props.slowed { follow_status(lang) } else { "" } }
+                <span class={classes!("follow-status", (!(props.playing && (props.slowed || props.behind))).then_some("idle"))} role="status" aria-live="polite">
+                    { match (props.playing, props.behind, props.slowed) {
+                        (true, true, _) => behind_status(lang),
+                        (true, false, true) => follow_status(lang),
+                        _ => "",
+                    } }
                 </span>
                 <span class="about">{ about }</span>
             </div>

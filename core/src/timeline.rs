@@ -119,6 +119,7 @@ impl Timeline {
 
     fn collect_trace(&mut self) {
         let new = self.sim.take_trace();
+        crate::trace::make_room(&mut self.trace, new.len());
         self.trace.extend(new);
     }
 

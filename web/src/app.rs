@@ -27,6 +27,10 @@ use yew::prelude::*;
 /// How often the playback timer ticks (wall-clock ms).
 pub const TICK_MS: u32 = 50;
 
+/// How often it ticks while playback is behind real time (about a frame;
+/// each tick simulates for at most `state::TICK_BUDGET_MS`).
+pub const BEHIND_TICK_MS: u32 = 16;
+
 /// Properties of [`App`].
 #[derive(Properties, PartialEq, Debug, Default)]
 pub struct AppProps {
@@ -189,11 +193,18 @@ pub fn App(props: &AppProps) -> Html {
         })
     };
     {
+        // Behind real time, tick as often as frames come, so the simulation
+        // gets most of the time between them and the page still draws.
         let on_msg = on_msg.clone();
+        let period = if state.behind {
+            BEHIND_TICK_MS
+        } else {
+            TICK_MS
+        };
         use_interval(
             state.playing,
-            TICK_MS,
-            Callback::from(move |_| on_msg.emit(Msg::Tick(u64::from(TICK_MS)))),
+            period,
+            Callback::from(move |_| on_msg.emit(Msg::Tick(u64::from(period)))),
         );
     }
     {

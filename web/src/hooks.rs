@@ -9,12 +9,13 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
-/// Call `tick` every `period_ms` while `active`; the interval is owned by the
-/// hook and dropped on cleanup (never leaked).
+/// Call `tick` every `period_ms` while `active` (a new period starts a new
+/// interval); the interval is owned by the hook and dropped on cleanup
+/// (never leaked).
 #[hook]
 pub fn use_interval(active: bool, period_ms: u32, tick: Callback<()>) {
-    use_effect_with(active, move |active| {
-        let interval = active.then(|| Interval::new(period_ms, move || tick.emit(())));
+    use_effect_with((active, period_ms), move |(active, period_ms)| {
+        let interval = active.then(|| Interval::new(*period_ms, move || tick.emit(())));
         move || drop(interval)
     });
 }

@@ -660,6 +660,7 @@ impl Sim {
     }
 
     fn note(&mut self, actor: impl Into<String>, kind: &str, fact: crate::fact::Fact) {
+        crate::trace::make_room(&mut self.trace, 1);
         self.trace
             .push(TraceRecord::new(self.now, actor, kind, fact));
     }

@@ -371,10 +371,10 @@ pub struct Zk {
     /// Changes a writer made partway through its work that observers do not
     /// see yet: path → (when they see it, the node as it was before), in order.
     #[serde(default)]
-    pending: BTreeMap<String, Vec<(SimTime, Option<Znode>)>>,
+    pending: BTreeMap<PathKey, Vec<(SimTime, Option<Znode>)>>,
     /// The same paths by the moment they become visible.
     #[serde(default)]
-    pending_by_time: BTreeMap<SimTime, Vec<String>>,
+    pending_by_time: BTreeMap<SimTime, Vec<PathKey>>,
     /// Changed paths to report once observers see them, by that moment.
     #[serde(default)]
     deferred_changed: BTreeMap<SimTime, Vec<String>>,
@@ -667,17 +667,23 @@ impl Zk {
         path: &str,
         watch: Option<SessionId>,
     ) -> Result<(String, Stat), ZkError> {
+        self.get_node(path, watch)
+            .map(|node| (node.data.clone(), node.stat))
+    }
+
+    /// [`Zk::get_data`] answered with the node itself, for a reader that
+    /// decodes the data in place instead of taking a copy of it.
+    pub fn get_node(&mut self, path: &str, watch: Option<SessionId>) -> Result<&Znode, ZkError> {
         self.counters.reads += 1;
         self.check_session(watch)?;
         let node = self.nodes.get(path.as_bytes()).ok_or(ZkError::NoNode)?;
-        let out = (node.data.clone(), node.stat);
         if let Some(s) = watch {
             self.data_watches
                 .entry(path.to_string())
                 .or_default()
                 .insert(s);
         }
-        Ok(out)
+        Ok(node)
     }
 
     /// `exists`: the stat if the node exists; with `watch`, a watch is left

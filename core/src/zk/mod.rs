@@ -371,10 +371,10 @@ pub struct Zk {
     /// Changes a writer made partway through its work that observers do not
     /// see yet: path → (when they see it, the node as it was before), in order.
     #[serde(default)]
-    pending: BTreeMap<PathKey, Vec<(SimTime, Option<Znode>)>>,
+    pending: BTreeMap<String, Vec<(SimTime, Option<Znode>)>>,
     /// The same paths by the moment they become visible.
     #[serde(default)]
-    pending_by_time: BTreeMap<SimTime, Vec<PathKey>>,
+    pending_by_time: BTreeMap<SimTime, Vec<String>>,
     /// Changed paths to report once observers see them, by that moment.
     #[serde(default)]
     deferred_changed: BTreeMap<SimTime, Vec<String>>,

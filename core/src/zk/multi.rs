@@ -89,12 +89,14 @@ impl Zk {
                     (path, before)
                 }
             };
-            let key = PathKey::from(path.as_str());
-            let entries = self.pending.entry(key.clone()).or_default();
+            let entries = self.pending.entry(path.clone()).or_default();
             // One before-image per path and moment: the first change's.
             if entries.last().is_none_or(|(t, _)| *t != at) {
                 entries.push((at, before));
-                self.pending_by_time.entry(at).or_default().push(key);
+                self.pending_by_time
+                    .entry(at)
+                    .or_default()
+                    .push(path.clone());
             }
         }
         self.new_visible.insert(at);

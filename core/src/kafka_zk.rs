@@ -63,8 +63,8 @@ pub fn register_broker(
 /// `getControllerId`: read `/controller` (re-arming the watch when a handler
 /// is registered); `None` when there is no controller.
 pub fn get_controller_id(client: &mut ZkClient, zk: &mut Zk) -> Result<Option<BrokerId>, ZkError> {
-    match client.get_data(zk, paths::CONTROLLER) {
-        Ok((data, _)) => Ok(parse_controller_id(&data)),
+    match client.get_node(zk, paths::CONTROLLER) {
+        Ok(node) => Ok(parse_controller_id(&node.data)),
         Err(ZkError::NoNode) => Ok(None),
         Err(e) => Err(e),
     }
@@ -215,8 +215,8 @@ pub fn read_leader_isr(
     zk: &mut Zk,
     tp: &TopicPartition,
 ) -> Result<Option<LeaderIsr>, ZkError> {
-    match client.get_data(zk, &paths::partition_state(tp)) {
-        Ok((data, stat)) => Ok(decode_partition_state(&data, stat.version)),
+    match client.get_node(zk, &paths::partition_state(tp)) {
+        Ok(node) => Ok(decode_partition_state(&node.data, node.stat.version)),
         Err(ZkError::NoNode) => Ok(None),
         Err(e) => Err(e),
     }

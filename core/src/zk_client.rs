@@ -8,7 +8,7 @@
 
 use crate::cost::Meter;
 use crate::ids::SessionId;
-use crate::zk::{Op, OpResult, Stat, Zk, ZkError};
+use crate::zk::{Op, OpResult, Stat, Zk, ZkError, Znode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -112,6 +112,13 @@ impl ZkClient {
         self.live(zk)?;
         self.meter.read();
         zk.get_data(path, self.data_watch(path))
+    }
+
+    /// [`ZkClient::get_data`] answered with the node itself ([`Zk::get_node`]).
+    pub fn get_node<'z>(&mut self, zk: &'z mut Zk, path: &str) -> Result<&'z Znode, ZkError> {
+        self.live(zk)?;
+        self.meter.read();
+        zk.get_node(path, self.data_watch(path))
     }
 
     /// A `getData` without a watch whose answer the caller read off the

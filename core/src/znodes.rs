@@ -220,6 +220,14 @@ pub fn controller_znode_json(broker: BrokerId, timestamp_ms: u64) -> String {
 
 /// The broker id in `/controller`'s data (ControllerZNode.decode reads only `brokerid`).
 pub fn parse_controller_id(data: &str) -> Option<BrokerId> {
+    if let Some(id) = fast::controller_id(data) {
+        return id;
+    }
+    parse_controller_id_json(data)
+}
+
+/// `parse_controller_id` through a general JSON parse (any data).
+fn parse_controller_id_json(data: &str) -> Option<BrokerId> {
     let v: serde_json::Value = serde_json::from_str(data).ok()?;
     let id = v.get("brokerid")?.as_i64()?;
     u32::try_from(id).ok().map(BrokerId)
@@ -386,7 +394,8 @@ mod fast {
                 }
             }
             let digits = self.at - start;
-            if digits == 0 || (digits > 1 && self.b[start] == b'0') {
+            // serde_json reads `-0` as a float: left to it.
+            if digits == 0 || (digits > 1 && self.b[start] == b'0') || (negative && n == 0) {
                 return None;
             }
             Some(if negative { -n } else { n })
@@ -451,6 +460,27 @@ mod fast {
                 controller_epoch: i32::try_from(controller_epoch).ok()?,
             })
         })())
+    }
+
+    /// `{"version":1,"brokerid":…,"timestamp":"…"}` with the timestamp in
+    /// plain digits (what `controller_znode_json` writes); `Some(result)` is
+    /// what the general decoder returns for these bytes.
+    pub(super) fn controller_id(data: &str) -> Option<Option<BrokerId>> {
+        let mut c = Cursor {
+            b: data.as_bytes(),
+            at: 0,
+        };
+        c.lit(r#"{"version":1,"brokerid":"#)?;
+        let id = c.int()?;
+        c.lit(r#","timestamp":""#)?;
+        while let Some(b'0'..=b'9') = c.peek() {
+            c.at += 1;
+        }
+        c.lit(r#""}"#)?;
+        if !c.done() {
+            return None;
+        }
+        Some(u32::try_from(id).ok().map(BrokerId))
     }
 
     /// `{"version":N,"partitions":{"0":[…],…}}`, with or without
@@ -654,8 +684,27 @@ mod tests {
             "[]".into(),
             String::new(),
         ];
-        // Every prefix of two encodings, and each with one byte changed.
-        let seeds = [out[0].clone(), out[14].clone()];
+        out.extend([
+            controller_znode_json(BrokerId(7), 0),
+            controller_znode_json(BrokerId(0), 1_700_000_000_123),
+            r#"{"version":1,"brokerid":-1,"timestamp":"5"}"#.into(),
+            r#"{"version":1,"brokerid":-0,"timestamp":"5"}"#.into(),
+            r#"{"controller_epoch":1,"leader":-0,"version":1,"leader_epoch":0,"isr":[1]}"#.into(),
+            r#"{"controller_epoch":-0,"leader":1,"version":1,"leader_epoch":0,"isr":[1]}"#.into(),
+            r#"{"version":1,"partitions":{"0":[-0]}}"#.into(),
+            r#"{"version":1,"brokerid":4294967296,"timestamp":"5"}"#.into(),
+            r#"{"version":1,"brokerid":2,"timestamp":""}"#.into(),
+            r#"{"version":1,"brokerid":2,"timestamp":"5","brokerid":3}"#.into(),
+            r#"{"version":2,"brokerid":2,"timestamp":"5"}"#.into(),
+            r#"{"version":1,"brokerid":2,"timestamp":"5x"}"#.into(),
+            r#"{"version":1,"brokerid":2,"timestamp":5}"#.into(),
+        ]);
+        // Every prefix of three encodings, and each with one byte changed.
+        let seeds = [
+            out[0].clone(),
+            out[14].clone(),
+            controller_znode_json(BrokerId(12), 98765),
+        ];
         for seed in seeds {
             for n in 0..seed.len() {
                 out.push(seed[..n].to_string());
@@ -691,7 +740,13 @@ mod tests {
                 decode_reassigning(&v)
             };
             assert_eq!(decode_reassigning(&data), general(), "{data}");
+            assert_eq!(
+                parse_controller_id(&data),
+                parse_controller_id_json(&data),
+                "{data}"
+            );
         }
+        assert!(fast::controller_id(&controller_znode_json(BrokerId(3), 1234)).is_some());
         assert!(fast::partition_state(&decoder_inputs()[0], 0).is_some());
         assert!(fast::topic_assignment(&decoder_inputs()[14]).is_some());
     }

@@ -81,19 +81,19 @@ impl Sim {
             let Some(rest) = path.strip_prefix("/brokers/topics/") else {
                 continue;
             };
-            let parts: Vec<&str> = rest.split('/').collect();
-            if let [topic] = parts.as_slice() {
+            let Some((topic, below)) = rest.split_once('/') else {
                 // The topic's assignment changed (created, rewritten or deleted).
-                let decoded = self
-                    .zk
-                    .observed(&path)
+                let topic = rest;
+                let node = self.zk.observed(&path);
+                let gone = node.is_none();
+                let decoded = node
                     .and_then(|n| crate::znodes::decode_topic_assignment(&n.data))
                     .map(|a| std::rc::Rc::new(a.into_iter().collect()));
                 match decoded {
                     Some(a) => self.assignments.insert(topic.to_string(), a),
-                    None => self.assignments.remove(*topic),
+                    None => self.assignments.remove(topic),
                 };
-                if self.zk.observed(&path).is_none() {
+                if gone {
                     // Deleted: nothing kept per partition outlives the topic.
                     let keep = |tp: &crate::ids::TopicPartition| tp.topic != *topic;
                     self.state_znodes.retain(|tp, _| keep(tp));
@@ -103,12 +103,17 @@ impl Sim {
                     self.data.forget_topic(topic);
                 }
                 continue;
-            }
-            let [topic, "partitions", p, "state"] = parts.as_slice() else {
+            };
+            // `<topic>/partitions/<p>/state`, nothing more or less.
+            let Some(p) = below
+                .strip_prefix("partitions/")
+                .and_then(|b| b.strip_suffix("/state"))
+                .filter(|p| !p.contains('/'))
+            else {
                 continue;
             };
             let Ok(p) = p.parse::<u32>() else { continue };
-            let tp = crate::ids::TopicPartition::new(*topic, p);
+            let tp = crate::ids::TopicPartition::new(topic, p);
             let state = self
                 .zk
                 .observed(&path)

@@ -17,10 +17,12 @@
 
 mod multi;
 mod observed;
+mod path_key;
 
 use crate::cow_map::CowMap;
 use crate::ids::SessionId;
 use crate::time::SimTime;
+use path_key::PathKey;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -105,11 +107,11 @@ pub struct Znode {
 /// order here: by name), read off the sorted path map ([`Zk::children`]).
 #[derive(Debug, Clone)]
 pub struct Children<'a> {
-    nodes: &'a CowMap<String, Znode>,
+    nodes: &'a CowMap<PathKey, Znode>,
     /// The parent's path with its trailing `/`.
     prefix: String,
     /// Where the next child is looked for (a path, exclusive or inclusive).
-    from: std::ops::Bound<String>,
+    from: std::ops::Bound<PathKey>,
     done: bool,
 }
 
@@ -120,15 +122,15 @@ impl<'a> Iterator for Children<'a> {
         use std::ops::Bound;
         while !self.done {
             let from = match &self.from {
-                Bound::Included(p) => Bound::Included(p.as_str()),
-                Bound::Excluded(p) => Bound::Excluded(p.as_str()),
+                Bound::Included(p) => Bound::Included(p.as_bytes()),
+                Bound::Excluded(p) => Bound::Excluded(p.as_bytes()),
                 Bound::Unbounded => Bound::Unbounded,
             };
-            let nodes: &'a CowMap<String, Znode> = self.nodes;
-            let Some((path, _)) = nodes.range_from::<str>(from).next() else {
+            let nodes: &'a CowMap<PathKey, Znode> = self.nodes;
+            let Some((key, _)) = nodes.range_from::<[u8]>(from).next() else {
                 break;
             };
-            let Some(rest) = path.strip_prefix(self.prefix.as_str()) else {
+            let Some(rest) = key.as_str().strip_prefix(self.prefix.as_str()) else {
                 break;
             };
             match rest.find('/') {
@@ -140,10 +142,10 @@ impl<'a> Iterator for Children<'a> {
                     skip.push_str(&self.prefix);
                     skip.push_str(&rest[..i]);
                     skip.push('0');
-                    self.from = Bound::Included(skip);
+                    self.from = Bound::Included(PathKey::from(skip.as_str()));
                 }
                 None => {
-                    self.from = Bound::Excluded(path.clone());
+                    self.from = Bound::Excluded(key.clone());
                     return Some(rest);
                 }
             }
@@ -160,9 +162,9 @@ impl<'a> Iterator for Children<'a> {
 /// fresh search. Reads as [`Zk::node`] does: no watch, not counted.
 #[derive(Debug, Clone)]
 pub struct NodeCursor<'a> {
-    nodes: &'a CowMap<String, Znode>,
+    nodes: &'a CowMap<PathKey, Znode>,
     /// Positioned at the first path at or after `at` (`None` before the first lookup).
-    iter: Option<std::iter::Peekable<crate::cow_map::Iter<'a, String, Znode>>>,
+    iter: Option<std::iter::Peekable<crate::cow_map::Iter<'a, PathKey, Znode>>>,
     /// The path last looked up.
     at: String,
 }
@@ -179,12 +181,12 @@ impl<'a> NodeCursor<'a> {
         if let Some(iter) = self.iter.as_mut().filter(|_| path >= self.at.as_str()) {
             for _ in 0..Self::STEPS {
                 match iter.peek() {
-                    Some((k, _)) if k.as_str() < path => {
+                    Some((k, _)) if k.as_bytes() < path.as_bytes() => {
                         iter.next();
                     }
                     Some((k, n)) => {
                         walked = true;
-                        found = (k.as_str() == path).then_some(*n);
+                        found = (k.as_bytes() == path.as_bytes()).then_some(*n);
                         break;
                     }
                     None => {
@@ -197,11 +199,11 @@ impl<'a> NodeCursor<'a> {
         if !walked {
             let mut iter = self
                 .nodes
-                .range_from::<str>(std::ops::Bound::Included(path))
+                .range_from::<[u8]>(std::ops::Bound::Included(path.as_bytes()))
                 .peekable();
             found = iter
                 .peek()
-                .and_then(|(k, n)| (k.as_str() == path).then_some(*n));
+                .and_then(|(k, n)| (k.as_bytes() == path.as_bytes()).then_some(*n));
             self.iter = Some(iter);
         }
         self.at.clear();
@@ -344,7 +346,7 @@ impl Session {
 pub struct Zk {
     /// Every node by path, in path order; copies of the ensemble share
     /// them chunk by chunk ([`CowMap`]).
-    nodes: CowMap<String, Znode>,
+    nodes: CowMap<PathKey, Znode>,
     sessions: BTreeMap<SessionId, Session>,
     next_session: u64,
     zxid: i64,
@@ -470,7 +472,7 @@ impl Zk {
             },
         };
         let mut nodes = CowMap::new();
-        nodes.insert("/".to_string(), root);
+        nodes.insert(PathKey::from("/"), root);
         Zk {
             nodes,
             sessions: BTreeMap::new(),
@@ -614,7 +616,7 @@ impl Zk {
 
     /// The node at `path`, without setting a watch.
     pub fn node(&self, path: &str) -> Option<&Znode> {
-        self.nodes.get(path)
+        self.nodes.get(path.as_bytes())
     }
 
     /// The names of the children of the node at `path` in the tree, in order
@@ -627,9 +629,9 @@ impl Zk {
         };
         Children {
             nodes: &self.nodes,
-            from: std::ops::Bound::Excluded(prefix.clone()),
+            from: std::ops::Bound::Excluded(PathKey::from(prefix.as_str())),
             prefix,
-            done: !self.nodes.contains_key(path),
+            done: !self.nodes.contains_key(path.as_bytes()),
         }
     }
 
@@ -665,17 +667,23 @@ impl Zk {
         path: &str,
         watch: Option<SessionId>,
     ) -> Result<(String, Stat), ZkError> {
+        self.get_node(path, watch)
+            .map(|node| (node.data.clone(), node.stat))
+    }
+
+    /// [`Zk::get_data`] answered with the node itself, for a reader that
+    /// decodes the data in place instead of taking a copy of it.
+    pub fn get_node(&mut self, path: &str, watch: Option<SessionId>) -> Result<&Znode, ZkError> {
         self.counters.reads += 1;
         self.check_session(watch)?;
-        let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
-        let out = (node.data.clone(), node.stat);
+        let node = self.nodes.get(path.as_bytes()).ok_or(ZkError::NoNode)?;
         if let Some(s) = watch {
             self.data_watches
                 .entry(path.to_string())
                 .or_default()
                 .insert(s);
         }
-        Ok(out)
+        Ok(node)
     }
 
     /// `exists`: the stat if the node exists; with `watch`, a watch is left
@@ -693,7 +701,7 @@ impl Zk {
                 .or_default()
                 .insert(s);
         }
-        Ok(self.nodes.get(path).map(|n| n.stat))
+        Ok(self.nodes.get(path.as_bytes()).map(|n| n.stat))
     }
 
     /// `getChildren`: the children's names in order; with `watch`, a child
@@ -705,7 +713,7 @@ impl Zk {
     ) -> Result<Vec<String>, ZkError> {
         self.counters.reads += 1;
         self.check_session(watch)?;
-        if !self.nodes.contains_key(path) {
+        if !self.nodes.contains_key(path.as_bytes()) {
             return Err(ZkError::NoNode);
         }
         let out = self.children(path).map(str::to_string).collect();
@@ -799,7 +807,7 @@ impl Zk {
         for part in parts.iter().take(parts.len().saturating_sub(1)) {
             prefix.push('/');
             prefix.push_str(part);
-            if !self.nodes.contains_key(&prefix) {
+            if !self.nodes.contains_key(prefix.as_bytes()) {
                 self.create(caller, &prefix, "", CreateMode::Persistent)?;
             }
         }
@@ -846,7 +854,7 @@ impl Zk {
         caller: Option<SessionId>,
         path: &str,
     ) -> Result<(), ZkError> {
-        if !self.nodes.contains_key(path) {
+        if !self.nodes.contains_key(path.as_bytes()) {
             return Err(ZkError::NoNode);
         }
         let children: Vec<String> = self.children(path).map(|c| join(path, c)).collect();

@@ -5,7 +5,7 @@
 //! module are one-operation multi-ops.
 
 use super::{
-    parent_of, valid_path, CreateMode, Op, OpResult, SessionId, Stat, Trigger, WatchKind,
+    parent_of, valid_path, CreateMode, Op, OpResult, PathKey, SessionId, Stat, Trigger, WatchKind,
     WatchedEvent, Zk, ZkError, Znode,
 };
 use crate::time::SimTime;
@@ -82,7 +82,7 @@ impl Zk {
                 Undo::Created { path, .. } => (path, None),
                 Undo::Deleted { path, node, .. } => (path, Some(node.clone())),
                 Undo::SetData { path, data, stat } => {
-                    let before = self.nodes.get(path).map(|_| Znode {
+                    let before = self.nodes.get(path.as_bytes()).map(|_| Znode {
                         data: data.clone(),
                         stat: *stat,
                     });
@@ -110,7 +110,7 @@ impl Zk {
     ) -> Result<OpResult, ZkError> {
         match op {
             Op::Check { path, version } => {
-                let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+                let node = self.nodes.get(path.as_bytes()).ok_or(ZkError::NoNode)?;
                 if node.stat.version != *version {
                     return Err(ZkError::BadVersion);
                 }
@@ -131,7 +131,7 @@ impl Zk {
             } => {
                 let zxid = self.zxid;
                 let now_ms = self.now.as_ms();
-                let node = self.nodes.get_mut(path).ok_or(ZkError::NoNode)?;
+                let node = self.nodes.get_mut(path.as_bytes()).ok_or(ZkError::NoNode)?;
                 if version.is_some_and(|v| v != node.stat.version) {
                     return Err(ZkError::BadVersion);
                 }
@@ -176,7 +176,10 @@ impl Zk {
             CreateMode::Persistent | CreateMode::PersistentSequential => None,
         };
         let parent_path = parent_of(path).ok_or(ZkError::BadArguments)?.to_string();
-        let parent = self.nodes.get_mut(&parent_path).ok_or(ZkError::NoNode)?;
+        let parent = self
+            .nodes
+            .get_mut(parent_path.as_bytes())
+            .ok_or(ZkError::NoNode)?;
         if parent.stat.ephemeral_owner.is_some() {
             return Err(ZkError::NoChildrenForEphemerals);
         }
@@ -187,17 +190,20 @@ impl Zk {
             CreateMode::Persistent | CreateMode::Ephemeral => path.to_string(),
         };
         let cversion = parent.stat.cversion;
-        if self.nodes.contains_key(&full) {
+        if self.nodes.contains_key(full.as_bytes()) {
             return Err(ZkError::NodeExists);
         }
         let zxid = self.zxid;
-        let parent = self.nodes.get_mut(&parent_path).ok_or(ZkError::NoNode)?;
+        let parent = self
+            .nodes
+            .get_mut(parent_path.as_bytes())
+            .ok_or(ZkError::NoNode)?;
         let before = (cversion, parent.stat.pzxid);
         parent.stat.cversion += 1;
         parent.stat.pzxid = zxid;
         let now_ms = self.now.as_ms();
         self.nodes.insert(
-            full.clone(),
+            PathKey::from(full.as_str()),
             Znode {
                 data: data.to_string(),
                 stat: Stat {
@@ -225,7 +231,7 @@ impl Zk {
         path: &str,
         version: Option<i32>,
     ) -> Result<(Znode, (i32, i64)), ZkError> {
-        let node = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+        let node = self.nodes.get(path.as_bytes()).ok_or(ZkError::NoNode)?;
         if path == "/" {
             return Err(ZkError::BadArguments);
         }
@@ -235,7 +241,7 @@ impl Zk {
         if self.has_children(path) {
             return Err(ZkError::NotEmpty);
         }
-        let node = self.nodes.remove(path).ok_or(ZkError::NoNode)?;
+        let node = self.nodes.remove(path.as_bytes()).ok_or(ZkError::NoNode)?;
         if let Some(s) = node
             .stat
             .ephemeral_owner
@@ -246,7 +252,7 @@ impl Zk {
         let parent_path = parent_of(path).unwrap_or("/").to_string();
         let mut before = (0, 0);
         let zxid = self.zxid;
-        if let Some(parent) = self.nodes.get_mut(&parent_path) {
+        if let Some(parent) = self.nodes.get_mut(parent_path.as_bytes()) {
             before = (parent.stat.cversion, parent.stat.pzxid);
             parent.stat.cversion += 1;
             parent.stat.pzxid = zxid;
@@ -262,7 +268,7 @@ impl Zk {
         for u in undo.into_iter().rev() {
             match u {
                 Undo::Created { path, parent } => {
-                    if let Some(node) = self.nodes.remove(&path) {
+                    if let Some(node) = self.nodes.remove(path.as_bytes()) {
                         if let Some(s) = node
                             .stat
                             .ephemeral_owner
@@ -281,11 +287,11 @@ impl Zk {
                     {
                         s.owned.insert(path.clone());
                     }
-                    self.nodes.insert(path.clone(), node);
+                    self.nodes.insert(PathKey::from(path.as_str()), node);
                     self.restore_parent(&path, parent);
                 }
                 Undo::SetData { path, data, stat } => {
-                    if let Some(node) = self.nodes.get_mut(&path) {
+                    if let Some(node) = self.nodes.get_mut(path.as_bytes()) {
                         node.data = data;
                         node.stat = stat;
                     }
@@ -296,7 +302,7 @@ impl Zk {
 
     fn restore_parent(&mut self, path: &str, (cversion, pzxid): (i32, i64)) {
         let parent_path = parent_of(path).unwrap_or("/");
-        if let Some(parent) = self.nodes.get_mut(parent_path) {
+        if let Some(parent) = self.nodes.get_mut(parent_path.as_bytes()) {
             parent.stat.cversion = cversion;
             parent.stat.pzxid = pzxid;
         }

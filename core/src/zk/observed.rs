@@ -48,7 +48,7 @@ impl Zk {
     pub fn observed(&self, path: &str) -> Option<&Znode> {
         match self.pending.get(path).and_then(|e| e.first()) {
             Some((_, before)) => before.as_ref(),
-            None => self.nodes.get(path),
+            None => self.nodes.get(path.as_bytes()),
         }
     }
 
@@ -70,7 +70,7 @@ impl Zk {
         let mut out: Vec<(&str, &Znode)> = self
             .nodes
             .iter()
-            .filter(|(p, _)| !self.pending.contains_key(*p))
+            .filter(|(p, _)| !self.pending.contains_key(p.as_str()))
             .map(|(p, n)| (p.as_str(), n))
             .collect();
         for (p, entries) in &self.pending {

@@ -8,6 +8,7 @@
 
 use super::channel::{PartitionStateInfo, RequestBody, LEADER_DURING_DELETE, NO_LEADER};
 use super::context::{ControllerContext, LeaderIsr};
+use super::election::BrokerIds;
 use super::{Env, RequestDraft};
 use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
@@ -44,9 +45,9 @@ pub fn partition_info(
         controller_epoch: l.controller_epoch,
         leader: l.leader.map_or(NO_LEADER, |b| b.0 as i32),
         leader_epoch: l.leader_epoch,
-        isr: l.isr.clone(),
+        isr: BrokerIds::from(&l.isr[..]),
         zk_version: l.zk_version,
-        replicas: replicas.to_vec(),
+        replicas: BrokerIds::from(replicas),
         is_new,
     }
 }

@@ -271,7 +271,7 @@ fn in_partition_order<T>(
 /// Lookups of keys in ascending order in a map, as one walk: each steps
 /// forward from where the last one ended, and searches afresh only when
 /// the key is far ahead.
-struct Walk<'a, K, V> {
+pub(super) struct Walk<'a, K, V> {
     map: &'a CowMap<K, V>,
     iter: std::iter::Peekable<crate::cow_map::Iter<'a, K, V>>,
 }
@@ -280,7 +280,7 @@ impl<'a, K: Ord + Clone, V: Clone> Walk<'a, K, V> {
     /// How many entries a lookup steps over before searching afresh.
     const STEPS: usize = 16;
 
-    fn new(map: &'a CowMap<K, V>) -> Self {
+    pub(super) fn new(map: &'a CowMap<K, V>) -> Self {
         Walk {
             map,
             iter: map.iter().peekable(),
@@ -288,7 +288,7 @@ impl<'a, K: Ord + Clone, V: Clone> Walk<'a, K, V> {
     }
 
     /// The value for `key`, which is not below any key looked up before.
-    fn get(&mut self, key: &K) -> Option<&'a V> {
+    pub(super) fn get(&mut self, key: &K) -> Option<&'a V> {
         for _ in 0..Self::STEPS {
             match self.iter.peek() {
                 Some((k, _)) if *k < key => {

@@ -123,10 +123,15 @@ impl KafkaController {
             for (tp, _) in group {
                 let tp = tp.clone();
                 let key = (tp.clone(), broker);
-                let current = *self
-                    .ctx
-                    .replica_states
-                    .get_or_insert_with(key, || ReplicaState::NonExistentReplica);
+                // Looked up first: an existing state needs no slot made
+                // (nor its chunk copied) until it changes.
+                let current = match self.ctx.replica_states.get(&key) {
+                    Some(s) => *s,
+                    None => *self
+                        .ctx
+                        .replica_states
+                        .get_or_insert_with(key, || ReplicaState::NonExistentReplica),
+                };
                 if target.can_follow(current) {
                     valid.push(tp);
                 } else {
@@ -202,13 +207,23 @@ impl KafkaController {
                 let updated = self.remove_replica_from_isr(env, broker, &with)?;
                 for (tp, l) in updated {
                     if !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()) {
-                        let recipients: Vec<BrokerId> = self
+                        // One lookup of the assignment for the recipients and
+                        // the entries' replicas.
+                        let replicas = self
                             .ctx
                             .assignments
                             .get(&tp)
-                            .map(|a| a.iter().copied().filter(|r| *r != broker).collect())
-                            .unwrap_or_default();
-                        batch.add_leader_and_isr(&self.ctx, &recipients, &tp, &l, false);
+                            .map_or(&[][..], |a| a.as_slice());
+                        let recipients: super::election::BrokerIds =
+                            replicas.iter().copied().filter(|r| *r != broker).collect();
+                        batch.add_leader_and_isr_with_replicas(
+                            &self.ctx,
+                            &recipients,
+                            &tp,
+                            &l,
+                            replicas,
+                            false,
+                        );
                     }
                     self.set_replica_state(&tp, broker, target);
                 }

@@ -78,13 +78,29 @@ impl RequestBatch {
         replicas: &[BrokerId],
         is_new: bool,
     ) {
-        for b in brokers {
-            self.leader_and_isr
-                .entry(*b)
-                .or_default()
-                .push(partition_info(tp, l, replicas, is_new));
+        // Built once and copied to each broker's list (its id lists are in
+        // place: a copy allocates nothing).
+        if let Some((last, rest)) = brokers.split_last() {
+            let info = partition_info(tp, l, replicas, is_new);
+            for b in rest {
+                self.leader_and_isr
+                    .entry(*b)
+                    .or_default()
+                    .push(info.clone());
+            }
+            self.leader_and_isr.entry(*last).or_default().push(info);
         }
         self.add_update_metadata_to_all_live(ctx, std::slice::from_ref(tp));
+    }
+
+    /// Room for `additional` more LeaderAndIsr entries to `broker` (a
+    /// failover adds one per replica the broker hosts). A broker given
+    /// room but no entry gets no request.
+    pub fn reserve_leader_and_isr(&mut self, broker: BrokerId, additional: usize) {
+        self.leader_and_isr
+            .entry(broker)
+            .or_default()
+            .reserve(additional);
     }
 
     /// `addUpdateMetadataRequestForBrokers` to every live or shutting-down broker.
@@ -128,7 +144,7 @@ impl RequestBatch {
 
     /// Whether nothing has been added.
     pub fn is_empty(&self) -> bool {
-        self.leader_and_isr.is_empty()
+        self.leader_and_isr.values().all(Vec::is_empty)
             && self.update_metadata_brokers.is_empty()
             && !self.update_metadata_to_all_live
             && self.stop_replica.is_empty()
@@ -158,7 +174,8 @@ impl RequestBatch {
             });
         };
         for (to, parts) in self.leader_and_isr {
-            if ctx.live_brokers.contains_key(&to) {
+            // A list only reserved for (`reserve_leader_and_isr`) is no request.
+            if !parts.is_empty() && ctx.live_brokers.contains_key(&to) {
                 let partitions = in_partition_order(
                     parts,
                     |p| &p.tp,

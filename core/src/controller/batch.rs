@@ -63,7 +63,7 @@ impl RequestBatch {
         l: &LeaderIsr,
         is_new: bool,
     ) {
-        let replicas = ctx.assignments.get(tp).map_or(&[][..], |a| a.as_slice());
+        let replicas = ctx.assignments.get(tp).map_or(&[][..], |a| &a[..]);
         self.add_leader_and_isr_with_replicas(ctx, brokers, tp, l, replicas, is_new);
     }
 
@@ -200,7 +200,7 @@ impl RequestBatch {
                 .iter()
                 .filter_map(|tp| {
                     let l = leadership.get(tp)?;
-                    let replicas = assignments.get(tp).map_or(&[][..], |a| a.as_slice());
+                    let replicas = assignments.get(tp).map_or(&[][..], |a| &a[..]);
                     let mut info = partition_info(tp, l, replicas, false);
                     if deleting.contains(tp.topic.as_str()) {
                         info.leader = LEADER_DURING_DELETE;

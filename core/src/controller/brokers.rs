@@ -106,11 +106,7 @@ impl KafkaController {
         tps.iter()
             .filter_map(|tp| {
                 let l = self.ctx.leadership.get(tp)?;
-                let replicas = self
-                    .ctx
-                    .assignments
-                    .get(tp)
-                    .map_or(&[][..], |a| a.as_slice());
+                let replicas = self.ctx.assignments.get(tp).map_or(&[][..], |a| &a[..]);
                 Some(super::batch::partition_info(tp, l, replicas, false))
             })
             .collect()

@@ -1,5 +1,6 @@
 //! What the active controller holds in memory (Kafka's ControllerContext).
 
+use super::election::BrokerIds;
 use super::states::{PartitionState, ReplicaState};
 use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
@@ -25,8 +26,9 @@ pub struct ControllerContext {
     pub shutting_down: BTreeSet<BrokerId>,
     /// Every topic.
     pub all_topics: BTreeSet<String>,
-    /// The replica assignment, preferred replica first.
-    pub assignments: CowMap<TopicPartition, Vec<BrokerId>>,
+    /// The replica assignment, preferred replica first (up to six replicas
+    /// in place; serializes as a list).
+    pub assignments: CowMap<TopicPartition, BrokerIds>,
     /// Leadership read from or written to the state znodes.
     pub leadership: CowMap<TopicPartition, LeaderIsr>,
     /// The PartitionStateMachine's states.

@@ -219,7 +219,7 @@ impl KafkaController {
             let Some(leader) = live.first().copied() else {
                 let e = PartitionStateChangeError::NoLiveReplica {
                     tp: tp.clone(),
-                    replicas,
+                    replicas: replicas.to_vec(),
                 };
                 out.push((tp.clone(), election_failed(env, e)));
                 continue;
@@ -231,7 +231,7 @@ impl KafkaController {
                 zk_version: 0,
                 controller_epoch: self.ctx.epoch,
             };
-            to_create.push((tp.clone(), l, replicas));
+            to_create.push((tp.clone(), l, replicas.to_vec()));
         }
         if to_create.is_empty() {
             return Ok(out);
@@ -368,11 +368,7 @@ impl KafkaController {
             };
             return Ok(Some(election_failed(env, e)));
         }
-        let assignment = self
-            .ctx
-            .assignments
-            .get(tp)
-            .map_or(&[][..], |a| a.as_slice());
+        let assignment = self.ctx.assignments.get(tp).map_or(&[][..], |a| &a[..]);
         let live = &sets.live;
         let result: ElectionResult = match strategy {
             Strategy::Offline { allow_unclean } => {

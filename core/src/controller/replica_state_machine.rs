@@ -41,7 +41,7 @@ impl KafkaController {
         let online_brokers: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
         let mut offline = Vec::new();
         let mut any_online = false;
-        let replicas: usize = self.ctx.assignments.values().map(Vec::len).sum();
+        let replicas: usize = self.ctx.assignments.values().map(|a| a.len()).sum();
         let mut states = Vec::with_capacity(replicas);
         for (tp, rs) in &self.ctx.assignments {
             let start = states.len();
@@ -202,7 +202,7 @@ impl KafkaController {
                         let a = self
                             .ctx
                             .assignments
-                            .get_or_insert_with(tp.clone(), Vec::new);
+                            .get_or_insert_with(tp.clone(), super::election::BrokerIds::new);
                         if !a.contains(&broker) {
                             a.push(broker);
                         }
@@ -225,11 +225,7 @@ impl KafkaController {
                     if !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()) {
                         // One lookup of the assignment for the recipients and
                         // the entries' replicas.
-                        let replicas = self
-                            .ctx
-                            .assignments
-                            .get(&tp)
-                            .map_or(&[][..], |a| a.as_slice());
+                        let replicas = self.ctx.assignments.get(&tp).map_or(&[][..], |a| &a[..]);
                         let recipients: super::election::BrokerIds =
                             replicas.iter().copied().filter(|r| *r != broker).collect();
                         batch.add_leader_and_isr_with_replicas(
@@ -262,7 +258,7 @@ impl KafkaController {
             ReplicaState::NonExistentReplica => {
                 for tp in tps {
                     if let Some(a) = self.ctx.assignments.get_mut(tp) {
-                        a.retain(|r| *r != broker);
+                        *a = a.iter().copied().filter(|r| *r != broker).collect();
                     }
                     self.ctx.replica_states.remove(&(tp.clone(), broker));
                 }

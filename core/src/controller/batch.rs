@@ -93,16 +93,6 @@ impl RequestBatch {
         self.add_update_metadata_to_all_live(ctx, std::slice::from_ref(tp));
     }
 
-    /// Room for `additional` more LeaderAndIsr entries to `broker` (a
-    /// failover adds one per replica the broker hosts). A broker given
-    /// room but no entry gets no request.
-    pub fn reserve_leader_and_isr(&mut self, broker: BrokerId, additional: usize) {
-        self.leader_and_isr
-            .entry(broker)
-            .or_default()
-            .reserve(additional);
-    }
-
     /// `addUpdateMetadataRequestForBrokers` to every live or shutting-down broker.
     pub fn add_update_metadata_to_all_live(
         &mut self,
@@ -144,7 +134,7 @@ impl RequestBatch {
 
     /// Whether nothing has been added.
     pub fn is_empty(&self) -> bool {
-        self.leader_and_isr.values().all(Vec::is_empty)
+        self.leader_and_isr.is_empty()
             && self.update_metadata_brokers.is_empty()
             && !self.update_metadata_to_all_live
             && self.stop_replica.is_empty()
@@ -174,8 +164,7 @@ impl RequestBatch {
             });
         };
         for (to, parts) in self.leader_and_isr {
-            // A list only reserved for (`reserve_leader_and_isr`) is no request.
-            if !parts.is_empty() && ctx.live_brokers.contains_key(&to) {
+            if ctx.live_brokers.contains_key(&to) {
                 let partitions = in_partition_order(
                     parts,
                     |p| &p.tp,

@@ -97,14 +97,8 @@ impl From<&[BrokerId]> for BrokerIds {
     #[inline]
     fn from(ids: &[BrokerId]) -> BrokerIds {
         if ids.len() <= INLINE_IDS {
-            // A fixed number of steps, not a copy of a variable length (which
-            // is a call to `memcpy` for a few bytes).
             let mut inline = [BrokerId(0); INLINE_IDS];
-            for (i, d) in inline.iter_mut().enumerate() {
-                if let Some(s) = ids.get(i) {
-                    *d = *s;
-                }
-            }
+            inline[..ids.len()].copy_from_slice(ids);
             BrokerIds(IdsRepr::Inline {
                 len: ids.len() as u8,
                 ids: inline,

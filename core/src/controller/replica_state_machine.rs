@@ -83,22 +83,6 @@ impl KafkaController {
             // the ones the general path builds, without its three ordered-map
             // lookups per replica.
             let mut batch = RequestBatch::default();
-            // Each online broker's list sized once: at most one entry per
-            // replica it hosts (counted by broker id; beyond the table, the
-            // list grows as it would).
-            let mut hosted = vec![0usize; 1024];
-            for rs in self.ctx.assignments.values() {
-                for r in rs {
-                    if let Some(n) = hosted.get_mut(r.0 as usize) {
-                        *n += 1;
-                    }
-                }
-            }
-            for (b, n) in hosted.iter().enumerate() {
-                if *n > 0 && online_brokers.has(BrokerId(b as u32)) {
-                    batch.reserve_leader_and_isr(BrokerId(b as u32), *n);
-                }
-            }
             let mut leadership = self.ctx.leadership.iter().peekable();
             let mut to = Vec::new();
             for (tp, rs) in &self.ctx.assignments {

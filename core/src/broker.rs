@@ -548,7 +548,7 @@ mod tests {
             controller_epoch: 1,
             leader,
             leader_epoch,
-            isr: vec![BrokerId(1)],
+            isr: vec![BrokerId(1)].into(),
             zk_version: 0,
             replicas: replicas.into_iter().map(BrokerId).collect(),
             is_new: false,
@@ -583,9 +583,9 @@ mod tests {
             controller_epoch: 1,
             leader: 1,
             leader_epoch,
-            isr: vec![BrokerId(1)],
+            isr: vec![BrokerId(1)].into(),
             zk_version: 0,
-            replicas: vec![BrokerId(1), BrokerId(2)],
+            replicas: vec![BrokerId(1), BrokerId(2)].into(),
             is_new: false,
         };
         let lai = |partitions| RequestBody::LeaderAndIsr { partitions };
@@ -631,9 +631,9 @@ mod tests {
             controller_epoch: 1,
             leader,
             leader_epoch: 1,
-            isr: vec![BrokerId(1)],
+            isr: vec![BrokerId(1)].into(),
             zk_version: 0,
-            replicas: vec![BrokerId(1), BrokerId(2)],
+            replicas: vec![BrokerId(1), BrokerId(2)].into(),
             is_new: false,
         };
         let tps: Vec<TopicPartition> = (0..200).map(|p| TopicPartition::new("t", p)).collect();

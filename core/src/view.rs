@@ -293,7 +293,7 @@ impl ClusterView {
                             CachedLeadership {
                                 leader: m.leader,
                                 leader_epoch: m.leader_epoch,
-                                isr: m.isr.clone(),
+                                isr: m.isr.to_vec(),
                             },
                         ))
                     })

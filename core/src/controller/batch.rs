@@ -8,6 +8,7 @@
 
 use super::channel::{PartitionStateInfo, RequestBody, LEADER_DURING_DELETE, NO_LEADER};
 use super::context::{ControllerContext, LeaderIsr};
+use super::election::BrokerIds;
 use super::{Env, RequestDraft};
 use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
@@ -44,9 +45,9 @@ pub fn partition_info(
         controller_epoch: l.controller_epoch,
         leader: l.leader.map_or(NO_LEADER, |b| b.0 as i32),
         leader_epoch: l.leader_epoch,
-        isr: l.isr.clone(),
+        isr: BrokerIds::from(&l.isr[..]),
         zk_version: l.zk_version,
-        replicas: replicas.to_vec(),
+        replicas: BrokerIds::from(replicas),
         is_new,
     }
 }
@@ -62,7 +63,7 @@ impl RequestBatch {
         l: &LeaderIsr,
         is_new: bool,
     ) {
-        let replicas = ctx.assignments.get(tp).map_or(&[][..], |a| a.as_slice());
+        let replicas = ctx.assignments.get(tp).map_or(&[][..], |a| &a[..]);
         self.add_leader_and_isr_with_replicas(ctx, brokers, tp, l, replicas, is_new);
     }
 
@@ -77,11 +78,17 @@ impl RequestBatch {
         replicas: &[BrokerId],
         is_new: bool,
     ) {
-        for b in brokers {
-            self.leader_and_isr
-                .entry(*b)
-                .or_default()
-                .push(partition_info(tp, l, replicas, is_new));
+        // Built once and copied to each broker's list (its id lists are in
+        // place: a copy allocates nothing).
+        if let Some((last, rest)) = brokers.split_last() {
+            let info = partition_info(tp, l, replicas, is_new);
+            for b in rest {
+                self.leader_and_isr
+                    .entry(*b)
+                    .or_default()
+                    .push(info.clone());
+            }
+            self.leader_and_isr.entry(*last).or_default().push(info);
         }
         self.add_update_metadata_to_all_live(ctx, std::slice::from_ref(tp));
     }
@@ -182,7 +189,7 @@ impl RequestBatch {
                 .iter()
                 .filter_map(|tp| {
                     let l = leadership.get(tp)?;
-                    let replicas = assignments.get(tp).map_or(&[][..], |a| a.as_slice());
+                    let replicas = assignments.get(tp).map_or(&[][..], |a| &a[..]);
                     let mut info = partition_info(tp, l, replicas, false);
                     if deleting.contains(tp.topic.as_str()) {
                         info.leader = LEADER_DURING_DELETE;
@@ -270,7 +277,7 @@ fn in_partition_order<T>(
 /// Lookups of keys in ascending order in a map, as one walk: each steps
 /// forward from where the last one ended, and searches afresh only when
 /// the key is far ahead.
-struct Walk<'a, K, V> {
+pub(super) struct Walk<'a, K, V> {
     map: &'a CowMap<K, V>,
     iter: std::iter::Peekable<crate::cow_map::Iter<'a, K, V>>,
 }
@@ -279,7 +286,7 @@ impl<'a, K: Ord + Clone, V: Clone> Walk<'a, K, V> {
     /// How many entries a lookup steps over before searching afresh.
     const STEPS: usize = 16;
 
-    fn new(map: &'a CowMap<K, V>) -> Self {
+    pub(super) fn new(map: &'a CowMap<K, V>) -> Self {
         Walk {
             map,
             iter: map.iter().peekable(),
@@ -287,7 +294,7 @@ impl<'a, K: Ord + Clone, V: Clone> Walk<'a, K, V> {
     }
 
     /// The value for `key`, which is not below any key looked up before.
-    fn get(&mut self, key: &K) -> Option<&'a V> {
+    pub(super) fn get(&mut self, key: &K) -> Option<&'a V> {
         for _ in 0..Self::STEPS {
             match self.iter.peek() {
                 Some((k, _)) if *k < key => {

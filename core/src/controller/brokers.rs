@@ -106,8 +106,8 @@ impl KafkaController {
         tps.iter()
             .filter_map(|tp| {
                 let l = self.ctx.leadership.get(tp)?;
-                let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
-                Some(super::batch::partition_info(tp, l, &replicas, false))
+                let replicas = self.ctx.assignments.get(tp).map_or(&[][..], |a| &a[..]);
+                Some(super::batch::partition_info(tp, l, replicas, false))
             })
             .collect()
     }
@@ -140,25 +140,29 @@ impl KafkaController {
                 all: self.ctx.shutting_down.iter().copied().collect(),
             },
         );
-        let act_on: Vec<TopicPartition> = self
-            .ctx
-            .assignments
-            .iter()
-            .filter(|(tp, a)| {
-                a.contains(&id)
-                    && a.len() > 1
-                    && self.ctx.leadership.contains_key(*tp)
-                    && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
-            })
-            .map(|(tp, _)| tp.clone())
-            .collect();
-        let (led, followed): (Vec<TopicPartition>, Vec<TopicPartition>) =
-            act_on.into_iter().partition(|tp| {
-                self.ctx
-                    .leadership
-                    .get(tp)
-                    .is_some_and(|l| l.leader == Some(id))
-            });
+        // The partitions with a replica on it, another replica and a
+        // leadership, whose topic is not being deleted, split into those it
+        // leads and those it follows (each in partition order): one walk of
+        // the assignments with the leadership looked up in step.
+        let mut led = Vec::new();
+        let mut followed = Vec::new();
+        let mut leadership = super::batch::Walk::new(&self.ctx.leadership);
+        for (tp, a) in &self.ctx.assignments {
+            if !a.contains(&id) || a.len() <= 1 {
+                continue;
+            }
+            let Some(l) = leadership.get(tp) else {
+                continue;
+            };
+            if self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()) {
+                continue;
+            }
+            if l.leader == Some(id) {
+                led.push(tp.clone());
+            } else {
+                followed.push(tp.clone());
+            }
+        }
         self.handle_partition_state_changes(
             env,
             &led,

@@ -1,6 +1,7 @@
 //! Controller-to-broker requests (ControllerChannelManager and
 //! ControllerBrokerRequestBatch in Kafka).
 
+use super::election::BrokerIds;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -25,12 +26,13 @@ pub struct PartitionStateInfo {
     pub leader: i32,
     /// The leader epoch.
     pub leader_epoch: i32,
-    /// The in-sync replicas.
-    pub isr: Vec<BrokerId>,
+    /// The in-sync replicas (kept in place up to six: no allocation per
+    /// request entry; serializes as a list).
+    pub isr: BrokerIds,
     /// The state znode's version.
     pub zk_version: i32,
-    /// The assigned replicas, preferred first.
-    pub replicas: Vec<BrokerId>,
+    /// The assigned replicas, preferred first (in place up to six).
+    pub replicas: BrokerIds,
     /// Whether the replica is new (LeaderAndIsr only).
     pub is_new: bool,
 }

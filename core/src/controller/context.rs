@@ -1,5 +1,6 @@
 //! What the active controller holds in memory (Kafka's ControllerContext).
 
+use super::election::BrokerIds;
 use super::states::{PartitionState, ReplicaState};
 use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
@@ -25,8 +26,9 @@ pub struct ControllerContext {
     pub shutting_down: BTreeSet<BrokerId>,
     /// Every topic.
     pub all_topics: BTreeSet<String>,
-    /// The replica assignment, preferred replica first.
-    pub assignments: CowMap<TopicPartition, Vec<BrokerId>>,
+    /// The replica assignment, preferred replica first (up to six replicas
+    /// in place; serializes as a list).
+    pub assignments: CowMap<TopicPartition, BrokerIds>,
     /// Leadership read from or written to the state znodes.
     pub leadership: CowMap<TopicPartition, LeaderIsr>,
     /// The PartitionStateMachine's states.
@@ -69,5 +71,56 @@ impl ControllerContext {
     /// Partitions of one topic, in partition order.
     pub fn partitions_of<'a>(&'a self, topic: &'a str) -> impl Iterator<Item = &'a TopicPartition> {
         self.assignments.keys().filter(move |tp| tp.topic == topic)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The assignments are held as `BrokerIds` (in place up to six, on the
+    /// heap beyond): they serialize and print exactly as the map of
+    /// `Vec<BrokerId>` they replace, read back equal, and a clone changed
+    /// apart from its original leaves the original as it was.
+    #[test]
+    fn assignments_serialize_and_print_as_lists_of_ids() {
+        let lists: Vec<Vec<BrokerId>> = vec![
+            vec![],
+            vec![BrokerId(3), BrokerId(1), BrokerId(2)],
+            (0..6).map(BrokerId).collect(),
+            (0..9).rev().map(BrokerId).collect(),
+        ];
+        let mut ctx = ControllerContext::default();
+        let mut model: Vec<(TopicPartition, Vec<BrokerId>)> = Vec::new();
+        for (p, l) in lists.iter().enumerate() {
+            let tp = TopicPartition::new("t", p as u32);
+            ctx.assignments.insert(tp.clone(), BrokerIds::from(&l[..]));
+            model.push((tp, l.clone()));
+        }
+        let old: CowMap<TopicPartition, Vec<BrokerId>> = CowMap::from_sorted(model.clone());
+        assert_eq!(format!("{:?}", ctx.assignments), format!("{old:?}"));
+        let entries: Vec<(&TopicPartition, &BrokerIds)> = ctx.assignments.iter().collect();
+        let json = serde_json::to_string(&entries).expect("serializes");
+        assert_eq!(json, serde_json::to_string(&model).expect("serializes"));
+        let back: Vec<(TopicPartition, BrokerIds)> = serde_json::from_str(&json).expect("reads");
+        assert_eq!(CowMap::from_sorted(back), ctx.assignments);
+
+        let mut changed = ctx.clone();
+        let tp = TopicPartition::new("t", 3);
+        if let Some(a) = changed.assignments.get_mut(&tp) {
+            *a = a.iter().copied().filter(|r| *r != BrokerId(4)).collect();
+        }
+        if let Some((_, l)) = model.get_mut(3) {
+            l.retain(|r| *r != BrokerId(4));
+        }
+        let original: Vec<Vec<BrokerId>> = ctx.assignments.values().map(|a| a.to_vec()).collect();
+        assert_eq!(original, lists);
+        let now: Vec<(TopicPartition, Vec<BrokerId>)> = changed
+            .assignments
+            .iter()
+            .map(|(tp, a)| (tp.clone(), a.to_vec()))
+            .collect();
+        assert_eq!(now, model);
+        assert_ne!(changed, ctx);
     }
 }

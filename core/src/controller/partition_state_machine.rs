@@ -6,7 +6,7 @@
 
 use super::batch::RequestBatch;
 use super::context::LeaderIsr;
-use super::election::{self, BrokerBits, ElectionResult, Strategy};
+use super::election::{self, BrokerBits, BrokerSet, ElectionResult, Strategy};
 use super::states::{PartitionState, PartitionStateChangeError};
 use super::{ControllerError, Env, KafkaController};
 use crate::cow_map::CowMap;
@@ -34,17 +34,19 @@ impl KafkaController {
         &mut self,
         env: &mut Env<'_>,
     ) -> Result<(), ControllerError> {
+        // The partitions in order, their leadership looked up in one walk;
+        // `is_replica_online(b, false)` is membership of the live brokers
+        // not shutting down.
+        let online: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
+        let mut leadership = super::batch::Walk::new(&self.ctx.leadership);
         let states: Vec<(TopicPartition, PartitionState)> = self
             .ctx
             .assignments
             .keys()
             .map(|tp| {
-                let state = match self.ctx.leadership.get(tp) {
+                let state = match leadership.get(tp) {
                     None => PartitionState::NewPartition,
-                    Some(l)
-                        if l.leader
-                            .is_some_and(|b| self.ctx.is_replica_online(b, false)) =>
-                    {
+                    Some(l) if l.leader.is_some_and(|b| online.has(b)) => {
                         PartitionState::OnlinePartition
                     }
                     Some(_) => PartitionState::OfflinePartition,
@@ -217,7 +219,7 @@ impl KafkaController {
             let Some(leader) = live.first().copied() else {
                 let e = PartitionStateChangeError::NoLiveReplica {
                     tp: tp.clone(),
-                    replicas,
+                    replicas: replicas.to_vec(),
                 };
                 out.push((tp.clone(), election_failed(env, e)));
                 continue;
@@ -229,7 +231,7 @@ impl KafkaController {
                 zk_version: 0,
                 controller_epoch: self.ctx.epoch,
             };
-            to_create.push((tp.clone(), l, replicas));
+            to_create.push((tp.clone(), l, replicas.to_vec()));
         }
         if to_create.is_empty() {
             return Ok(out);
@@ -366,11 +368,7 @@ impl KafkaController {
             };
             return Ok(Some(election_failed(env, e)));
         }
-        let assignment = self
-            .ctx
-            .assignments
-            .get(tp)
-            .map_or(&[][..], |a| a.as_slice());
+        let assignment = self.ctx.assignments.get(tp).map_or(&[][..], |a| &a[..]);
         let live = &sets.live;
         let result: ElectionResult = match strategy {
             Strategy::Offline { allow_unclean } => {

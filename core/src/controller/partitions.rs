@@ -76,7 +76,7 @@ impl KafkaController {
         &mut self,
         env: &mut Env<'_>,
         topic: &str,
-    ) -> Result<Vec<(TopicPartition, Vec<crate::ids::BrokerId>)>, ControllerError> {
+    ) -> Result<Vec<(TopicPartition, super::election::BrokerIds)>, ControllerError> {
         let path = paths::topic(topic);
         env.client.register_data_handler(&path);
         let data = match env.client.get_data(env.zk, &path) {
@@ -89,7 +89,7 @@ impl KafkaController {
         let out = decode_topic_assignment(&data)
             .unwrap_or_default()
             .into_iter()
-            .map(|(p, replicas)| (TopicPartition::new(&topic, p), replicas))
+            .map(|(p, replicas)| (TopicPartition::new(&topic, p), replicas.into()))
             .collect();
         for (p, r) in crate::znodes::decode_reassigning(&data) {
             self.ctx

@@ -28,7 +28,11 @@ impl KafkaController {
     /// with the adding and removing replicas (empty when not reassigning).
     fn full_assignment(&self, tp: &TopicPartition) -> (Vec<BrokerId>, Reassignment) {
         (
-            self.ctx.assignments.get(tp).cloned().unwrap_or_default(),
+            self.ctx
+                .assignments
+                .get(tp)
+                .map(|a| a.to_vec())
+                .unwrap_or_default(),
             self.ctx.reassigning.get(tp).cloned().unwrap_or_default(),
         )
     }
@@ -40,7 +44,7 @@ impl KafkaController {
         replicas: Vec<BrokerId>,
         r: Reassignment,
     ) {
-        self.ctx.assignments.insert(tp.clone(), replicas);
+        self.ctx.assignments.insert(tp.clone(), replicas.into());
         if r.adding.is_empty() && r.removing.is_empty() {
             self.ctx.reassigning.remove(tp);
         } else {

@@ -41,7 +41,7 @@ impl KafkaController {
         let online_brokers: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
         let mut offline = Vec::new();
         let mut any_online = false;
-        let replicas: usize = self.ctx.assignments.values().map(Vec::len).sum();
+        let replicas: usize = self.ctx.assignments.values().map(|a| a.len()).sum();
         let mut states = Vec::with_capacity(replicas);
         for (tp, rs) in &self.ctx.assignments {
             let start = states.len();
@@ -123,10 +123,15 @@ impl KafkaController {
             for (tp, _) in group {
                 let tp = tp.clone();
                 let key = (tp.clone(), broker);
-                let current = *self
-                    .ctx
-                    .replica_states
-                    .get_or_insert_with(key, || ReplicaState::NonExistentReplica);
+                // Looked up first: an existing state needs no slot made
+                // (nor its chunk copied) until it changes.
+                let current = match self.ctx.replica_states.get(&key) {
+                    Some(s) => *s,
+                    None => *self
+                        .ctx
+                        .replica_states
+                        .get_or_insert_with(key, || ReplicaState::NonExistentReplica),
+                };
                 if target.can_follow(current) {
                     valid.push(tp);
                 } else {
@@ -181,7 +186,7 @@ impl KafkaController {
                         let a = self
                             .ctx
                             .assignments
-                            .get_or_insert_with(tp.clone(), Vec::new);
+                            .get_or_insert_with(tp.clone(), super::election::BrokerIds::new);
                         if !a.contains(&broker) {
                             a.push(broker);
                         }
@@ -202,13 +207,19 @@ impl KafkaController {
                 let updated = self.remove_replica_from_isr(env, broker, &with)?;
                 for (tp, l) in updated {
                     if !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()) {
-                        let recipients: Vec<BrokerId> = self
-                            .ctx
-                            .assignments
-                            .get(&tp)
-                            .map(|a| a.iter().copied().filter(|r| *r != broker).collect())
-                            .unwrap_or_default();
-                        batch.add_leader_and_isr(&self.ctx, &recipients, &tp, &l, false);
+                        // One lookup of the assignment for the recipients and
+                        // the entries' replicas.
+                        let replicas = self.ctx.assignments.get(&tp).map_or(&[][..], |a| &a[..]);
+                        let recipients: super::election::BrokerIds =
+                            replicas.iter().copied().filter(|r| *r != broker).collect();
+                        batch.add_leader_and_isr_with_replicas(
+                            &self.ctx,
+                            &recipients,
+                            &tp,
+                            &l,
+                            replicas,
+                            false,
+                        );
                     }
                     self.set_replica_state(&tp, broker, target);
                 }
@@ -231,7 +242,7 @@ impl KafkaController {
             ReplicaState::NonExistentReplica => {
                 for tp in tps {
                     if let Some(a) = self.ctx.assignments.get_mut(tp) {
-                        a.retain(|r| *r != broker);
+                        *a = a.iter().copied().filter(|r| *r != broker).collect();
                     }
                     self.ctx.replica_states.remove(&(tp.clone(), broker));
                 }

@@ -24,7 +24,7 @@ impl KafkaController {
         let replicas: BTreeMap<u32, Vec<BrokerId>> = self
             .ctx
             .partitions_of(topic)
-            .map(|tp| (tp.partition, self.ctx.assignments[tp].clone()))
+            .map(|tp| (tp.partition, self.ctx.assignments[tp].to_vec()))
             .collect();
         let reassigning: BTreeMap<u32, Reassignment> = self
             .ctx
@@ -147,7 +147,7 @@ impl KafkaController {
                 self.ctx
                     .assignments
                     .get(tp)
-                    .cloned()
+                    .map(|a| a.to_vec())
                     .unwrap_or_default()
                     .into_iter()
                     .map(move |r| (tp.clone(), r))

@@ -10,7 +10,7 @@ use crate::controller::election::BrokerIds;
 use crate::controller::KafkaController;
 use crate::cow_map::CowMap;
 use crate::data_plane::replica_map::ReplicaMap;
-use crate::ids::{BrokerId, Topic, TopicPartition};
+use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
 use crate::zk_client::ZkClient;
 use serde::{Deserialize, Serialize};
@@ -152,6 +152,27 @@ impl PartitionCache {
     /// The cache after an UpdateMetadata's partition states: a partition
     /// marked for deletion is dropped, any other replaced.
     fn updated(&self, partitions: &[CachedPartition]) -> PartitionCache {
+        let sorted = || partitions.windows(2).all(|w| w[0].tp < w[1].tp);
+        if partitions.len().saturating_mul(2) >= self.map.len() && sorted() {
+            // Most of the cache (a new controller's, or a start-up's):
+            // the cache and the states are merged into a new map, entry by
+            // entry, with no search.
+            let mut entries = Vec::with_capacity(self.map.len().max(partitions.len()));
+            let mut old = self.map.iter().peekable();
+            for p in partitions {
+                while let Some((tp, q)) = old.next_if(|(tp, _)| **tp < p.tp) {
+                    entries.push((tp.clone(), q.clone()));
+                }
+                old.next_if(|(tp, _)| **tp == p.tp);
+                if p.leader >= NO_LEADER {
+                    entries.push((p.tp.clone(), p.clone()));
+                }
+            }
+            entries.extend(old.map(|(tp, q)| (tp.clone(), q.clone())));
+            return PartitionCache {
+                map: std::rc::Rc::new(CowMap::from_sorted(entries)),
+            };
+        }
         let mut map = (*self.map).clone();
         for p in partitions {
             if p.leader < NO_LEADER {
@@ -191,18 +212,9 @@ impl std::ops::Index<&TopicPartition> for PartitionCache {
 /// references only; a result that no broker holds any more is built again),
 /// and it is a cache of work, not state: two simulations are equal whatever
 /// their memos hold.
-///
-/// It also gives the brokers one string per topic name for the keys of
-/// their hosted replicas ([`MetadataMemo::local_name`]): names compare by
-/// pointer before they compare by bytes, and the controller's requests may
-/// carry names in strings of their own (a new controller reads them again).
 #[derive(Debug, Clone, Default)]
 pub struct MetadataMemo {
     recent: std::collections::VecDeque<MemoEntry>,
-    /// One string per topic name the brokers' maps use.
-    names: std::collections::BTreeSet<Topic>,
-    /// The last name looked up in `names`: (as given, as kept).
-    last_name: Option<(Topic, Topic)>,
 }
 
 /// The cache a request was applied to (and whether it was empty), the
@@ -227,28 +239,6 @@ impl Eq for MetadataMemo {}
 impl MetadataMemo {
     /// How many results it remembers.
     const SIZE: usize = 8;
-
-    /// `tp`, named with the string the brokers' maps share for its topic.
-    fn local_name(&mut self, tp: &TopicPartition) -> TopicPartition {
-        let topic = match &self.last_name {
-            Some((given, kept)) if std::ptr::eq(given.as_str(), tp.topic.as_str()) => kept.clone(),
-            _ => {
-                let kept = match self.names.get(tp.topic.as_str()) {
-                    Some(t) => t.clone(),
-                    None => {
-                        self.names.insert(tp.topic.clone());
-                        tp.topic.clone()
-                    }
-                };
-                self.last_name = Some((tp.topic.clone(), kept.clone()));
-                kept
-            }
-        };
-        TopicPartition {
-            topic,
-            partition: tp.partition,
-        }
-    }
 
     fn apply(&mut self, base: &PartitionCache, partitions: &SharedStates) -> PartitionCache {
         if partitions.is_empty() {
@@ -429,28 +419,40 @@ impl Broker {
         self.controller_epoch_seen = req.controller_epoch;
         match &req.body {
             RequestBody::LeaderAndIsr { partitions } => {
-                let tps: Vec<TopicPartition> =
-                    partitions.iter().map(|p| memo.local_name(&p.tp)).collect();
-                if tps.windows(2).all(|w| w[0] < w[1]) {
+                if partitions.windows(2).all(|w| w[0].tp < w[1].tp) {
                     // In partition order, each once (as the controller sends
                     // them): which it takes is read in one walk of its map,
                     // then those are written.
                     let from = taken.len();
-                    let mut ps = partitions.iter();
-                    self.replicas.visit_sorted(tps.iter(), |l| {
-                        taken.push(ps.next().is_some_and(|p| Self::takes(self.id, l, p)));
-                    });
+                    if partitions.len().saturating_mul(4) >= self.replicas.len() {
+                        // Most of the map (a new controller's requests):
+                        // the map and the request are merged, entry by
+                        // entry, with no search.
+                        let mut local = self.replicas.iter().peekable();
+                        for p in partitions {
+                            while local.next_if(|(tp, _)| **tp < p.tp).is_some() {}
+                            let l = local.peek().filter(|(tp, _)| **tp == p.tp).map(|e| e.1);
+                            taken.push(Self::takes(self.id, l, p));
+                        }
+                    } else {
+                        let mut ps = partitions.iter();
+                        self.replicas
+                            .visit_sorted(partitions.iter().map(|p| &p.tp), |l| {
+                                taken.push(ps.next().is_some_and(|p| Self::takes(self.id, l, p)));
+                            });
+                    }
                     let took = taken.get(from..).unwrap_or(&[]);
-                    for ((p, tp), take) in partitions.iter().zip(tps).zip(took) {
+                    for (p, take) in partitions.iter().zip(took) {
                         if *take {
-                            self.replicas.insert(tp, LocalPartition::from_info(p));
+                            self.replicas
+                                .insert(p.tp.clone(), LocalPartition::from_info(p));
                         }
                     }
                 } else {
-                    for (p, tp) in partitions.iter().zip(&tps) {
+                    for p in partitions {
                         // One search per partition: whether it takes it,
                         // and where it goes.
-                        let take = self.replicas.insert_with(tp, |l| {
+                        let take = self.replicas.insert_with(&p.tp, |l| {
                             Self::takes(self.id, l, p).then(|| LocalPartition::from_info(p))
                         });
                         taken.push(take);

@@ -71,6 +71,57 @@ pub struct SessionCache {
     /// then at most one round's interval ago.
     #[serde(default)]
     parked: bool,
+    /// The members' partition numbers, as a filter (derived from
+    /// `members`: not serialized, not compared).
+    #[serde(skip)]
+    numbers: NumberMask,
+}
+
+/// Which partition numbers, modulo 256, a list of partitions has: two lists
+/// whose masks do not meet have no partition in common, which tells most
+/// sessions apart from a request's few partitions without reading the
+/// session's members. A mask read back from a file (or made by `default`)
+/// is full: it may meet anything. Derived data: every mask compares equal.
+#[derive(Clone, Copy)]
+pub(super) struct NumberMask([u64; 4]);
+
+impl Default for NumberMask {
+    fn default() -> NumberMask {
+        NumberMask([u64::MAX; 4])
+    }
+}
+
+impl PartialEq for NumberMask {
+    fn eq(&self, _: &NumberMask) -> bool {
+        true
+    }
+}
+
+impl Eq for NumberMask {}
+
+impl std::fmt::Debug for NumberMask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NumberMask")
+    }
+}
+
+impl NumberMask {
+    /// The mask of `tps`.
+    pub(super) fn of<'a>(tps: impl IntoIterator<Item = &'a TopicPartition>) -> NumberMask {
+        let mut words = [0u64; 4];
+        for tp in tps {
+            let n = tp.partition % 256;
+            if let Some(w) = words.get_mut(n as usize / 64) {
+                *w |= 1 << (n % 64);
+            }
+        }
+        NumberMask(words)
+    }
+
+    /// Whether the two lists may have a partition in common.
+    pub(super) fn meets(&self, other: &NumberMask) -> bool {
+        self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
+    }
 }
 
 impl SessionCache {
@@ -423,6 +474,7 @@ impl DataPlane {
             SessionCache {
                 follower_incarnation,
                 leader_incarnation,
+                numbers: NumberMask::of(&members),
                 members: members.into(),
                 led,
                 caught_up_at: env.now,
@@ -556,10 +608,12 @@ impl DataPlane {
                     .is_some_and(|w| (w >> (tp.partition % 64)) & 1 == 1)
             })
         };
+        let mask = NumberMask::of(tps.iter().copied());
         let meets = |c: &SessionCache| {
-            c.members
-                .iter()
-                .any(|m| may_hold(m) && tps.binary_search(&m).is_ok())
+            c.numbers.meets(&mask)
+                && c.members
+                    .iter()
+                    .any(|m| may_hold(m) && tps.binary_search(&m).is_ok())
         };
         // The sessions `broker` leads, then the one it follows from each
         // other leader (skipping from leader to leader), in key order.
@@ -722,5 +776,51 @@ impl DataPlane {
             leader_hw: hw,
         };
         self.follower_fetched(env, leader, tp, fetched);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mask never says two lists are apart when they share a partition
+    /// (checked against the lists themselves), and it does tell apart lists
+    /// whose numbers differ modulo 256.
+    #[test]
+    fn number_masks_meet_whenever_the_lists_share_a_partition() {
+        let mut seed = 7u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..2_000 {
+            let mut list = |len: u64| -> Vec<TopicPartition> {
+                let mut v: Vec<TopicPartition> = (0..next(len))
+                    .map(|_| {
+                        let topic = if next(2) == 0 { "a" } else { "b" };
+                        TopicPartition::new(topic, next(2_000) as u32)
+                    })
+                    .collect();
+                v.sort();
+                v.dedup();
+                v
+            };
+            let (a, b) = (list(12), list(12));
+            let share = a.iter().any(|tp| b.binary_search(tp).is_ok());
+            let (ma, mb) = (NumberMask::of(&a), NumberMask::of(&b));
+            if share {
+                assert!(ma.meets(&mb) && mb.meets(&ma), "{a:?} {b:?}");
+            }
+            let apart = a
+                .iter()
+                .all(|x| b.iter().all(|y| x.partition % 256 != y.partition % 256));
+            assert_eq!(ma.meets(&mb), !apart, "{a:?} {b:?}");
+            assert!(NumberMask::default().meets(&mb) || b.is_empty());
+        }
+        // Read back (or defaulted), a mask is full; every mask compares equal.
+        assert_eq!(NumberMask::default(), NumberMask::of(&[]));
+        assert!(!NumberMask::of(&[]).meets(&NumberMask::default()));
     }
 }

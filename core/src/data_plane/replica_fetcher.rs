@@ -337,14 +337,16 @@ impl DataPlane {
                 return;
             }
             if leader_up {
-                for tp in &following {
-                    self.replicate(env, follower, leader, tp);
-                }
+                let known: Vec<Option<Member>> = following
+                    .iter()
+                    .map(|tp| self.replicate(env, follower, leader, tp))
+                    .collect();
                 self.open_session_cache(
                     env,
                     follower,
                     leader,
                     following,
+                    &known,
                     (follower_incarnation, leader_incarnation),
                 );
                 idle = self
@@ -418,15 +420,16 @@ impl DataPlane {
         };
         let dirty = std::mem::take(&mut c.dirty);
         let before = c.caught_up_at;
+        let mut known = Vec::with_capacity(dirty.len());
         for tp in &dirty {
             // Caught up as of the last round, as a full fetch would have recorded.
             self.mark_caught_up(env, leader, follower, tp, before);
-            self.replicate(env, follower, leader, tp);
+            known.push(self.replicate(env, follower, leader, tp));
         }
         let mut pending = Vec::new();
         let mut out_of_isr = false;
-        for tp in &dirty {
-            match self.member(env, follower, leader, tp) {
+        for (tp, known) in dirty.iter().zip(known) {
+            match known.unwrap_or_else(|| self.member(env, follower, leader, tp)) {
                 Member::NotLed | Member::Idle => {}
                 Member::Pending => pending.push(tp.clone()),
                 Member::OutOfIsr => out_of_isr = true,
@@ -444,13 +447,15 @@ impl DataPlane {
     }
 
     /// After a full round with the leader up: cache the session if no
-    /// member is out of the ISR.
+    /// member is out of the ISR. `known` says where members stand, where
+    /// the round saw it ([`DataPlane::replicate`]).
     fn open_session_cache(
         &mut self,
         env: &Env,
         follower: BrokerId,
         leader: BrokerId,
         members: Vec<TopicPartition>,
+        known: &[Option<Member>],
         (follower_incarnation, leader_incarnation): (u32, u32),
     ) {
         if self.full_fetches_only {
@@ -458,8 +463,9 @@ impl DataPlane {
         }
         let mut led = 0;
         let mut dirty = BTreeSet::new();
-        for tp in &members {
-            match self.member(env, follower, leader, tp) {
+        for (i, tp) in members.iter().enumerate() {
+            let seen = known.get(i).copied().flatten();
+            match seen.unwrap_or_else(|| self.member(env, follower, leader, tp)) {
                 Member::NotLed => {}
                 Member::Idle => led += 1,
                 Member::Pending => {
@@ -697,32 +703,36 @@ impl DataPlane {
             .sum()
     }
 
-    /// Bring `follower`'s log of `tp` level with `leader`'s, and tell the leader.
+    /// Bring `follower`'s log of `tp` level with `leader`'s, and tell the
+    /// leader. Returns where the member stands after it ([`Member`]) when
+    /// the round saw it already (not led; or level, in the ISR and with
+    /// nothing to tell the leader but the time); `None` otherwise.
     fn replicate(
         &mut self,
         env: &mut Env,
         follower: BrokerId,
         leader: BrokerId,
         tp: &TopicPartition,
-    ) {
+    ) -> Option<Member> {
         let leads = env
             .brokers
             .get(&leader)
             .and_then(|b| b.replicas.get(tp))
             .is_some_and(|p| p.leader == leader.0 as i32);
         if !leads {
-            return;
+            return Some(Member::NotLed);
         }
         self.partitions_fetched += 1;
         let lkey = (leader, tp.clone());
         let fkey = (follower, tp.clone());
-        let (leader_leo, hw, leader_last) = match self.logs.get(&lkey) {
+        let (leader_leo, hw, leader_last, leader_log) = match self.logs.get(&lkey) {
             Some(l) => (
                 l.log_end_offset(),
                 l.high_watermark,
                 l.records.last().copied(),
+                true,
             ),
-            None => (0, 0, None),
+            None => (0, 0, None, false),
         };
         // The follower's log, looked up once when it is level with the
         // leader's and knows its high watermark (the common case).
@@ -775,7 +785,12 @@ impl DataPlane {
             leader_leo,
             leader_hw: hw,
         };
-        self.follower_fetched(env, leader, tp, fetched);
+        // Level before the round and the leader's view up to date: the
+        // member is idle (what `member` would find), unless the leader has
+        // no log of it.
+        let idle =
+            self.follower_fetched(env, leader, tp, fetched) && settled.is_some() && leader_log;
+        idle.then_some(Member::Idle)
     }
 }
 

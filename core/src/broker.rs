@@ -621,6 +621,20 @@ mod tests {
             sorted.replicas[&TopicPartition::new("t", 8)].leader_epoch,
             2
         );
+        // A few partitions of many (read by search, not by merge), in
+        // order and shuffled, one of them new to the broker.
+        let few: Vec<PartitionStateInfo> =
+            [3, 50, 51, 120, 250].iter().map(|p| state(*p, 5)).collect();
+        let taken = apply(&mut sorted, few.clone());
+        let taken_reordered = apply(&mut shuffled, few.iter().rev().cloned().collect());
+        assert_eq!(taken, vec![true; 5]);
+        assert_eq!(taken_reordered, taken);
+        assert_eq!(sorted.replicas, shuffled.replicas);
+        assert_eq!(sorted.replicas.len(), 201);
+        assert_eq!(
+            sorted.replicas[&TopicPartition::new("t", 51)].leader_epoch,
+            5
+        );
     }
 
     #[test]
@@ -678,6 +692,46 @@ mod tests {
         // c never had the full list: it holds only what it was sent.
         assert_eq!(c.metadata.partitions.len(), 1);
         assert_eq!(c.metadata.partitions[&tps[7]].leader, 2);
+        // Most of the cache at once (applied by merging), a deletion among
+        // them: the cache holds what a plain map given the same states would.
+        let most: crate::controller::channel::SharedStates = tps
+            .iter()
+            .filter(|tp| tp.partition % 4 != 1)
+            .map(|tp| {
+                let leader = match tp.partition {
+                    20 => LEADER_DURING_DELETE,
+                    p => 1 + p as i32 % 3,
+                };
+                std::rc::Rc::new(info(tp, leader))
+            })
+            .collect();
+        let mut model: std::collections::BTreeMap<TopicPartition, i32> = a
+            .metadata
+            .partitions
+            .iter()
+            .map(|(tp, p)| (tp.clone(), p.leader))
+            .collect();
+        for p in most.iter() {
+            if p.leader < NO_LEADER {
+                model.remove(&p.tp);
+            } else {
+                model.insert(p.tp.clone(), p.leader);
+            }
+        }
+        let before = a.metadata.partitions.clone();
+        let mut e = a.clone();
+        e.handle_request_with(&request(1, -1, body(&most)), &mut memo);
+        let got: Vec<(TopicPartition, i32)> = e
+            .metadata
+            .partitions
+            .iter()
+            .map(|(tp, p)| (tp.clone(), p.leader))
+            .collect();
+        assert_eq!(got, model.into_iter().collect::<Vec<_>>());
+        assert_eq!(
+            a.metadata.partitions, before,
+            "the copy it came from is unchanged"
+        );
         // Without the memo the same requests give equal caches.
         let mut d = Broker::new(BrokerId(4));
         d.handle_request(&request(1, -1, body(&all)));

@@ -152,27 +152,6 @@ impl PartitionCache {
     /// The cache after an UpdateMetadata's partition states: a partition
     /// marked for deletion is dropped, any other replaced.
     fn updated(&self, partitions: &[CachedPartition]) -> PartitionCache {
-        let sorted = || partitions.windows(2).all(|w| w[0].tp < w[1].tp);
-        if partitions.len().saturating_mul(2) >= self.map.len() && sorted() {
-            // Most of the cache (a new controller's, or a start-up's):
-            // the cache and the states are merged into a new map, entry by
-            // entry, with no search.
-            let mut entries = Vec::with_capacity(self.map.len().max(partitions.len()));
-            let mut old = self.map.iter().peekable();
-            for p in partitions {
-                while let Some((tp, q)) = old.next_if(|(tp, _)| **tp < p.tp) {
-                    entries.push((tp.clone(), q.clone()));
-                }
-                old.next_if(|(tp, _)| **tp == p.tp);
-                if p.leader >= NO_LEADER {
-                    entries.push((p.tp.clone(), p.clone()));
-                }
-            }
-            entries.extend(old.map(|(tp, q)| (tp.clone(), q.clone())));
-            return PartitionCache {
-                map: std::rc::Rc::new(CowMap::from_sorted(entries)),
-            };
-        }
         let mut map = (*self.map).clone();
         for p in partitions {
             if p.leader < NO_LEADER {
@@ -692,8 +671,8 @@ mod tests {
         // c never had the full list: it holds only what it was sent.
         assert_eq!(c.metadata.partitions.len(), 1);
         assert_eq!(c.metadata.partitions[&tps[7]].leader, 2);
-        // Most of the cache at once (applied by merging), a deletion among
-        // them: the cache holds what a plain map given the same states would.
+        // Most of the cache at once, a deletion among them: the cache holds
+        // what a plain map given the same states would.
         let most: crate::controller::channel::SharedStates = tps
             .iter()
             .filter(|tp| tp.partition % 4 != 1)

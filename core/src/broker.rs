@@ -10,7 +10,7 @@ use crate::controller::election::BrokerIds;
 use crate::controller::KafkaController;
 use crate::cow_map::CowMap;
 use crate::data_plane::replica_map::ReplicaMap;
-use crate::ids::{BrokerId, Topic, TopicPartition};
+use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
 use crate::zk_client::ZkClient;
 use serde::{Deserialize, Serialize};
@@ -191,18 +191,9 @@ impl std::ops::Index<&TopicPartition> for PartitionCache {
 /// references only; a result that no broker holds any more is built again),
 /// and it is a cache of work, not state: two simulations are equal whatever
 /// their memos hold.
-///
-/// It also gives the brokers one string per topic name for the keys of
-/// their hosted replicas ([`MetadataMemo::local_name`]): names compare by
-/// pointer before they compare by bytes, and the controller's requests may
-/// carry names in strings of their own (a new controller reads them again).
 #[derive(Debug, Clone, Default)]
 pub struct MetadataMemo {
     recent: std::collections::VecDeque<MemoEntry>,
-    /// One string per topic name the brokers' maps use.
-    names: std::collections::BTreeSet<Topic>,
-    /// The last name looked up in `names`: (as given, as kept).
-    last_name: Option<(Topic, Topic)>,
 }
 
 /// The cache a request was applied to (and whether it was empty), the
@@ -227,28 +218,6 @@ impl Eq for MetadataMemo {}
 impl MetadataMemo {
     /// How many results it remembers.
     const SIZE: usize = 8;
-
-    /// `tp`, named with the string the brokers' maps share for its topic.
-    fn local_name(&mut self, tp: &TopicPartition) -> TopicPartition {
-        let topic = match &self.last_name {
-            Some((given, kept)) if std::ptr::eq(given.as_str(), tp.topic.as_str()) => kept.clone(),
-            _ => {
-                let kept = match self.names.get(tp.topic.as_str()) {
-                    Some(t) => t.clone(),
-                    None => {
-                        self.names.insert(tp.topic.clone());
-                        tp.topic.clone()
-                    }
-                };
-                self.last_name = Some((tp.topic.clone(), kept.clone()));
-                kept
-            }
-        };
-        TopicPartition {
-            topic,
-            partition: tp.partition,
-        }
-    }
 
     fn apply(&mut self, base: &PartitionCache, partitions: &SharedStates) -> PartitionCache {
         if partitions.is_empty() {
@@ -429,28 +398,40 @@ impl Broker {
         self.controller_epoch_seen = req.controller_epoch;
         match &req.body {
             RequestBody::LeaderAndIsr { partitions } => {
-                let tps: Vec<TopicPartition> =
-                    partitions.iter().map(|p| memo.local_name(&p.tp)).collect();
-                if tps.windows(2).all(|w| w[0] < w[1]) {
+                if partitions.windows(2).all(|w| w[0].tp < w[1].tp) {
                     // In partition order, each once (as the controller sends
                     // them): which it takes is read in one walk of its map,
                     // then those are written.
                     let from = taken.len();
-                    let mut ps = partitions.iter();
-                    self.replicas.visit_sorted(tps.iter(), |l| {
-                        taken.push(ps.next().is_some_and(|p| Self::takes(self.id, l, p)));
-                    });
+                    if partitions.len().saturating_mul(4) >= self.replicas.len() {
+                        // Most of the map (a new controller's requests):
+                        // the map and the request are merged, entry by
+                        // entry, with no search.
+                        let mut local = self.replicas.iter().peekable();
+                        for p in partitions {
+                            while local.next_if(|(tp, _)| **tp < p.tp).is_some() {}
+                            let l = local.peek().filter(|(tp, _)| **tp == p.tp).map(|e| e.1);
+                            taken.push(Self::takes(self.id, l, p));
+                        }
+                    } else {
+                        let mut ps = partitions.iter();
+                        self.replicas
+                            .visit_sorted(partitions.iter().map(|p| &p.tp), |l| {
+                                taken.push(ps.next().is_some_and(|p| Self::takes(self.id, l, p)));
+                            });
+                    }
                     let took = taken.get(from..).unwrap_or(&[]);
-                    for ((p, tp), take) in partitions.iter().zip(tps).zip(took) {
+                    for (p, take) in partitions.iter().zip(took) {
                         if *take {
-                            self.replicas.insert(tp, LocalPartition::from_info(p));
+                            self.replicas
+                                .insert(p.tp.clone(), LocalPartition::from_info(p));
                         }
                     }
                 } else {
-                    for (p, tp) in partitions.iter().zip(&tps) {
+                    for p in partitions {
                         // One search per partition: whether it takes it,
                         // and where it goes.
-                        let take = self.replicas.insert_with(tp, |l| {
+                        let take = self.replicas.insert_with(&p.tp, |l| {
                             Self::takes(self.id, l, p).then(|| LocalPartition::from_info(p))
                         });
                         taken.push(take);
@@ -619,6 +600,20 @@ mod tests {
             sorted.replicas[&TopicPartition::new("t", 8)].leader_epoch,
             2
         );
+        // A few partitions of many (read by search, not by merge), in
+        // order and shuffled, one of them new to the broker.
+        let few: Vec<PartitionStateInfo> =
+            [3, 50, 51, 120, 250].iter().map(|p| state(*p, 5)).collect();
+        let taken = apply(&mut sorted, few.clone());
+        let taken_reordered = apply(&mut shuffled, few.iter().rev().cloned().collect());
+        assert_eq!(taken, vec![true; 5]);
+        assert_eq!(taken_reordered, taken);
+        assert_eq!(sorted.replicas, shuffled.replicas);
+        assert_eq!(sorted.replicas.len(), 201);
+        assert_eq!(
+            sorted.replicas[&TopicPartition::new("t", 51)].leader_epoch,
+            5
+        );
     }
 
     #[test]
@@ -676,6 +671,46 @@ mod tests {
         // c never had the full list: it holds only what it was sent.
         assert_eq!(c.metadata.partitions.len(), 1);
         assert_eq!(c.metadata.partitions[&tps[7]].leader, 2);
+        // Most of the cache at once, a deletion among them: the cache holds
+        // what a plain map given the same states would.
+        let most: crate::controller::channel::SharedStates = tps
+            .iter()
+            .filter(|tp| tp.partition % 4 != 1)
+            .map(|tp| {
+                let leader = match tp.partition {
+                    20 => LEADER_DURING_DELETE,
+                    p => 1 + p as i32 % 3,
+                };
+                std::rc::Rc::new(info(tp, leader))
+            })
+            .collect();
+        let mut model: std::collections::BTreeMap<TopicPartition, i32> = a
+            .metadata
+            .partitions
+            .iter()
+            .map(|(tp, p)| (tp.clone(), p.leader))
+            .collect();
+        for p in most.iter() {
+            if p.leader < NO_LEADER {
+                model.remove(&p.tp);
+            } else {
+                model.insert(p.tp.clone(), p.leader);
+            }
+        }
+        let before = a.metadata.partitions.clone();
+        let mut e = a.clone();
+        e.handle_request_with(&request(1, -1, body(&most)), &mut memo);
+        let got: Vec<(TopicPartition, i32)> = e
+            .metadata
+            .partitions
+            .iter()
+            .map(|(tp, p)| (tp.clone(), p.leader))
+            .collect();
+        assert_eq!(got, model.into_iter().collect::<Vec<_>>());
+        assert_eq!(
+            a.metadata.partitions, before,
+            "the copy it came from is unchanged"
+        );
         // Without the memo the same requests give equal caches.
         let mut d = Broker::new(BrokerId(4));
         d.handle_request(&request(1, -1, body(&all)));

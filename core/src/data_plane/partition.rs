@@ -124,14 +124,16 @@ impl DataPlane {
 
     /// The leader learns from a fetch how far a follower's log reaches:
     /// `Partition.updateFollowerFetchState`, then `maybeExpandIsr` and
-    /// `maybeIncrementLeaderHW`.
+    /// `maybeIncrementLeaderHW`. Returns whether the leader's view of the
+    /// follower was up to date already, the follower in the ISR (the fetch
+    /// only marked it caught up).
     pub(super) fn follower_fetched(
         &mut self,
         env: &mut Env,
         leader: BrokerId,
         tp: &TopicPartition,
         fetched: FollowerFetch,
-    ) {
+    ) -> bool {
         let FollowerFetch {
             follower,
             leo,
@@ -140,7 +142,7 @@ impl DataPlane {
         } = fetched;
         let now = env.now;
         let Some(b) = env.brokers.get_mut(&leader) else {
-            return;
+            return false;
         };
         // What the fetch changes in the leader's view; the replica is
         // written (its chunk copied) only if something does.
@@ -156,7 +158,7 @@ impl DataPlane {
                 isr.push(follower);
                 isr
             });
-            seen = Some((moved, isr));
+            seen = Some((moved, isr, local.isr.contains(&follower)));
             moved || caught
         };
         if let Some(local) = b.replicas.get_mut_if(tp, needs) {
@@ -165,8 +167,8 @@ impl DataPlane {
                 local.last_caught_up.insert(follower, now);
             }
         }
-        let Some((moved, expand_to)) = seen else {
-            return;
+        let Some((moved, expand_to, in_isr)) = seen else {
+            return false;
         };
         let expand = expand_to.is_some();
         if let Some(isr) = expand_to {
@@ -177,6 +179,7 @@ impl DataPlane {
         if moved || expand {
             self.advance_hw(env, leader, tp);
         }
+        !moved && in_isr
     }
 
     /// The leader's high watermark: the smallest log end offset in the ISR.

@@ -71,6 +71,57 @@ pub struct SessionCache {
     /// then at most one round's interval ago.
     #[serde(default)]
     parked: bool,
+    /// The members' partition numbers, as a filter (derived from
+    /// `members`: not serialized, not compared).
+    #[serde(skip)]
+    numbers: NumberMask,
+}
+
+/// Which partition numbers, modulo 256, a list of partitions has: two lists
+/// whose masks do not meet have no partition in common, which tells most
+/// sessions apart from a request's few partitions without reading the
+/// session's members. A mask read back from a file (or made by `default`)
+/// is full: it may meet anything. Derived data: every mask compares equal.
+#[derive(Clone, Copy)]
+pub(super) struct NumberMask([u64; 4]);
+
+impl Default for NumberMask {
+    fn default() -> NumberMask {
+        NumberMask([u64::MAX; 4])
+    }
+}
+
+impl PartialEq for NumberMask {
+    fn eq(&self, _: &NumberMask) -> bool {
+        true
+    }
+}
+
+impl Eq for NumberMask {}
+
+impl std::fmt::Debug for NumberMask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NumberMask")
+    }
+}
+
+impl NumberMask {
+    /// The mask of `tps`.
+    pub(super) fn of<'a>(tps: impl IntoIterator<Item = &'a TopicPartition>) -> NumberMask {
+        let mut words = [0u64; 4];
+        for tp in tps {
+            let n = tp.partition % 256;
+            if let Some(w) = words.get_mut(n as usize / 64) {
+                *w |= 1 << (n % 64);
+            }
+        }
+        NumberMask(words)
+    }
+
+    /// Whether the two lists may have a partition in common.
+    pub(super) fn meets(&self, other: &NumberMask) -> bool {
+        self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
+    }
 }
 
 impl SessionCache {
@@ -286,14 +337,16 @@ impl DataPlane {
                 return;
             }
             if leader_up {
-                for tp in &following {
-                    self.replicate(env, follower, leader, tp);
-                }
+                let known: Vec<Option<Member>> = following
+                    .iter()
+                    .map(|tp| self.replicate(env, follower, leader, tp))
+                    .collect();
                 self.open_session_cache(
                     env,
                     follower,
                     leader,
                     following,
+                    &known,
                     (follower_incarnation, leader_incarnation),
                 );
                 idle = self
@@ -367,15 +420,16 @@ impl DataPlane {
         };
         let dirty = std::mem::take(&mut c.dirty);
         let before = c.caught_up_at;
+        let mut known = Vec::with_capacity(dirty.len());
         for tp in &dirty {
             // Caught up as of the last round, as a full fetch would have recorded.
             self.mark_caught_up(env, leader, follower, tp, before);
-            self.replicate(env, follower, leader, tp);
+            known.push(self.replicate(env, follower, leader, tp));
         }
         let mut pending = Vec::new();
         let mut out_of_isr = false;
-        for tp in &dirty {
-            match self.member(env, follower, leader, tp) {
+        for (tp, known) in dirty.iter().zip(known) {
+            match known.unwrap_or_else(|| self.member(env, follower, leader, tp)) {
                 Member::NotLed | Member::Idle => {}
                 Member::Pending => pending.push(tp.clone()),
                 Member::OutOfIsr => out_of_isr = true,
@@ -393,13 +447,15 @@ impl DataPlane {
     }
 
     /// After a full round with the leader up: cache the session if no
-    /// member is out of the ISR.
+    /// member is out of the ISR. `known` says where members stand, where
+    /// the round saw it ([`DataPlane::replicate`]).
     fn open_session_cache(
         &mut self,
         env: &Env,
         follower: BrokerId,
         leader: BrokerId,
         members: Vec<TopicPartition>,
+        known: &[Option<Member>],
         (follower_incarnation, leader_incarnation): (u32, u32),
     ) {
         if self.full_fetches_only {
@@ -407,8 +463,9 @@ impl DataPlane {
         }
         let mut led = 0;
         let mut dirty = BTreeSet::new();
-        for tp in &members {
-            match self.member(env, follower, leader, tp) {
+        for (i, tp) in members.iter().enumerate() {
+            let seen = known.get(i).copied().flatten();
+            match seen.unwrap_or_else(|| self.member(env, follower, leader, tp)) {
                 Member::NotLed => {}
                 Member::Idle => led += 1,
                 Member::Pending => {
@@ -423,6 +480,7 @@ impl DataPlane {
             SessionCache {
                 follower_incarnation,
                 leader_incarnation,
+                numbers: NumberMask::of(&members),
                 members: members.into(),
                 led,
                 caught_up_at: env.now,
@@ -556,10 +614,12 @@ impl DataPlane {
                     .is_some_and(|w| (w >> (tp.partition % 64)) & 1 == 1)
             })
         };
+        let mask = NumberMask::of(tps.iter().copied());
         let meets = |c: &SessionCache| {
-            c.members
-                .iter()
-                .any(|m| may_hold(m) && tps.binary_search(&m).is_ok())
+            c.numbers.meets(&mask)
+                && c.members
+                    .iter()
+                    .any(|m| may_hold(m) && tps.binary_search(&m).is_ok())
         };
         // The sessions `broker` leads, then the one it follows from each
         // other leader (skipping from leader to leader), in key order.
@@ -643,32 +703,36 @@ impl DataPlane {
             .sum()
     }
 
-    /// Bring `follower`'s log of `tp` level with `leader`'s, and tell the leader.
+    /// Bring `follower`'s log of `tp` level with `leader`'s, and tell the
+    /// leader. Returns where the member stands after it ([`Member`]) when
+    /// the round saw it already (not led; or level, in the ISR and with
+    /// nothing to tell the leader but the time); `None` otherwise.
     fn replicate(
         &mut self,
         env: &mut Env,
         follower: BrokerId,
         leader: BrokerId,
         tp: &TopicPartition,
-    ) {
+    ) -> Option<Member> {
         let leads = env
             .brokers
             .get(&leader)
             .and_then(|b| b.replicas.get(tp))
             .is_some_and(|p| p.leader == leader.0 as i32);
         if !leads {
-            return;
+            return Some(Member::NotLed);
         }
         self.partitions_fetched += 1;
         let lkey = (leader, tp.clone());
         let fkey = (follower, tp.clone());
-        let (leader_leo, hw, leader_last) = match self.logs.get(&lkey) {
+        let (leader_leo, hw, leader_last, leader_log) = match self.logs.get(&lkey) {
             Some(l) => (
                 l.log_end_offset(),
                 l.high_watermark,
                 l.records.last().copied(),
+                true,
             ),
-            None => (0, 0, None),
+            None => (0, 0, None, false),
         };
         // The follower's log, looked up once when it is level with the
         // leader's and knows its high watermark (the common case).
@@ -721,6 +785,57 @@ impl DataPlane {
             leader_leo,
             leader_hw: hw,
         };
-        self.follower_fetched(env, leader, tp, fetched);
+        // Level before the round and the leader's view up to date: the
+        // member is idle (what `member` would find), unless the leader has
+        // no log of it.
+        let idle =
+            self.follower_fetched(env, leader, tp, fetched) && settled.is_some() && leader_log;
+        idle.then_some(Member::Idle)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mask never says two lists are apart when they share a partition
+    /// (checked against the lists themselves), and it does tell apart lists
+    /// whose numbers differ modulo 256.
+    #[test]
+    fn number_masks_meet_whenever_the_lists_share_a_partition() {
+        let mut seed = 7u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..2_000 {
+            let mut list = |len: u64| -> Vec<TopicPartition> {
+                let mut v: Vec<TopicPartition> = (0..next(len))
+                    .map(|_| {
+                        let topic = if next(2) == 0 { "a" } else { "b" };
+                        TopicPartition::new(topic, next(2_000) as u32)
+                    })
+                    .collect();
+                v.sort();
+                v.dedup();
+                v
+            };
+            let (a, b) = (list(12), list(12));
+            let share = a.iter().any(|tp| b.binary_search(tp).is_ok());
+            let (ma, mb) = (NumberMask::of(&a), NumberMask::of(&b));
+            if share {
+                assert!(ma.meets(&mb) && mb.meets(&ma), "{a:?} {b:?}");
+            }
+            let apart = a
+                .iter()
+                .all(|x| b.iter().all(|y| x.partition % 256 != y.partition % 256));
+            assert_eq!(ma.meets(&mb), !apart, "{a:?} {b:?}");
+            assert!(NumberMask::default().meets(&mb) || b.is_empty());
+        }
+        // Read back (or defaulted), a mask is full; every mask compares equal.
+        assert_eq!(NumberMask::default(), NumberMask::of(&[]));
+        assert!(!NumberMask::of(&[]).meets(&NumberMask::default()));
     }
 }

@@ -9,7 +9,7 @@ use super::{
     ISR_PROPAGATION_INTERVAL_MS,
 };
 use crate::controller::channel::{ControlRequest, RequestBody};
-use crate::ids::{BrokerId, Topic, TopicPartition};
+use crate::ids::{BrokerId, TopicPartition};
 use crate::zk::CreateMode;
 use crate::zk_client::paths;
 
@@ -93,10 +93,8 @@ impl DataPlane {
                 // Kafka: becomeLeaderOrFollower makes a broker leader or
                 // follower only of the partitions it took; the others keep
                 // their leader's view of its followers and their fetchers.
-                let mut names = LocalNames::default();
                 for (p, _) in partitions.iter().zip(taken).filter(|(_, taken)| **taken) {
-                    let tp = names.local(env, broker, &p.tp);
-                    let key = (broker, tp);
+                    let key = (broker, p.tp.clone());
                     if !self.logs.contains_key(&key) {
                         self.logs.insert(key.clone(), Default::default());
                     }
@@ -123,40 +121,6 @@ impl DataPlane {
             RequestBody::StopReplica { .. }
             | RequestBody::UpdateMetadata { .. }
             | RequestBody::ControlledShutdown { .. } => {}
-        }
-    }
-}
-
-/// A request's partitions, named with the strings the broker's own map
-/// keys hold (so that the lookups that follow compare names by pointer):
-/// the broker's key is looked up once per topic of the request.
-#[derive(Default)]
-struct LocalNames {
-    /// The last topic: (as the request names it, as the broker does).
-    last: Option<(Topic, Topic)>,
-}
-
-impl LocalNames {
-    fn local(&mut self, env: &Env, broker: BrokerId, tp: &TopicPartition) -> TopicPartition {
-        if let Some((given, kept)) = &self.last {
-            if std::ptr::eq(given.as_str(), tp.topic.as_str()) {
-                return TopicPartition {
-                    topic: kept.clone(),
-                    partition: tp.partition,
-                };
-            }
-        }
-        let kept = env
-            .brokers
-            .get(&broker)
-            .and_then(|b| b.replicas.get_key_value(tp))
-            .map(|(k, _)| k.clone());
-        match kept {
-            Some(k) => {
-                self.last = Some((tp.topic.clone(), k.topic.clone()));
-                k
-            }
-            None => tp.clone(),
         }
     }
 }

@@ -222,6 +222,10 @@ pub const BEHIND_STATUS: &str = "behind real time: simulating a busy moment";
 /// dropped: playback slows down instead of freezing).
 pub const TICK_BUDGET_MS: f64 = 10.0;
 
+/// How long the controls keep saying playback is behind after the last
+/// tick that was (wall-clock ms).
+pub const BEHIND_HOLD_MS: f64 = 1_000.0;
+
 /// Whether a tick that started when this was made may simulate on
 /// ([`TICK_BUDGET_MS`]); the core reads no clock, the page passes this in.
 /// Off the browser (the reducer's native tests) there is no wall clock and
@@ -355,10 +359,13 @@ pub struct SimState {
     /// Whether the last tick was slowed down by auto-follow (the controls
     /// say so while playing).
     pub slowed: bool,
-    /// Whether the last tick stopped short of the virtual time it owed
-    /// because simulating took longer than [`TICK_BUDGET_MS`] of wall time
-    /// (a busy moment of a large cluster; the controls say so while playing).
+    /// Whether a tick in the last [`BEHIND_HOLD_MS`] of wall time stopped
+    /// short of the virtual time it owed because simulating took longer
+    /// than [`TICK_BUDGET_MS`] (a busy moment of a large cluster; the
+    /// controls say so while playing, without flickering between ticks).
     pub behind: bool,
+    /// Wall-clock ms that `behind` still holds for.
+    behind_hold: f64,
     /// Wall-clock ms the controller work on screen is still held for.
     hold: f64,
     /// The controller work on screen at the end of the last tick.
@@ -514,6 +521,7 @@ impl SimState {
             follow: true,
             slowed: false,
             behind: false,
+            behind_hold: 0.0,
             hold: 0.0,
             work: Rc::new(Vec::new()),
             marks: Rc::new(Vec::new()),
@@ -1103,7 +1111,12 @@ impl SimState {
                 }
             }
             next.slowed = slowed || (self.follow && !work.is_empty());
-            next.behind = behind;
+            next.behind_hold = if behind {
+                BEHIND_HOLD_MS
+            } else {
+                (self.behind_hold - wall_ms).max(0.0)
+            };
+            next.behind = next.behind_hold > 0.0;
             next.work = Rc::new(work);
             if t.now().as_ms() != start {
                 next.view = Rc::new(picture(self.large, &self.summary, t));
@@ -1863,9 +1876,8 @@ mod follow {
         assert!(short.behind, "behind real time");
         let reached = short.now_ms();
         assert!(reached > 9_000 && reached < 29_000, "stopped at {reached}");
-        // An unhurried tick catches up at the plain speed and is not behind.
+        // An unhurried tick plays on at the plain speed.
         let on = short.tick(50.0, &mut || true);
-        assert!(!on.behind);
         assert_eq!(
             on.now_ms(),
             reached + 1_000,
@@ -1881,6 +1893,13 @@ mod follow {
             on.timeline.borrow().trace().len(),
             plain.timeline.borrow().trace().len()
         );
+        // The controls keep saying so for a second, then stop.
+        assert!(on.behind, "held, not flickering");
+        let mut later = on;
+        for _ in 0..19 {
+            later = later.tick(50.0, &mut || true);
+        }
+        assert!(!later.behind, "a second of ticks on time");
     }
 
     #[test]

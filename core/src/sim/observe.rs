@@ -53,19 +53,20 @@ impl Sim {
             self.work_queued,
             self.queue.values().filter(|e| e.is_work()).count() as u64
         );
-        let sessions_known = self
-            .brokers
-            .values()
-            .filter(|b| b.is_up())
-            .all(|b| b.zk_client.session.is_some_and(|s| self.zk.is_alive(s)));
-        sessions_known
-            && self.work_queued == 0
+        // The cheap checks first: this runs after every step, and while
+        // anything is in flight the walk over the brokers' sessions is moot.
+        self.work_queued == 0
             && self.channels.is_empty()
             && self.held.values().all(|(_, h)| h.is_empty())
             && self
                 .brokers
                 .values()
                 .all(|b| b.controller.current.is_none() && b.controller.queue.is_empty())
+            && self
+                .brokers
+                .values()
+                .filter(|b| b.is_up())
+                .all(|b| b.zk_client.session.is_some_and(|s| self.zk.is_alive(s)))
     }
 
     pub(super) fn check_invariants(&mut self) {

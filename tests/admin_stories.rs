@@ -500,12 +500,12 @@ fn start_replica_deletion_treats_replicas_on_shutting_down_brokers_as_dead() {
     // c's replica was deleted; x's went Ineligible, and the retry after c's response
     // (retryDeletionForIneligibleReplicas) moved it back to OfflineReplica.
     assert_eq!(
-        ctx.replica_states.get(&(tp("doomed", 0), c)),
-        Some(&ReplicaState::ReplicaDeletionSuccessful)
+        ctx.replica_states.get(&tp("doomed", 0), c),
+        Some(ReplicaState::ReplicaDeletionSuccessful)
     );
     assert_eq!(
-        ctx.replica_states.get(&(tp("doomed", 0), x)),
-        Some(&ReplicaState::OfflineReplica)
+        ctx.replica_states.get(&tp("doomed", 0), x),
+        Some(ReplicaState::OfflineReplica)
     );
     assert!(ctx.topics_ineligible_for_deletion.contains("doomed"));
     assert!(

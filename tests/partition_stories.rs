@@ -32,8 +32,9 @@ fn a_new_topic_is_led_by_its_first_live_replica_and_followers_join_the_isr() {
     let ctx = &s.broker(c).controller.ctx;
     for r in [0, 1, 2] {
         assert_eq!(
-            ctx.replica_states[&(TopicPartition::new("t", 0), BrokerId(r))],
-            ReplicaState::OnlineReplica
+            ctx.replica_states
+                .get(&TopicPartition::new("t", 0), BrokerId(r)),
+            Some(ReplicaState::OnlineReplica)
         );
     }
     for b in [0, 1, 2] {
@@ -97,8 +98,9 @@ fn a_follower_dies_the_leader_stays_and_the_isr_shrinks() {
     assert_eq!(s.sim.unavailable_ms(&TopicPartition::new("t", 0)), 0);
     let ctx = &s.broker(c).controller.ctx;
     assert_eq!(
-        ctx.replica_states[&(TopicPartition::new("t", 0), others[1])],
-        ReplicaState::OfflineReplica
+        ctx.replica_states
+            .get(&TopicPartition::new("t", 0), others[1]),
+        Some(ReplicaState::OfflineReplica)
     );
 }
 
@@ -302,8 +304,8 @@ fn a_new_controller_reads_partitions_from_zookeeper_on_failover() {
         PartitionState::OnlinePartition
     );
     assert_eq!(
-        ctx.replica_states[&(TopicPartition::new("t", 0), c)],
-        ReplicaState::OfflineReplica
+        ctx.replica_states.get(&TopicPartition::new("t", 0), c),
+        Some(ReplicaState::OfflineReplica)
     );
     assert_eq!(
         s.partition("t", 0).leader,

@@ -151,7 +151,7 @@ impl FinalState {
                     .replicas
                     .iter()
                     .filter_map(|r| {
-                        let s = ctx?.replica_states.get(&(p.tp.clone(), *r))?;
+                        let s = ctx?.replica_states.get(&p.tp, *r)?;
                         Some((r.to_string(), s.name().to_string()))
                     })
                     .collect(),

@@ -1,7 +1,8 @@
 //! What the active controller holds in memory (Kafka's ControllerContext).
 
 use super::election::BrokerIds;
-use super::states::{PartitionState, ReplicaState};
+use super::replica_states::ReplicaStates;
+use super::states::PartitionState;
 use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
 use serde::{Deserialize, Serialize};
@@ -33,8 +34,9 @@ pub struct ControllerContext {
     pub leadership: CowMap<TopicPartition, LeaderIsr>,
     /// The PartitionStateMachine's states.
     pub partition_states: CowMap<TopicPartition, PartitionState>,
-    /// The ReplicaStateMachine's states, by partition and broker.
-    pub replica_states: CowMap<(TopicPartition, BrokerId), ReplicaState>,
+    /// The ReplicaStateMachine's states, by partition and broker (held by
+    /// partition; reads, prints and serializes as a map by both).
+    pub replica_states: ReplicaStates,
     /// Topics queued for deletion (`topicsToBeDeleted`).
     pub topics_to_be_deleted: BTreeSet<String>,
     /// Partitions with a reassignment in progress.

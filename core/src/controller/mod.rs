@@ -23,6 +23,7 @@ pub mod partitions;
 pub mod reassignment;
 pub mod rebalance;
 pub mod replica_state_machine;
+pub mod replica_states;
 pub mod states;
 pub mod topic_deletion_manager;
 pub mod topics;

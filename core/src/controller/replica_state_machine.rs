@@ -4,9 +4,9 @@
 
 use super::batch::RequestBatch;
 use super::context::LeaderIsr;
+use super::replica_states::{PartitionReplicaStates, ReplicaStates};
 use super::states::{ReplicaState, ReplicaStateChangeError};
 use super::{ControllerError, Env, KafkaController};
-use crate::cow_map::CowMap;
 use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::read_leader_isr;
@@ -41,10 +41,9 @@ impl KafkaController {
         let online_brokers: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
         let mut offline = Vec::new();
         let mut any_online = false;
-        let replicas: usize = self.ctx.assignments.values().map(|a| a.len()).sum();
-        let mut states = Vec::with_capacity(replicas);
+        let mut states = Vec::with_capacity(self.ctx.assignments.len());
         for (tp, rs) in &self.ctx.assignments {
-            let start = states.len();
+            let mut these = PartitionReplicaStates::new();
             for r in rs {
                 let state = if online_brokers.has(*r) {
                     any_online = true;
@@ -53,21 +52,19 @@ impl KafkaController {
                     offline.push((tp.clone(), *r));
                     ReplicaState::ReplicaDeletionIneligible
                 };
-                states.push(((tp.clone(), *r), state));
+                // A replica named twice gets the same state both times.
+                these.set(*r, state);
             }
-            // In key order: the partition's replicas by broker. A replica
-            // named twice gets the same state both times: keep one.
-            if let Some(these) = states.get_mut(start..) {
-                these.sort_unstable_by_key(|((_, r), _)| *r);
-            }
+            states.push((tp.clone(), these));
         }
-        states.dedup_by(|a, b| a.0 == b.0);
         if self.ctx.replica_states.is_empty() {
             // A new controller's context starts empty: build the map in one go.
-            self.ctx.replica_states = CowMap::from_sorted(states);
+            self.ctx.replica_states = ReplicaStates::from_sorted(states);
         } else {
-            for (key, state) in states {
-                self.ctx.replica_states.insert(key, state);
+            for (tp, these) in states {
+                for (r, state) in these.iter() {
+                    self.ctx.replica_states.set(&tp, r, state);
+                }
             }
         }
         if any_online {
@@ -122,15 +119,15 @@ impl KafkaController {
             let mut valid = Vec::with_capacity(group.len());
             for (tp, _) in group {
                 let tp = tp.clone();
-                let key = (tp.clone(), broker);
                 // Looked up first: an existing state needs no slot made
                 // (nor its chunk copied) until it changes.
-                let current = match self.ctx.replica_states.get(&key) {
-                    Some(s) => *s,
-                    None => *self
-                        .ctx
-                        .replica_states
-                        .get_or_insert_with(key, || ReplicaState::NonExistentReplica),
+                let current = match self.ctx.replica_states.get(&tp, broker) {
+                    Some(s) => s,
+                    None => {
+                        let s = ReplicaState::NonExistentReplica;
+                        self.ctx.replica_states.set(&tp, broker, s);
+                        s
+                    }
                 };
                 if target.can_follow(current) {
                     valid.push(tp);
@@ -151,7 +148,7 @@ impl KafkaController {
     }
 
     fn set_replica_state(&mut self, tp: &TopicPartition, broker: BrokerId, state: ReplicaState) {
-        self.ctx.replica_states.insert((tp.clone(), broker), state);
+        self.ctx.replica_states.set(tp, broker, state);
     }
 
     fn do_replica_transitions(
@@ -181,7 +178,7 @@ impl KafkaController {
             }
             ReplicaState::OnlineReplica => {
                 for tp in tps {
-                    let from = self.ctx.replica_states.get(&(tp.clone(), broker)).copied();
+                    let from = self.ctx.replica_states.get(tp, broker);
                     if from == Some(ReplicaState::NewReplica) {
                         let a = self
                             .ctx
@@ -244,7 +241,7 @@ impl KafkaController {
                     if let Some(a) = self.ctx.assignments.get_mut(tp) {
                         *a = a.iter().copied().filter(|r| *r != broker).collect();
                     }
-                    self.ctx.replica_states.remove(&(tp.clone(), broker));
+                    self.ctx.replica_states.remove(tp, broker);
                 }
             }
         }

@@ -94,7 +94,7 @@ impl KafkaController {
             let state = |s: ReplicaState| {
                 replicas
                     .iter()
-                    .filter(|r| self.ctx.replica_states.get(r) == Some(&s))
+                    .filter(|(tp, b)| self.ctx.replica_states.get(tp, *b) == Some(s))
                     .count()
             };
             if !replicas.is_empty()
@@ -112,17 +112,17 @@ impl KafkaController {
             {
                 let retry: Vec<(TopicPartition, BrokerId)> = replicas
                     .iter()
-                    .filter(|r| {
-                        self.ctx.replica_states.get(*r)
-                            == Some(&ReplicaState::ReplicaDeletionIneligible)
+                    .filter(|(tp, b)| {
+                        self.ctx.replica_states.get(tp, *b)
+                            == Some(ReplicaState::ReplicaDeletionIneligible)
                     })
                     .cloned()
                     .collect();
                 self.handle_replica_state_changes(env, &retry, ReplicaState::OfflineReplica)?;
             }
             let replicas = self.replicas_of_topic(&t);
-            let started = replicas.iter().any(|r| {
-                self.ctx.replica_states.get(r) == Some(&ReplicaState::ReplicaDeletionStarted)
+            let started = replicas.iter().any(|(tp, b)| {
+                self.ctx.replica_states.get(tp, *b) == Some(ReplicaState::ReplicaDeletionStarted)
             });
             if !started && !self.ctx.topics_ineligible_for_deletion.contains(&t) {
                 self.on_topic_deletion(env, &t)?;
@@ -174,8 +174,8 @@ impl KafkaController {
             .partition(|(_, r)| self.ctx.is_replica_online(*r, false));
         let live: Vec<_> = live
             .into_iter()
-            .filter(|r| {
-                self.ctx.replica_states.get(r) != Some(&ReplicaState::ReplicaDeletionSuccessful)
+            .filter(|(tp, b)| {
+                self.ctx.replica_states.get(tp, *b) != Some(ReplicaState::ReplicaDeletionSuccessful)
             })
             .collect();
         self.handle_replica_state_changes(env, &dead, ReplicaState::ReplicaDeletionIneligible)?;
@@ -307,7 +307,7 @@ impl KafkaController {
         self.ctx.partition_states.retain(|tp, _| tp.topic != topic);
         self.ctx
             .replica_states
-            .retain(|(tp, _), _| tp.topic != topic);
+            .retain_partitions(|tp| tp.topic != topic);
         env.note(
             "topic_deleted",
             Fact::TopicDeleted {
@@ -351,9 +351,9 @@ impl KafkaController {
     ) -> Result<(), ControllerError> {
         let started: Vec<(TopicPartition, BrokerId)> = replicas
             .iter()
-            .filter(|r| {
-                self.ctx.replica_states.get(*r) == Some(&ReplicaState::ReplicaDeletionStarted)
-                    || self.ctx.replica_states.get(*r) == Some(&ReplicaState::OfflineReplica)
+            .filter(|(tp, b)| {
+                self.ctx.replica_states.get(tp, *b) == Some(ReplicaState::ReplicaDeletionStarted)
+                    || self.ctx.replica_states.get(tp, *b) == Some(ReplicaState::OfflineReplica)
             })
             .cloned()
             .collect();

@@ -114,7 +114,9 @@ impl KafkaController {
             self.ctx.assignments.retain(|tp, _| tp.topic != t);
             self.ctx.leadership.retain(|tp, _| tp.topic != t);
             self.ctx.partition_states.retain(|tp, _| tp.topic != t);
-            self.ctx.replica_states.retain(|(tp, _), _| tp.topic != t);
+            self.ctx
+                .replica_states
+                .retain_partitions(|tp| tp.topic != t);
         }
         let mut added = Vec::new();
         for t in &new {

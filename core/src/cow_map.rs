@@ -172,14 +172,15 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     }
 
     /// Where `key` is, looking only from `at` (a chunk and a position in
-    /// it) on, unless `key` comes before `prev` (then from the start):
-    /// `Some((chunk, index))` if it has an entry. `at` moves past it.
+    /// it) on, unless `key` comes before `prev` or is `prev` again (then
+    /// from the start): `Some((chunk, index))` if it has an entry. `at`
+    /// moves past it.
     fn seek<Q>(&self, at: &mut (usize, usize), prev: Option<&Q>, key: &Q) -> Option<(usize, usize)>
     where
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        if prev.is_some_and(|p| p > key) {
+        if prev.is_some_and(|p| p >= key) {
             *at = (0, 0);
         }
         let rest = self.bounds.get(at.0..).unwrap_or(&[]);
@@ -205,7 +206,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     /// The values of `keys`, in ascending order, each given to `f` (`None`
     /// for a key without one). The keys and the map are walked in step:
     /// each key is looked for only in what follows the previous one (keys
-    /// out of order are still found, from the start again).
+    /// out of order or repeated are still found, from the start again).
     pub fn visit_sorted<'k, Q>(
         &self,
         keys: impl IntoIterator<Item = &'k Q>,
@@ -676,6 +677,13 @@ mod tests {
                 None
             ]
         );
+        // A key given twice in a row is found twice (and changed twice).
+        let mut seen = Vec::new();
+        m3.visit_sorted([3u32, 3, 6, 6, 6].iter(), |v| seen.push(v.copied()));
+        assert_eq!(seen, vec![Some(7); 5]);
+        let mut m5 = m.clone();
+        m5.update_sorted([9u32, 9, 12].iter(), |_| true, |v| *v += 100);
+        assert_eq!((m5.get(&9), m5.get(&12)), (Some(&203), Some(&104)));
         // Nothing that needs a change: every chunk stays shared.
         let mut m4 = m.clone();
         m4.update_sorted(keys.iter(), |_| false, |v| *v = 0);

@@ -315,6 +315,29 @@ pub fn is_interesting(kind: &str) -> bool {
     INTERESTING.contains(&kind) || crate::components::why::WHY_KINDS.contains(&kind)
 }
 
+/// [`SimState::recent`]'s last answer and what it was asked.
+#[derive(Default)]
+struct Recent {
+    kinds: Vec<String>,
+    n: usize,
+    actions: Vec<(SimTime, Action)>,
+    /// How many records of the trace it has read.
+    read: usize,
+    /// The newest `n` of the kinds among them, newest first.
+    found: Vec<TraceRecord>,
+}
+
+impl std::fmt::Debug for Recent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Recent({} of {} records read)",
+            self.found.len(),
+            self.read
+        )
+    }
+}
+
 /// What the page shows and drives.
 #[derive(Debug, Clone)]
 pub struct SimState {
@@ -327,6 +350,9 @@ pub struct SimState {
     pub large: bool,
     /// In large-cluster mode: the core's summary, followed forward.
     summary: Rc<RefCell<kcsim_core::summary::SummaryCache>>,
+    /// What [`SimState::recent`] found last, to look only at the records
+    /// added since (the timeline's, shared as it is).
+    recent: Rc<RefCell<Recent>>,
     /// Which built-in scenario is loaded.
     pub scenario: &'static str,
     /// The controller's ZooKeeper access the cluster started with: the
@@ -498,6 +524,7 @@ impl SimState {
         SimState {
             large,
             summary,
+            recent: Rc::default(),
             horizon_ms: timeline.now().as_ms(),
             timeline: Rc::new(RefCell::new(timeline)),
             version: 0,
@@ -700,16 +727,42 @@ impl SimState {
         f(self.timeline.borrow().trace())
     }
 
-    /// The last `n` trace records of the given kinds, newest first.
+    /// The last `n` trace records of the given kinds, newest first. Asked
+    /// again with the same kinds and `n`, it reads only the records added
+    /// since: with the same actions, the trace is the one it read, longer
+    /// (the run is deterministic; seeking back shortens it, acting or undoing
+    /// changes the actions, and either makes it read the whole trace again).
     pub fn recent(&self, kinds: &[&str], n: usize) -> Vec<TraceRecord> {
-        self.with_trace(|t| {
-            t.iter()
-                .rev()
-                .filter(|r| kinds.contains(&r.kind.as_str()))
-                .take(n)
-                .cloned()
-                .collect()
-        })
+        let tl = self.timeline.borrow();
+        let (t, actions) = (tl.trace(), tl.actions());
+        let mut c = self.recent.borrow_mut();
+        let same = c.n == n
+            && c.read <= t.len()
+            && c.kinds.iter().map(String::as_str).eq(kinds.iter().copied())
+            && c.actions.as_slice() == actions;
+        if !same {
+            *c = Recent {
+                kinds: kinds.iter().map(|k| k.to_string()).collect(),
+                n,
+                actions: actions.to_vec(),
+                read: 0,
+                found: Vec::new(),
+            };
+        }
+        let mut found: Vec<TraceRecord> = t
+            .get(c.read..)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .filter(|r| kinds.contains(&r.kind.as_str()))
+            .take(n)
+            .cloned()
+            .collect();
+        let room = n.saturating_sub(found.len());
+        found.extend(c.found.iter().take(room).cloned());
+        c.read = t.len();
+        c.found.clone_from(&found);
+        found
     }
 
     /// The actions, in order.
@@ -1610,6 +1663,55 @@ mod tests {
                 .expect("a stop")
         });
         (stop, s.recent(WHY_KINDS, 1)[0].clone())
+    }
+
+    #[test]
+    fn recent_records_read_incrementally_match_a_full_scan() {
+        // Kafka: none (the page's own bookkeeping). The newest Why lines,
+        // read from the records added since the last read, are what a scan
+        // of the whole trace finds, through steps forward, seeking back,
+        // an action and its undo.
+        let plain = |s: &SimState, n: usize| -> Vec<TraceRecord> {
+            s.with_trace(|t| {
+                t.iter()
+                    .rev()
+                    .filter(|r| WHY_KINDS.contains(&r.kind.as_str()))
+                    .take(n)
+                    .cloned()
+                    .collect()
+            })
+        };
+        let mut s = SimState::load("zombie-controller").expect("a built-in");
+        let broker = s.view().brokers[0].id;
+        let msgs = [
+            Msg::Seek(4_000),
+            Msg::Seek(6_500),
+            Msg::Step,
+            Msg::Seek(20_000),
+            Msg::Seek(5_000),
+            Msg::Act(Action::KillBroker { broker }),
+            Msg::Seek(12_000),
+            Msg::Undo,
+            Msg::Seek(30_000),
+            Msg::StepBack,
+        ];
+        for m in msgs {
+            s = s.apply(m);
+            for n in [14, 14, 1, 3] {
+                assert_eq!(s.recent(WHY_KINDS, n), plain(&s, n), "at {} ms", s.now_ms());
+            }
+            assert_eq!(s.recent(INTERESTING, 2), {
+                s.with_trace(|t| {
+                    t.iter()
+                        .rev()
+                        .filter(|r| INTERESTING.contains(&r.kind.as_str()))
+                        .take(2)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                })
+            });
+        }
+        assert!(!s.recent(WHY_KINDS, 14).is_empty());
     }
 
     #[test]

@@ -315,11 +315,12 @@ pub fn is_interesting(kind: &str) -> bool {
     INTERESTING.contains(&kind) || crate::components::why::WHY_KINDS.contains(&kind)
 }
 
-/// [`SimState::recent`]'s last answer and what it was asked.
+/// The Why lines shown: how many.
+pub const WHY_LINES: usize = 14;
+
+/// [`SimState::why_lines`]'s last answer and the actions it was for.
 #[derive(Default)]
 struct Recent {
-    kinds: Vec<String>,
-    n: usize,
     actions: Vec<(SimTime, Action)>,
     /// How many records of the trace it has read.
     read: usize,
@@ -350,7 +351,7 @@ pub struct SimState {
     pub large: bool,
     /// In large-cluster mode: the core's summary, followed forward.
     summary: Rc<RefCell<kcsim_core::summary::SummaryCache>>,
-    /// What [`SimState::recent`] found last, to look only at the records
+    /// What [`SimState::why_lines`] found last, to look only at the records
     /// added since (the timeline's, shared as it is).
     recent: Rc<RefCell<Recent>>,
     /// Which built-in scenario is loaded.
@@ -727,41 +728,48 @@ impl SimState {
         f(self.timeline.borrow().trace())
     }
 
-    /// The last `n` trace records of the given kinds, newest first. Asked
-    /// again with the same kinds and `n`, it reads only the records added
-    /// since: with the same actions, the trace is the one it read, longer
-    /// (the run is deterministic; seeking back shortens it, acting or undoing
-    /// changes the actions, and either makes it read the whole trace again).
+    /// The last `n` trace records of the given kinds, newest first.
     pub fn recent(&self, kinds: &[&str], n: usize) -> Vec<TraceRecord> {
+        self.with_trace(|t| {
+            t.iter()
+                .rev()
+                .filter(|r| kinds.contains(&r.kind.as_str()))
+                .take(n)
+                .cloned()
+                .collect()
+        })
+    }
+
+    /// The newest [`WHY_LINES`] Why lines (`recent(WHY_KINDS, WHY_LINES)`),
+    /// read from the trace records added since the last time: with the same
+    /// actions, the trace is the one read, longer (the run is deterministic;
+    /// seeking back shortens it, acting or undoing changes the actions, and
+    /// either makes it read the whole trace again).
+    pub fn why_lines(&self) -> Vec<TraceRecord> {
         let tl = self.timeline.borrow();
         let (t, actions) = (tl.trace(), tl.actions());
         let mut c = self.recent.borrow_mut();
-        let same = c.n == n
-            && c.read <= t.len()
-            && c.kinds.iter().map(String::as_str).eq(kinds.iter().copied())
-            && c.actions.as_slice() == actions;
-        if !same {
+        if c.read > t.len() || c.actions.as_slice() != actions {
             *c = Recent {
-                kinds: kinds.iter().map(|k| k.to_string()).collect(),
-                n,
                 actions: actions.to_vec(),
                 read: 0,
                 found: Vec::new(),
             };
         }
+        let kinds = crate::components::why::WHY_KINDS;
         let mut found: Vec<TraceRecord> = t
             .get(c.read..)
             .unwrap_or_default()
             .iter()
             .rev()
             .filter(|r| kinds.contains(&r.kind.as_str()))
-            .take(n)
+            .take(WHY_LINES)
             .cloned()
             .collect();
-        let room = n.saturating_sub(found.len());
+        let room = WHY_LINES.saturating_sub(found.len());
         found.extend(c.found.iter().take(room).cloned());
         c.read = t.len();
-        c.found.clone_from(&found);
+        c.found = found.clone();
         found
     }
 
@@ -1697,21 +1705,11 @@ mod tests {
         ];
         for m in msgs {
             s = s.apply(m);
-            for n in [14, 14, 1, 3] {
-                assert_eq!(s.recent(WHY_KINDS, n), plain(&s, n), "at {} ms", s.now_ms());
+            for _ in 0..2 {
+                assert_eq!(s.why_lines(), plain(&s, WHY_LINES), "at {} ms", s.now_ms());
             }
-            assert_eq!(s.recent(INTERESTING, 2), {
-                s.with_trace(|t| {
-                    t.iter()
-                        .rev()
-                        .filter(|r| INTERESTING.contains(&r.kind.as_str()))
-                        .take(2)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                })
-            });
         }
-        assert!(!s.recent(WHY_KINDS, 14).is_empty());
+        assert!(!s.why_lines().is_empty());
     }
 
     #[test]

@@ -346,9 +346,12 @@ pub const CHART_H: u32 = 110;
 /// holds, a line is at most a few commands per column, all integers.
 pub fn step_path(points: impl Iterator<Item = (u64, u32)>, t0: u64, t1: u64, max: u32) -> String {
     let span = t1.saturating_sub(t0).max(1);
+    // (Virtual times are far below u64::MAX / CHART_W.)
     let x = |ms: u64| {
-        (u128::from(ms.saturating_sub(t0).min(span)) * u128::from(CHART_W) / u128::from(span))
-            as u32
+        (ms.saturating_sub(t0)
+            .min(span)
+            .saturating_mul(u64::from(CHART_W))
+            / span) as u32
     };
     let max = u64::from(max.max(1));
     // Value 0 at CHART_H − 2, `max` at 2.
@@ -742,7 +745,7 @@ mod chart_tests {
     /// The plain path: a horizontal and a vertical stroke for every point,
     /// at the same whole coordinates.
     fn plain(points: &[(u64, u32)], t0: u64, t1: u64, max: u32) -> String {
-        let x = |ms: u64| (u128::from(ms - t0) * u128::from(CHART_W) / u128::from(t1 - t0)) as u32;
+        let x = |ms: u64| ((ms - t0) * u64::from(CHART_W) / (t1 - t0)) as u32;
         let y = |v: u32| {
             let (v, m) = (u64::from(v), u64::from(max));
             (u64::from(CHART_H - 2) - (v * u64::from(CHART_H - 4) + m / 2) / m) as u32

@@ -54,10 +54,10 @@ pub struct PartitionRow {
     pub topic: u32,
     /// The partition number.
     pub partition: u32,
-    /// Assigned replicas, preferred first.
-    pub replicas: Vec<BrokerId>,
+    /// Assigned replicas, preferred first (boxed: no spare capacity kept).
+    pub replicas: Box<[BrokerId]>,
     /// ISR from the state znode.
-    pub isr: Vec<BrokerId>,
+    pub isr: Box<[BrokerId]>,
     /// Leader from the state znode.
     pub leader: Option<BrokerId>,
     /// Leader epoch from the state znode (−1 without one).
@@ -287,8 +287,8 @@ impl SummaryCache {
                 self.rows.push(PartitionRow {
                     topic: ti as u32,
                     partition: p,
-                    replicas,
-                    isr: Vec::new(),
+                    replicas: replicas.into_boxed_slice(),
+                    isr: Box::default(),
                     leader: None,
                     leader_epoch: -1,
                     changed_at_ms: None,
@@ -338,7 +338,10 @@ impl SummaryCache {
         let Some(row) = self.rows.get_mut(i) else {
             return;
         };
-        row.isr = l.as_ref().map(|l| l.isr.clone()).unwrap_or_default();
+        row.isr = l
+            .as_ref()
+            .map(|l| l.isr.as_slice().into())
+            .unwrap_or_default();
         row.leader = l.as_ref().and_then(|l| l.leader);
         row.leader_epoch = l.as_ref().map_or(-1, |l| l.leader_epoch);
         row.changed_at_ms = at.map(|t| t.as_ms());

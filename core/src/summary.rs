@@ -22,7 +22,6 @@ use crate::zk_client::paths;
 use crate::znodes::{decode_partition_state, decode_topic_assignment};
 use crate::Action;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fmt;
 
 /// The largest cluster the page's cluster settings open: Kafka's guideline
@@ -55,10 +54,10 @@ pub struct PartitionRow {
     pub topic: u32,
     /// The partition number.
     pub partition: u32,
-    /// Assigned replicas, preferred first.
-    pub replicas: Vec<BrokerId>,
+    /// Assigned replicas, preferred first (boxed: no spare capacity kept).
+    pub replicas: Box<[BrokerId]>,
     /// ISR from the state znode.
-    pub isr: Vec<BrokerId>,
+    pub isr: Box<[BrokerId]>,
     /// Leader from the state znode.
     pub leader: Option<BrokerId>,
     /// Leader epoch from the state znode (−1 without one).
@@ -176,7 +175,9 @@ pub struct SummaryCache {
     /// Leaders per broker and offline partitions over time, one point per
     /// refresh at which they changed (a jump forward draws a straight line).
     pub series: Vec<SeriesPoint>,
-    index: BTreeMap<TopicPartition, u32>,
+    /// Whether [`SummaryCache::topics`] are in name order (as ZooKeeper
+    /// lists children), so that a topic is found by bisection.
+    sorted: bool,
     /// Each topic's assignment and config znode (mzxid, mzxid).
     signature: Vec<(String, i64, i64)>,
     min_isr: Vec<u64>,
@@ -246,8 +247,8 @@ impl SummaryCache {
                 if at < since {
                     continue;
                 }
-                if let Some(&i) = self.index.get(tp) {
-                    self.read_state(sim, i as usize, tp, Some(at));
+                if let Some(i) = self.position(tp) {
+                    self.read_state(sim, i, tp, Some(at));
                     dirty = true;
                 }
             }
@@ -268,7 +269,6 @@ impl SummaryCache {
         self.rebuilds += 1;
         self.topics.clear();
         self.rows.clear();
-        self.index.clear();
         self.min_isr.clear();
         self.series.clear();
         for (ti, (topic, _, _)) in signature.iter().enumerate() {
@@ -277,14 +277,18 @@ impl SummaryCache {
             let Some(node) = sim.zk().observed(&paths::topic(topic)) else {
                 continue;
             };
-            for (p, replicas) in decode_topic_assignment(&node.data).unwrap_or_default() {
+            let mut parts = decode_topic_assignment(&node.data).unwrap_or_default();
+            // In partition order (the decoder's already), so that the rows
+            // are in (topic, partition) order and found by bisection.
+            parts.sort_by_key(|(p, _)| *p);
+            for (p, replicas) in parts {
                 let tp = TopicPartition::new(topic.as_str(), p);
                 let i = self.rows.len();
                 self.rows.push(PartitionRow {
                     topic: ti as u32,
                     partition: p,
-                    replicas,
-                    isr: Vec::new(),
+                    replicas: replicas.into_boxed_slice(),
+                    isr: Box::default(),
                     leader: None,
                     leader_epoch: -1,
                     changed_at_ms: None,
@@ -292,10 +296,38 @@ impl SummaryCache {
                 });
                 let changed = sim.state_changed_at(&tp);
                 self.read_state(sim, i, &tp, changed);
-                self.index.insert(tp, i as u32);
             }
         }
         self.signature = signature;
+        self.sorted = self.topics.is_sorted();
+    }
+
+    /// The row of `tp`: the rows are in (topic, partition) order and the
+    /// topics in name order, so two bisections find it (the last of equal
+    /// rows, should a topic znode name a partition twice), with no index
+    /// beside the rows.
+    pub fn position(&self, tp: &TopicPartition) -> Option<usize> {
+        let name = tp.topic.as_str();
+        let ti = if self.sorted {
+            self.topics
+                .binary_search_by(|t| t.as_str().cmp(name))
+                .ok()?
+        } else {
+            self.topics.iter().position(|t| t == name)?
+        } as u32;
+        let key = (ti, tp.partition);
+        let end = self.rows.partition_point(|r| (r.topic, r.partition) <= key);
+        let i = end.checked_sub(1)?;
+        let r = self.rows.get(i)?;
+        ((r.topic, r.partition) == key).then_some(i)
+    }
+
+    /// Where the row `i`'s partition is found (`i`, or a later row of the
+    /// same partition).
+    fn position_of_row(&self, i: usize) -> Option<usize> {
+        let r = self.rows.get(i)?;
+        let topic = self.topics.get(r.topic as usize)?;
+        self.position(&TopicPartition::new(topic.as_str(), r.partition))
     }
 
     fn read_state(&mut self, sim: &Sim, i: usize, tp: &TopicPartition, at: Option<SimTime>) {
@@ -306,7 +338,10 @@ impl SummaryCache {
         let Some(row) = self.rows.get_mut(i) else {
             return;
         };
-        row.isr = l.as_ref().map(|l| l.isr.clone()).unwrap_or_default();
+        row.isr = l
+            .as_ref()
+            .map(|l| l.isr.as_slice().into())
+            .unwrap_or_default();
         row.leader = l.as_ref().and_then(|l| l.leader);
         row.leader_epoch = l.as_ref().map_or(-1, |l| l.leader_epoch);
         row.changed_at_ms = at.map(|t| t.as_ms());
@@ -439,16 +474,41 @@ impl SummaryCache {
     /// Every row's state, in order (one pass over the controller's states).
     fn states(&self, sim: &Sim) -> Vec<PartitionState> {
         let mut out = vec![PartitionState::NonExistentPartition; self.rows.len()];
+        if !self.sorted {
+            // (ZooKeeper lists children in name order: not seen.)
+            for (i, o) in out.iter_mut().enumerate() {
+                if self.position_of_row(i) == Some(i) {
+                    *o = self.state_of(sim, i);
+                }
+            }
+            return out;
+        }
         if let Some(b) = sim.active_controller() {
             // Both in partition order: walk them together.
             let mut it = b.controller.ctx.partition_states.iter().peekable();
-            for (tp, &i) in &self.index {
-                while it.peek().is_some_and(|(k, _)| *k < tp) {
+            for (i, r) in self.rows.iter().enumerate() {
+                let key = (r.topic, r.partition);
+                // Of equal rows only the last has a state (as `position`).
+                if self
+                    .rows
+                    .get(i + 1)
+                    .is_some_and(|n| (n.topic, n.partition) == key)
+                {
+                    continue;
+                }
+                let Some(topic) = self.topics.get(r.topic as usize) else {
+                    continue;
+                };
+                let at = (topic.as_str(), r.partition);
+                while it
+                    .peek()
+                    .is_some_and(|(k, _)| (k.topic.as_str(), k.partition) < at)
+                {
                     it.next();
                 }
                 if let Some((k, s)) = it.peek() {
-                    if *k == tp {
-                        if let Some(o) = out.get_mut(i as usize) {
+                    if (k.topic.as_str(), k.partition) == at {
+                        if let Some(o) = out.get_mut(i) {
                             *o = **s;
                         }
                     }

@@ -16,7 +16,7 @@ use crate::components::network::Network;
 use crate::components::partition_table::PartitionTable;
 use crate::components::term::{Term, TermId};
 use crate::components::whatif::{self, Runs, WhatIfLauncher, WhatIfPanes};
-use crate::components::why::{Why, WHY_KINDS};
+use crate::components::why::Why;
 use crate::components::znode_tree::ZnodeTree;
 use crate::hooks::{use_focus_rescue, use_interval, use_page_keys};
 use crate::i18n::Lang;
@@ -258,7 +258,7 @@ pub fn App(props: &AppProps) -> Html {
     }
     let view = state.view();
     let now = state.now_ms();
-    let why = state.recent(WHY_KINDS, 14);
+    let why = state.why_lines();
     let toggle_dark = {
         let dark = dark.clone();
         Callback::from(move |_: MouseEvent| dark.set(!*dark))

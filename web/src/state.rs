@@ -319,6 +319,30 @@ pub fn is_interesting(kind: &str) -> bool {
     INTERESTING.contains(&kind) || crate::components::why::WHY_KINDS.contains(&kind)
 }
 
+/// The Why lines shown: how many.
+pub const WHY_LINES: usize = 14;
+
+/// [`SimState::why_lines`]'s last answer and the actions it was for.
+#[derive(Default)]
+struct Recent {
+    actions: Vec<(SimTime, Action)>,
+    /// How many records of the trace it has read.
+    read: usize,
+    /// The newest `n` of the kinds among them, newest first.
+    found: Vec<TraceRecord>,
+}
+
+impl std::fmt::Debug for Recent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Recent({} of {} records read)",
+            self.found.len(),
+            self.read
+        )
+    }
+}
+
 /// What the page shows and drives.
 #[derive(Debug, Clone)]
 pub struct SimState {
@@ -331,6 +355,9 @@ pub struct SimState {
     pub large: bool,
     /// In large-cluster mode: the core's summary, followed forward.
     summary: Rc<RefCell<kcsim_core::summary::SummaryCache>>,
+    /// What [`SimState::why_lines`] found last, to look only at the records
+    /// added since (the timeline's, shared as it is).
+    recent: Rc<RefCell<Recent>>,
     /// Which built-in scenario is loaded.
     pub scenario: &'static str,
     /// The controller's ZooKeeper access the cluster started with: the
@@ -505,6 +532,7 @@ impl SimState {
         SimState {
             large,
             summary,
+            recent: Rc::default(),
             horizon_ms: timeline.now().as_ms(),
             timeline: Rc::new(RefCell::new(timeline)),
             version: 0,
@@ -718,6 +746,39 @@ impl SimState {
                 .cloned()
                 .collect()
         })
+    }
+
+    /// The newest [`WHY_LINES`] Why lines (`recent(WHY_KINDS, WHY_LINES)`),
+    /// read from the trace records added since the last time: with the same
+    /// actions, the trace is the one read, longer (the run is deterministic;
+    /// seeking back shortens it, acting or undoing changes the actions, and
+    /// either makes it read the whole trace again).
+    pub fn why_lines(&self) -> Vec<TraceRecord> {
+        let tl = self.timeline.borrow();
+        let (t, actions) = (tl.trace(), tl.actions());
+        let mut c = self.recent.borrow_mut();
+        if c.read > t.len() || c.actions.as_slice() != actions {
+            *c = Recent {
+                actions: actions.to_vec(),
+                read: 0,
+                found: Vec::new(),
+            };
+        }
+        let kinds = crate::components::why::WHY_KINDS;
+        let mut found: Vec<TraceRecord> = t
+            .get(c.read..)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .filter(|r| kinds.contains(&r.kind.as_str()))
+            .take(WHY_LINES)
+            .cloned()
+            .collect();
+        let room = WHY_LINES.saturating_sub(found.len());
+        found.extend(c.found.iter().take(room).cloned());
+        c.read = t.len();
+        c.found = found.clone();
+        found
     }
 
     /// The actions, in order.
@@ -1623,6 +1684,45 @@ mod tests {
                 .expect("a stop")
         });
         (stop, s.recent(WHY_KINDS, 1)[0].clone())
+    }
+
+    #[test]
+    fn recent_records_read_incrementally_match_a_full_scan() {
+        // Kafka: none (the page's own bookkeeping). The newest Why lines,
+        // read from the records added since the last read, are what a scan
+        // of the whole trace finds, through steps forward, seeking back,
+        // an action and its undo.
+        let plain = |s: &SimState, n: usize| -> Vec<TraceRecord> {
+            s.with_trace(|t| {
+                t.iter()
+                    .rev()
+                    .filter(|r| WHY_KINDS.contains(&r.kind.as_str()))
+                    .take(n)
+                    .cloned()
+                    .collect()
+            })
+        };
+        let mut s = SimState::load("zombie-controller").expect("a built-in");
+        let broker = s.view().brokers[0].id;
+        let msgs = [
+            Msg::Seek(4_000),
+            Msg::Seek(6_500),
+            Msg::Step,
+            Msg::Seek(20_000),
+            Msg::Seek(5_000),
+            Msg::Act(Action::KillBroker { broker }),
+            Msg::Seek(12_000),
+            Msg::Undo,
+            Msg::Seek(30_000),
+            Msg::StepBack,
+        ];
+        for m in msgs {
+            s = s.apply(m);
+            for _ in 0..2 {
+                assert_eq!(s.why_lines(), plain(&s, WHY_LINES), "at {} ms", s.now_ms());
+            }
+        }
+        assert!(!s.why_lines().is_empty());
     }
 
     #[test]

@@ -212,3 +212,80 @@ fn shapes_are_checked_as_kafka_checks_them() {
     assert_eq!(sc.brokers.len(), 3);
     assert_eq!(sc.actions.len(), 2);
 }
+
+#[test]
+fn rows_are_found_by_position_as_an_index_beside_them_found_them() {
+    // Kafka: none (the page's bookkeeping of the state znodes, Kafka's
+    // /brokers/topics/<t>/partitions/<p>/state). The rows are found by
+    // bisection instead of a map beside them: compared with such a map,
+    // built as before (the last row of a partition wins), on a cluster of
+    // several topics (names of different lengths, partitions past 9 and 99),
+    // before and after a failover, in a clone as well.
+    let mut scenario = shape(5, 3, 120, 3).scenario().expect("a valid shape");
+    for (name, n) in [("a", 3), ("t00x", 11), ("zz", 1)] {
+        scenario.actions.push((
+            SimTime(2_500),
+            Action::CreateTopic {
+                name: name.to_string(),
+                assignment: None,
+                partitions: Some(n),
+                replication_factor: Some(2),
+            },
+        ));
+    }
+    scenario.actions.push((
+        SimTime(8_000),
+        Action::KillBroker {
+            broker: BrokerId(1),
+        },
+    ));
+    let mut t = Timeline::new(&scenario);
+    let mut c = SummaryCache::default();
+    for ms in [1_000, 3_000, 5_000, 8_000, 8_300, 12_000, 30_000] {
+        t.seek(SimTime(ms));
+        c.refresh(&t);
+        let copy = c.clone();
+        let model: std::collections::BTreeMap<TopicPartition, usize> = c
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                (
+                    TopicPartition::new(c.topics[r.topic as usize].as_str(), r.partition),
+                    i,
+                )
+            })
+            .collect();
+        for (tp, &i) in &model {
+            assert_eq!(c.position(tp), Some(i), "{tp} at {ms} ms");
+            assert_eq!(copy.position(tp), Some(i), "{tp} in the clone");
+        }
+        for (topic, p) in [
+            ("a", 3),
+            ("b", 0),
+            ("t00", 120),
+            ("t00x", 11),
+            ("", 0),
+            ("zzz", 0),
+        ] {
+            let tp = TopicPartition::new(topic, p);
+            assert_eq!(c.position(&tp), model.get(&tp).copied(), "{tp}");
+        }
+        // Every row's state as the controller has it, read in one walk.
+        for s in PartitionState::ALL {
+            let f = Filter {
+                state: Some(s),
+                ..Filter::default()
+            };
+            let want: Vec<u32> = (0..c.rows.len())
+                .filter(|&i| c.state_of(t.sim(), i) == s)
+                .map(|i| i as u32)
+                .collect();
+            assert_eq!(c.filter(&f, ms, t.sim()), want, "{s:?} at {ms} ms");
+        }
+        if ms >= 3_000 {
+            assert_eq!(model.len(), 3 * 120 + 3 + 11 + 1);
+        }
+    }
+    assert_eq!(c.rows, fresh(&t).rows);
+}

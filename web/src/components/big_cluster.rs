@@ -9,8 +9,8 @@ use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
 use kcsim_core::controller::states::PartitionState;
 use kcsim_core::summary::{
-    Filter, Shape, ShapeError, SummaryCache, NOT_PREFERRED, UNAVAILABLE, UNDER_MIN_ISR,
-    UNDER_REPLICATED,
+    Filter, SeriesPoint, Shape, ShapeError, SummaryCache, NOT_PREFERRED, UNAVAILABLE,
+    UNDER_MIN_ISR, UNDER_REPLICATED,
 };
 use kcsim_core::view::{BrokerView, QueueView};
 use kcsim_core::{Action, BrokerId};
@@ -331,6 +331,96 @@ pub fn BigQueues(props: &BigQueuesProps) -> Html {
     }
 }
 
+/// The chart's drawing size, in SVG user units (the SVG is stretched to
+/// its box; its lines keep their width).
+pub const CHART_W: u32 = 560;
+/// See [`CHART_W`].
+pub const CHART_H: u32 = 110;
+
+/// One step line of the chart: `points` (time, value), in time order, from
+/// `t0` at the left to `t1` at the right and from 0 at the bottom to `max`
+/// near the top, in whole user units. Each column of the drawing gets at
+/// most three vertical strokes that cover every value its points take (what
+/// a stroke per point would have covered) and end at its last value, and a
+/// value that does not change draws nothing: however many points the series
+/// holds, a line is at most a few commands per column, all integers.
+pub fn step_path(points: impl Iterator<Item = (u64, u32)>, t0: u64, t1: u64, max: u32) -> String {
+    let span = t1.saturating_sub(t0).max(1);
+    // (Virtual times are far below u64::MAX / CHART_W.)
+    let x = |ms: u64| {
+        (ms.saturating_sub(t0)
+            .min(span)
+            .saturating_mul(u64::from(CHART_W))
+            / span) as u32
+    };
+    let max = u64::from(max.max(1));
+    // Value 0 at CHART_H − 2, `max` at 2.
+    let y = |v: u32| {
+        let v = u64::from(v).min(max);
+        (u64::from(CHART_H - 2) - (v * u64::from(CHART_H - 4) + max / 2) / max) as u32
+    };
+    let mut d = String::new();
+    // The column being drawn: its x, the y the line entered it at, the
+    // lowest and highest y its points reach, and the last.
+    let mut col: Option<(u32, u32, u32, u32, u32)> = None;
+    let flush = |d: &mut String, (cx, entry, lo, hi, last): (u32, u32, u32, u32, u32)| {
+        if lo == hi && last == entry {
+            return;
+        }
+        push_num(d, 'H', cx);
+        let mut at = entry;
+        for to in [lo, hi, last] {
+            if to != at {
+                push_num(d, 'V', to);
+                at = to;
+            }
+        }
+    };
+    for (ms, v) in points {
+        let (px, py) = (x(ms), y(v));
+        match col {
+            None => {
+                push_num(&mut d, 'M', px);
+                push_num(&mut d, ',', py);
+                col = Some((px, py, py, py, py));
+            }
+            Some((cx, entry, lo, hi, _)) if cx == px => {
+                col = Some((cx, entry, lo.min(py), hi.max(py), py));
+            }
+            Some(c) => {
+                flush(&mut d, c);
+                let entry = c.4;
+                col = Some((px, entry, entry.min(py), entry.max(py), py));
+            }
+        }
+    }
+    if let Some(c) = col {
+        flush(&mut d, c);
+    }
+    push_num(&mut d, 'H', CHART_W);
+    d
+}
+
+/// `c` and `n` in decimal (the chart's paths hold thousands of numbers: this
+/// skips the formatting machinery).
+fn push_num(d: &mut String, c: char, n: u32) {
+    d.push(c);
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &b in &buf[i..] {
+        d.push(char::from(b));
+    }
+}
+
 /// Properties of [`Chart`].
 #[derive(Properties, PartialEq, Debug)]
 pub struct ChartProps {
@@ -346,10 +436,8 @@ pub fn Chart(props: &ChartProps) -> Html {
     let lang = use_lang();
     let cache = props.summary.0.borrow();
     let series = &cache.series;
-    let (w, h) = (560.0_f64, 110.0_f64);
     let t0 = series.first().map_or(0, |p| p.time_ms);
     let t1 = props.now_ms.max(t0 + 1);
-    let x = |ms: u64| (ms.saturating_sub(t0)) as f64 / (t1 - t0) as f64 * w;
     let max_l = series
         .iter()
         .flat_map(|p| p.leaders.iter().copied())
@@ -357,19 +445,9 @@ pub fn Chart(props: &ChartProps) -> Html {
         .unwrap_or(1)
         .max(1);
     let max_o = series.iter().map(|p| p.offline).max().unwrap_or(0).max(1);
-    let step = |val: &dyn Fn(usize) -> u32, max: u32| {
-        let mut d = String::new();
-        for (i, p) in series.iter().enumerate() {
-            let y = h - f64::from(val(i)) / f64::from(max) * (h - 4.0) - 2.0;
-            let px = x(p.time_ms);
-            if i == 0 {
-                d.push_str(&format!("M{px:.1},{y:.1}"));
-            } else {
-                d.push_str(&format!("H{px:.1}V{y:.1}"));
-            }
-        }
-        d.push_str(&format!("H{w:.1}"));
-        d
+    let (w, h) = (CHART_W, CHART_H);
+    let step = |val: &dyn Fn(&SeriesPoint) -> u32, max: u32| {
+        step_path(series.iter().map(|p| (p.time_ms, val(p))), t0, t1, max)
     };
     let brokers = series.last().map_or(0, |p| p.leaders.len());
     let offline_now = series.last().map_or(0, |p| p.offline);
@@ -382,7 +460,7 @@ pub fn Chart(props: &ChartProps) -> Html {
                 <svg class="chart leaders" viewBox={format!("0 0 {w} {h}")} preserveAspectRatio="none" role="img"
                     aria-label={lang.f(|| format!("{brokers} lines, from {:.1} s to now", t0 as f64 / 1000.0), || format!("{brokers} 条线，从 {:.1} 秒到现在", t0 as f64 / 1000.0))}>
                     { for (0..brokers).map(|b| html! {
-                        <path class="line" d={step(&|i| series[i].leaders.get(b).copied().unwrap_or(0), max_l)} />
+                        <path class="line" d={step(&|p| p.leaders.get(b).copied().unwrap_or(0), max_l)} />
                     }) }
                 </svg>
             </figure>
@@ -390,7 +468,7 @@ pub fn Chart(props: &ChartProps) -> Html {
                 <figcaption>{ lang.f(|| format!("offline partitions (now {offline_now}, peak {peak})"), || format!("离线分区（当前 {offline_now}，峰值 {peak}）")) }</figcaption>
                 <svg class="chart offline" viewBox={format!("0 0 {w} {h}")} preserveAspectRatio="none" role="img"
                     aria-label={lang.f(|| format!("offline partitions: now {offline_now}, peak {peak}"), || format!("离线分区：当前 {offline_now}，峰值 {peak}"))}>
-                    <path class="line offline" d={step(&|i| series[i].offline, max_o)} />
+                    <path class="line offline" d={step(&|p| p.offline, max_o)} />
                 </svg>
             </figure>
         </section>
@@ -619,5 +697,113 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                 </div>
             </div>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod chart_tests {
+    use super::{push_num, step_path, CHART_H, CHART_W};
+    use std::collections::BTreeSet;
+
+    /// The points of the drawing a path of M, H and V commands covers.
+    fn covered(d: &str) -> BTreeSet<(u32, u32)> {
+        let mut out = BTreeSet::new();
+        let (mut x, mut y) = (0u32, 0u32);
+        let mut rest = d;
+        while let Some(c) = rest.chars().next() {
+            let end = rest[1..]
+                .find(|ch: char| ch.is_ascii_alphabetic())
+                .map_or(rest.len(), |i| i + 1);
+            let arg = &rest[1..end];
+            match c {
+                'M' => {
+                    let (a, b) = arg.split_once(',').expect("M x,y");
+                    (x, y) = (a.parse().expect("x"), b.parse().expect("y"));
+                    out.insert((x, y));
+                }
+                'H' => {
+                    let to: u32 = arg.parse().expect("x");
+                    for k in x.min(to)..=x.max(to) {
+                        out.insert((k, y));
+                    }
+                    x = to;
+                }
+                'V' => {
+                    let to: u32 = arg.parse().expect("y");
+                    for k in y.min(to)..=y.max(to) {
+                        out.insert((x, k));
+                    }
+                    y = to;
+                }
+                other => panic!("unexpected command {other}"),
+            }
+            rest = &rest[end..];
+        }
+        out
+    }
+
+    /// The plain path: a horizontal and a vertical stroke for every point,
+    /// at the same whole coordinates.
+    fn plain(points: &[(u64, u32)], t0: u64, t1: u64, max: u32) -> String {
+        let x = |ms: u64| ((ms - t0) * u64::from(CHART_W) / (t1 - t0)) as u32;
+        let y = |v: u32| {
+            let (v, m) = (u64::from(v), u64::from(max));
+            (u64::from(CHART_H - 2) - (v * u64::from(CHART_H - 4) + m / 2) / m) as u32
+        };
+        let mut d = String::new();
+        for (i, &(ms, v)) in points.iter().enumerate() {
+            if i == 0 {
+                d.push_str(&format!("M{},{}", x(ms), y(v)));
+            } else {
+                d.push_str(&format!("H{}V{}", x(ms), y(v)));
+            }
+        }
+        d.push_str(&format!("H{CHART_W}"));
+        d
+    }
+
+    #[test]
+    fn a_step_line_covers_what_a_stroke_per_point_covers_with_few_commands() {
+        // 5,000 points over 10 s (many per column), values that rise, fall
+        // back within a column and stay flat for long stretches.
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as u32
+        };
+        let mut points = Vec::new();
+        let mut v = 0u32;
+        for i in 0..5_000u64 {
+            if i % 7 == 0 || (1_000..1_200).contains(&i) {
+                v = next() % 4_000;
+            }
+            points.push((2_000 + i * 2, v));
+        }
+        let (t0, t1) = (2_000, 12_500);
+        let max = points.iter().map(|p| p.1).max().unwrap_or(1);
+        let fast = step_path(points.iter().copied(), t0, t1, max);
+        let slow = plain(&points, t0, t1, max);
+        assert_eq!(covered(&fast), covered(&slow));
+        let commands = fast.chars().filter(char::is_ascii_alphabetic).count();
+        assert!(
+            commands <= 4 * (CHART_W as usize + 1) + 2,
+            "{commands} commands"
+        );
+        // A flat line is one horizontal stroke.
+        let flat: Vec<(u64, u32)> = (0..1_000).map(|i| (i, 5)).collect();
+        assert_eq!(step_path(flat.iter().copied(), 0, 2_000, 10), "M0,55H560");
+        assert_eq!(
+            covered(&step_path(flat.iter().copied(), 0, 2_000, 10)),
+            covered(&plain(&flat, 0, 2_000, 10))
+        );
+        for n in [0, 7, 10, 560, 1_000_000, u32::MAX] {
+            let mut d = String::new();
+            push_num(&mut d, 'V', n);
+            assert_eq!(d, format!("V{n}"));
+        }
+        // No points: an empty line.
+        assert_eq!(step_path(std::iter::empty(), 0, 1, 1), "H560");
     }
 }

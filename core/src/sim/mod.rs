@@ -861,9 +861,18 @@ impl Sim {
         self.state_znodes.get(tp).and_then(|s| s.leader)
     }
 
-    /// How many partitions the cluster has (state znodes seen).
+    /// How many partitions the cluster has: assigned in the topics' znodes
+    /// (a new topic's partitions count before the controller has written
+    /// their state znodes), or with a state znode, whichever is more.
     pub fn partition_count(&self) -> usize {
-        self.state_znodes.len()
+        let assigned: usize = self.assignments.values().map(|a| a.len()).sum();
+        assigned.max(self.state_znodes.len())
+    }
+
+    /// ZooKeeper's changes not yet visible to observers, counted as a copy
+    /// of the simulation copies them ([`crate::zk::Zk::pending_entries`]).
+    pub fn zk_pending_entries(&self) -> usize {
+        self.zk.pending_entries()
     }
 
     /// The entries of the shared per-partition maps ([`crate::cow_map`]:

@@ -262,7 +262,7 @@ fn a_snapshot_weighs_the_new_partitions_and_the_changes_not_yet_visible() {
         if sim.partition_count() == 6_000 && written < 6_000 {
             saw_unwritten = true;
         }
-        let pending = sim.zk_pending_entries();
+        let pending = sim.zk_unshared_pending(None);
         let weight = Timeline::snapshot_weight_of(sim, None);
         assert_eq!(
             weight,

@@ -172,12 +172,12 @@ impl Timeline {
     /// [`BYTES_PER_PARTITION`] a partition, plus [`BYTES_PER_ENTRY`] for each
     /// entry of the shared per-partition maps in a chunk `previous` does not
     /// share (all of them without `previous`), plus [`BYTES_PER_PENDING`] for
-    /// each of ZooKeeper's changes not yet visible (copied whole).
+    /// each entry of ZooKeeper's changes not yet visible, counted the same way.
     pub fn snapshot_weight_of(sim: &Sim, previous: Option<&Sim>) -> usize {
         BYTES_PER_PARTITION
             .saturating_mul(sim.partition_count().max(1))
             .saturating_add(BYTES_PER_ENTRY.saturating_mul(sim.unshared_entries(previous)))
-            .saturating_add(BYTES_PER_PENDING.saturating_mul(sim.zk_pending_entries()))
+            .saturating_add(BYTES_PER_PENDING.saturating_mul(sim.zk_unshared_pending(previous)))
     }
 
     /// Let the snapshots weigh at most `budget` (see [`SNAPSHOT_BUDGET`]);

@@ -11,6 +11,7 @@
 //! cost in virtual time (a base cost plus a cost per ZooKeeper write), and
 //! the requests it queued go out when it finishes.
 
+pub mod backlog;
 pub mod batch;
 pub mod brokers;
 pub mod channel;
@@ -154,12 +155,12 @@ pub struct InProgress {
     pub started_at: SimTime,
     /// When processing finishes and its requests go out.
     pub done_at: SimTime,
-    /// The requests it will send.
-    /// (A deque: they leave from the front, a few at a time.)
-    pub requests: VecDeque<RequestDraft>,
+    /// The requests it will send: they leave from the front, a few at a
+    /// time (shared by copies of the simulation until taken).
+    pub requests: backlog::Backlog<RequestDraft>,
     /// The trace lines it has yet to write.
     #[serde(default)]
-    pub notes: VecDeque<Note>,
+    pub notes: backlog::Backlog<Note>,
     /// ControlledShutdown answers it will send.
     pub shutdown_replies: Vec<(
         BrokerId,

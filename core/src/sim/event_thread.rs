@@ -249,8 +249,8 @@ impl Sim {
             // scheduled again.
             return;
         }
-        let drafts: Vec<RequestDraft> = c.requests.drain(..due).collect();
-        let notes: Vec<Note> = c.notes.drain(..due_notes).collect();
+        let drafts: Vec<RequestDraft> = c.requests.take(due);
+        let notes: Vec<Note> = c.notes.take(due_notes);
         self.write_notes(broker, notes);
         self.release_requests(broker, drafts);
         self.schedule_controller_work(broker);

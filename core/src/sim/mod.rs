@@ -869,10 +869,11 @@ impl Sim {
         assigned.max(self.state_znodes.len())
     }
 
-    /// ZooKeeper's changes not yet visible to observers, counted as a copy
-    /// of the simulation copies them ([`crate::zk::Zk::pending_entries`]).
-    pub fn zk_pending_entries(&self) -> usize {
-        self.zk.pending_entries()
+    /// ZooKeeper's changes not yet visible to observers that this
+    /// simulation holds in chunks `other` does not share
+    /// ([`crate::zk::Zk::unshared_pending`]).
+    pub fn zk_unshared_pending(&self, other: Option<&Sim>) -> usize {
+        self.zk.unshared_pending(other.map(|o| &o.zk))
     }
 
     /// The entries of the shared per-partition maps ([`crate::cow_map`]:

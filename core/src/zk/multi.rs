@@ -89,13 +89,12 @@ impl Zk {
                     (path, before)
                 }
             };
-            let entries = self.pending.entry(path.clone()).or_default();
+            let entries = self.pending.get_or_insert_with(path.clone(), Vec::new);
             // One before-image per path and moment: the first change's.
             if entries.last().is_none_or(|(t, _)| *t != at) {
                 entries.push((at, before));
                 self.pending_by_time
-                    .entry(at)
-                    .or_default()
+                    .get_or_insert_with(at, Vec::new)
                     .push(path.clone());
             }
         }
@@ -330,8 +329,7 @@ impl Zk {
                 match self.visible_at() {
                     Some(at) => self
                         .deferred_changed
-                        .entry(at)
-                        .or_default()
+                        .get_or_insert_with(at, Vec::new)
                         .push(path.clone()),
                     None => self.changed.push(path.clone()),
                 }

@@ -12,11 +12,11 @@ impl Zk {
     pub fn set_now(&mut self, now: SimTime) {
         debug_assert!(now >= self.now, "the ensemble's clock only moves forward");
         self.now = now;
-        while let Some(entry) = self.pending_by_time.first_entry() {
-            if *entry.key() > now {
+        while let Some(at) = self.pending_by_time.first_key_value().map(|(t, _)| *t) {
+            if at > now {
                 break;
             }
-            for path in entry.remove() {
+            for path in self.pending_by_time.remove(&at).unwrap_or_default() {
                 if let Some(entries) = self.pending.get_mut(&path) {
                     entries.retain(|(at, _)| *at > now);
                     if entries.is_empty() {
@@ -25,11 +25,12 @@ impl Zk {
                 }
             }
         }
-        while let Some(entry) = self.deferred_changed.first_entry() {
-            if *entry.key() > now {
+        while let Some(at) = self.deferred_changed.first_key_value().map(|(t, _)| *t) {
+            if at > now {
                 break;
             }
-            self.changed.extend(entry.remove());
+            self.changed
+                .extend(self.deferred_changed.remove(&at).unwrap_or_default());
         }
     }
 
@@ -73,7 +74,7 @@ impl Zk {
             .filter(|(p, _)| !self.pending.contains_key(p.as_str()))
             .map(|(p, n)| (p.as_str(), n))
             .collect();
-        for (p, entries) in &self.pending {
+        for (p, entries) in self.pending.iter() {
             if let Some((_, Some(before))) = entries.first() {
                 out.push((p.as_str(), before));
             }

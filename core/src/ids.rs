@@ -257,6 +257,24 @@ pub fn broker_ids<S: AsRef<str>>(children: impl IntoIterator<Item = S>) -> Vec<B
         .collect()
 }
 
+/// `n` in decimal, written at the end of `buf` (for the hot paths that
+/// build many numbers: znode paths, the chart's drawing), without the
+/// formatting machinery.
+pub fn decimal(mut n: u32, buf: &mut [u8; 10]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        if let Some(d) = buf.get_mut(i) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(buf.get(i..).unwrap_or(&[])).unwrap_or("")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,6 +286,10 @@ mod tests {
         assert_eq!(ids_text(v), "[1,2,3]");
         assert_eq!(ids_text(Vec::<BrokerId>::new()), "[]");
         assert_eq!(broker_ids(["2", "x", "0"]), vec![BrokerId(2), BrokerId(0)]);
+        let mut buf = [0u8; 10];
+        for n in [0, 7, 10, 99, 4_096, u32::MAX] {
+            assert_eq!(decimal(n, &mut buf), n.to_string());
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! the `/controller_epoch` version and reads brokers and partition states.
 //! The znode data they read and write is encoded in [`crate::znodes`].
 
-use crate::ids::{BrokerId, TopicPartition};
+use crate::ids::{decimal, BrokerId, TopicPartition};
 use crate::time::SimTime;
 use crate::zk::{CreateMode, Op, OpResult, Zk, ZkError};
 use crate::zk_client::{paths, ZkClient};
@@ -325,20 +325,6 @@ pub fn peek_leader_isrs(zk: &Zk, tps: &[TopicPartition]) -> Vec<Option<LeaderIsr
         }
     }
     out
-}
-
-/// `n` in decimal, written at the end of `buf`.
-fn decimal(mut n: u32, buf: &mut [u8; 10]) -> &str {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    std::str::from_utf8(&buf[i..]).unwrap_or("")
 }
 
 /// A number (below 2^36) that orders as `n`'s decimal digits do as text:

@@ -405,20 +405,7 @@ pub fn step_path(points: impl Iterator<Item = (u64, u32)>, t0: u64, t1: u64, max
 /// skips the formatting machinery).
 fn push_num(d: &mut String, c: char, n: u32) {
     d.push(c);
-    let mut buf = [0u8; 10];
-    let mut i = buf.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &b in &buf[i..] {
-        d.push(char::from(b));
-    }
+    d.push_str(kcsim_core::ids::decimal(n, &mut [0u8; 10]));
 }
 
 /// Properties of [`Chart`].

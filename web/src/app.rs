@@ -196,7 +196,7 @@ pub fn App(props: &AppProps) -> Html {
         // Behind real time, tick as often as frames come, so the simulation
         // gets most of the time between them and the page still draws.
         let on_msg = on_msg.clone();
-        let period = if state.behind {
+        let period = if state.behind() {
             BEHIND_TICK_MS
         } else {
             TICK_MS
@@ -365,7 +365,7 @@ pub fn App(props: &AppProps) -> Html {
             <div id="p-time">
                 <Controls now_ms={now} horizon_ms={state.scrub_end_ms()} playing={state.playing} speed={state.speed}
                     scenario={state.scenario} zk_mode={state.zk_mode} can_undo={state.can_undo()}
-                    follow={state.follow} slowed={state.slowed} behind={state.behind} marks={state.marks.to_vec()} on_msg={on_msg.clone()}
+                    follow={state.follow} slowed={state.slowed} behind={state.behind()} marks={state.marks.to_vec()} on_msg={on_msg.clone()}
                     lesson={state.lesson.as_ref().map(|r| (AttrValue::from(r.lesson.title.get(lang.code()).to_string()),
                         matches!(r.lesson.start, kcsim_core::lesson::Start::Inline(_))))} />
             </div>

@@ -386,12 +386,7 @@ pub struct SimState {
     /// Whether the last tick was slowed down by auto-follow (the controls
     /// say so while playing).
     pub slowed: bool,
-    /// Whether a tick in the last [`BEHIND_HOLD_MS`] of wall time stopped
-    /// short of the virtual time it owed because simulating took longer
-    /// than [`TICK_BUDGET_MS`] (a busy moment of a large cluster; the
-    /// controls say so while playing, without flickering between ticks).
-    pub behind: bool,
-    /// Wall-clock ms that `behind` still holds for.
+    /// Wall-clock ms that [`SimState::behind`] still holds for.
     behind_hold: f64,
     /// Wall-clock ms the controller work on screen is still held for.
     hold: f64,
@@ -433,7 +428,7 @@ impl PartialEq for SimState {
             && self.forked_at == other.forked_at
             && self.follow == other.follow
             && self.slowed == other.slowed
-            && self.behind == other.behind
+            && self.behind() == other.behind()
             && self.marks == other.marks
             && self.lesson == other.lesson
             && self.present == other.present
@@ -548,7 +543,6 @@ impl SimState {
             acts: Rc::new(Vec::new()),
             follow: true,
             slowed: false,
-            behind: false,
             behind_hold: 0.0,
             hold: 0.0,
             work: Rc::new(Vec::new()),
@@ -814,6 +808,14 @@ impl SimState {
     /// Whether there is an intervention to undo.
     pub fn can_undo(&self) -> bool {
         self.timeline.borrow().can_undo()
+    }
+
+    /// Whether a tick in the last [`BEHIND_HOLD_MS`] of wall time stopped
+    /// short of the virtual time it owed because simulating took longer
+    /// than [`TICK_BUDGET_MS`] (a busy moment of a large cluster; the
+    /// controls say so while playing, without flickering between ticks).
+    pub fn behind(&self) -> bool {
+        self.behind_hold > 0.0
     }
 
     /// Now.
@@ -1177,7 +1179,6 @@ impl SimState {
             } else {
                 (self.behind_hold - wall_ms).max(0.0)
             };
-            next.behind = next.behind_hold > 0.0;
             next.work = Rc::new(work);
             if t.now().as_ms() != start {
                 next.view = Rc::new(picture(self.large, &self.summary, t));
@@ -1973,7 +1974,7 @@ mod follow {
             left -= 1;
             left >= 0
         });
-        assert!(short.behind, "behind real time");
+        assert!(short.behind(), "behind real time");
         let reached = short.now_ms();
         assert!(reached > 9_000 && reached < 29_000, "stopped at {reached}");
         // An unhurried tick plays on at the plain speed.
@@ -1994,12 +1995,12 @@ mod follow {
             plain.timeline.borrow().trace().len()
         );
         // The controls keep saying so for a second, then stop.
-        assert!(on.behind, "held, not flickering");
+        assert!(on.behind(), "held, not flickering");
         let mut later = on;
         for _ in 0..19 {
             later = later.tick(50.0, &mut || true);
         }
-        assert!(!later.behind, "a second of ticks on time");
+        assert!(!later.behind(), "a second of ticks on time");
     }
 
     #[test]

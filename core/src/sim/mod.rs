@@ -912,3 +912,112 @@ impl Sim {
                 .sum::<usize>()
     }
 }
+
+impl Sim {
+    /// Drops the simulation part by part, calling `mark` with each part's
+    /// name after it is gone: with a counting allocator, the heap between
+    /// two calls is what that part held alone (a part shared with one
+    /// dropped later counts with that one). Memory accounting only.
+    #[doc(hidden)]
+    pub fn drop_parts(self, mark: &mut dyn FnMut(&'static str)) {
+        let Sim {
+            queue,
+            availability,
+            availability_changed,
+            state_znodes,
+            assignments,
+            data,
+            actions,
+            zk,
+            brokers,
+            channels,
+            held,
+            trace,
+            checker,
+            metadata_memo,
+            epoch_span_memo,
+            last_notify,
+            ..
+        } = self;
+        mark("start");
+        drop(trace);
+        mark("trace");
+        drop((queue, actions, held, last_notify));
+        mark("event queue, actions, held");
+        drop(channels);
+        mark("controller channels (requests in flight)");
+        let mut ctxs = Vec::new();
+        let mut replicas = Vec::new();
+        let mut metadata = Vec::new();
+        let mut rest = Vec::new();
+        let mut currents = Vec::new();
+        for (_, b) in brokers {
+            let Broker {
+                controller,
+                replicas: r,
+                metadata: m,
+                zk_client,
+                isr_change_set,
+                ..
+            } = b;
+            let crate::controller::KafkaController {
+                queue,
+                current,
+                ctx,
+                ..
+            } = controller;
+            ctxs.push(ctx);
+            rest.push((queue, zk_client, isr_change_set));
+            currents.push(current);
+            replicas.push(r);
+            metadata.push(m);
+        }
+        mark("brokers: scalars");
+        drop(currents);
+        mark("brokers: the controller's event in progress (its requests and notes)");
+        drop(rest);
+        mark("brokers: controller queues, zk clients, ISR change sets");
+        let mut leadership = Vec::new();
+        let mut states = Vec::new();
+        let mut replica_states = Vec::new();
+        let mut others = Vec::new();
+        for c in ctxs {
+            let crate::controller::context::ControllerContext {
+                assignments,
+                leadership: l,
+                partition_states,
+                replica_states: r,
+                ..
+            } = c;
+            others.push(assignments);
+            leadership.push(l);
+            states.push(partition_states);
+            replica_states.push(r);
+        }
+        mark("controller context: scalars and sets");
+        drop(others);
+        mark("controller context: assignments");
+        drop(leadership);
+        mark("controller context: leadership (LeaderIsr)");
+        drop(states);
+        mark("controller context: partition states");
+        drop(replica_states);
+        mark("controller context: replica states");
+        drop(replicas);
+        mark("brokers: hosted replicas");
+        drop((metadata, metadata_memo, epoch_span_memo));
+        mark("brokers: metadata caches (and memo)");
+        drop(data);
+        mark("data plane (replica logs, fetch sessions, high watermarks)");
+        drop((
+            availability,
+            availability_changed,
+            state_znodes,
+            assignments,
+        ));
+        mark("sim: availability, state znodes seen, assignments");
+        drop(checker);
+        mark("invariant checker");
+        zk.drop_parts(mark);
+    }
+}

@@ -370,14 +370,18 @@ pub struct Zk {
     now: SimTime,
     /// Changes a writer made partway through its work that observers do not
     /// see yet: path → (when they see it, the node as it was before), in order.
+    /// Compact because a Kafka-scale topic creation leaves hundreds of
+    /// thousands of them for tens of seconds: the path in the key itself, the
+    /// before-image boxed (a created node has none) in a list sized to what
+    /// it holds (mostly one).
     #[serde(default)]
-    pending: CowMap<String, Vec<(SimTime, Option<Znode>)>>,
+    pending: CowMap<PathKey, Vec<BeforeImage>>,
     /// The same paths by the moment they become visible.
     #[serde(default)]
-    pending_by_time: CowMap<SimTime, Vec<String>>,
+    pending_by_time: CowMap<SimTime, Vec<PathKey>>,
     /// Changed paths to report once observers see them, by that moment.
     #[serde(default)]
-    deferred_changed: CowMap<SimTime, Vec<String>>,
+    deferred_changed: CowMap<SimTime, Vec<PathKey>>,
     /// Moments at which pending changes become visible, not yet taken.
     #[serde(default)]
     new_visible: BTreeSet<SimTime>,
@@ -385,6 +389,10 @@ pub struct Zk {
     #[serde(default)]
     counters: Tally,
 }
+
+/// What observers see of a path until a moment: the node as it was before
+/// a change they do not see yet (`None`: there was none).
+type BeforeImage = (SimTime, Option<Box<Znode>>);
 
 /// The counters as a field of the ensemble: bookkeeping about it, not part
 /// of its state, so two ensembles holding the same tree, sessions and
@@ -883,3 +891,48 @@ impl Zk {
 
 #[cfg(test)]
 mod tests;
+
+impl Zk {
+    /// Drops the ensemble part by part, calling `mark` with each part's name
+    /// after it is gone: a counting allocator's heap between two calls is
+    /// what that part held (memory accounting; see `core/docs/benchmarks.md`).
+    #[doc(hidden)]
+    pub fn drop_parts(self, mark: &mut dyn FnMut(&'static str)) {
+        let Zk {
+            nodes,
+            sessions,
+            data_watches,
+            child_watches,
+            fired,
+            triggers,
+            changed,
+            pending,
+            pending_by_time,
+            deferred_changed,
+            new_visible,
+            ..
+        } = self;
+        mark("zk: start");
+        drop(nodes);
+        mark("zk: znodes (paths, data, Stat)");
+        drop((sessions, data_watches, child_watches));
+        mark("zk: sessions and watches");
+        drop((fired, triggers, changed));
+        mark("zk: fired, triggers, changed");
+        let n = (
+            pending.len(),
+            pending.iter().map(|(_, v)| v.len()).sum::<usize>(),
+            pending_by_time.len(),
+            pending_by_time.iter().map(|(_, v)| v.len()).sum::<usize>(),
+            deferred_changed.len(),
+            deferred_changed.iter().map(|(_, v)| v.len()).sum::<usize>(),
+        );
+        drop(pending);
+        mark("zk: pending changes (path -> before-images)");
+        drop(pending_by_time);
+        mark("zk: pending changes (paths by moment)");
+        drop((deferred_changed, new_visible));
+        mark("zk: changed paths to report (by moment)");
+        eprintln!("pending: {} paths, {} images; by time: {} moments, {} paths; deferred: {} moments, {} paths", n.0, n.1, n.2, n.3, n.4, n.5);
+    }
+}

@@ -80,22 +80,27 @@ impl Zk {
         for u in undo {
             let (path, before) = match u {
                 Undo::Created { path, .. } => (path, None),
-                Undo::Deleted { path, node, .. } => (path, Some(node.clone())),
+                Undo::Deleted { path, node, .. } => (path, Some(Box::new(node.clone()))),
                 Undo::SetData { path, data, stat } => {
-                    let before = self.nodes.get(path.as_bytes()).map(|_| Znode {
-                        data: data.clone(),
-                        stat: *stat,
+                    let before = self.nodes.get(path.as_bytes()).map(|_| {
+                        Box::new(Znode {
+                            data: data.clone(),
+                            stat: *stat,
+                        })
                     });
                     (path, before)
                 }
             };
-            let entries = self.pending.get_or_insert_with(path.clone(), Vec::new);
+            let key = PathKey::from(path.as_str());
+            let entries = self
+                .pending
+                .get_or_insert_with(key.clone(), || Vec::with_capacity(1));
             // One before-image per path and moment: the first change's.
             if entries.last().is_none_or(|(t, _)| *t != at) {
                 entries.push((at, before));
                 self.pending_by_time
                     .get_or_insert_with(at, Vec::new)
-                    .push(path.clone());
+                    .push(key);
             }
         }
         self.new_visible.insert(at);
@@ -330,7 +335,7 @@ impl Zk {
                     Some(at) => self
                         .deferred_changed
                         .get_or_insert_with(at, Vec::new)
-                        .push(path.clone()),
+                        .push(PathKey::from(path.as_str())),
                     None => self.changed.push(path.clone()),
                 }
             }

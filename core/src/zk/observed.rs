@@ -17,10 +17,10 @@ impl Zk {
                 break;
             }
             for path in self.pending_by_time.remove(&at).unwrap_or_default() {
-                if let Some(entries) = self.pending.get_mut(&path) {
+                if let Some(entries) = self.pending.get_mut(path.as_bytes()) {
                     entries.retain(|(at, _)| *at > now);
                     if entries.is_empty() {
-                        self.pending.remove(&path);
+                        self.pending.remove(path.as_bytes());
                     }
                 }
             }
@@ -29,8 +29,9 @@ impl Zk {
             if at > now {
                 break;
             }
+            let paths = self.deferred_changed.remove(&at).unwrap_or_default();
             self.changed
-                .extend(self.deferred_changed.remove(&at).unwrap_or_default());
+                .extend(paths.iter().map(|p| p.as_str().to_string()));
         }
     }
 
@@ -47,8 +48,8 @@ impl Zk {
 
     /// The node at `path` as observers see it now.
     pub fn observed(&self, path: &str) -> Option<&Znode> {
-        match self.pending.get(path).and_then(|e| e.first()) {
-            Some((_, before)) => before.as_ref(),
+        match self.pending.get(path.as_bytes()).and_then(|e| e.first()) {
+            Some((_, before)) => before.as_deref(),
             None => self.nodes.get(path.as_bytes()),
         }
     }
@@ -71,7 +72,7 @@ impl Zk {
         let mut out: Vec<(&str, &Znode)> = self
             .nodes
             .iter()
-            .filter(|(p, _)| !self.pending.contains_key(p.as_str()))
+            .filter(|(p, _)| !self.pending.contains_key(p.as_bytes()))
             .map(|(p, n)| (p.as_str(), n))
             .collect();
         for (p, entries) in self.pending.iter() {

@@ -266,7 +266,8 @@ fn a_snapshot_weighs_the_new_partitions_and_the_changes_not_yet_visible() {
         let weight = Timeline::snapshot_weight_of(sim, None);
         assert_eq!(
             weight,
-            kcsim_core::timeline::BYTES_PER_PARTITION * sim.partition_count().max(1)
+            kcsim_core::timeline::BYTES_PER_BROKER * sim.brokers().len()
+                + kcsim_core::timeline::BYTES_PER_PARTITION * sim.partition_count().max(1)
                 + kcsim_core::timeline::BYTES_PER_ENTRY * sim.unshared_entries(None)
                 + kcsim_core::timeline::BYTES_PER_PENDING * pending,
             "at {ms}: {pending} pending changes"

@@ -21,32 +21,41 @@ pub const MAX_SNAPSHOTS: usize = 128;
 /// [`Timeline::snapshot_weight_of`] estimates them: 512 MiB (a browser's
 /// WebAssembly has 4 GiB at most). A snapshot shares the chunks of the large
 /// per-partition maps ([`crate::cow_map`]) with the one before it, so it
-/// weighs what it copies whole (the controller's context and the other
-/// per-partition state, about [`BYTES_PER_PARTITION`] a partition) plus the
-/// chunks that changed since the snapshot before it. A small cluster keeps
-/// [`MAX_SNAPSHOTS`]; one of 200,000 partitions at RF 3 that changes little
-/// between snapshots about five (measured: `kcsim bench`'s
-/// `snapshots_in_budget`); seeking back replays longer instead of running
-/// out of memory.
+/// weighs what it copies whole (about [`BYTES_PER_BROKER`] a broker and
+/// [`BYTES_PER_PARTITION`] a partition) plus the chunks that changed since
+/// the snapshot before it. A small cluster keeps [`MAX_SNAPSHOTS`]; one of
+/// 200,000 partitions at RF 3 that changes little between snapshots about
+/// thirty (`kcsim bench`'s `snapshots_in_budget`; each really holds 6 to
+/// 25 MiB there, so the estimate still errs on the side of memory); seeking
+/// back replays longer instead of running out of memory.
 pub const SNAPSHOT_BUDGET: usize = 512 << 20;
+/// What a copy of the simulation copies whole, per broker, in bytes: what
+/// does not grow with the partitions (each broker's controller, client and
+/// fetcher state, the data plane's per-pair sessions). Measured with a
+/// counting allocator (docs/benchmarks.md, session 11): a clone of a settled
+/// 100-broker cluster allocates 3.2 MiB at 20,000 partitions and 1.3 MiB at
+/// 200,000 before the topic is created; 32 KiB a broker covers both.
+pub const BYTES_PER_BROKER: usize = 32 << 10;
 /// What a copy of the simulation copies whole, per partition, in bytes
-/// (measured with a counting allocator: 79 MiB for a clone of a settled
-/// 100-broker cluster of 200,000 partitions, docs/benchmarks.md). Measured
-/// before the controller's context was shared chunk by chunk: a clone now
-/// copies far less (a snapshot of the 200,000-partition start-up about
-/// 12 MiB), so this over-counts and the budget keeps fewer snapshots than
-/// it could; kept until measured again, erring on the side of memory.
-pub const BYTES_PER_PARTITION: usize = 420;
+/// (measured with a counting allocator, session 11: a clone of the
+/// 100-broker, 200,000-partition cluster allocates 5.7 to 7.2 MiB settled
+/// and 12.2 MiB at most, during the start-up's creation event: 64 B a
+/// partition covers it with [`BYTES_PER_BROKER`]). Was 420 before the
+/// controller's context and ZooKeeper's pending changes were shared chunk
+/// by chunk: 80 MiB a snapshot where 7 were copied.
+pub const BYTES_PER_PARTITION: usize = 64;
 /// What an entry of a shared per-partition map (a znode, a hosted replica,
 /// a replica log…) weighs in a chunk a snapshot does not share, in bytes
-/// (an average: a znode with its path and data about 200, a log 70).
+/// (an average: a znode with its path and data about 200, a log 70; a
+/// snapshot of the 200,000 start-up at 78 to 89 s, when 100,000 to 190,000
+/// entries a second change, holds about 100 each).
 pub const BYTES_PER_ENTRY: usize = 120;
 /// What a change ZooKeeper's observers do not see yet weighs in a copy, in
-/// bytes per [`crate::zk::Zk::pending_entries`] entry (measured with a
-/// counting allocator: 285 MiB copied for 1.2 million entries at 3 s of the
-/// 100-broker, 200,000-partition start-up; a path string, its node's earlier
-/// version, and their share of the maps).
-pub const BYTES_PER_PENDING: usize = 250;
+/// bytes per [`crate::sim::Sim::zk_unshared_pending`] entry (measured with a
+/// counting allocator, session 11: 102 MiB for 388,000 paths' before-images
+/// and 2 × 54,321 moments' path lists at 22.5 s of the 100-broker,
+/// 200,000-partition start-up, 215 B an entry).
+pub const BYTES_PER_PENDING: usize = 220;
 /// The first snapshot interval.
 pub const DEFAULT_INTERVAL_MS: u64 = 1_000;
 
@@ -173,13 +182,14 @@ impl Timeline {
 
     /// What a snapshot of `sim` holds in memory beside `previous` (the
     /// snapshot before it), estimated in bytes: what a clone copies whole,
-    /// [`BYTES_PER_PARTITION`] a partition, plus [`BYTES_PER_ENTRY`] for each
+    /// [`BYTES_PER_BROKER`] a broker and [`BYTES_PER_PARTITION`] a partition, plus [`BYTES_PER_ENTRY`] for each
     /// entry of the shared per-partition maps in a chunk `previous` does not
     /// share (all of them without `previous`), plus [`BYTES_PER_PENDING`] for
     /// each entry of ZooKeeper's changes not yet visible, counted the same way.
     pub fn snapshot_weight_of(sim: &Sim, previous: Option<&Sim>) -> usize {
-        BYTES_PER_PARTITION
-            .saturating_mul(sim.partition_count().max(1))
+        BYTES_PER_BROKER
+            .saturating_mul(sim.brokers().len())
+            .saturating_add(BYTES_PER_PARTITION.saturating_mul(sim.partition_count().max(1)))
             .saturating_add(BYTES_PER_ENTRY.saturating_mul(sim.unshared_entries(previous)))
             .saturating_add(BYTES_PER_PENDING.saturating_mul(sim.zk_unshared_pending(previous)))
     }

@@ -125,4 +125,91 @@ mod tests {
         assert_eq!(zk.observed("/b").unwrap().data, "new");
         assert_eq!(zk.take_changed(), vec!["/a".to_string(), "/b".to_string()]);
     }
+
+    #[test]
+    fn what_observers_see_follows_a_model_of_the_writes_through_clones() {
+        // Kafka: a controller event's writes are made one after another (each
+        // seen when made), so a node changed twice is seen as it was, then
+        // after each change in turn. Checked against a plain model: per path,
+        // the data observers see at each moment, in an ensemble and in a copy
+        // taken halfway (copies share the pending changes' chunks).
+        use std::collections::BTreeMap;
+        let mut zk = Zk::new();
+        let s = zk.open_session(SimTime::ZERO, 6000);
+        let mut seen: BTreeMap<String, Option<String>> = BTreeMap::new();
+        for i in 0..200 {
+            let p = format!("/n{i:03}");
+            zk.create(Some(s), &p, "v0", CreateMode::Persistent)
+                .unwrap();
+            seen.insert(p, Some("v0".into()));
+        }
+        zk.set_now(SimTime(10));
+        // At 10 ms plus i µs·100: node i created, rewritten or deleted.
+        let mut later: Vec<(SimTime, String, Option<String>)> = Vec::new();
+        for i in 0..600u64 {
+            let p = format!("/n{:03}", (i * 7) % 250);
+            zk.set_op_offset_us(i * 100);
+            let at = SimTime(10).plus_us_ceil(i * 100);
+            let now_there = zk.node(&p).is_some();
+            let after = match (now_there, i % 3) {
+                (false, _) => {
+                    zk.create(Some(s), &p, &format!("c{i}"), CreateMode::Persistent)
+                        .unwrap();
+                    Some(format!("c{i}"))
+                }
+                (true, 0) => {
+                    zk.delete(Some(s), &p, None).unwrap();
+                    None
+                }
+                (true, _) => {
+                    zk.set_data(Some(s), &p, &format!("s{i}"), None).unwrap();
+                    Some(format!("s{i}"))
+                }
+            };
+            later.push((at, p, after));
+        }
+        zk.set_op_offset_us(0);
+        let observed = |zk: &Zk, seen: &BTreeMap<String, Option<String>>| {
+            for (p, data) in seen {
+                assert_eq!(zk.observed(p).map(|n| n.data.clone()), *data, "{p}");
+            }
+            let all: Vec<(String, String)> = zk
+                .observed_nodes()
+                .into_iter()
+                .filter(|(p, _)| p.starts_with("/n"))
+                .map(|(p, n)| (p.to_string(), n.data.clone()))
+                .collect();
+            let model: Vec<(String, String)> = seen
+                .iter()
+                .filter_map(|(p, d)| d.clone().map(|d| (p.clone(), d)))
+                .collect();
+            assert_eq!(all, model);
+        };
+        let mut copy: Option<(Zk, BTreeMap<String, Option<String>>)> = None;
+        for ms in 10..=80 {
+            zk.set_now(SimTime(ms));
+            for (at, p, after) in &later {
+                if *at == SimTime(ms) {
+                    seen.insert(p.clone(), after.clone());
+                }
+            }
+            observed(&zk, &seen);
+            if ms == 40 {
+                copy = Some((zk.clone(), seen.clone()));
+            }
+            if let Some((c, c_seen)) = copy.as_ref() {
+                observed(c, c_seen);
+            }
+        }
+        assert!(!zk.has_pending());
+        let (mut c, mut c_seen) = copy.unwrap();
+        assert!(c.has_pending());
+        c.set_now(SimTime(80));
+        for (_, p, after) in &later {
+            c_seen.insert(p.clone(), after.clone());
+        }
+        observed(&c, &c_seen);
+        assert!(!c.has_pending());
+        assert_eq!(c, zk);
+    }
 }

@@ -919,20 +919,11 @@ impl Zk {
         mark("zk: sessions and watches");
         drop((fired, triggers, changed));
         mark("zk: fired, triggers, changed");
-        let n = (
-            pending.len(),
-            pending.iter().map(|(_, v)| v.len()).sum::<usize>(),
-            pending_by_time.len(),
-            pending_by_time.iter().map(|(_, v)| v.len()).sum::<usize>(),
-            deferred_changed.len(),
-            deferred_changed.iter().map(|(_, v)| v.len()).sum::<usize>(),
-        );
         drop(pending);
         mark("zk: pending changes (path -> before-images)");
         drop(pending_by_time);
         mark("zk: pending changes (paths by moment)");
         drop((deferred_changed, new_visible));
         mark("zk: changed paths to report (by moment)");
-        eprintln!("pending: {} paths, {} images; by time: {} moments, {} paths; deferred: {} moments, {} paths", n.0, n.1, n.2, n.3, n.4, n.5);
     }
 }

@@ -415,7 +415,7 @@ mod tests {
                     let l = LeaderIsr {
                         leader: Some(BrokerId(p % 3)),
                         leader_epoch: p as i32,
-                        isr: vec![BrokerId(p % 3)],
+                        isr: vec![BrokerId(p % 3)].into(),
                         zk_version: 0,
                         controller_epoch: 1,
                     };

@@ -33,11 +33,16 @@ pub struct RequestBatch {
     stop_replica: BTreeMap<BrokerId, Vec<(TopicPartition, bool)>>,
 }
 
-/// The wire form of a partition's leadership.
+/// No replicas (a partition with no assignment).
+pub static NO_REPLICAS: BrokerIds = BrokerIds::new();
+
+/// The wire form of a partition's leadership. The ISR and the replicas are
+/// copied as they are held (in place up to six ids: a copy of a few words,
+/// no allocation).
 pub fn partition_info(
     tp: &TopicPartition,
     l: &LeaderIsr,
-    replicas: &[BrokerId],
+    replicas: &BrokerIds,
     is_new: bool,
 ) -> PartitionStateInfo {
     PartitionStateInfo {
@@ -45,9 +50,9 @@ pub fn partition_info(
         controller_epoch: l.controller_epoch,
         leader: l.leader.map_or(NO_LEADER, |b| b.0 as i32),
         leader_epoch: l.leader_epoch,
-        isr: BrokerIds::from(&l.isr[..]),
+        isr: l.isr.clone(),
         zk_version: l.zk_version,
-        replicas: BrokerIds::from(replicas),
+        replicas: replicas.clone(),
         is_new,
     }
 }
@@ -63,7 +68,7 @@ impl RequestBatch {
         l: &LeaderIsr,
         is_new: bool,
     ) {
-        let replicas = ctx.assignments.get(tp).map_or(&[][..], |a| &a[..]);
+        let replicas = ctx.assignments.get(tp).unwrap_or(&NO_REPLICAS);
         self.add_leader_and_isr_with_replicas(ctx, brokers, tp, l, replicas, is_new);
     }
 
@@ -75,7 +80,7 @@ impl RequestBatch {
         brokers: &[BrokerId],
         tp: &TopicPartition,
         l: &LeaderIsr,
-        replicas: &[BrokerId],
+        replicas: &BrokerIds,
         is_new: bool,
     ) {
         // Built once and copied to each broker's list (its id lists are in
@@ -189,7 +194,7 @@ impl RequestBatch {
                 .iter()
                 .filter_map(|tp| {
                     let l = leadership.get(tp)?;
-                    let replicas = assignments.get(tp).map_or(&[][..], |a| &a[..]);
+                    let replicas = assignments.get(tp).unwrap_or(&NO_REPLICAS);
                     let mut info = partition_info(tp, l, replicas, false);
                     if deleting.contains(tp.topic.as_str()) {
                         info.leader = LEADER_DURING_DELETE;

@@ -206,7 +206,8 @@ impl KafkaController {
                     if !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()) {
                         // One lookup of the assignment for the recipients and
                         // the entries' replicas.
-                        let replicas = self.ctx.assignments.get(&tp).map_or(&[][..], |a| &a[..]);
+                        let replicas =
+                            (self.ctx.assignments.get(&tp)).unwrap_or(&super::batch::NO_REPLICAS);
                         let recipients: super::election::BrokerIds =
                             replicas.iter().copied().filter(|r| *r != broker).collect();
                         batch.add_leader_and_isr_with_replicas(
@@ -310,7 +311,7 @@ impl KafkaController {
                             tp: tp.clone(),
                             broker,
                             leader: written.leader,
-                            isr: written.isr.clone(),
+                            isr: written.isr.to_vec(),
                             leader_epoch: written.leader_epoch,
                         },
                     );

@@ -276,6 +276,9 @@ fn in_partition_order<T>(
     // Added in partition order, each once (a failover's start-up adds them
     // so): already what the sort and merge would make.
     if entries.windows(2).all(|w| tp(&w[0]) < tp(&w[1])) {
+        // Held as long as the request is: no spare room (shrinking in
+        // place moves nothing).
+        entries.shrink_to_fit();
         return entries;
     }
     // Stable: entries for one partition stay in the order they were added.

@@ -338,10 +338,7 @@ impl SummaryCache {
         let Some(row) = self.rows.get_mut(i) else {
             return;
         };
-        row.isr = l
-            .as_ref()
-            .map(|l| l.isr.as_slice().into())
-            .unwrap_or_default();
+        row.isr = l.as_ref().map(|l| l.isr[..].into()).unwrap_or_default();
         row.leader = l.as_ref().and_then(|l| l.leader);
         row.leader_epoch = l.as_ref().map_or(-1, |l| l.leader_epoch);
         row.changed_at_ms = at.map(|t| t.as_ms());

@@ -279,7 +279,7 @@ impl ClusterView {
                     CachedLeadership {
                         leader: l.leader.map_or(-1, |b| b.0 as i32),
                         leader_epoch: l.leader_epoch,
-                        isr: l.isr.clone(),
+                        isr: l.isr.to_vec(),
                     }
                 }),
                 broker_caches: sim

@@ -18,8 +18,9 @@ pub struct LeaderIsr {
     pub leader: Option<BrokerId>,
     /// The leader epoch.
     pub leader_epoch: i32,
-    /// The in-sync replicas, in ISR order.
-    pub isr: Vec<BrokerId>,
+    /// The in-sync replicas, in ISR order (in place up to six; compares,
+    /// prints and serializes as a list).
+    pub isr: crate::controller::election::BrokerIds,
     /// The state znode's data version.
     pub zk_version: i32,
     /// The controller epoch that wrote it.
@@ -337,7 +338,7 @@ fn decode_partition_state_json(data: &str, zk_version: i32) -> Option<LeaderIsr>
         .as_array()?
         .iter()
         .map(|b| b.as_u64().and_then(|n| u32::try_from(n).ok()).map(BrokerId))
-        .collect::<Option<Vec<_>>>()?;
+        .collect::<Option<crate::controller::election::BrokerIds>>()?;
     Some(LeaderIsr {
         leader: u32::try_from(leader).ok().map(BrokerId),
         leader_epoch: i32::try_from(v.get("leader_epoch")?.as_i64()?).ok()?,
@@ -356,6 +357,7 @@ fn decode_partition_state_json(data: &str, zk_version: i32) -> Option<LeaderIsr>
 /// depends on which path ran.
 mod fast {
     use super::{BrokerId, LeaderIsr};
+    use crate::controller::election::BrokerIds;
 
     /// A cursor over the bytes.
     struct Cursor<'a> {
@@ -408,14 +410,18 @@ mod fast {
 
         /// `[id,id,…]`.
         fn ids(&mut self) -> Option<Vec<BrokerId>> {
+            self.ids_into(Vec::with_capacity(4), Vec::push)
+        }
+
+        /// `[id,id,…]`, each id added to `out` by `push`.
+        fn ids_into<T>(&mut self, mut out: T, push: fn(&mut T, BrokerId)) -> Option<T> {
             self.lit("[")?;
-            let mut out = Vec::with_capacity(4);
             if self.peek() == Some(b']') {
                 self.at += 1;
                 return Some(out);
             }
             loop {
-                out.push(self.id()?);
+                push(&mut out, self.id()?);
                 match self.peek()? {
                     b',' => self.at += 1,
                     b']' => {
@@ -446,7 +452,7 @@ mod fast {
         c.lit(r#","version":1,"leader_epoch":"#)?;
         let leader_epoch = c.int()?;
         c.lit(r#","isr":"#)?;
-        let isr = c.ids()?;
+        let isr = c.ids_into(BrokerIds::new(), BrokerIds::push)?;
         c.lit("}")?;
         if !c.done() {
             return None;
@@ -546,7 +552,7 @@ mod tests {
         let l = LeaderIsr {
             leader: None,
             leader_epoch: 4,
-            isr: vec![BrokerId(2)],
+            isr: vec![BrokerId(2)].into(),
             zk_version: 7,
             controller_epoch: 3,
         };
@@ -633,14 +639,14 @@ mod tests {
             encode_partition_state(&LeaderIsr {
                 leader: Some(BrokerId(3)),
                 leader_epoch: 12,
-                isr: vec![BrokerId(3), BrokerId(1), BrokerId(2)],
+                isr: vec![BrokerId(3), BrokerId(1), BrokerId(2)].into(),
                 zk_version: 0,
                 controller_epoch: 2,
             }),
             encode_partition_state(&LeaderIsr {
                 leader: None,
                 leader_epoch: 0,
-                isr: vec![],
+                isr: crate::controller::election::BrokerIds::new(),
                 zk_version: 0,
                 controller_epoch: 1,
             }),

@@ -33,11 +33,16 @@ pub struct RequestBatch {
     stop_replica: BTreeMap<BrokerId, Vec<(TopicPartition, bool)>>,
 }
 
-/// The wire form of a partition's leadership.
+/// No replicas (a partition with no assignment).
+pub static NO_REPLICAS: BrokerIds = BrokerIds::new();
+
+/// The wire form of a partition's leadership. The ISR and the replicas are
+/// copied as they are held (in place up to six ids: a copy of a few words,
+/// no allocation).
 pub fn partition_info(
     tp: &TopicPartition,
     l: &LeaderIsr,
-    replicas: &[BrokerId],
+    replicas: &BrokerIds,
     is_new: bool,
 ) -> PartitionStateInfo {
     PartitionStateInfo {
@@ -45,9 +50,9 @@ pub fn partition_info(
         controller_epoch: l.controller_epoch,
         leader: l.leader.map_or(NO_LEADER, |b| b.0 as i32),
         leader_epoch: l.leader_epoch,
-        isr: BrokerIds::from(&l.isr[..]),
+        isr: l.isr.clone(),
         zk_version: l.zk_version,
-        replicas: BrokerIds::from(replicas),
+        replicas: replicas.clone(),
         is_new,
     }
 }
@@ -63,7 +68,7 @@ impl RequestBatch {
         l: &LeaderIsr,
         is_new: bool,
     ) {
-        let replicas = ctx.assignments.get(tp).map_or(&[][..], |a| &a[..]);
+        let replicas = ctx.assignments.get(tp).unwrap_or(&NO_REPLICAS);
         self.add_leader_and_isr_with_replicas(ctx, brokers, tp, l, replicas, is_new);
     }
 
@@ -75,7 +80,7 @@ impl RequestBatch {
         brokers: &[BrokerId],
         tp: &TopicPartition,
         l: &LeaderIsr,
-        replicas: &[BrokerId],
+        replicas: &BrokerIds,
         is_new: bool,
     ) {
         // Built once and copied to each broker's list (its id lists are in
@@ -91,6 +96,15 @@ impl RequestBatch {
             self.leader_and_isr.entry(*last).or_default().push(info);
         }
         self.add_update_metadata_to_all_live(ctx, std::slice::from_ref(tp));
+    }
+
+    /// Room for `n` more LeaderAndIsr entries to `to` (what a caller that
+    /// knows how many it will add can ask, so the list is not grown and
+    /// copied as it fills; nothing is added).
+    pub fn reserve_leader_and_isr(&mut self, to: BrokerId, n: usize) {
+        if n > 0 {
+            self.leader_and_isr.entry(to).or_default().reserve(n);
+        }
     }
 
     /// `addUpdateMetadataRequestForBrokers` to every live or shutting-down broker.
@@ -134,7 +148,7 @@ impl RequestBatch {
 
     /// Whether nothing has been added.
     pub fn is_empty(&self) -> bool {
-        self.leader_and_isr.is_empty()
+        self.leader_and_isr.values().all(Vec::is_empty)
             && self.update_metadata_brokers.is_empty()
             && !self.update_metadata_to_all_live
             && self.stop_replica.is_empty()
@@ -164,7 +178,8 @@ impl RequestBatch {
             });
         };
         for (to, parts) in self.leader_and_isr {
-            if ctx.live_brokers.contains_key(&to) {
+            // (A list reserved and never added to is no request.)
+            if !parts.is_empty() && ctx.live_brokers.contains_key(&to) {
                 let partitions = in_partition_order(
                     parts,
                     |p| &p.tp,
@@ -189,7 +204,7 @@ impl RequestBatch {
                 .iter()
                 .filter_map(|tp| {
                     let l = leadership.get(tp)?;
-                    let replicas = assignments.get(tp).map_or(&[][..], |a| &a[..]);
+                    let replicas = assignments.get(tp).unwrap_or(&NO_REPLICAS);
                     let mut info = partition_info(tp, l, replicas, false);
                     if deleting.contains(tp.topic.as_str()) {
                         info.leader = LEADER_DURING_DELETE;
@@ -258,6 +273,14 @@ fn in_partition_order<T>(
     tp: impl Fn(&T) -> &TopicPartition,
     merge: impl Fn(&mut T, &T),
 ) -> Vec<T> {
+    // Added in partition order, each once (a failover's start-up adds them
+    // so): already what the sort and merge would make.
+    if entries.windows(2).all(|w| tp(&w[0]) < tp(&w[1])) {
+        // Held as long as the request is: no spare room (shrinking in
+        // place moves nothing).
+        entries.shrink_to_fit();
+        return entries;
+    }
     // Stable: entries for one partition stay in the order they were added.
     entries.sort_by(|a, b| tp(a).cmp(tp(b)));
     let mut out: Vec<T> = Vec::with_capacity(entries.len());
@@ -312,5 +335,59 @@ impl<'a, K: Ord + Clone, V: Clone> Walk<'a, K, V> {
             Some((k, v)) if *k == key => Some(*v),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// What a map updated in place holds: the last entry added for each
+    /// partition, with the `is_new` of any earlier one folded in.
+    fn model(entries: &[(TopicPartition, u32, bool)]) -> Vec<(TopicPartition, u32, bool)> {
+        let mut map: BTreeMap<TopicPartition, (u32, bool)> = BTreeMap::new();
+        for (tp, v, new) in entries {
+            let earlier = map.get(tp).is_some_and(|e| e.1);
+            map.insert(tp.clone(), (*v, *new || earlier));
+        }
+        map.into_iter().map(|(tp, (v, n))| (tp, v, n)).collect()
+    }
+
+    // In order and each once (the fast path), out of order, and repeated:
+    // the same as the map, every time.
+    #[test]
+    fn in_partition_order_is_what_a_map_updated_in_place_holds() {
+        let tp = |t: &str, p: u32| TopicPartition::new(crate::ids::Topic::from(t), p);
+        let sorted: Vec<(TopicPartition, u32, bool)> = (0..12)
+            .map(|p| (tp(if p < 6 { "a" } else { "b" }, p % 6), p, p % 3 == 0))
+            .collect();
+        let mut reversed = sorted.clone();
+        reversed.reverse();
+        let mut repeated = sorted.clone();
+        repeated.extend(
+            sorted
+                .iter()
+                .step_by(2)
+                .map(|(t, v, _)| (t.clone(), v + 100, false)),
+        );
+        let mut one_repeat = sorted.clone();
+        one_repeat.insert(3, sorted[3].clone());
+        for entries in [vec![], sorted, reversed, repeated, one_repeat] {
+            let got = in_partition_order(
+                entries.clone(),
+                |e| &e.0,
+                |kept, earlier| kept.2 |= earlier.2,
+            );
+            assert_eq!(got, model(&entries));
+        }
+    }
+
+    // A list reserved and never added to leaves the batch empty.
+    #[test]
+    fn a_reservation_alone_adds_nothing() {
+        let mut batch = RequestBatch::default();
+        batch.reserve_leader_and_isr(BrokerId(1), 10);
+        assert!(batch.is_empty());
     }
 }

@@ -106,7 +106,7 @@ impl KafkaController {
         tps.iter()
             .filter_map(|tp| {
                 let l = self.ctx.leadership.get(tp)?;
-                let replicas = self.ctx.assignments.get(tp).map_or(&[][..], |a| &a[..]);
+                let replicas = (self.ctx.assignments.get(tp)).unwrap_or(&super::batch::NO_REPLICAS);
                 Some(super::batch::partition_info(tp, l, replicas, false))
             })
             .collect()

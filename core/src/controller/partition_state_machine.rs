@@ -211,7 +211,7 @@ impl KafkaController {
         let mut to_create: Vec<(TopicPartition, LeaderIsr, Vec<BrokerId>)> = Vec::new();
         for tp in tps {
             let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
-            let live: Vec<BrokerId> = replicas
+            let live: super::election::BrokerIds = replicas
                 .iter()
                 .copied()
                 .filter(|r| self.ctx.is_replica_online(*r, false))
@@ -273,7 +273,7 @@ impl KafkaController {
                             leader: l.leader,
                             tp: tp.clone(),
                             replicas: replicas.to_vec(),
-                            isr: l.isr.clone(),
+                            isr: l.isr.to_vec(),
                         },
                     );
                     self.ctx.leadership.insert(tp.clone(), l.clone());
@@ -397,7 +397,7 @@ impl KafkaController {
         let new = LeaderIsr {
             leader: Some(leader),
             leader_epoch: current.leader_epoch + 1,
-            isr: result.isr.to_vec(),
+            isr: result.isr.clone(),
             zk_version: current.zk_version,
             controller_epoch: self.ctx.epoch,
         };

@@ -207,7 +207,7 @@ impl KafkaController {
                         .ctx
                         .leadership
                         .get(tp)
-                        .map(|l| l.isr.clone())
+                        .map(|l| l.isr.to_vec())
                         .unwrap_or_default(),
                 },
             );

@@ -42,11 +42,21 @@ impl KafkaController {
         let mut offline = Vec::new();
         let mut any_online = false;
         let mut states = Vec::with_capacity(self.ctx.assignments.len());
+        // Online replicas per broker (ids below 4096; others are not
+        // counted): at most the LeaderAndIsr entries each will get.
+        let mut online_per_broker: Vec<usize> = Vec::new();
         for (tp, rs) in &self.ctx.assignments {
             let mut these = PartitionReplicaStates::new();
             for r in rs {
                 let state = if online_brokers.has(*r) {
                     any_online = true;
+                    let i = r.0 as usize;
+                    if i < 4096 {
+                        if online_per_broker.len() <= i {
+                            online_per_broker.resize(i + 1, 0);
+                        }
+                        online_per_broker[i] += 1;
+                    }
                     ReplicaState::OnlineReplica
                 } else {
                     offline.push((tp.clone(), *r));
@@ -80,6 +90,9 @@ impl KafkaController {
             // the ones the general path builds, without its three ordered-map
             // lookups per replica.
             let mut batch = RequestBatch::default();
+            for (i, n) in online_per_broker.iter().enumerate() {
+                batch.reserve_leader_and_isr(BrokerId(i as u32), *n);
+            }
             let mut leadership = self.ctx.leadership.iter().peekable();
             let mut to = Vec::new();
             for (tp, rs) in &self.ctx.assignments {
@@ -206,7 +219,8 @@ impl KafkaController {
                     if !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()) {
                         // One lookup of the assignment for the recipients and
                         // the entries' replicas.
-                        let replicas = self.ctx.assignments.get(&tp).map_or(&[][..], |a| &a[..]);
+                        let replicas =
+                            (self.ctx.assignments.get(&tp)).unwrap_or(&super::batch::NO_REPLICAS);
                         let recipients: super::election::BrokerIds =
                             replicas.iter().copied().filter(|r| *r != broker).collect();
                         batch.add_leader_and_isr_with_replicas(
@@ -310,7 +324,7 @@ impl KafkaController {
                             tp: tp.clone(),
                             broker,
                             leader: written.leader,
-                            isr: written.isr.clone(),
+                            isr: written.isr.to_vec(),
                             leader_epoch: written.leader_epoch,
                         },
                     );

@@ -329,7 +329,7 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[Broker
     let new = LeaderIsr {
         leader: Some(leader),
         leader_epoch: local.leader_epoch,
-        isr: isr.to_vec(),
+        isr: isr.into(),
         zk_version: local.zk_version,
         controller_epoch: local.controller_epoch,
     };

@@ -759,7 +759,7 @@ impl Observer {
                     self.leaderless_after_reassignment.insert(tp.clone());
                 }
                 seen.leader = l.leader;
-                seen.isr = l.isr;
+                seen.isr = l.isr.to_vec();
                 seen.leader_epoch = l.leader_epoch;
                 seen.max_leader_epoch = seen.max_leader_epoch.max(l.leader_epoch);
             }

@@ -327,7 +327,13 @@ fn a_leader_outside_its_isr_and_an_isr_outside_the_assignment_are_found() {
     let mut o = Observer::new(&sim);
     let tp = tp0();
     let mut l = state(&sim, &tp);
-    l.isr.retain(|r| Some(*r) != l.leader);
+    let leader = l.leader;
+    l.isr = l
+        .isr
+        .iter()
+        .copied()
+        .filter(|r| Some(*r) != leader)
+        .collect();
     l.isr.push(BrokerId(7));
     write_state(&mut sim, &tp, &l);
     assert_eq!(
@@ -403,14 +409,14 @@ fn a_record_lost_to_an_unclean_election_is_not_a_finding() {
     let new_leader = BrokerId((old.leader.unwrap().0 + 1) % 3);
     // The ISR shrinks to the leader, then a replica outside it is elected.
     let shrunk = LeaderIsr {
-        isr: vec![old.leader.unwrap()],
+        isr: vec![old.leader.unwrap()].into(),
         ..old.clone()
     };
     write_state(&mut sim, &tp, &shrunk);
     assert_eq!(o.after_step(&sim), vec![]);
     let unclean = LeaderIsr {
         leader: Some(new_leader),
-        isr: vec![new_leader],
+        isr: vec![new_leader].into(),
         leader_epoch: old.leader_epoch + 1,
         ..old
     };
@@ -670,10 +676,10 @@ fn a_leaderless_isr_keeps_one_member_outside_the_assignment() {
     let tp = tp0();
     let mut l = state(&sim, &tp);
     l.leader = None;
-    l.isr = vec![BrokerId(7)];
+    l.isr = vec![BrokerId(7)].into();
     write_state(&mut sim, &tp, &l);
     assert_eq!(names(&o.after_step(&sim)), Vec::<&str>::new());
-    l.isr = vec![BrokerId(7), BrokerId(8)];
+    l.isr = vec![BrokerId(7), BrokerId(8)].into();
     write_state(&mut sim, &tp, &l);
     assert_eq!(
         names(&o.after_step(&sim)),

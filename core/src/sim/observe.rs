@@ -306,7 +306,7 @@ impl Sim {
                 out.push(PartitionOverview {
                     state,
                     replicas,
-                    isr: l.as_ref().map(|l| l.isr.clone()).unwrap_or_default(),
+                    isr: l.as_ref().map(|l| l.isr.to_vec()).unwrap_or_default(),
                     leader: l.as_ref().and_then(|l| l.leader),
                     leader_epoch: l.as_ref().map_or(-1, |l| l.leader_epoch),
                     controller_epoch: l.as_ref().map_or(-1, |l| l.controller_epoch),

@@ -393,7 +393,7 @@ impl Gen {
                     });
                 if let Some(mut l) = current {
                     if let Some(leader) = l.leader {
-                        l.isr = vec![leader];
+                        l.isr = vec![leader].into();
                     }
                     return Action::SetZnode {
                         data: crate::znodes::encode_partition_state(&l),

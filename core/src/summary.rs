@@ -279,8 +279,10 @@ impl SummaryCache {
             };
             let mut parts = decode_topic_assignment(&node.data).unwrap_or_default();
             // In partition order (the decoder's already), so that the rows
-            // are in (topic, partition) order and found by bisection.
-            parts.sort_by_key(|(p, _)| *p);
+            // are in (topic, partition) order and found by bisection. The
+            // crate's sort: a list in order costs one look, and the `.wasm`
+            // has no copy of the standard sort for these pairs.
+            crate::sort::sort_by_key(&mut parts, |(p, _)| *p);
             for (p, replicas) in parts {
                 let tp = TopicPartition::new(topic.as_str(), p);
                 let i = self.rows.len();

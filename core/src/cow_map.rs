@@ -410,12 +410,13 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     /// `other` costs. Pointer identity only decides membership, so the
     /// count is the same on every run.
     pub fn unshared_entries(&self, other: Option<&Self>) -> usize {
-        let theirs: std::collections::BTreeSet<*const Chunk<K, V>> = other
-            .map(|o| o.chunks.iter().map(Rc::as_ptr).collect())
+        // Untyped pointers: one set type (and one sort) for every `CowMap<K, V>`.
+        let theirs: std::collections::BTreeSet<*const ()> = other
+            .map(|o| o.chunks.iter().map(|c| Rc::as_ptr(c).cast::<()>()).collect())
             .unwrap_or_default();
         self.chunks
             .iter()
-            .filter(|c| !theirs.contains(&Rc::as_ptr(c)))
+            .filter(|c| !theirs.contains(&Rc::as_ptr(c).cast::<()>()))
             .map(|c| c.len())
             .sum()
     }

@@ -343,7 +343,7 @@ impl Timeline {
         let idx = self.actions.iter().rposition(|(t, _)| *t == at)?;
         let last = self.actions.remove(idx);
         self.actions.extend(dropped);
-        self.actions.sort_by_key(|(t, _)| *t);
+        crate::sort::sort_by_key(&mut self.actions, |(t, _)| *t);
         let now = self.sim.now();
         self.snapshots.retain(|s| s.sim.now() <= last.0);
         self.restore(last.0);

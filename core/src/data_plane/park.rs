@@ -149,8 +149,9 @@ impl Parking {
             g.members.pop();
             (tail, key.2 + 1)
         } else {
-            let head: Vec<Session> = g.members.drain(..i).collect();
-            g.members.remove(0);
+            let mut head: Vec<Session> = g.members.split_off(i + 1);
+            std::mem::swap(&mut head, &mut g.members);
+            head.pop();
             g.start = key.2 + 1;
             let kept = g.key();
             self.by_key.remove(&g_key);

@@ -130,34 +130,54 @@ impl Parking {
     }
 
     /// Take `session` out of its group; returns the place of its next round.
+    /// The group splits in two around it: the smaller part moves to a new
+    /// group (its members' group ids are rewritten), the larger one keeps
+    /// the group, so waking sessions one by one out of a large group costs
+    /// the smaller side each time, not the whole tail.
     pub(super) fn unpark(&mut self, session: Session) -> Option<QueueKey> {
         let id = self.member_of.remove(&session)?;
         let g = self.groups.get_mut(&id)?;
         let i = g.members.iter().position(|s| *s == session)?;
         let key = (g.next, g.base, g.start + i as u64);
-        let tail: Vec<Session> = g.members.split_off(i + 1);
-        g.members.pop();
         let g_key = g.key();
-        let (next, every, base) = (g.next, g.every, g.base);
-        if g.members.is_empty() {
-            self.groups.remove(&id);
+        let (next, every, base, start) = (g.next, g.every, g.base, g.start);
+        let after = g.members.len() - i - 1;
+        // The part that moves to a new group (in queue order) and its first
+        // member's place.
+        let (moved, moved_start) = if after <= i {
+            let tail: Vec<Session> = g.members.split_off(i + 1);
+            g.members.pop();
+            (tail, key.2 + 1)
+        } else {
+            let mut head: Vec<Session> = g.members.split_off(i + 1);
+            std::mem::swap(&mut head, &mut g.members);
+            head.pop();
+            g.start = key.2 + 1;
+            let kept = g.key();
             self.by_key.remove(&g_key);
+            self.by_key.insert(kept, id);
+            (head, start)
+        };
+        if self.groups.get(&id).is_some_and(|g| g.members.is_empty()) {
+            if let Some(g) = self.groups.remove(&id) {
+                self.by_key.remove(&g.key());
+            }
         }
-        if !tail.is_empty() {
-            let tail_id = self.next_id;
+        if !moved.is_empty() {
+            let moved_id = self.next_id;
             self.next_id += 1;
             let t = Group {
                 next,
                 every,
                 base,
-                start: key.2 + 1,
-                members: tail,
+                start: moved_start,
+                members: moved,
             };
             for s in &t.members {
-                self.member_of.insert(*s, tail_id);
+                self.member_of.insert(*s, moved_id);
             }
-            self.by_key.insert(t.key(), tail_id);
-            self.groups.insert(tail_id, t);
+            self.by_key.insert(t.key(), moved_id);
+            self.groups.insert(moved_id, t);
         }
         Some(key)
     }
@@ -217,11 +237,25 @@ impl Parking {
                 .map(|(_, &p)| p)
                 .filter(|p| self.groups.get(p).is_some_and(|h| h.followed_by(&g)));
             match prev.and_then(|p| self.groups.get_mut(&p).map(|h| (p, h))) {
-                Some((p, h)) => {
+                // The smaller of the two groups joins the larger: only its
+                // members' group ids are rewritten.
+                Some((p, h)) if h.members.len() >= g.members.len() => {
                     for s in &g.members {
                         self.member_of.insert(*s, p);
                     }
                     h.members.append(&mut g.members);
+                }
+                Some((p, h)) => {
+                    for s in &h.members {
+                        self.member_of.insert(*s, id);
+                    }
+                    let h_key = h.key();
+                    h.members.append(&mut g.members);
+                    std::mem::swap(&mut h.members, &mut g.members);
+                    g.start = h.start;
+                    self.groups.remove(&p);
+                    self.by_key.insert(h_key, id);
+                    self.groups.insert(id, g);
                 }
                 None => {
                     self.by_key.insert(new_key, id);
@@ -305,7 +339,10 @@ mod tests {
             let mut p = Parking::default();
             let mut model = OneByOne::default();
             let (mut now, mut seq) = (0u64, 1u64);
-            let sessions: Vec<Session> = (0..10).map(|i| s(i % 5, 10 + i / 5)).collect();
+            // Odd seeds: more sessions, so larger groups split on either
+            // side of a woken member and merge either way round.
+            let count: u32 = if seed % 2 == 0 { 10 } else { 40 };
+            let sessions: Vec<Session> = (0..count).map(|i| s(i % 5, 10 + i / 5)).collect();
             for _ in 0..300 {
                 match rng.below(4) {
                     0 => {
@@ -314,7 +351,7 @@ mod tests {
                         seq += 1;
                         let mut sub = 0;
                         for _ in 0..rng.between(1, 4) {
-                            let session = sessions[rng.below(10) as usize];
+                            let session = sessions[rng.below(u64::from(count)) as usize];
                             if model.places.contains_key(&session) {
                                 continue;
                             }
@@ -326,7 +363,7 @@ mod tests {
                         }
                     }
                     1 => {
-                        let session = sessions[rng.below(10) as usize];
+                        let session = sessions[rng.below(u64::from(count)) as usize];
                         let woken = p.wake(session);
                         let expected = model.places.remove(&session);
                         assert_eq!(
@@ -366,6 +403,13 @@ mod tests {
                     "seed {seed}: no empty group"
                 );
                 assert!(p.groups.values().all(|g| !g.members.is_empty()));
+                // Every member's group id names the group that holds it, and
+                // every group is found by its first member's place.
+                for (id, g) in &p.groups {
+                    assert!(g.members.iter().all(|m| p.member_of.get(m) == Some(id)));
+                    assert_eq!(p.by_key.get(&g.key()), Some(id), "seed {seed}");
+                }
+                assert_eq!(p.by_key.len(), p.groups.len(), "seed {seed}");
             }
         }
     }

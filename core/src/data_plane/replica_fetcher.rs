@@ -405,6 +405,10 @@ impl DataPlane {
 
     /// When a cached session's last round was (a parked one's is computed).
     fn session_caught_up(&self, leader: BrokerId, follower: BrokerId, c: &SessionCache) -> SimTime {
+        if !c.parked {
+            // Only a session marked parked is ever in the parking.
+            return c.caught_up_at;
+        }
         self.parking
             .last_round((follower, leader))
             .unwrap_or(c.caught_up_at)
@@ -629,8 +633,14 @@ impl DataPlane {
             .filter(|(_, c)| meets(c))
             .map(|(k, _)| *k)
             .collect();
-        let mut leader = self.session_caches.keys().next().map(|k| k.0);
-        while let Some(l) = leader {
+        // A cached session always has its round due (`fetch_sessions`: a
+        // round that drops the due time closes the cache first), so the
+        // leaders `broker` fetches from are read there, in order.
+        for &(_, l) in self
+            .fetch_sessions
+            .range((broker, BrokerId(0))..=(broker, BrokerId(u32::MAX)))
+            .map(|(k, _)| k)
+        {
             if l != broker {
                 if let Some(c) = self.session_caches.get(&(l, broker)) {
                     if meets(c) {
@@ -638,12 +648,6 @@ impl DataPlane {
                     }
                 }
             }
-            leader = l.0.checked_add(1).and_then(|n| {
-                self.session_caches
-                    .range((BrokerId(n), BrokerId(0))..)
-                    .next()
-                    .map(|(k, _)| k.0)
-            });
         }
         keys.sort_unstable();
         for (l, f) in keys {

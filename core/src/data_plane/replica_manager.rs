@@ -93,6 +93,10 @@ impl DataPlane {
                 // Kafka: becomeLeaderOrFollower makes a broker leader or
                 // follower only of the partitions it took; the others keep
                 // their leader's view of its followers and their fetchers.
+                // The leaders whose sessions with this broker were already
+                // closed and given a round (once is enough: nothing in this
+                // call opens, parks or reschedules them again).
+                let mut followed: Vec<BrokerId> = Vec::new();
                 for (p, _) in partitions.iter().zip(taken).filter(|(_, taken)| **taken) {
                     let key = (broker, p.tp.clone());
                     if !self.logs.contains_key(&key) {
@@ -105,8 +109,11 @@ impl DataPlane {
                     } else if p.leader >= 0 {
                         // The session with the new leader gains the partition.
                         let leader = BrokerId(p.leader as u32);
-                        self.close_session_cache(env, leader, broker);
-                        self.ensure_fetch_session(env, broker, leader, 2);
+                        if !followed.contains(&leader) {
+                            followed.push(leader);
+                            self.close_session_cache(env, leader, broker);
+                            self.ensure_fetch_session(env, broker, leader, 2);
+                        }
                     }
                 }
             }

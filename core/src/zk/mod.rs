@@ -180,16 +180,21 @@ impl<'a> NodeCursor<'a> {
         let mut walked = false;
         if let Some(iter) = self.iter.as_mut().filter(|_| path >= self.at.as_str()) {
             for _ in 0..Self::STEPS {
-                match iter.peek() {
-                    Some((k, _)) if k.as_bytes() < path.as_bytes() => {
+                // One comparison a step: before the path, or at it or past it.
+                let Some((k, n)) = iter.peek() else {
+                    walked = true;
+                    break;
+                };
+                match k.as_bytes().cmp(path.as_bytes()) {
+                    std::cmp::Ordering::Less => {
                         iter.next();
                     }
-                    Some((k, n)) => {
+                    std::cmp::Ordering::Equal => {
                         walked = true;
-                        found = (k.as_bytes() == path.as_bytes()).then_some(*n);
+                        found = Some(*n);
                         break;
                     }
-                    None => {
+                    std::cmp::Ordering::Greater => {
                         walked = true;
                         break;
                     }

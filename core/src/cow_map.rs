@@ -114,6 +114,83 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         Rc::make_mut(chunk).get_mut(i).map(|(_, v)| v)
     }
 
+    /// [`CowMap::get`], first trying where `hint` says the last hinted
+    /// lookup found its key (a chunk and a position in it): the entry there
+    /// is used only if its key is `key` (keys are unique, so it is the one),
+    /// so a stale hint costs one comparison and never a wrong answer. A hit
+    /// of a full search is remembered in `hint`.
+    pub fn get_hinted<Q>(&self, key: &Q, hint: &std::cell::Cell<(usize, usize)>) -> Option<&V>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let (c, i) = hint.get();
+        if let Some((k, v)) = self.chunks.get(c).and_then(|chunk| chunk.get(i)) {
+            if k.borrow() == key {
+                return Some(v);
+            }
+        }
+        let c = self.chunk_of(key);
+        let chunk = self.chunks.get(c)?;
+        let i = find(chunk, key).ok()?;
+        hint.set((c, i));
+        chunk.get(i).map(|(_, v)| v)
+    }
+
+    /// [`CowMap::get_mut`] with a hint, as [`CowMap::get_hinted`].
+    pub fn get_mut_hinted<Q>(
+        &mut self,
+        key: &Q,
+        hint: &std::cell::Cell<(usize, usize)>,
+    ) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let (mut c, mut i) = hint.get();
+        let hit = self
+            .chunks
+            .get(c)
+            .and_then(|chunk| chunk.get(i))
+            .is_some_and(|(k, _)| k.borrow() == key);
+        if !hit {
+            c = self.chunk_of(key);
+            i = find(self.chunks.get(c)?, key).ok()?;
+            hint.set((c, i));
+        }
+        let chunk = self.chunks.get_mut(c)?;
+        Rc::make_mut(chunk).get_mut(i).map(|(_, v)| v)
+    }
+
+    /// Change the value for `key` with `change`, then remove the entry if
+    /// `change` returned `false`: one search for both. Returns whether
+    /// there was an entry.
+    pub fn update_or_remove<Q>(&mut self, key: &Q, change: impl FnOnce(&mut V) -> bool) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let c = self.chunk_of(key);
+        let Some(chunk) = self.chunks.get_mut(c) else {
+            return false;
+        };
+        let Ok(i) = find(chunk, key) else {
+            return false;
+        };
+        let chunk = Rc::make_mut(chunk);
+        if chunk.get_mut(i).is_none_or(|(_, v)| change(v)) {
+            return true;
+        }
+        chunk.remove(i);
+        self.len -= 1;
+        if chunk.is_empty() && self.chunks.len() > 1 {
+            // As in `remove`.
+            self.chunks.remove(c);
+            self.bounds.remove(c.saturating_sub(1));
+        }
+        true
+    }
+
     /// The stored key equal to `key`, and its value.
     pub fn get_key_value<Q>(&self, key: &Q) -> Option<(&K, &V)>
     where
@@ -412,7 +489,12 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     pub fn unshared_entries(&self, other: Option<&Self>) -> usize {
         // Untyped pointers: one set type (and one sort) for every `CowMap<K, V>`.
         let theirs: std::collections::BTreeSet<*const ()> = other
-            .map(|o| o.chunks.iter().map(|c| Rc::as_ptr(c).cast::<()>()).collect())
+            .map(|o| {
+                o.chunks
+                    .iter()
+                    .map(|c| Rc::as_ptr(c).cast::<()>())
+                    .collect()
+            })
             .unwrap_or_default();
         self.chunks
             .iter()
@@ -751,5 +833,72 @@ mod tests {
                 .map(|(k, v)| (*k, *v))
                 .eq(want.iter().map(|(k, v)| (*k, *v))));
         }
+    }
+
+    /// Hinted lookups and `update_or_remove` answer as a `BTreeMap` does,
+    /// whatever the hint (fresh, stale after splits and removals, or taken
+    /// in another copy), and a copy taken midway keeps its entries.
+    #[test]
+    fn hinted_lookups_and_update_or_remove_follow_a_btree_map_through_clones() {
+        use std::cell::Cell;
+        let mut m: CowMap<u32, u32> = CowMap::new();
+        let mut want: BTreeMap<u32, u32> = BTreeMap::new();
+        let hint = Cell::new((0, 0));
+        let mut x: u32 = 12345;
+        let mut copy: Option<(CowMap<u32, u32>, BTreeMap<u32, u32>)> = None;
+        for step in 0..6000u32 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let k = (x >> 8) % 700;
+            match step % 5 {
+                0 | 1 => {
+                    m.insert(k, step);
+                    want.insert(k, step);
+                }
+                2 => {
+                    // Keep odd values (incremented), remove even ones.
+                    let had = m.update_or_remove(&k, |v| {
+                        *v += 1;
+                        *v % 2 == 0
+                    });
+                    assert_eq!(had, want.contains_key(&k));
+                    if let Some(v) = want.get_mut(&k) {
+                        *v += 1;
+                        if *v % 2 != 0 {
+                            want.remove(&k);
+                        }
+                    }
+                }
+                3 => {
+                    if let Some(v) = m.get_mut_hinted(&k, &hint) {
+                        *v += 10;
+                    }
+                    if let Some(v) = want.get_mut(&k) {
+                        *v += 10;
+                    }
+                }
+                _ => {
+                    assert_eq!(m.get_hinted(&k, &hint), want.get(&k), "{k}");
+                    // Again, now from the hint.
+                    assert_eq!(m.get_hinted(&k, &hint), want.get(&k), "{k}");
+                }
+            }
+            assert_eq!(m.len(), want.len());
+            if step == 3000 {
+                copy = Some((m.clone(), want.clone()));
+            }
+        }
+        assert!(m
+            .iter()
+            .map(|(k, v)| (*k, *v))
+            .eq(want.iter().map(|(k, v)| (*k, *v))));
+        let (c, c_want) = copy.unwrap();
+        for k in 0..700 {
+            assert_eq!(c.get_hinted(&k, &hint), c_want.get(&k));
+            assert_eq!(m.get_hinted(&k, &hint), want.get(&k));
+        }
+        assert!(c
+            .iter()
+            .map(|(k, v)| (*k, *v))
+            .eq(c_want.iter().map(|(k, v)| (*k, *v))));
     }
 }

@@ -180,16 +180,21 @@ impl<'a> NodeCursor<'a> {
         let mut walked = false;
         if let Some(iter) = self.iter.as_mut().filter(|_| path >= self.at.as_str()) {
             for _ in 0..Self::STEPS {
-                match iter.peek() {
-                    Some((k, _)) if k.as_bytes() < path.as_bytes() => {
+                // One comparison a step: before the path, or at it or past it.
+                let Some((k, n)) = iter.peek() else {
+                    walked = true;
+                    break;
+                };
+                match k.as_bytes().cmp(path.as_bytes()) {
+                    std::cmp::Ordering::Less => {
                         iter.next();
                     }
-                    Some((k, n)) => {
+                    std::cmp::Ordering::Equal => {
                         walked = true;
-                        found = (k.as_bytes() == path.as_bytes()).then_some(*n);
+                        found = Some(*n);
                         break;
                     }
-                    None => {
+                    std::cmp::Ordering::Greater => {
                         walked = true;
                         break;
                     }
@@ -388,7 +393,31 @@ pub struct Zk {
     /// Requests and notifications so far.
     #[serde(default)]
     counters: Tally,
+    /// Where the last hinted lookup in `nodes` found its path: a reader's
+    /// `getData` of a state znode, then the write of it, then the
+    /// bookkeeping of that write look up the same path one after another.
+    #[serde(skip)]
+    hint: Hint,
+    /// The same for a multi-op's `check` (Kafka's `/controller_epoch`
+    /// fence, one before every controller write), kept apart so that it
+    /// does not push out the written path's.
+    #[serde(skip)]
+    check_hint: Hint,
 }
+
+/// A position in a [`CowMap`] for [`CowMap::get_hinted`]: a cache, not
+/// state (a stale one is never used: a hit needs the key itself), so two
+/// ensembles are equal whatever their hints.
+#[derive(Debug, Clone, Default)]
+struct Hint(std::cell::Cell<(usize, usize)>);
+
+impl PartialEq for Hint {
+    fn eq(&self, _: &Hint) -> bool {
+        true
+    }
+}
+
+impl Eq for Hint {}
 
 /// What observers see of a path until a moment: the node as it was before
 /// a change they do not see yet (`None`: there was none).
@@ -498,6 +527,8 @@ impl Zk {
             deferred_changed: CowMap::new(),
             new_visible: BTreeSet::new(),
             counters: Tally::default(),
+            hint: Hint::default(),
+            check_hint: Hint::default(),
         }
     }
 
@@ -640,7 +671,7 @@ impl Zk {
 
     /// The node at `path`, without setting a watch.
     pub fn node(&self, path: &str) -> Option<&Znode> {
-        self.nodes.get(path.as_bytes())
+        self.nodes.get_hinted(path.as_bytes(), &self.hint.0)
     }
 
     /// The names of the children of the node at `path` in the tree, in order
@@ -700,7 +731,10 @@ impl Zk {
     pub fn get_node(&mut self, path: &str, watch: Option<SessionId>) -> Result<&Znode, ZkError> {
         self.counters.reads += 1;
         self.check_session(watch)?;
-        let node = self.nodes.get(path.as_bytes()).ok_or(ZkError::NoNode)?;
+        let node = self
+            .nodes
+            .get_hinted(path.as_bytes(), &self.hint.0)
+            .ok_or(ZkError::NoNode)?;
         if let Some(s) = watch {
             self.data_watches
                 .entry(path.to_string())

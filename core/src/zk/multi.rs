@@ -61,7 +61,7 @@ impl Zk {
             }
         }
         if let Some(at) = self.visible_at() {
-            self.defer(at, &undo);
+            self.defer(at, undo);
         }
         self.flush_triggers();
         Ok(results)
@@ -76,18 +76,21 @@ impl Zk {
 
     /// Keep what observers see of the paths a committed multi-op changed
     /// until `at`: the nodes as they were before it.
-    fn defer(&mut self, at: SimTime, undo: &[Undo]) {
+    fn defer(&mut self, at: SimTime, undo: Vec<Undo>) {
+        // A node whose data was set still exists unless an operation after
+        // it deleted it (a create of it would have failed the multi-op).
+        let any_deleted = undo.iter().any(|u| matches!(u, Undo::Deleted { .. }));
         for u in undo {
             let (path, before) = match u {
                 Undo::Created { path, .. } => (path, None),
-                Undo::Deleted { path, node, .. } => (path, Some(Box::new(node.clone()))),
+                Undo::Deleted { path, node, .. } => (path, Some(Box::new(node))),
                 Undo::SetData { path, data, stat } => {
-                    let before = self.nodes.get(path.as_bytes()).map(|_| {
-                        Box::new(Znode {
-                            data: data.clone(),
-                            stat: *stat,
-                        })
-                    });
+                    let exists = !any_deleted
+                        || self
+                            .nodes
+                            .get_hinted(path.as_bytes(), &self.hint.0)
+                            .is_some();
+                    let before = exists.then(|| Box::new(Znode { data, stat }));
                     (path, before)
                 }
             };
@@ -114,7 +117,10 @@ impl Zk {
     ) -> Result<OpResult, ZkError> {
         match op {
             Op::Check { path, version } => {
-                let node = self.nodes.get(path.as_bytes()).ok_or(ZkError::NoNode)?;
+                let node = self
+                    .nodes
+                    .get_hinted(path.as_bytes(), &self.check_hint.0)
+                    .ok_or(ZkError::NoNode)?;
                 if node.stat.version != *version {
                     return Err(ZkError::BadVersion);
                 }
@@ -135,7 +141,10 @@ impl Zk {
             } => {
                 let zxid = self.zxid;
                 let now_ms = self.now.as_ms();
-                let node = self.nodes.get_mut(path.as_bytes()).ok_or(ZkError::NoNode)?;
+                let node = self
+                    .nodes
+                    .get_mut_hinted(path.as_bytes(), &self.hint.0)
+                    .ok_or(ZkError::NoNode)?;
                 if version.is_some_and(|v| v != node.stat.version) {
                     return Err(ZkError::BadVersion);
                 }

@@ -17,12 +17,10 @@ impl Zk {
                 break;
             }
             for path in self.pending_by_time.remove(&at).unwrap_or_default() {
-                if let Some(entries) = self.pending.get_mut(path.as_bytes()) {
+                self.pending.update_or_remove(path.as_bytes(), |entries| {
                     entries.retain(|(at, _)| *at > now);
-                    if entries.is_empty() {
-                        self.pending.remove(path.as_bytes());
-                    }
-                }
+                    !entries.is_empty()
+                });
             }
         }
         while let Some(at) = self.deferred_changed.first_key_value().map(|(t, _)| *t) {
@@ -50,7 +48,7 @@ impl Zk {
     pub fn observed(&self, path: &str) -> Option<&Znode> {
         match self.pending.get(path.as_bytes()).and_then(|e| e.first()) {
             Some((_, before)) => before.as_deref(),
-            None => self.nodes.get(path.as_bytes()),
+            None => self.nodes.get_hinted(path.as_bytes(), &self.hint.0),
         }
     }
 

@@ -13,7 +13,7 @@ use serde_json::Value;
 /// every variant and on broken input): the derive buffered each action through
 /// serde's `Content` and was the largest single function in the page's
 /// `.wasm` (about 44 KB of 1.6 MB).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
     /// `kill -9`: the process is gone at once; its ZooKeeper session lingers
@@ -176,6 +176,105 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         topic: Option<String>,
     },
+}
+
+// Written out and not inlined (as `Fact`'s): the derived `clone` is
+// `#[inline]`, and the page carried it in each place an action is copied.
+// Field by field, as the derive does.
+impl Clone for Action {
+    #[inline(never)]
+    fn clone(&self) -> Self {
+        match self {
+            Action::KillBroker { broker } => Action::KillBroker { broker: *broker },
+            Action::StartBroker { broker } => Action::StartBroker { broker: *broker },
+            Action::ShutdownBroker { broker } => Action::ShutdownBroker { broker: *broker },
+            Action::PauseBroker {
+                broker,
+                duration_ms,
+            } => Action::PauseBroker {
+                broker: *broker,
+                duration_ms: *duration_ms,
+            },
+            Action::ExpireSession { broker } => Action::ExpireSession { broker: *broker },
+            Action::DeleteZnode { path } => Action::DeleteZnode { path: path.clone() },
+            Action::DelayMessage { id, delay_ms } => Action::DelayMessage {
+                id: *id,
+                delay_ms: *delay_ms,
+            },
+            Action::DropMessage { id } => Action::DropMessage { id: *id },
+            Action::PreferredElection { partitions } => Action::PreferredElection {
+                partitions: partitions.clone(),
+            },
+            Action::ElectLeaders {
+                election_type,
+                partitions,
+            } => Action::ElectLeaders {
+                election_type: *election_type,
+                partitions: partitions.clone(),
+            },
+            Action::Produce {
+                topic,
+                partition,
+                records,
+                acks,
+            } => Action::Produce {
+                topic: topic.clone(),
+                partition: *partition,
+                records: *records,
+                acks: *acks,
+            },
+            Action::SlowBroker { broker, lag_ms } => Action::SlowBroker {
+                broker: *broker,
+                lag_ms: *lag_ms,
+            },
+            Action::HealBroker { broker } => Action::HealBroker { broker: *broker },
+            Action::AddPartitions { topic, count } => Action::AddPartitions {
+                topic: topic.clone(),
+                count: *count,
+            },
+            Action::DeleteTopic { topic } => Action::DeleteTopic {
+                topic: topic.clone(),
+            },
+            Action::ReassignPartitions { partitions } => Action::ReassignPartitions {
+                partitions: partitions.clone(),
+            },
+            Action::CreateTopic {
+                name,
+                assignment,
+                partitions,
+                replication_factor,
+            } => Action::CreateTopic {
+                name: name.clone(),
+                assignment: assignment.clone(),
+                partitions: *partitions,
+                replication_factor: *replication_factor,
+            },
+            Action::SetConfig { key, value, topic } => Action::SetConfig {
+                key: key.clone(),
+                value: value.clone(),
+                topic: topic.clone(),
+            },
+            Action::SetZnode { path, data } => Action::SetZnode {
+                path: path.clone(),
+                data: data.clone(),
+            },
+            Action::CreateZnode {
+                path,
+                data,
+                ephemeral,
+                sequential,
+            } => Action::CreateZnode {
+                path: path.clone(),
+                data: data.clone(),
+                ephemeral: *ephemeral,
+                sequential: *sequential,
+            },
+            Action::DeleteConfig { key, topic } => Action::DeleteConfig {
+                key: key.clone(),
+                topic: topic.clone(),
+            },
+        }
+    }
 }
 
 impl Action {

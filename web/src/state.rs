@@ -344,7 +344,7 @@ impl std::fmt::Debug for Recent {
 }
 
 /// What the page shows and drives.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct SimState {
     /// The timeline, changed in place (cloning it, snapshots and all, on every
     /// tick would cost more than the simulation); `version` tells states apart.
@@ -407,6 +407,43 @@ pub struct SimState {
     /// The console's session: its files (`echo … > plan.json`), which are
     /// the terminal's, not the cluster's (not actions, not undone).
     console_session: Rc<kcsim_core::console::Session>,
+}
+
+// Written out and not inlined: the derived `clone` is `#[inline]`, and
+// `apply_plain`'s dozen `..self.clone()` each carried a copy of it.
+impl Clone for SimState {
+    #[inline(never)]
+    fn clone(&self) -> Self {
+        SimState {
+            timeline: self.timeline.clone(),
+            version: self.version,
+            view: self.view.clone(),
+            large: self.large,
+            summary: self.summary.clone(),
+            recent: self.recent.clone(),
+            scenario: self.scenario,
+            zk_mode: self.zk_mode,
+            notice: self.notice,
+            playing: self.playing,
+            speed: self.speed,
+            horizon_ms: self.horizon_ms,
+            error: self.error.clone(),
+            forked_at: self.forked_at,
+            carry: self.carry,
+            acts: self.acts.clone(),
+            follow: self.follow,
+            slowed: self.slowed,
+            behind_hold: self.behind_hold,
+            hold: self.hold,
+            work: self.work.clone(),
+            marks: self.marks.clone(),
+            lesson: self.lesson.clone(),
+            present: self.present,
+            start: self.start.clone(),
+            console: self.console.clone(),
+            console_session: self.console_session.clone(),
+        }
+    }
 }
 
 /// See [`SimState::run_key`].
@@ -824,9 +861,17 @@ impl SimState {
     }
 
     fn with_timeline(&self, f: impl FnOnce(&mut Timeline) -> Result<(), PageError>) -> SimState {
+        let done = f(&mut self.timeline.borrow_mut());
+        self.after_timeline(done)
+    }
+
+    /// [`SimState::with_timeline`]'s state after its change (one copy, not
+    /// one per closure).
+    #[inline(never)]
+    fn after_timeline(&self, done: Result<(), PageError>) -> SimState {
         let mut next = self.clone();
-        let mut tl = self.timeline.borrow_mut();
-        match f(&mut tl) {
+        let tl = self.timeline.borrow();
+        match done {
             Ok(()) => {
                 next.view = Rc::new(picture(self.large, &self.summary, &tl));
                 next.horizon_ms = next.horizon_ms.max(tl.now().as_ms());

@@ -209,11 +209,9 @@ fn sleep(args: &[String]) -> Reply {
     let [s] = args else {
         return Reply::Usage("sleep: usage: sleep SECONDS\n".into());
     };
-    match s.parse::<f64>() {
-        Ok(secs) if secs.is_finite() && (0.0..=86_400.0).contains(&secs) => {
-            Reply::Sleep((secs * 1000.0).round() as u64)
-        }
-        _ => Reply::Usage(format!("sleep: invalid time interval '{s}'\n")),
+    match crate::time::parse_seconds_ms(s, 86_400) {
+        Some(ms) => Reply::Sleep(ms),
+        None => Reply::Usage(format!("sleep: invalid time interval '{s}'\n")),
     }
 }
 

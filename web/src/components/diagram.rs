@@ -195,13 +195,7 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
                 .target_unchecked_into::<web_sys::HtmlInputElement>()
                 .value();
             // Seconds, to the millisecond; a field that does not read is ignored.
-            if let Some(ms) = v
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 90_000.0)
-                .map(|s| (s * 1000.0).round() as u64)
-            {
+            if let Some(ms) = kcsim_core::time::parse_seconds_ms(v.trim(), 90_000) {
                 custom.set(if end == 0 {
                     (ms, custom.1)
                 } else {

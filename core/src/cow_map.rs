@@ -412,7 +412,12 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     pub fn unshared_entries(&self, other: Option<&Self>) -> usize {
         // Untyped pointers: one set type (and one sort) for every `CowMap<K, V>`.
         let theirs: std::collections::BTreeSet<*const ()> = other
-            .map(|o| o.chunks.iter().map(|c| Rc::as_ptr(c).cast::<()>()).collect())
+            .map(|o| {
+                o.chunks
+                    .iter()
+                    .map(|c| Rc::as_ptr(c).cast::<()>())
+                    .collect()
+            })
             .unwrap_or_default();
         self.chunks
             .iter()

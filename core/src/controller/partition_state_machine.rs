@@ -311,14 +311,24 @@ impl KafkaController {
         // notes (`leader_elected` here, `partition_state` after), instead of
         // lists doubled as they fill (a 200,000-partition start-up's notes
         // alone were an 88 MB reallocation).
-        let mut per_broker: BTreeMap<BrokerId, usize> = BTreeMap::new();
+        // (Counted by broker id in a list, no map type of its own; an id
+        // past 65,535 is not reserved for, only grown into.)
+        let mut per_broker: Vec<usize> = Vec::new();
         for (_, l, _) in &to_create {
             for b in l.isr.iter() {
-                *per_broker.entry(*b).or_default() += 1;
+                let i = b.0 as usize;
+                if i < 65_536 {
+                    if per_broker.len() <= i {
+                        per_broker.resize(i + 1, 0);
+                    }
+                    if let Some(n) = per_broker.get_mut(i) {
+                        *n += 1;
+                    }
+                }
             }
         }
-        for (b, n) in per_broker {
-            batch.reserve_leader_and_isr(b, n);
+        for (i, n) in (0u32..).zip(per_broker) {
+            batch.reserve_leader_and_isr(BrokerId(i), n);
         }
         env.out
             .notes

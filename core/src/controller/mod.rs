@@ -102,8 +102,9 @@ pub struct Outbox {
 pub struct Note {
     /// µs into the event.
     pub at_us: u64,
-    /// The trace kind.
-    pub kind: String,
+    /// The trace kind (a name from the code: not a string of its own per
+    /// note, of which a large start-up writes 400,000).
+    pub kind: std::borrow::Cow<'static, str>,
     /// What happened (serialised as its English sentence).
     #[serde(rename = "details")]
     pub fact: crate::fact::Fact,
@@ -111,10 +112,10 @@ pub struct Note {
 
 impl Env<'_> {
     /// Write a trace line at this moment of the event.
-    pub fn note(&mut self, kind: &str, fact: crate::fact::Fact) {
+    pub fn note(&mut self, kind: &'static str, fact: crate::fact::Fact) {
         self.out.notes.push(Note {
             at_us: self.client.meter.elapsed_us,
-            kind: kind.to_string(),
+            kind: std::borrow::Cow::Borrowed(kind),
             fact,
         });
     }

@@ -21,6 +21,10 @@ use std::collections::{BTreeMap, BTreeSet};
 /// How one partition's transition ended.
 pub type TransitionResult = Result<(), PartitionStateChangeError>;
 
+/// A partition's outcome by its position in the list asked about (a
+/// failure boxed: 16 bytes a partition).
+type Outcome = (u32, Result<(), Box<PartitionStateChangeError>>);
+
 /// The broker sets one state-machine call's elections ask about.
 struct ElectionSets {
     live: BrokerBits,
@@ -89,15 +93,17 @@ impl KafkaController {
         if tps.is_empty() {
             return Ok(());
         }
-        self.handle_partition_state_changes(
+        // Nobody reads the per-partition outcomes here: not gathering them
+        // saves a map of every partition moved (200,000 at a large start-up).
+        self.change_partition_states(
             env,
             &tps,
             PartitionState::OnlinePartition,
             Some(Strategy::Offline {
                 allow_unclean: false,
             }),
+            None,
         )
-        .map(|_| ())
     }
 
     // ----- the partition state machine ----------------------------------------
@@ -110,9 +116,23 @@ impl KafkaController {
         target: PartitionState,
         strategy: Option<Strategy>,
     ) -> Result<BTreeMap<TopicPartition, TransitionResult>, ControllerError> {
-        let mut batch = RequestBatch::default();
         let mut results = BTreeMap::new();
-        let mut valid = Vec::new();
+        self.change_partition_states(env, tps, target, strategy, Some(&mut results))?;
+        Ok(results)
+    }
+
+    /// `handle_partition_state_changes`, writing each partition's outcome
+    /// to `results` if given (the same changes, notes and requests either way).
+    fn change_partition_states(
+        &mut self,
+        env: &mut Env<'_>,
+        tps: &[TopicPartition],
+        target: PartitionState,
+        strategy: Option<Strategy>,
+        mut results: Option<&mut BTreeMap<TopicPartition, TransitionResult>>,
+    ) -> Result<(), ControllerError> {
+        let mut batch = RequestBatch::default();
+        let mut valid = Vec::with_capacity(tps.len());
         for tp in tps {
             let current = *self
                 .ctx
@@ -130,7 +150,9 @@ impl KafkaController {
                     "invalid_transition",
                     Fact::PartitionStateChangeFailed(e.clone()),
                 );
-                results.insert(tp.clone(), Err(e));
+                if let Some(results) = results.as_deref_mut() {
+                    results.insert(tp.clone(), Err(e));
+                }
             }
         }
         match target {
@@ -139,20 +161,35 @@ impl KafkaController {
             | PartitionState::NonExistentPartition => {
                 for tp in &valid {
                     self.set_partition_state(env, tp, target);
-                    results.insert(tp.clone(), Ok(()));
+                    if let Some(results) = results.as_deref_mut() {
+                        results.insert(tp.clone(), Ok(()));
+                    }
                 }
             }
             PartitionState::OnlinePartition => {
-                let (new, existing): (Vec<TopicPartition>, Vec<TopicPartition>) =
-                    valid.into_iter().partition(|tp| {
-                        self.ctx.partition_states.get(tp) == Some(&PartitionState::NewPartition)
-                    });
+                // The new partitions stay in `valid` (in order), the others
+                // move to `existing` (in order): no second full-size list.
+                let mut existing = Vec::new();
+                valid.retain(|tp| {
+                    let is_new =
+                        self.ctx.partition_states.get(tp) == Some(&PartitionState::NewPartition);
+                    if !is_new {
+                        existing.push(tp.clone());
+                    }
+                    is_new
+                });
+                let new = valid;
                 if !new.is_empty() {
-                    for (tp, r) in self.initialize_leader_and_isr(env, &mut batch, &new)? {
+                    for (i, r) in self.initialize_leader_and_isr(env, &mut batch, &new)? {
+                        let Some(tp) = new.get(i as usize) else {
+                            continue;
+                        };
                         if r.is_ok() {
-                            self.set_partition_state(env, &tp, PartitionState::OnlinePartition);
+                            self.set_partition_state(env, tp, PartitionState::OnlinePartition);
                         }
-                        results.insert(tp, r);
+                        if let Some(results) = results.as_deref_mut() {
+                            results.insert(tp.clone(), r.map_err(|e| *e));
+                        }
                     }
                 }
                 if !existing.is_empty() {
@@ -165,13 +202,15 @@ impl KafkaController {
                         if r.is_ok() {
                             self.set_partition_state(env, &tp, PartitionState::OnlinePartition);
                         }
-                        results.insert(tp, r);
+                        if let Some(results) = results.as_deref_mut() {
+                            results.insert(tp, r);
+                        }
                     }
                 }
             }
         }
         batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
-        Ok(results)
+        Ok(())
     }
 
     fn set_partition_state(
@@ -206,10 +245,13 @@ impl KafkaController {
         env: &mut Env<'_>,
         batch: &mut RequestBatch,
         tps: &[TopicPartition],
-    ) -> Result<Vec<(TopicPartition, TransitionResult)>, ControllerError> {
-        let mut out = Vec::new();
-        let mut to_create: Vec<(TopicPartition, LeaderIsr, Vec<BrokerId>)> = Vec::new();
-        for tp in tps {
+    ) -> Result<Vec<Outcome>, ControllerError> {
+        // Each outcome in order, by its position in `tps` (a failure boxed:
+        // 16 bytes a partition, not a copy of the partition and its error).
+        let mut out = Vec::with_capacity(tps.len());
+        let mut to_create: Vec<(u32, LeaderIsr, super::election::BrokerIds)> =
+            Vec::with_capacity(tps.len());
+        for (i, tp) in (0u32..).zip(tps) {
             let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
             let live: super::election::BrokerIds = replicas
                 .iter()
@@ -221,7 +263,7 @@ impl KafkaController {
                     tp: tp.clone(),
                     replicas: replicas.to_vec(),
                 };
-                out.push((tp.clone(), election_failed(env, e)));
+                out.push((i, election_failed(env, e).map_err(Box::new)));
                 continue;
             };
             let l = LeaderIsr {
@@ -231,23 +273,28 @@ impl KafkaController {
                 zk_version: 0,
                 controller_epoch: self.ctx.epoch,
             };
-            to_create.push((tp.clone(), l, replicas.to_vec()));
+            to_create.push((i, l, replicas));
         }
         if to_create.is_empty() {
             return Ok(out);
         }
         let epoch_zk_version = self.ctx.epoch_zk_version;
+        let tp_of = |i: u32| tps.get(i as usize);
         let topics: BTreeSet<&str> = to_create
             .iter()
-            .map(|(tp, _, _)| tp.topic.as_str())
+            .filter_map(|(i, _, _)| tp_of(*i))
+            .map(|tp| tp.topic.as_str())
             .collect();
-        let parents: Vec<String> = topics
+        // Each path built as it is written (not all of them first).
+        let parents = topics
             .iter()
             .map(|t| format!("{}/partitions", paths::topic(t)))
-            .chain(to_create.iter().map(|(tp, _, _)| {
-                format!("{}/partitions/{}", paths::topic(&tp.topic), tp.partition)
-            }))
-            .collect();
+            .chain(
+                to_create
+                    .iter()
+                    .filter_map(|(i, _, _)| tp_of(*i))
+                    .map(|tp| format!("{}/partitions/{}", paths::topic(&tp.topic), tp.partition)),
+            );
         for path in parents {
             let create = Op::Create {
                 path,
@@ -259,9 +306,39 @@ impl KafkaController {
                 Err(e) => return Err(e),
             }
         }
-        for (tp, l, replicas) in to_create {
+        // Room, once, for what the writes below add if they all succeed:
+        // each broker's LeaderAndIsr entries (one per ISR member) and the
+        // notes (`leader_elected` here, `partition_state` after), instead of
+        // lists doubled as they fill (a 200,000-partition start-up's notes
+        // alone were an 88 MB reallocation).
+        // (Counted by broker id in a list, no map type of its own; an id
+        // past 65,535 is not reserved for, only grown into.)
+        let mut per_broker: Vec<usize> = Vec::new();
+        for (_, l, _) in &to_create {
+            for b in l.isr.iter() {
+                let i = b.0 as usize;
+                if i < 65_536 {
+                    if per_broker.len() <= i {
+                        per_broker.resize(i + 1, 0);
+                    }
+                    if let Some(n) = per_broker.get_mut(i) {
+                        *n += 1;
+                    }
+                }
+            }
+        }
+        for (i, n) in (0u32..).zip(per_broker) {
+            batch.reserve_leader_and_isr(BrokerId(i), n);
+        }
+        env.out
+            .notes
+            .reserve_exact(to_create.len().saturating_mul(2));
+        for (i, l, replicas) in to_create {
+            let Some(tp) = tp_of(i) else {
+                continue;
+            };
             let create = Op::Create {
-                path: paths::partition_state(&tp),
+                path: paths::partition_state(tp),
                 data: encode_partition_state(&l),
                 mode: CreateMode::Persistent,
             };
@@ -277,15 +354,15 @@ impl KafkaController {
                         },
                     );
                     self.ctx.leadership.insert(tp.clone(), l.clone());
-                    batch.add_leader_and_isr(&self.ctx, &l.isr, &tp, &l, true);
-                    out.push((tp, Ok(())));
+                    batch.add_leader_and_isr(&self.ctx, &l.isr, tp, &l, true);
+                    out.push((i, Ok(())));
                 }
                 Err(ControllerError::Zk(e)) => {
                     let e = PartitionStateChangeError::StateZnodeNotCreated {
                         tp: tp.clone(),
                         error: e,
                     };
-                    out.push((tp, election_failed(env, e)));
+                    out.push((i, election_failed(env, e).map_err(Box::new)));
                 }
                 Err(e) => return Err(e),
             }

@@ -177,17 +177,13 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         let Ok(i) = find(chunk, key) else {
             return false;
         };
-        let chunk = Rc::make_mut(chunk);
-        if chunk.get_mut(i).is_none_or(|(_, v)| change(v)) {
+        if Rc::make_mut(chunk)
+            .get_mut(i)
+            .is_none_or(|(_, v)| change(v))
+        {
             return true;
         }
-        chunk.remove(i);
-        self.len -= 1;
-        if chunk.is_empty() && self.chunks.len() > 1 {
-            // As in `remove`.
-            self.chunks.remove(c);
-            self.bounds.remove(c.saturating_sub(1));
-        }
+        self.remove_at(c, i);
         true
     }
 
@@ -404,9 +400,17 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         Q: Ord + ?Sized,
     {
         let c = self.chunk_of(key);
-        let chunk = self.chunks.get_mut(c)?;
-        let i = find(chunk, key).ok()?;
-        let chunk = Rc::make_mut(chunk);
+        let i = find(self.chunks.get(c)?, key).ok()?;
+        self.remove_at(c, i)
+    }
+
+    /// Remove the entry at position `i` of chunk `c` (found by a search),
+    /// dropping the chunk if it is left empty; returns its value.
+    fn remove_at(&mut self, c: usize, i: usize) -> Option<V> {
+        let chunk = Rc::make_mut(self.chunks.get_mut(c)?);
+        if i >= chunk.len() {
+            return None;
+        }
         let (_, old) = chunk.remove(i);
         self.len -= 1;
         if chunk.is_empty() && self.chunks.len() > 1 {

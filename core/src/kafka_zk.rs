@@ -310,7 +310,6 @@ pub fn peek_leader_isrs(zk: &Zk, tps: &[TopicPartition]) -> Vec<Option<LeaderIsr
     let mut out = vec![None; tps.len()];
     let mut cursor = zk.cursor();
     let mut path = String::new();
-    let mut found: Vec<(usize, &crate::zk::Znode)> = Vec::with_capacity(tps.len());
     for (_, i) in order {
         let tp = &tps[i];
         path.clear();
@@ -322,18 +321,8 @@ pub fn peek_leader_isrs(zk: &Zk, tps: &[TopicPartition]) -> Vec<Option<LeaderIsr
         path.push_str(decimal(tp.partition, &mut digits));
         path.push_str("/state");
         if let Some(node) = cursor.get(&path) {
-            found.push((i, node));
+            out[i] = decode_partition_state(&node.data, node.stat.version);
         }
-    }
-    // Decoded in a second pass: each node's data is its own allocation and
-    // its first read misses the cache, so each step reads the first byte of
-    // the data a few nodes ahead, and those misses overlap the decoding.
-    const AHEAD: usize = 8;
-    for (k, (i, node)) in found.iter().enumerate() {
-        if let Some((_, ahead)) = found.get(k + AHEAD) {
-            std::hint::black_box(ahead.data.as_bytes().first().copied());
-        }
-        out[*i] = decode_partition_state(&node.data, node.stat.version);
     }
     out
 }

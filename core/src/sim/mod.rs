@@ -240,13 +240,14 @@ pub struct Sim {
     /// [`Sim::is_quiet`] does not walk the queue at every step.
     #[serde(default)]
     work_queued: u64,
-    /// Per-partition availability as a client feels it.
-    availability: crate::cow_map::CowMap<crate::ids::TopicPartition, Availability>,
+    /// Set when every partition's availability may have changed (a
+    /// broker's status did).
     availability_dirty: bool,
     /// Partitions whose leader changed since the last availability update.
     availability_changed: BTreeSet<crate::ids::TopicPartition>,
-    /// Each partition's leader per its state znode, and when that znode
-    /// last changed (one map: they change together).
+    /// Each partition's leader per its state znode, when that znode last
+    /// changed, and its availability as a client feels it (one map: they
+    /// change together, and one key per partition instead of two).
     state_znodes: crate::cow_map::CowMap<crate::ids::TopicPartition, StateSeen>,
     /// Each topic's assignment per its znode: topic → partition → replicas
     /// (shared by clones until the topic's znode changes).
@@ -292,6 +293,9 @@ struct StateSeen {
     leader: Option<BrokerId>,
     /// When it last changed.
     changed_at: SimTime,
+    /// Whether the partition is available and for how long it was not:
+    /// tracked from the first time it had a serving leader.
+    availability: Option<Availability>,
 }
 
 /// Why an action was refused before it changed anything.
@@ -332,7 +336,6 @@ impl Sim {
             sub: 0,
             queue: BTreeMap::new(),
             work_queued: 0,
-            availability: crate::cow_map::CowMap::new(),
             availability_dirty: false,
             availability_changed: BTreeSet::new(),
             state_znodes: crate::cow_map::CowMap::new(),
@@ -894,9 +897,6 @@ impl Sim {
             + self.zk.unshared_nodes(other.map(|o| &o.zk))
             + self.data.unshared_entries(other.map(|o| &o.data))
             + self
-                .availability
-                .unshared_entries(other.map(|o| &o.availability))
-            + self
                 .state_znodes
                 .unshared_entries(other.map(|o| &o.state_znodes))
             + self.checker.unshared_entries(other.map(|o| &o.checker))
@@ -922,7 +922,6 @@ impl Sim {
     pub fn drop_parts(self, mark: &mut dyn FnMut(&'static str)) {
         let Sim {
             queue,
-            availability,
             availability_changed,
             state_znodes,
             assignments,
@@ -1009,12 +1008,7 @@ impl Sim {
         mark("brokers: metadata caches (and memo)");
         drop(data);
         mark("data plane (replica logs, fetch sessions, high watermarks)");
-        drop((
-            availability,
-            availability_changed,
-            state_znodes,
-            assignments,
-        ));
+        drop((availability_changed, state_znodes, assignments));
         mark("sim: availability, state znodes seen, assignments");
         drop(checker);
         mark("invariant checker");

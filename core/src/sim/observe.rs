@@ -99,7 +99,6 @@ impl Sim {
                     let keep = |tp: &crate::ids::TopicPartition| tp.topic != *topic;
                     self.state_znodes.retain(|tp, _| keep(tp));
                     self.checker.forget_topic(topic);
-                    self.availability.retain(|tp, _| keep(tp));
                     self.availability_changed.retain(keep);
                     self.data.forget_topic(topic);
                 }
@@ -143,11 +142,21 @@ impl Sim {
                 let ar = widened.as_ref().or(ar).map(Vec::as_slice);
                 self.checker.check_partition(self.now, &tp, l, ar);
             }
-            let seen = super::StateSeen {
-                leader: state.and_then(|l| l.leader),
-                changed_at: self.now,
-            };
-            self.state_znodes.insert(tp.clone(), seen);
+            let leader = state.and_then(|l| l.leader);
+            match self.state_znodes.get_mut(&tp) {
+                Some(seen) => {
+                    seen.leader = leader;
+                    seen.changed_at = self.now;
+                }
+                None => {
+                    let seen = super::StateSeen {
+                        leader,
+                        changed_at: self.now,
+                        availability: None,
+                    };
+                    self.state_znodes.insert(tp.clone(), seen);
+                }
+            }
             self.availability_changed.insert(tp);
         }
     }
@@ -167,31 +176,16 @@ impl Sim {
         };
         self.availability_dirty = false;
         let now = self.now;
+        let brokers = &self.brokers;
         for tp in changed {
-            let leader = self.state_znodes.get(&tp).and_then(|s| s.leader);
-            let available = leader.is_some_and(|b| self.brokers.get(&b).is_some_and(|x| x.is_up()));
-            match self.availability.get_mut(&tp) {
-                Some(a) if a.available != available => {
-                    if !a.available {
-                        a.unavailable_ms += now.since(a.since);
-                    }
-                    a.available = available;
-                    a.since = now;
-                }
-                Some(_) => {}
-                None => {
-                    // Tracking starts when a partition first has a leader.
-                    if available {
-                        self.availability.insert(
-                            tp,
-                            Availability {
-                                available,
-                                since: now,
-                                unavailable_ms: 0,
-                            },
-                        );
-                    }
-                }
+            let Some(seen) = self.state_znodes.get_mut(&tp) else {
+                continue;
+            };
+            let available = seen
+                .leader
+                .is_some_and(|b| brokers.get(&b).is_some_and(|x| x.is_up()));
+            if let Some(a) = next_availability(seen.availability, available, now) {
+                seen.availability = Some(a);
             }
         }
     }
@@ -211,70 +205,55 @@ impl Sim {
             .filter(|(_, b)| b.is_up())
             .map(|(id, _)| *id)
             .collect();
-        // Read side by side, then write only what changed: the records
-        // live in shared copy-on-write chunks (a snapshot keeps the others).
-        let mut records = self.availability.iter().peekable();
+        // Read, then write only what changed: the records live in shared
+        // copy-on-write chunks (a snapshot keeps the others).
         let mut updates = Vec::new();
         for (tp, seen) in &self.state_znodes {
-            let leader = seen.leader;
-            let available = leader.is_some_and(|b| up.has(b));
-            while records.next_if(|(k, _)| *k < tp).is_some() {}
-            match records.next_if(|(k, _)| *k == tp) {
-                Some((_, a)) => {
-                    if a.available != available {
-                        let mut a = *a;
-                        if !a.available {
-                            a.unavailable_ms += now.since(a.since);
-                        }
-                        a.available = available;
-                        a.since = now;
-                        updates.push((tp.clone(), a));
-                    }
-                }
-                None => {
-                    // Tracking starts when a partition first has a leader.
-                    if available {
-                        updates.push((
-                            tp.clone(),
-                            Availability {
-                                available,
-                                since: now,
-                                unavailable_ms: 0,
-                            },
-                        ));
-                    }
-                }
+            let available = seen.leader.is_some_and(|b| up.has(b));
+            if let Some(a) = next_availability(seen.availability, available, now) {
+                updates.push((tp.clone(), a));
             }
         }
-        drop(records);
         for (tp, a) in updates {
-            self.availability.insert(tp, a);
+            if let Some(seen) = self.state_znodes.get_mut(&tp) {
+                seen.availability = Some(a);
+            }
         }
     }
 
     /// How long a partition has been without a serving leader, in all.
     pub fn unavailable_ms(&self, tp: &crate::ids::TopicPartition) -> u64 {
-        self.availability.get(tp).map_or(0, |a| {
-            a.unavailable_ms
-                + if a.available {
-                    0
-                } else {
-                    self.now.since(a.since)
-                }
-        })
+        self.availability_of(tp)
+            .map_or(0, |a| self.unavailable_for(a))
+    }
+
+    /// A partition's availability record, once it has had a leader.
+    fn availability_of(&self, tp: &crate::ids::TopicPartition) -> Option<Availability> {
+        self.state_znodes.get(tp).and_then(|s| s.availability)
+    }
+
+    /// The unavailable time a record says, up to now.
+    fn unavailable_for(&self, a: Availability) -> u64 {
+        a.unavailable_ms
+            + if a.available {
+                0
+            } else {
+                self.now.since(a.since)
+            }
     }
 
     /// Unavailable time summed over all partitions.
     pub fn total_unavailable_ms(&self) -> u64 {
-        self.availability
-            .keys()
-            .map(|tp| self.unavailable_ms(tp))
+        self.state_znodes
+            .values()
+            .filter_map(|s| s.availability)
+            .map(|a| self.unavailable_for(a))
             .sum()
     }
 
     /// Whether the partition has a serving leader now.
     pub fn is_available(&self, tp: &crate::ids::TopicPartition) -> bool {
-        self.availability.get(tp).is_some_and(|a| a.available)
+        self.availability_of(tp).is_some_and(|a| a.available)
     }
 
     /// The broker that is up and believes it is the controller, if any (the
@@ -315,6 +294,34 @@ impl Sim {
             }
         }
         out
+    }
+}
+
+/// A partition's availability record after its leader was found
+/// `available` (or not) at `now`, when that changes anything: tracking
+/// starts when a partition first has a serving leader; the time without one
+/// adds up from then.
+fn next_availability(
+    record: Option<Availability>,
+    available: bool,
+    now: SimTime,
+) -> Option<Availability> {
+    match record {
+        Some(a) if a.available != available => {
+            let mut a = a;
+            if !a.available {
+                a.unavailable_ms += now.since(a.since);
+            }
+            a.available = available;
+            a.since = now;
+            Some(a)
+        }
+        Some(_) => None,
+        None => available.then_some(Availability {
+            available,
+            since: now,
+            unavailable_ms: 0,
+        }),
     }
 }
 

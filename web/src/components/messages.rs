@@ -43,7 +43,7 @@ pub fn Messages(props: &MessagesProps) -> Html {
                     let pct = if m.queued { 0 } else { done * 100 / total };
                     let epoch = m.controller_epoch.map(|e| format!(" · {} {e}", lang.t("epoch", "纪元"))).unwrap_or_default();
                     html! {
-                        <li class={classes!("message", m.kind.replace(' ', "-").to_lowercase(), m.queued.then_some("queued"))} data-message={id.to_string()}>
+                        <li class={classes!("message", m.kind.replace(' ', "-").to_ascii_lowercase(), m.queued.then_some("queued"))} data-message={id.to_string()}>
                             <div class="message-head">
                                 <strong>
                                     if let Some(term) = TermId::of_request(&m.kind) { <Term name={term}>{ &m.kind }</Term> } else { { &m.kind } }

@@ -208,7 +208,7 @@ pub fn Network(props: &NetworkProps) -> Html {
             };
             let r = place_label(x, y, &label, &nodes, &placed);
             placed.push(r);
-            let class = classes!("msg", m.kind.replace(' ', "-").to_lowercase(), (*selected == Some(id)).then_some("selected"));
+            let class = classes!("msg", m.kind.replace(' ', "-").to_ascii_lowercase(), (*selected == Some(id)).then_some("selected"));
             html! {
                 <g {class} {onclick} role="button" aria-label={lang.f(|| format!("Inspect message {id}: {} from {} to {}", m.kind, m.from, m.to), || format!("查看消息 {id}：{}，从 {} 到 {}", m.kind, m.from, m.to))}>
                     <circle cx={fmt(x)} cy={fmt(y)} r="7" />

@@ -38,7 +38,7 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>, lang: Lang) -> Ht
     };
     let (produce, produce1) = (produce_with(Acks::All), produce_with(Acks::Leader));
     let missing: Vec<&BrokerId> = p.replicas.iter().filter(|r| !p.isr.contains(r)).collect();
-    let state_class = p.state.name().to_lowercase();
+    let state_class = p.state.name().to_ascii_lowercase();
     html! {
         <tr class={classes!(
             "partition",

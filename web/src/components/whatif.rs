@@ -360,7 +360,7 @@ fn pane(c: &Comparison, side: usize, lang: Lang) -> Html {
     let differs_title = t("differs from the other run", "与另一份运行不同");
     let title = |d: bool| d.then_some(differs_title);
     html! {
-        <section class={classes!("whatif-pane", format!("side-{}", letter.to_lowercase()))}
+        <section class={classes!("whatif-pane", format!("side-{}", letter.to_ascii_lowercase()))}
             aria-label={format!("{letter}: {setting}")} data-side={letter}>
             <h3><span class="side-letter">{ format!("{letter} · {role}") }</span>{ " " }<span class="setting">{ setting }</span></h3>
             <ul class="whatif-brokers" aria-label={t("Brokers", "Broker")}>

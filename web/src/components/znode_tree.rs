@@ -25,6 +25,17 @@ pub struct ZnodeTreeProps {
 }
 
 /// The znode tree.
+/// A znode's indent, 1.1 em a level, written with integers: `depth * 1.1`
+/// to one decimal exactly (the page's only `f32` formatting was here; it
+/// wrote the same lengths with `f32` noise, "3.3000002em" for 3.3em).
+fn indent(depth: usize) -> String {
+    let tenths = depth.saturating_mul(11);
+    match tenths % 10 {
+        0 => format!("padding-left: {}em", tenths / 10),
+        r => format!("padding-left: {}.{r}em", tenths / 10),
+    }
+}
+
 #[component]
 pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
     let lang = use_lang();
@@ -79,7 +90,7 @@ pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
                     let name = z.path.rsplit('/').next().unwrap_or_default();
                     let class = classes!("znode", z.ephemeral.then_some("ephemeral"), (z.path == "/controller").then_some("controller-node"));
                     html! {
-                        <li class={class} ~style={format!("padding-left: {}em", z.depth as f32 * 1.1)} data-path={z.path.clone()}>
+                        <li class={class} ~style={indent(z.depth)} data-path={z.path.clone()}>
                             <span class="zname">{ name }</span>
                             if z.ephemeral { <span class="tag"><Term name={TermId::EphemeralZnode}>{ "E" }</Term></span> }
                             if z.watchers > 0 { <span class="tag watch" title={t("sessions watching it", "监听它的会话数")}>{ lang.f(|| format!("watched ×{}", z.watchers), || format!("被监听 ×{}", z.watchers)) }</span> }
@@ -89,5 +100,41 @@ pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
                 }) }
             </ul>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::indent;
+
+    #[test]
+    fn indent_is_the_old_length_without_the_float_noise() {
+        for depth in 0..200usize {
+            let old = format!("padding-left: {}em", depth as f32 * 1.1);
+            let new = indent(depth);
+            // The same length in em: at most f32 rounding apart.
+            let parse = |s: &str| -> f64 {
+                s.trim_start_matches("padding-left: ")
+                    .trim_end_matches("em")
+                    .parse()
+                    .unwrap_or(f64::NAN)
+            };
+            assert!(
+                (parse(&old) - parse(&new)).abs() < 1e-4,
+                "{depth}: {old} vs {new}"
+            );
+            assert!(
+                (parse(&new) - depth as f64 * 1.1).abs() < 1e-9,
+                "{depth}: {new}"
+            );
+        }
+        assert_eq!(indent(0), "padding-left: 0em");
+        assert_eq!(indent(1), "padding-left: 1.1em");
+        assert_eq!(indent(3), "padding-left: 3.3em");
+        assert_eq!(indent(10), "padding-left: 11em");
+        assert_eq!(
+            indent(usize::MAX),
+            format!("padding-left: {}.5em", usize::MAX / 10)
+        );
     }
 }

@@ -311,14 +311,46 @@ pub fn topic_znode_json_full(
 }
 /// Encode a partition `state` znode (TopicPartitionStateZNode.encode).
 pub fn encode_partition_state(l: &LeaderIsr) -> String {
-    let isr: Vec<String> = l.isr.iter().map(|b| b.to_string()).collect();
+    // Written piece by piece: the bytes `format!` wrote, without its
+    // machinery or a string per ISR member (every state znode write).
     let leader = l.leader.map_or(-1, |b| i64::from(b.0));
-    format!(
-        r#"{{"controller_epoch":{},"leader":{leader},"version":1,"leader_epoch":{},"isr":[{}]}}"#,
-        l.controller_epoch,
-        l.leader_epoch,
-        isr.join(",")
-    )
+    let mut out = String::with_capacity(80 + 11 * l.isr.len());
+    out.push_str(r#"{"controller_epoch":"#);
+    push_int(&mut out, i64::from(l.controller_epoch));
+    out.push_str(r#","leader":"#);
+    push_int(&mut out, leader);
+    out.push_str(r#","version":1,"leader_epoch":"#);
+    push_int(&mut out, i64::from(l.leader_epoch));
+    out.push_str(r#","isr":["#);
+    for (i, b) in l.isr.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_int(&mut out, i64::from(b.0));
+    }
+    out.push_str("]}");
+    out
+}
+
+/// Append `v` in decimal, as `Display` writes it.
+pub(crate) fn push_int(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    let mut n = v.unsigned_abs();
+    let mut digits = [0u8; 20];
+    let mut len = 0;
+    for slot in digits.iter_mut() {
+        *slot = b'0' + (n % 10) as u8;
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for d in digits.iter().take(len).rev() {
+        out.push(char::from(*d));
+    }
 }
 
 /// Decode a partition `state` znode; `zk_version` is the node's data version.
@@ -545,6 +577,67 @@ mod fast {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn state_znodes_and_their_paths_are_the_bytes_format_wrote() {
+        // Kafka: TopicPartitionStateZNode.encode (Jackson's key order) and
+        // TopicPartitionStateZNode.path; written by hand now, compared with
+        // the `format!` they replace over edge values.
+        let ints = [
+            0i64,
+            1,
+            9,
+            10,
+            99,
+            100,
+            -1,
+            -2,
+            -10,
+            i64::from(i32::MAX),
+            i64::from(i32::MIN),
+            i64::from(u32::MAX),
+            i64::MAX,
+            i64::MIN,
+        ];
+        for v in ints {
+            let mut s = String::from("x");
+            push_int(&mut s, v);
+            assert_eq!(s, format!("x{v}"));
+        }
+        let isrs: [&[u32]; 4] = [
+            &[],
+            &[0],
+            &[3, 10, 4_294_967_295],
+            &[1, 2, 3, 4, 5, 6, 7, 8],
+        ];
+        for (n, isr) in isrs.iter().enumerate() {
+            for (leader, epoch) in [(None, 0), (Some(0), i32::MAX), (Some(u32::MAX), i32::MIN)] {
+                let l = LeaderIsr {
+                    leader: leader.map(BrokerId),
+                    leader_epoch: epoch,
+                    isr: isr.iter().copied().map(BrokerId).collect(),
+                    zk_version: 1,
+                    controller_epoch: -(n as i32),
+                };
+                let ids: Vec<String> = isr.iter().map(|b| b.to_string()).collect();
+                let old = format!(
+                    r#"{{"controller_epoch":{},"leader":{},"version":1,"leader_epoch":{},"isr":[{}]}}"#,
+                    l.controller_epoch,
+                    leader.map_or(-1, i64::from),
+                    l.leader_epoch,
+                    ids.join(",")
+                );
+                assert_eq!(encode_partition_state(&l), old);
+            }
+        }
+        for (topic, p) in [("t", 0u32), ("orders.v2_x-y", 17), ("页", u32::MAX)] {
+            let tp = TopicPartition::new(topic, p);
+            assert_eq!(
+                crate::zk_client::paths::partition_state(&tp),
+                format!("/brokers/topics/{topic}/partitions/{p}/state")
+            );
+        }
+    }
 
     #[test]
     fn partition_state_round_trips_with_no_leader_as_minus_one() {

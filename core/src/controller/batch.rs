@@ -17,7 +17,12 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Requests being gathered during one state-machine call.
 #[derive(Debug, Default)]
 pub struct RequestBatch {
-    /// LeaderAndIsr entries per broker, in the order added.
+    /// LeaderAndIsr entries per broker, in the order added: at the broker's
+    /// index for ids below [`BY_ID`] (found without a search: a failover
+    /// adds one per replica), in the map for any other id.
+    leader_and_isr_by_id: Vec<Vec<PartitionStateInfo>>,
+    /// LeaderAndIsr entries for ids from [`BY_ID`] on (none a live broker
+    /// has: scenarios allow ids up to 1,000; kept all the same).
     leader_and_isr: BTreeMap<BrokerId, Vec<PartitionStateInfo>>,
     update_metadata_brokers: BTreeSet<BrokerId>,
     /// UpdateMetadata goes to every live or shutting-down broker (what
@@ -32,6 +37,9 @@ pub struct RequestBatch {
     /// StopReplica entries per broker with their `delete` flag, in the order added.
     stop_replica: BTreeMap<BrokerId, Vec<(TopicPartition, bool)>>,
 }
+
+/// Broker ids below this have their LeaderAndIsr list at their index.
+const BY_ID: u32 = 4096;
 
 /// No replicas (a partition with no assignment).
 pub static NO_REPLICAS: BrokerIds = BrokerIds::new();
@@ -88,12 +96,9 @@ impl RequestBatch {
         if let Some((last, rest)) = brokers.split_last() {
             let info = partition_info(tp, l, replicas, is_new);
             for b in rest {
-                self.leader_and_isr
-                    .entry(*b)
-                    .or_default()
-                    .push(info.clone());
+                self.leader_and_isr_list(*b).push(info.clone());
             }
-            self.leader_and_isr.entry(*last).or_default().push(info);
+            self.leader_and_isr_list(*last).push(info);
         }
         self.add_update_metadata_to_all_live(ctx, std::slice::from_ref(tp));
     }
@@ -103,8 +108,22 @@ impl RequestBatch {
     /// copied as it fills; nothing is added).
     pub fn reserve_leader_and_isr(&mut self, to: BrokerId, n: usize) {
         if n > 0 {
-            self.leader_and_isr.entry(to).or_default().reserve(n);
+            self.leader_and_isr_list(to).reserve(n);
         }
+    }
+
+    /// The LeaderAndIsr list of `to`.
+    fn leader_and_isr_list(&mut self, to: BrokerId) -> &mut Vec<PartitionStateInfo> {
+        if to.0 < BY_ID {
+            let i = to.0 as usize;
+            if self.leader_and_isr_by_id.len() <= i {
+                self.leader_and_isr_by_id.resize_with(i + 1, Vec::new);
+            }
+            if let Some(list) = self.leader_and_isr_by_id.get_mut(i) {
+                return list;
+            }
+        }
+        self.leader_and_isr.entry(to).or_default()
     }
 
     /// `addUpdateMetadataRequestForBrokers` to every live or shutting-down broker.
@@ -148,7 +167,8 @@ impl RequestBatch {
 
     /// Whether nothing has been added.
     pub fn is_empty(&self) -> bool {
-        self.leader_and_isr.values().all(Vec::is_empty)
+        self.leader_and_isr_by_id.iter().all(Vec::is_empty)
+            && self.leader_and_isr.values().all(Vec::is_empty)
             && self.update_metadata_brokers.is_empty()
             && !self.update_metadata_to_all_live
             && self.stop_replica.is_empty()
@@ -177,7 +197,9 @@ impl RequestBatch {
                 sent_at_us: env.client.meter.elapsed_us,
             });
         };
-        for (to, parts) in self.leader_and_isr {
+        // In broker order: the listed ids are all below the map's.
+        let by_id = (0..BY_ID).map(BrokerId).zip(self.leader_and_isr_by_id);
+        for (to, parts) in by_id.chain(self.leader_and_isr) {
             // (A list reserved and never added to is no request.)
             if !parts.is_empty() && ctx.live_brokers.contains_key(&to) {
                 let partitions = in_partition_order(
@@ -381,6 +403,84 @@ mod tests {
             );
             assert_eq!(got, model(&entries));
         }
+    }
+
+    // Kafka: ControllerBrokerRequestBatch.sendRequestsToBrokers sends one
+    // LeaderAndIsr per broker, in broker order (its map of brokers), with
+    // each broker's partitions as its map holds them. Ids below and above
+    // the indexed range alike: the requests a map of brokers would give.
+    #[test]
+    fn leader_and_isr_lists_go_out_in_broker_order_whatever_the_id() {
+        let tp = |p: u32| TopicPartition::new(crate::ids::Topic::from("t"), p);
+        let ids = [7u32, 0, 4095, 4096, 3, 4_000_000_000, 1000, 4097];
+        let mut ctx = ControllerContext::default();
+        for (n, id) in ids.iter().enumerate() {
+            // Every id but the last is live (and so gets its request).
+            if n + 1 < ids.len() {
+                ctx.live_brokers.insert(BrokerId(*id), 10 + n as i64);
+            }
+        }
+        let l = LeaderIsr {
+            leader: Some(BrokerId(7)),
+            leader_epoch: 1,
+            isr: vec![BrokerId(7)].into(),
+            zk_version: 0,
+            controller_epoch: 1,
+        };
+        let mut batch = RequestBatch::default();
+        let mut model: BTreeMap<BrokerId, Vec<u32>> = BTreeMap::new();
+        batch.reserve_leader_and_isr(BrokerId(4096), 3);
+        for p in [5u32, 1, 9, 2] {
+            // A different set of recipients for each partition, in no order.
+            let to: Vec<BrokerId> = ids
+                .iter()
+                .enumerate()
+                .filter(|(n, _)| (*n as u32 + p) % 3 != 0)
+                .map(|(_, id)| BrokerId(*id))
+                .collect();
+            batch.add_leader_and_isr_with_replicas(&ctx, &to, &tp(p), &l, &NO_REPLICAS, false);
+            for b in &to {
+                if ctx.live_brokers.contains_key(b) {
+                    model.entry(*b).or_default().push(p);
+                }
+            }
+        }
+        assert!(!batch.is_empty());
+        let mut client = crate::zk_client::ZkClient::default();
+        let mut zk = crate::zk::Zk::default();
+        let config = crate::config::Config::default();
+        let mut out = super::super::Outbox::default();
+        let mut env = Env {
+            now: crate::time::SimTime(0),
+            me: BrokerId(7),
+            client: &mut client,
+            zk: &mut zk,
+            config: &config,
+            out: &mut out,
+        };
+        batch.send(&ctx, &BTreeSet::new(), &mut env);
+        let got: Vec<(BrokerId, i64, Vec<u32>)> = out
+            .requests
+            .iter()
+            .filter_map(|r| match &r.body {
+                RequestBody::LeaderAndIsr { partitions } => Some((
+                    r.to,
+                    r.broker_epoch,
+                    partitions.iter().map(|p| p.tp.partition).collect(),
+                )),
+                _ => None,
+            })
+            .collect();
+        let want: Vec<(BrokerId, i64, Vec<u32>)> = model
+            .into_iter()
+            .map(|(b, mut ps)| {
+                ps.sort_unstable();
+                let epoch = ctx.live_brokers.get(&b).copied().unwrap_or(-1);
+                (b, epoch, ps)
+            })
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(got.len(), 7, "every live broker got one");
     }
 
     // A list reserved and never added to leaves the batch empty.

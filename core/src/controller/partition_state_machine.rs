@@ -249,31 +249,38 @@ impl KafkaController {
         // Each outcome in order, by its position in `tps` (a failure boxed:
         // 16 bytes a partition, not a copy of the partition and its error).
         let mut out = Vec::with_capacity(tps.len());
-        let mut to_create: Vec<(u32, LeaderIsr, super::election::BrokerIds)> =
-            Vec::with_capacity(tps.len());
+        // The positions of the partitions with a live replica: their
+        // leadership is worked out again when its znode is written (nothing
+        // in between changes the context), so a large start-up does not hold
+        // every partition's leadership and replicas twice (about 96 bytes a
+        // partition, alive with the requests being built). Each broker's
+        // LeaderAndIsr entries (one per ISR member) are counted on the way.
+        // (Counted by broker id in a list, no map type of its own; an id
+        // past 65,535 is not reserved for, only grown into.)
+        let mut to_create: Vec<u32> = Vec::with_capacity(tps.len());
+        let mut per_broker: Vec<usize> = Vec::new();
         for (i, tp) in (0u32..).zip(tps) {
-            let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
-            let live: super::election::BrokerIds = replicas
-                .iter()
-                .copied()
-                .filter(|r| self.ctx.is_replica_online(*r, false))
-                .collect();
-            let Some(leader) = live.first().copied() else {
+            let (replicas, live) = self.initial_isr(tp);
+            if live.is_empty() {
                 let e = PartitionStateChangeError::NoLiveReplica {
                     tp: tp.clone(),
                     replicas: replicas.to_vec(),
                 };
                 out.push((i, election_failed(env, e).map_err(Box::new)));
                 continue;
-            };
-            let l = LeaderIsr {
-                leader: Some(leader),
-                leader_epoch: 0,
-                isr: live,
-                zk_version: 0,
-                controller_epoch: self.ctx.epoch,
-            };
-            to_create.push((i, l, replicas));
+            }
+            for b in live.iter() {
+                let i = b.0 as usize;
+                if i < 65_536 {
+                    if per_broker.len() <= i {
+                        per_broker.resize(i + 1, 0);
+                    }
+                    if let Some(n) = per_broker.get_mut(i) {
+                        *n += 1;
+                    }
+                }
+            }
+            to_create.push(i);
         }
         if to_create.is_empty() {
             return Ok(out);
@@ -282,19 +289,27 @@ impl KafkaController {
         let tp_of = |i: u32| tps.get(i as usize);
         let topics: BTreeSet<&str> = to_create
             .iter()
-            .filter_map(|(i, _, _)| tp_of(*i))
+            .filter_map(|i| tp_of(*i))
             .map(|tp| tp.topic.as_str())
             .collect();
-        // Each path built as it is written (not all of them first).
-        let parents = topics
-            .iter()
-            .map(|t| format!("{}/partitions", paths::topic(t)))
-            .chain(
-                to_create
-                    .iter()
-                    .filter_map(|(i, _, _)| tp_of(*i))
-                    .map(|tp| format!("{}/partitions/{}", paths::topic(&tp.topic), tp.partition)),
-            );
+        // Each path built as it is written (not all of them first), piece
+        // by piece (the bytes `format!` wrote).
+        let partitions_path = |topic: &str| {
+            let mut path = String::with_capacity(paths::TOPICS.len() + topic.len() + 24);
+            path.push_str(paths::TOPICS);
+            path.push('/');
+            path.push_str(topic);
+            path.push_str("/partitions");
+            path
+        };
+        let parents = topics.iter().map(|t| partitions_path(t)).chain(
+            to_create.iter().filter_map(|i| tp_of(*i)).map(|tp| {
+                let mut path = partitions_path(&tp.topic);
+                path.push('/');
+                crate::znodes::push_int(&mut path, i64::from(tp.partition));
+                path
+            }),
+        );
         for path in parents {
             let create = Op::Create {
                 path,
@@ -311,31 +326,26 @@ impl KafkaController {
         // notes (`leader_elected` here, `partition_state` after), instead of
         // lists doubled as they fill (a 200,000-partition start-up's notes
         // alone were an 88 MB reallocation).
-        // (Counted by broker id in a list, no map type of its own; an id
-        // past 65,535 is not reserved for, only grown into.)
-        let mut per_broker: Vec<usize> = Vec::new();
-        for (_, l, _) in &to_create {
-            for b in l.isr.iter() {
-                let i = b.0 as usize;
-                if i < 65_536 {
-                    if per_broker.len() <= i {
-                        per_broker.resize(i + 1, 0);
-                    }
-                    if let Some(n) = per_broker.get_mut(i) {
-                        *n += 1;
-                    }
-                }
-            }
-        }
         for (i, n) in (0u32..).zip(per_broker) {
             batch.reserve_leader_and_isr(BrokerId(i), n);
         }
         env.out
             .notes
             .reserve_exact(to_create.len().saturating_mul(2));
-        for (i, l, replicas) in to_create {
+        for i in to_create {
             let Some(tp) = tp_of(i) else {
                 continue;
+            };
+            let (replicas, live) = self.initial_isr(tp);
+            let Some(leader) = live.first().copied() else {
+                continue;
+            };
+            let l = LeaderIsr {
+                leader: Some(leader),
+                leader_epoch: 0,
+                isr: live,
+                zk_version: 0,
+                controller_epoch: self.ctx.epoch,
             };
             let create = Op::Create {
                 path: paths::partition_state(tp),
@@ -354,7 +364,9 @@ impl KafkaController {
                         },
                     );
                     self.ctx.leadership.insert(tp.clone(), l.clone());
-                    batch.add_leader_and_isr(&self.ctx, &l.isr, tp, &l, true);
+                    batch.add_leader_and_isr_with_replicas(
+                        &self.ctx, &l.isr, tp, &l, &replicas, true,
+                    );
                     out.push((i, Ok(())));
                 }
                 Err(ControllerError::Zk(e)) => {
@@ -368,6 +380,21 @@ impl KafkaController {
             }
         }
         Ok(out)
+    }
+
+    /// A new partition's assigned replicas and its first ISR: the live
+    /// ones among them, in assignment order (the first leads).
+    fn initial_isr(
+        &self,
+        tp: &TopicPartition,
+    ) -> (super::election::BrokerIds, super::election::BrokerIds) {
+        let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
+        let live = replicas
+            .iter()
+            .copied()
+            .filter(|r| self.ctx.is_replica_online(*r, false))
+            .collect();
+        (replicas, live)
     }
 
     /// Offline/Online → Online with a strategy: read the state znode, elect,

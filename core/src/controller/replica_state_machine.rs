@@ -291,7 +291,12 @@ impl KafkaController {
                     break;
                 }
                 if !current.isr.contains(&broker) {
-                    self.ctx.leadership.insert(tp.clone(), current.clone());
+                    // Most often what the context holds already (a broker
+                    // shut down in a controlled way left every ISR): then
+                    // nothing is written, and no shared chunk copied.
+                    self.ctx
+                        .leadership
+                        .insert_with(tp, |held| (held != Some(&current)).then(|| current.clone()));
                     out.push((tp.clone(), current));
                     break;
                 }

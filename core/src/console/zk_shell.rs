@@ -284,7 +284,8 @@ pub fn run(args: &[String], c: &Cluster) -> Reply {
         "get" => {
             let Some(n) = node else { return absent() };
             // Kafka creates its persistent paths with null data.
-            let data = if n.data.is_empty() { "null" } else { &n.data };
+            let text = n.data.text();
+            let data = if text.is_empty() { "null" } else { &text };
             let stat = if has('s') {
                 stat_lines(n, children(c, path).len())
             } else {

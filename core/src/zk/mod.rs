@@ -15,6 +15,7 @@
 //! Reads, sessions and watches are here; the write path (multi-ops and their
 //! rollback) is in `multi.rs`.
 
+mod data;
 mod multi;
 mod observed;
 mod path_key;
@@ -22,6 +23,7 @@ mod path_key;
 use crate::cow_map::CowMap;
 use crate::ids::SessionId;
 use crate::time::SimTime;
+pub use data::ZnodeData;
 use path_key::PathKey;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -98,7 +100,7 @@ pub struct Stat {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Znode {
     /// The node's data (Kafka keeps text, mostly JSON, in every znode).
-    pub data: String,
+    pub data: ZnodeData,
     /// The node's metadata.
     pub stat: Stat,
 }
@@ -496,7 +498,7 @@ impl Zk {
     /// An ensemble holding only the root node `/`.
     pub fn new() -> Zk {
         let root = Znode {
-            data: String::new(),
+            data: ZnodeData::empty(),
             stat: Stat {
                 czxid: 0,
                 mzxid: 0,
@@ -723,7 +725,7 @@ impl Zk {
         watch: Option<SessionId>,
     ) -> Result<(String, Stat), ZkError> {
         self.get_node(path, watch)
-            .map(|node| (node.data.clone(), node.stat))
+            .map(|node| (node.data.to_string(), node.stat))
     }
 
     /// [`Zk::get_data`] answered with the node itself, for a reader that

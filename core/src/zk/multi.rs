@@ -6,7 +6,7 @@
 
 use super::{
     parent_of, valid_path, CreateMode, Op, OpResult, PathKey, SessionId, Stat, Trigger, WatchKind,
-    WatchedEvent, Zk, ZkError, Znode,
+    WatchedEvent, Zk, ZkError, Znode, ZnodeData,
 };
 use crate::time::SimTime;
 
@@ -24,7 +24,7 @@ enum Undo {
     },
     SetData {
         path: String,
-        data: String,
+        data: ZnodeData,
         stat: Stat,
     },
 }
@@ -150,7 +150,7 @@ impl Zk {
                 }
                 undo.push(Undo::SetData {
                     path: path.clone(),
-                    data: std::mem::replace(&mut node.data, data.clone()),
+                    data: std::mem::replace(&mut node.data, ZnodeData::from(data.as_str())),
                     stat: node.stat,
                 });
                 node.stat.version += 1;
@@ -218,7 +218,7 @@ impl Zk {
         self.nodes.insert(
             PathKey::from(full.as_str()),
             Znode {
-                data: data.to_string(),
+                data: ZnodeData::from(data),
                 stat: Stat {
                     czxid: zxid,
                     mzxid: zxid,

@@ -169,13 +169,13 @@ mod tests {
         zk.set_op_offset_us(0);
         let observed = |zk: &Zk, seen: &BTreeMap<String, Option<String>>| {
             for (p, data) in seen {
-                assert_eq!(zk.observed(p).map(|n| n.data.clone()), *data, "{p}");
+                assert_eq!(zk.observed(p).map(|n| n.data.to_string()), *data, "{p}");
             }
             let all: Vec<(String, String)> = zk
                 .observed_nodes()
                 .into_iter()
                 .filter(|(p, _)| p.starts_with("/n"))
-                .map(|(p, n)| (p.to_string(), n.data.clone()))
+                .map(|(p, n)| (p.to_string(), n.data.to_string()))
                 .collect();
             let model: Vec<(String, String)> = seen
                 .iter()

@@ -300,7 +300,9 @@ mod tests {
             assert_eq!(d.text(), *s);
             assert_eq!(d.len(), s.len(), "{s}");
             assert_eq!(d.is_empty(), s.is_empty());
-            assert!(d == *s && d == s.as_str() && *s == d);
+            assert_eq!(d, *s);
+            assert_eq!(d, s.as_str());
+            assert_eq!(*s, d);
             assert_eq!(format!("{d:?}"), format!("{s:?}"));
             assert_eq!(
                 serde_json::to_string(&d).unwrap(),
@@ -319,12 +321,10 @@ mod tests {
         }
         assert!(kept_as_numbers > 10, "{kept_as_numbers}");
         // Equal exactly when the texts are.
-        for a in texts.iter().take(200) {
-            for b in texts.iter().take(200) {
-                assert_eq!(
-                    ZnodeData::from(a.as_str()) == ZnodeData::from(b.as_str()),
-                    a == b
-                );
+        let data: Vec<ZnodeData> = texts.iter().take(200).map(|s| s.as_str().into()).collect();
+        for (a, da) in texts.iter().zip(&data) {
+            for (b, db) in texts.iter().zip(&data) {
+                assert_eq!(da == db, a == b);
             }
         }
     }

@@ -383,10 +383,12 @@ pub struct Zk {
     /// it holds (mostly one).
     #[serde(default)]
     pending: CowMap<PathKey, Vec<BeforeImage>>,
-    /// The same paths by the moment they become visible.
-    #[serde(default)]
-    pending_by_time: CowMap<SimTime, Vec<PathKey>>,
-    /// Changed paths to report once observers see them, by that moment.
+    /// Changed paths to report once observers see them, by that moment, in
+    /// the order they changed (a path changed twice at one moment is there
+    /// twice). Also the index of `pending` by moment: every path given a
+    /// before-image for a moment is among that moment's changed paths (a
+    /// committed multi-op's paths with a before-image are those of its
+    /// data triggers), so one list serves both.
     #[serde(default)]
     deferred_changed: CowMap<SimTime, Vec<PathKey>>,
     /// Moments at which pending changes become visible, not yet taken.
@@ -525,7 +527,6 @@ impl Zk {
             op_offset_us: 0,
             now: SimTime::ZERO,
             pending: CowMap::new(),
-            pending_by_time: CowMap::new(),
             deferred_changed: CowMap::new(),
             new_visible: BTreeSet::new(),
             counters: Tally::default(),
@@ -548,9 +549,6 @@ impl Zk {
     /// seconds; a copy shares them chunk by chunk, as it shares the znodes.
     pub fn unshared_pending(&self, other: Option<&Zk>) -> usize {
         self.pending.unshared_entries(other.map(|o| &o.pending))
-            + self
-                .pending_by_time
-                .unshared_entries(other.map(|o| &o.pending_by_time))
             + self
                 .deferred_changed
                 .unshared_entries(other.map(|o| &o.deferred_changed))
@@ -943,7 +941,6 @@ impl Zk {
             triggers,
             changed,
             pending,
-            pending_by_time,
             deferred_changed,
             new_visible,
             ..
@@ -957,9 +954,7 @@ impl Zk {
         mark("zk: fired, triggers, changed");
         drop(pending);
         mark("zk: pending changes (path -> before-images)");
-        drop(pending_by_time);
-        mark("zk: pending changes (paths by moment)");
         drop((deferred_changed, new_visible));
-        mark("zk: changed paths to report (by moment)");
+        mark("zk: changed paths by moment (to report; pending's index)");
     }
 }

@@ -94,16 +94,14 @@ impl Zk {
                     (path, before)
                 }
             };
-            let key = PathKey::from(path.as_str());
+            // Indexed by moment through `deferred_changed`, where
+            // `flush_triggers` puts this path (its data trigger) next.
             let entries = self
                 .pending
-                .get_or_insert_with(key.clone(), || Vec::with_capacity(1));
+                .get_or_insert_with(PathKey::from(path.as_str()), || Vec::with_capacity(1));
             // One before-image per path and moment: the first change's.
             if entries.last().is_none_or(|(t, _)| *t != at) {
                 entries.push((at, before));
-                self.pending_by_time
-                    .get_or_insert_with(at, Vec::new)
-                    .push(key);
             }
         }
         self.new_visible.insert(at);

@@ -382,7 +382,7 @@ pub struct Zk {
     /// before-image boxed (a created node has none) in a list sized to what
     /// it holds (mostly one).
     #[serde(default)]
-    pending: CowMap<PathKey, Vec<BeforeImage>>,
+    pending: CowMap<PathKey, Befores>,
     /// Changed paths to report once observers see them, by that moment, in
     /// the order they changed (a path changed twice at one moment is there
     /// twice). Also the index of `pending` by moment: every path given a
@@ -426,6 +426,87 @@ impl Eq for Hint {}
 /// What observers see of a path until a moment: the node as it was before
 /// a change they do not see yet (`None`: there was none).
 type BeforeImage = (SimTime, Option<Box<Znode>>);
+
+/// A path's before-images, oldest first, never empty once made: one (a
+/// path changed at one moment, nearly all of them) in place, more in a
+/// boxed list. 24 bytes, as a `Vec`, without the `Vec`'s heap block.
+/// Compares and serializes as the list.
+#[derive(Debug, Clone)]
+enum Befores {
+    One(BeforeImage),
+    Many(Box<[BeforeImage]>),
+}
+
+impl PartialEq for Befores {
+    fn eq(&self, other: &Befores) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Befores {}
+
+impl Befores {
+    fn as_slice(&self) -> &[BeforeImage] {
+        match self {
+            Befores::One(b) => std::slice::from_ref(b),
+            Befores::Many(v) => v,
+        }
+    }
+
+    /// The oldest.
+    fn first(&self) -> Option<&BeforeImage> {
+        self.as_slice().first()
+    }
+
+    /// The newest's moment.
+    fn last_at(&self) -> Option<SimTime> {
+        self.as_slice().last().map(|(at, _)| *at)
+    }
+
+    /// Add a newer one.
+    fn push(&mut self, b: BeforeImage) {
+        let mut v = match std::mem::replace(self, Befores::Many(Box::new([]))) {
+            Befores::One(first) => vec![first],
+            Befores::Many(v) => v.into_vec(),
+        };
+        v.push(b);
+        *self = Befores::Many(v.into_boxed_slice());
+    }
+
+    /// Drop those visible by `now`; whether any is left.
+    fn retain_after(&mut self, now: SimTime) -> bool {
+        match self {
+            Befores::One((at, _)) => *at > now,
+            Befores::Many(v) => {
+                if v.iter().any(|(at, _)| *at <= now) {
+                    let mut kept = std::mem::take(v).into_vec();
+                    kept.retain(|(at, _)| *at > now);
+                    *v = kept.into_boxed_slice();
+                }
+                !v.is_empty()
+            }
+        }
+    }
+}
+
+impl Serialize for Befores {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Befores {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Befores, D::Error> {
+        let mut v = Vec::<BeforeImage>::deserialize(d)?;
+        Ok(match (v.len(), v.pop()) {
+            (1, Some(b)) => Befores::One(b),
+            (_, last) => {
+                v.extend(last);
+                Befores::Many(v.into_boxed_slice())
+            }
+        })
+    }
+}
 
 /// The counters as a field of the ensemble: bookkeeping about it, not part
 /// of its state, so two ensembles holding the same tree, sessions and
@@ -956,5 +1037,48 @@ impl Zk {
         mark("zk: pending changes (path -> before-images)");
         drop((deferred_changed, new_visible));
         mark("zk: changed paths by moment (to report; pending's index)");
+    }
+}
+
+#[cfg(test)]
+mod befores_tests {
+    use super::{BeforeImage, Befores, SimTime};
+
+    #[test]
+    fn befores_behave_as_a_list() {
+        // Against a plain `Vec` model: pushes, drops by moment, equality
+        // whatever the form, serialization, and clones that later changes
+        // do not reach.
+        let img = |t: u64| -> BeforeImage { (SimTime(t), None) };
+        for n in 1..6u64 {
+            let mut b = Befores::One(img(1));
+            let mut model = vec![img(1)];
+            for t in 2..=n {
+                b.push(img(t * 10));
+                model.push(img(t * 10));
+            }
+            let copy = b.clone();
+            assert_eq!(b.as_slice(), &model[..]);
+            assert_eq!(b.last_at(), model.last().map(|x| x.0));
+            assert_eq!(
+                serde_json::to_string(&b).unwrap(),
+                serde_json::to_string(&model).unwrap()
+            );
+            let back: Befores = serde_json::from_str(&serde_json::to_string(&b).unwrap()).unwrap();
+            assert_eq!(back, b);
+            for now in [0, 1, 15, 25, 1000] {
+                let mut c = b.clone();
+                model.retain(|x| x.0 > SimTime(now));
+                let left = c.retain_after(SimTime(now));
+                assert_eq!(left, !model.is_empty());
+                if left {
+                    assert_eq!(c.as_slice(), &model[..]);
+                    assert_eq!(c, Befores::Many(model.clone().into_boxed_slice()));
+                }
+            }
+            assert_eq!(copy.as_slice().len(), n as usize);
+        }
+        assert_eq!(Befores::One(img(3)), Befores::Many(Box::new([img(3)])));
+        assert_eq!(std::mem::size_of::<Befores>(), 24);
     }
 }

@@ -5,8 +5,8 @@
 //! module are one-operation multi-ops.
 
 use super::{
-    parent_of, valid_path, CreateMode, Op, OpResult, PathKey, SessionId, Stat, Trigger, WatchKind,
-    WatchedEvent, Zk, ZkError, Znode, ZnodeData,
+    parent_of, valid_path, Befores, CreateMode, Op, OpResult, PathKey, SessionId, Stat, Trigger,
+    WatchKind, WatchedEvent, Zk, ZkError, Znode, ZnodeData,
 };
 use crate::time::SimTime;
 
@@ -96,12 +96,17 @@ impl Zk {
             };
             // Indexed by moment through `deferred_changed`, where
             // `flush_triggers` puts this path (its data trigger) next.
+            let mut before = Some(before);
             let entries = self
                 .pending
-                .get_or_insert_with(PathKey::from(path.as_str()), || Vec::with_capacity(1));
+                .get_or_insert_with(PathKey::from(path.as_str()), || {
+                    Befores::One((at, before.take().flatten()))
+                });
             // One before-image per path and moment: the first change's.
-            if entries.last().is_none_or(|(t, _)| *t != at) {
-                entries.push((at, before));
+            if let Some(before) = before {
+                if entries.last_at() != Some(at) {
+                    entries.push((at, before));
+                }
             }
         }
         self.new_visible.insert(at);

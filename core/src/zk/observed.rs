@@ -19,10 +19,8 @@ impl Zk {
             // Every path with a before-image for `at` is among these (a
             // path without one, or listed twice, finds nothing more to drop).
             for path in self.deferred_changed.remove(&at).unwrap_or_default() {
-                self.pending.update_or_remove(path.as_bytes(), |entries| {
-                    entries.retain(|(at, _)| *at > now);
-                    !entries.is_empty()
-                });
+                self.pending
+                    .update_or_remove(path.as_bytes(), |entries| entries.retain_after(now));
                 self.changed.push(path.as_str().to_string());
             }
         }

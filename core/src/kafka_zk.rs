@@ -47,7 +47,7 @@ pub fn register_broker(
         Err(ZkError::NodeExists) => {
             let owned_by_us = zk
                 .node(&path)
-                .is_some_and(|n| n.stat.ephemeral_owner == client.session);
+                .is_some_and(|n| n.stat.ephemeral_owner() == client.session);
             if !owned_by_us {
                 return Err(ZkError::NodeExists);
             }

@@ -254,7 +254,7 @@ impl ClusterView {
             .map(|(p, n)| ZnodeView {
                 path: p.to_string(),
                 data: n.data.to_string(),
-                ephemeral: n.stat.ephemeral_owner.is_some(),
+                ephemeral: n.stat.ephemeral_owner().is_some(),
                 version: n.stat.version,
                 depth: p.matches('/').count() - 1,
                 watchers: watches.iter().filter(|(wp, _, _)| wp == p).count(),

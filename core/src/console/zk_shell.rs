@@ -147,7 +147,7 @@ fn stat_lines(node: &Znode, num_children: usize) -> String {
         s.pzxid,
         s.cversion,
         s.version,
-        s.ephemeral_owner.map_or(0, |o| o.0),
+        s.ephemeral_owner().map_or(0, |o| o.0),
         node.data.len(),
         num_children
     )
@@ -350,7 +350,7 @@ fn create(c: &Cluster, path: &str, p: &Parsed, sequential: bool) -> Reply {
     let Some(parent) = parent else {
         return Reply::Print(format!("Node does not exist: {path}\n"));
     };
-    if parent.stat.ephemeral_owner.is_some() {
+    if parent.stat.ephemeral_owner().is_some() {
         return Reply::Print(format!("Ephemerals cannot have children: {path}\n"));
     }
     let full = if sequential {

@@ -87,7 +87,7 @@ fn registered(sim: &Sim, b: &crate::broker::Broker) -> bool {
     let owner = sim
         .zk()
         .observed(&paths::broker(b.id))
-        .and_then(|n| n.stat.ephemeral_owner);
+        .and_then(|n| n.stat.ephemeral_owner());
     owner.is_some() && owner == b.zk_client.session
 }
 

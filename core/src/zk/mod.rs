@@ -79,8 +79,11 @@ pub struct Stat {
     pub version: i32,
     /// The number of changes to the node's children.
     pub cversion: i32,
-    /// The owning session of an ephemeral node.
-    pub ephemeral_owner: Option<SessionId>,
+    /// The owning session of an ephemeral node ([`Stat::ephemeral_owner`]):
+    /// its id, 0 for none (ZooKeeper's own encoding; session ids start at 1),
+    /// 8 bytes where an `Option<SessionId>` takes 16.
+    #[serde(rename = "ephemeral_owner", with = "owner_serde")]
+    owner: u64,
     /// When the node was created (`ctime`): virtual time in ms, read as
     /// ms since the epoch (the simulation starts at 1970-01-01 00:00:00 UTC).
     #[serde(default)]
@@ -93,6 +96,29 @@ pub struct Stat {
     #[serde(default)]
     pub pzxid: i64,
 }
+
+impl Stat {
+    /// The owning session of an ephemeral node.
+    pub fn ephemeral_owner(&self) -> Option<SessionId> {
+        (self.owner != 0).then_some(SessionId(self.owner))
+    }
+}
+
+/// `Stat::owner` serialized as the `Option<SessionId>` it stands for.
+mod owner_serde {
+    use crate::ids::SessionId;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(owner: &u64, s: S) -> Result<S::Ok, S::Error> {
+        (*owner != 0).then_some(SessionId(*owner)).serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        Ok(Option::<SessionId>::deserialize(d)?.map_or(0, |s| s.0))
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<Stat>() == 56);
 
 /// One znode. Its children are not stored in it: they are the nodes whose
 /// paths extend its own by one name, read off the ensemble's sorted path map
@@ -587,7 +613,7 @@ impl Zk {
                 mzxid: 0,
                 version: 0,
                 cversion: 0,
-                ephemeral_owner: None,
+                owner: 0,
                 ctime_ms: 0,
                 mtime_ms: 0,
                 pzxid: 0,
@@ -649,8 +675,9 @@ impl Zk {
 
     /// Open a session with the given timeout.
     pub fn open_session(&mut self, now: SimTime, timeout_ms: u64) -> SessionId {
-        let id = SessionId(self.next_session);
-        self.next_session += 1;
+        // From 1: a node's owner 0 is "none".
+        let id = SessionId(self.next_session.max(1));
+        self.next_session = id.0 + 1;
         self.sessions.insert(
             id,
             Session {

@@ -196,7 +196,7 @@ impl Zk {
             .nodes
             .get_mut(parent_path.as_bytes())
             .ok_or(ZkError::NoNode)?;
-        if parent.stat.ephemeral_owner.is_some() {
+        if parent.stat.ephemeral_owner().is_some() {
             return Err(ZkError::NoChildrenForEphemerals);
         }
         let full = match mode {
@@ -227,7 +227,7 @@ impl Zk {
                     mzxid: zxid,
                     version: 0,
                     cversion: 0,
-                    ephemeral_owner: owner,
+                    owner: owner.map_or(0, |o| o.0),
                     ctime_ms: now_ms,
                     mtime_ms: now_ms,
                     pzxid: zxid,
@@ -260,7 +260,7 @@ impl Zk {
         let node = self.nodes.remove(path.as_bytes()).ok_or(ZkError::NoNode)?;
         if let Some(s) = node
             .stat
-            .ephemeral_owner
+            .ephemeral_owner()
             .and_then(|o| self.sessions.get_mut(&o))
         {
             s.owned.remove(path);
@@ -287,7 +287,7 @@ impl Zk {
                     if let Some(node) = self.nodes.remove(path.as_bytes()) {
                         if let Some(s) = node
                             .stat
-                            .ephemeral_owner
+                            .ephemeral_owner()
                             .and_then(|o| self.sessions.get_mut(&o))
                         {
                             s.owned.remove(&path);
@@ -298,7 +298,7 @@ impl Zk {
                 Undo::Deleted { path, node, parent } => {
                     if let Some(s) = node
                         .stat
-                        .ephemeral_owner
+                        .ephemeral_owner()
                         .and_then(|o| self.sessions.get_mut(&o))
                     {
                         s.owned.insert(path.clone());

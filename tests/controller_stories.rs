@@ -18,10 +18,10 @@ fn first_election_one_winner_epoch_one_everyone_agrees() {
     assert_eq!(s.epoch(), 1);
     let node = s.sim.zk().node("/controller").expect("/controller");
     assert!(
-        node.stat.ephemeral_owner.is_some(),
+        node.stat.ephemeral_owner().is_some(),
         "/controller is ephemeral"
     );
-    let json: serde_json::Value = serde_json::from_str(&node.data).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&node.data.text()).unwrap();
     assert_eq!(json["version"], 1);
     assert_eq!(json["brokerid"], c.0);
     assert!(

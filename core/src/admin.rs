@@ -136,7 +136,7 @@ pub fn registered_brokers(zk: &Zk) -> Vec<BrokerId> {
 /// A topic's assignment from `/brokers/topics/<t>`, in partition order.
 pub fn topic_assignment(zk: &Zk, topic: &str) -> Option<Vec<(u32, Vec<BrokerId>)>> {
     let n = zk.node(&paths::topic(topic))?;
-    decode_topic_assignment(&n.data)
+    decode_topic_assignment(&n.data.text())
 }
 
 /// `getAllPartitions`: every partition of every topic znode, topics in
@@ -147,7 +147,7 @@ pub fn all_partitions(zk: &Zk) -> Vec<TopicPartition> {
         let Some(node) = zk.node(&paths::topic(topic)) else {
             continue;
         };
-        for (p, _) in decode_topic_assignment(&node.data).unwrap_or_default() {
+        for (p, _) in decode_topic_assignment(&node.data.text()).unwrap_or_default() {
             out.push(TopicPartition::new(topic, p));
         }
     }
@@ -457,7 +457,7 @@ pub fn delete_topic_config(
 /// znode is missing or unreadable).
 fn topic_overrides(zk: &Zk, topic: &str) -> BTreeMap<String, Value> {
     zk.node(&paths::topic_config(topic))
-        .and_then(|n| serde_json::from_str::<Value>(&n.data).ok())
+        .and_then(|n| serde_json::from_str::<Value>(&n.data.text()).ok())
         .and_then(|v| v.get("config").and_then(|c| c.as_object().cloned()))
         .map(|m| m.into_iter().collect())
         .unwrap_or_default()

@@ -10,10 +10,7 @@ use crate::ids::{decimal, BrokerId, TopicPartition};
 use crate::time::SimTime;
 use crate::zk::{CreateMode, Op, OpResult, Zk, ZkError};
 use crate::zk_client::{paths, ZkClient};
-use crate::znodes::{
-    broker_znode_json, controller_znode_json, decode_partition_state, parse_controller_id,
-    LeaderIsr,
-};
+use crate::znodes::{broker_znode_json, controller_znode_json, parse_controller_id, LeaderIsr};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -50,7 +47,7 @@ pub fn register_broker(
         Err(ZkError::NodeExists) => {
             let owned_by_us = zk
                 .node(&path)
-                .is_some_and(|n| n.stat.ephemeral_owner == client.session);
+                .is_some_and(|n| n.stat.ephemeral_owner() == client.session);
             if !owned_by_us {
                 return Err(ZkError::NodeExists);
             }
@@ -64,7 +61,7 @@ pub fn register_broker(
 /// is registered); `None` when there is no controller.
 pub fn get_controller_id(client: &mut ZkClient, zk: &mut Zk) -> Result<Option<BrokerId>, ZkError> {
     match client.get_node(zk, paths::CONTROLLER) {
-        Ok(node) => Ok(parse_controller_id(&node.data)),
+        Ok(node) => Ok(parse_controller_id(&node.data.text())),
         Err(ZkError::NoNode) => Ok(None),
         Err(e) => Err(e),
     }
@@ -216,7 +213,7 @@ pub fn read_leader_isr(
     tp: &TopicPartition,
 ) -> Result<Option<LeaderIsr>, ZkError> {
     match client.get_node(zk, &paths::partition_state(tp)) {
-        Ok(node) => Ok(decode_partition_state(&node.data, node.stat.version)),
+        Ok(node) => Ok(node.data.partition_state(node.stat.version)),
         Err(ZkError::NoNode) => Ok(None),
         Err(e) => Err(e),
     }
@@ -321,7 +318,7 @@ pub fn peek_leader_isrs(zk: &Zk, tps: &[TopicPartition]) -> Vec<Option<LeaderIsr
         path.push_str(decimal(tp.partition, &mut digits));
         path.push_str("/state");
         if let Some(node) = cursor.get(&path) {
-            out[i] = decode_partition_state(&node.data, node.stat.version);
+            out[i] = node.data.partition_state(node.stat.version);
         }
     }
     out
@@ -440,7 +437,7 @@ mod tests {
                 .iter()
                 .map(|tp| {
                     let node = zk.node(&paths::partition_state(tp))?;
-                    decode_partition_state(&node.data, node.stat.version)
+                    node.data.partition_state(node.stat.version)
                 })
                 .collect();
             assert_eq!(peek_leader_isrs(&zk, &asked), one_by_one);

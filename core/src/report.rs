@@ -125,7 +125,7 @@ impl FinalState {
             .observed_nodes()
             .into_iter()
             .filter(|(p, _)| *p != "/")
-            .map(|(p, n)| (p.to_string(), n.data.clone()))
+            .map(|(p, n)| (p.to_string(), n.data.to_string()))
             .collect();
         let brokers = sim
             .brokers()

@@ -19,7 +19,7 @@ use crate::time::SimTime;
 use crate::timeline::Timeline;
 use crate::view::ClusterView;
 use crate::zk_client::paths;
-use crate::znodes::{decode_partition_state, decode_topic_assignment};
+use crate::znodes::decode_topic_assignment;
 use crate::Action;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -212,7 +212,7 @@ fn topic_signature(sim: &Sim) -> Vec<(String, i64, i64)> {
 fn topic_min_isr(sim: &Sim, topic: &str) -> u64 {
     sim.zk()
         .observed(&paths::topic_config(topic))
-        .and_then(|n| serde_json::from_str::<serde_json::Value>(&n.data).ok())
+        .and_then(|n| serde_json::from_str::<serde_json::Value>(&n.data.text()).ok())
         .and_then(|v| {
             v.get("config")?
                 .get("min.insync.replicas")
@@ -277,7 +277,7 @@ impl SummaryCache {
             let Some(node) = sim.zk().observed(&paths::topic(topic)) else {
                 continue;
             };
-            let mut parts = decode_topic_assignment(&node.data).unwrap_or_default();
+            let mut parts = decode_topic_assignment(&node.data.text()).unwrap_or_default();
             // In partition order (the decoder's already), so that the rows
             // are in (topic, partition) order and found by bisection. The
             // crate's sort: a list in order costs one look, and the `.wasm`
@@ -336,7 +336,7 @@ impl SummaryCache {
         let l = sim
             .zk()
             .observed(&paths::partition_state(tp))
-            .and_then(|n| decode_partition_state(&n.data, n.stat.version));
+            .and_then(|n| n.data.partition_state(n.stat.version));
         let Some(row) = self.rows.get_mut(i) else {
             return;
         };

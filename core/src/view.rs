@@ -253,8 +253,8 @@ impl ClusterView {
             .filter(|(p, _)| *p != "/")
             .map(|(p, n)| ZnodeView {
                 path: p.to_string(),
-                data: n.data.clone(),
-                ephemeral: n.stat.ephemeral_owner.is_some(),
+                data: n.data.to_string(),
+                ephemeral: n.stat.ephemeral_owner().is_some(),
                 version: n.stat.version,
                 depth: p.matches('/').count() - 1,
                 watchers: watches.iter().filter(|(wp, _, _)| wp == p).count(),
@@ -306,9 +306,8 @@ impl ClusterView {
         let topics = names
             .into_iter()
             .map(|t| {
-                let config = zk
-                    .observed(&paths::topic_config(t))
-                    .map(|n| n.data.as_str());
+                let config = zk.observed(&paths::topic_config(t)).map(|n| n.data.text());
+                let config = config.as_deref();
                 TopicView {
                     name: t.to_string(),
                     unclean_leader_election_enable: config.and_then(topic_unclean_override),

@@ -361,6 +361,17 @@ pub fn decode_partition_state(data: &str, zk_version: i32) -> Option<LeaderIsr> 
     decode_partition_state_json(data, zk_version)
 }
 
+/// The integers of a state znode's data when it is exactly what
+/// [`encode_partition_state`] writes (plain integers, no spacing, keys in
+/// its order; the ids in `u32`'s range): controller epoch, leader, leader
+/// epoch, ISR. Printing them as `encode_partition_state` does gives `data`
+/// back byte for byte. `None` for any other text.
+pub(crate) fn partition_state_numbers(
+    data: &str,
+) -> Option<(i64, i64, i64, crate::controller::election::BrokerIds)> {
+    fast::partition_state_numbers(data)
+}
+
 /// `decode_partition_state` through a general JSON parse (any data).
 fn decode_partition_state_json(data: &str, zk_version: i32) -> Option<LeaderIsr> {
     let v: Value = serde_json::from_str(data).ok()?;
@@ -473,6 +484,20 @@ mod fast {
     /// `{"controller_epoch":…,"leader":…,"version":1,"leader_epoch":…,"isr":[…]}`;
     /// `Some(result)` is what the general decoder returns for these bytes.
     pub(super) fn partition_state(data: &str, zk_version: i32) -> Option<Option<LeaderIsr>> {
+        let (controller_epoch, leader, leader_epoch, isr) = partition_state_numbers(data)?;
+        Some((|| {
+            Some(LeaderIsr {
+                leader: u32::try_from(leader).ok().map(BrokerId),
+                leader_epoch: i32::try_from(leader_epoch).ok()?,
+                isr,
+                zk_version,
+                controller_epoch: i32::try_from(controller_epoch).ok()?,
+            })
+        })())
+    }
+
+    /// The integers of `partition_state`'s text, as written.
+    pub(super) fn partition_state_numbers(data: &str) -> Option<(i64, i64, i64, BrokerIds)> {
         let mut c = Cursor {
             b: data.as_bytes(),
             at: 0,
@@ -489,15 +514,7 @@ mod fast {
         if !c.done() {
             return None;
         }
-        Some((|| {
-            Some(LeaderIsr {
-                leader: u32::try_from(leader).ok().map(BrokerId),
-                leader_epoch: i32::try_from(leader_epoch).ok()?,
-                isr,
-                zk_version,
-                controller_epoch: i32::try_from(controller_epoch).ok()?,
-            })
-        })())
+        Some((controller_epoch, leader, leader_epoch, isr))
     }
 
     /// `{"version":1,"brokerid":…,"timestamp":"…"}` with the timestamp in

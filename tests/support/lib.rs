@@ -152,8 +152,7 @@ impl Story {
         let tp = kcsim_core::TopicPartition::new(topic, p);
         let path = format!("/brokers/topics/{topic}/partitions/{p}/state");
         let node = self.sim.zk().node(&path).expect("state znode");
-        let mut l = kcsim_core::znodes::decode_partition_state(&node.data, node.stat.version)
-            .expect("state");
+        let mut l = node.data.partition_state(node.stat.version).expect("state");
         l.isr = isr.iter().copied().map(BrokerId).collect();
         let data = kcsim_core::znodes::encode_partition_state(&l);
         let _ = tp;

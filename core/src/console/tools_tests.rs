@@ -727,7 +727,7 @@ fn stat_prints_zookeepers_stat() {
     let zk = t.sim().zk();
     let n = zk.node("/controller").unwrap().clone();
     let out = ok(&mut s, &mut t, &format!("{ZS} stat /controller"));
-    let owner = n.stat.ephemeral_owner.map(|o| o.0).unwrap_or(0);
+    let owner = n.stat.ephemeral_owner().map(|o| o.0).unwrap_or(0);
     assert!(owner > 0, "/controller is ephemeral");
     let time = java_date_for(n.stat.ctime_ms);
     assert_eq!(

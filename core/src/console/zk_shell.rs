@@ -147,7 +147,7 @@ fn stat_lines(node: &Znode, num_children: usize) -> String {
         s.pzxid,
         s.cversion,
         s.version,
-        s.ephemeral_owner.map_or(0, |o| o.0),
+        s.ephemeral_owner().map_or(0, |o| o.0),
         node.data.len(),
         num_children
     )
@@ -284,7 +284,8 @@ pub fn run(args: &[String], c: &Cluster) -> Reply {
         "get" => {
             let Some(n) = node else { return absent() };
             // Kafka creates its persistent paths with null data.
-            let data = if n.data.is_empty() { "null" } else { &n.data };
+            let text = n.data.text();
+            let data = if text.is_empty() { "null" } else { &text };
             let stat = if has('s') {
                 stat_lines(n, children(c, path).len())
             } else {
@@ -349,7 +350,7 @@ fn create(c: &Cluster, path: &str, p: &Parsed, sequential: bool) -> Reply {
     let Some(parent) = parent else {
         return Reply::Print(format!("Node does not exist: {path}\n"));
     };
-    if parent.stat.ephemeral_owner.is_some() {
+    if parent.stat.ephemeral_owner().is_some() {
         return Reply::Print(format!("Ephemerals cannot have children: {path}\n"));
     }
     let full = if sequential {

@@ -115,7 +115,7 @@ impl DataPlane {
 fn min_insync_replicas(env: &Env, topic: &str) -> u64 {
     env.zk
         .node(&paths::topic_config(topic))
-        .and_then(|n| serde_json::from_str::<serde_json::Value>(&n.data).ok())
+        .and_then(|n| serde_json::from_str::<serde_json::Value>(&n.data.text()).ok())
         .and_then(|v| {
             v.get("config")?
                 .get("min.insync.replicas")

@@ -461,7 +461,7 @@ impl Legacy {
             .keys()
             .filter_map(|tp| {
                 let n = self.zk.node(&leader_path(tp))?;
-                Some((tp.clone(), BrokerId(n.data.parse().ok()?)))
+                Some((tp.clone(), BrokerId(n.data.text().parse().ok()?)))
             })
             .collect()
     }

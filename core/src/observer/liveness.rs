@@ -35,7 +35,7 @@ pub fn liveness_bound_ms(sim: &Sim) -> u64 {
         .zk()
         .observed_children(paths::TOPICS)
         .filter_map(|t| sim.zk().observed(&paths::topic(t)))
-        .filter_map(|n| crate::znodes::decode_topic_assignment(&n.data))
+        .filter_map(|n| crate::znodes::decode_topic_assignment(&n.data.text()))
         .map(|a| a.len() as u64)
         .sum::<u64>();
     let session = c.zookeeper_session_timeout_ms;
@@ -87,7 +87,7 @@ fn registered(sim: &Sim, b: &crate::broker::Broker) -> bool {
     let owner = sim
         .zk()
         .observed(&paths::broker(b.id))
-        .and_then(|n| n.stat.ephemeral_owner);
+        .and_then(|n| n.stat.ephemeral_owner());
     owner.is_some() && owner == b.zk_client.session
 }
 
@@ -334,7 +334,7 @@ fn admin(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut Out) {
     // leaves /admin/reassign_partitions.
     let listed = zk
         .observed(paths::REASSIGN_PARTITIONS)
-        .and_then(|n| crate::znodes::decode_reassign_partitions(&n.data))
+        .and_then(|n| crate::znodes::decode_reassign_partitions(&n.data.text()))
         .unwrap_or_default();
     for (tp, target) in listed {
         let Some(topic) = o.topics.get(tp.topic.as_str()) else {

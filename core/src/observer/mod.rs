@@ -500,7 +500,7 @@ impl Observer {
         }
         let listed = zk
             .observed(paths::REASSIGN_PARTITIONS)
-            .and_then(|n| crate::znodes::decode_reassign_partitions(&n.data))
+            .and_then(|n| crate::znodes::decode_reassign_partitions(&n.data.text()))
             .unwrap_or_default();
         let controller = zk.observed(paths::CONTROLLER).is_some();
         for (tp, _) in &listed {
@@ -618,11 +618,11 @@ impl Observer {
                 self.restart_topic(name);
             }
             if known != Some((czxid, mzxid)) {
-                let assignment = crate::znodes::decode_topic_assignment(&node.data)
+                let assignment = crate::znodes::decode_topic_assignment(&node.data.text())
                     .unwrap_or_default()
                     .into_iter()
                     .collect();
-                let reassigning = crate::znodes::decode_reassigning(&node.data)
+                let reassigning = crate::znodes::decode_reassigning(&node.data.text())
                     .into_iter()
                     .map(|(p, _)| p)
                     .collect();
@@ -666,8 +666,7 @@ impl Observer {
                 }
                 seen.mzxid = mzxid;
                 seen.changed_at = now;
-                let state = node
-                    .and_then(|n| crate::znodes::decode_partition_state(&n.data, n.stat.version));
+                let state = node.and_then(|n| n.data.partition_state(n.stat.version));
                 let Some(l) = state else {
                     seen.leader = None;
                     seen.isr.clear();
@@ -678,7 +677,9 @@ impl Observer {
                 // after the writes of the controller's event in progress
                 // that came before it.
                 let by_hand = edited_tps.contains(path.as_str())
-                    || node.is_some_and(|n| self.hand_written.get(&path) == Some(&n.data));
+                    || node.is_some_and(|n| {
+                        self.hand_written.get(&path).is_some_and(|h| n.data == *h)
+                    });
                 if !by_hand {
                     // Kafka: Election.scala and PartitionStateMachine: the
                     // leader is chosen from the ISR (an unclean election

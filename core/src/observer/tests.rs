@@ -39,7 +39,7 @@ fn names(found: &[Finding]) -> Vec<&'static str> {
 
 fn state(sim: &Sim, tp: &TopicPartition) -> LeaderIsr {
     let n = sim.zk().observed(&paths::partition_state(tp)).unwrap();
-    crate::znodes::decode_partition_state(&n.data, n.stat.version).unwrap()
+    n.data.partition_state(n.stat.version).unwrap()
 }
 
 /// Write a partition state znode behind everyone's back (not an operator's

@@ -444,14 +444,14 @@ impl Sim {
     pub fn controller_id(&self) -> Option<BrokerId> {
         self.zk
             .observed(paths::CONTROLLER)
-            .and_then(|n| parse_controller_id(&n.data))
+            .and_then(|n| parse_controller_id(&n.data.text()))
     }
 
     /// `/controller_epoch`'s value (0 if absent), as observers see it now.
     pub fn controller_epoch(&self) -> i32 {
         self.zk
             .observed(paths::CONTROLLER_EPOCH)
-            .and_then(|n| n.data.trim().parse().ok())
+            .and_then(|n| n.data.text().trim().parse().ok())
             .unwrap_or(0)
     }
 

@@ -88,7 +88,7 @@ impl Sim {
                 let node = self.zk.observed(&path);
                 let gone = node.is_none();
                 let decoded = node
-                    .and_then(|n| crate::znodes::decode_topic_assignment(&n.data))
+                    .and_then(|n| crate::znodes::decode_topic_assignment(&n.data.text()))
                     .map(|a| std::rc::Rc::new(a.into_iter().collect()));
                 match decoded {
                     Some(a) => self.assignments.insert(topic.to_string(), a),
@@ -117,7 +117,7 @@ impl Sim {
             let state = self
                 .zk
                 .observed(&path)
-                .and_then(|n| crate::znodes::decode_partition_state(&n.data, n.stat.version));
+                .and_then(|n| n.data.partition_state(n.stat.version));
             if let Some(l) = &state {
                 let ar = self
                     .assignments
@@ -268,17 +268,17 @@ impl Sim {
     /// Every partition, from ZooKeeper's topic and state znodes.
     pub fn partition_overview(&self) -> Vec<PartitionOverview> {
         use crate::controller::states::PartitionState;
-        use crate::znodes::{decode_partition_state, decode_topic_assignment};
+        use crate::znodes::decode_topic_assignment;
         let ctx = self.active_controller().map(|b| &b.controller.ctx);
         let mut out = Vec::new();
         for topic in self.zk.observed_children(paths::TOPICS) {
             let Some(node) = self.zk.observed(&paths::topic(topic)) else {
                 continue;
             };
-            for (p, replicas) in decode_topic_assignment(&node.data).unwrap_or_default() {
+            for (p, replicas) in decode_topic_assignment(&node.data.text()).unwrap_or_default() {
                 let tp = crate::ids::TopicPartition::new(topic, p);
                 let state_node = self.zk.observed(&paths::partition_state(&tp));
-                let l = state_node.and_then(|n| decode_partition_state(&n.data, n.stat.version));
+                let l = state_node.and_then(|n| n.data.partition_state(n.stat.version));
                 let state = ctx
                     .and_then(|c| c.partition_states.get(&tp).copied())
                     .unwrap_or(PartitionState::NonExistentPartition);

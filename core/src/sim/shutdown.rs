@@ -47,7 +47,7 @@ impl Sim {
         let controller = self
             .zk
             .node(paths::CONTROLLER)
-            .and_then(|n| crate::znodes::parse_controller_id(&n.data));
+            .and_then(|n| crate::znodes::parse_controller_id(&n.data.text()));
         let registered = controller.is_some_and(|c| self.zk.node(&paths::broker(c)).is_some());
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;

@@ -387,10 +387,11 @@ impl Gen {
         );
         match self.rng.below(10) {
             0..=3 => {
-                let current =
-                    self.probe.zk().observed(&state_path).and_then(|n| {
-                        crate::znodes::decode_partition_state(&n.data, n.stat.version)
-                    });
+                let current = self
+                    .probe
+                    .zk()
+                    .observed(&state_path)
+                    .and_then(|n| n.data.partition_state(n.stat.version));
                 if let Some(mut l) = current {
                     if let Some(leader) = l.leader {
                         l.isr = vec![leader].into();
@@ -417,7 +418,7 @@ impl Gen {
                     .probe
                     .zk()
                     .observed(&path)
-                    .and_then(|n| crate::znodes::decode_topic_assignment(&n.data));
+                    .and_then(|n| crate::znodes::decode_topic_assignment(&n.data.text()));
                 match current {
                     Some(a) if !a.is_empty() => {
                         let mut assignment: Vec<Vec<BrokerId>> =

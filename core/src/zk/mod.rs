@@ -15,6 +15,7 @@
 //! Reads, sessions and watches are here; the write path (multi-ops and their
 //! rollback) is in `multi.rs`.
 
+mod data;
 mod multi;
 mod observed;
 mod path_key;
@@ -22,6 +23,7 @@ mod path_key;
 use crate::cow_map::CowMap;
 use crate::ids::SessionId;
 use crate::time::SimTime;
+pub use data::ZnodeData;
 use path_key::PathKey;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -77,8 +79,11 @@ pub struct Stat {
     pub version: i32,
     /// The number of changes to the node's children.
     pub cversion: i32,
-    /// The owning session of an ephemeral node.
-    pub ephemeral_owner: Option<SessionId>,
+    /// The owning session of an ephemeral node ([`Stat::ephemeral_owner`]):
+    /// its id, 0 for none (ZooKeeper's own encoding; session ids start at 1),
+    /// 8 bytes where an `Option<SessionId>` takes 16.
+    #[serde(rename = "ephemeral_owner", with = "owner_serde")]
+    owner: u64,
     /// When the node was created (`ctime`): virtual time in ms, read as
     /// ms since the epoch (the simulation starts at 1970-01-01 00:00:00 UTC).
     #[serde(default)]
@@ -92,13 +97,36 @@ pub struct Stat {
     pub pzxid: i64,
 }
 
+impl Stat {
+    /// The owning session of an ephemeral node.
+    pub fn ephemeral_owner(&self) -> Option<SessionId> {
+        (self.owner != 0).then_some(SessionId(self.owner))
+    }
+}
+
+/// `Stat::owner` serialized as the `Option<SessionId>` it stands for.
+mod owner_serde {
+    use crate::ids::SessionId;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(owner: &u64, s: S) -> Result<S::Ok, S::Error> {
+        (*owner != 0).then_some(SessionId(*owner)).serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        Ok(Option::<SessionId>::deserialize(d)?.map_or(0, |s| s.0))
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<Stat>() == 56);
+
 /// One znode. Its children are not stored in it: they are the nodes whose
 /// paths extend its own by one name, read off the ensemble's sorted path map
 /// ([`Zk::children`]), as ZooKeeper's `DataNode` children set would list them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Znode {
     /// The node's data (Kafka keeps text, mostly JSON, in every znode).
-    pub data: String,
+    pub data: ZnodeData,
     /// The node's metadata.
     pub stat: Stat,
 }
@@ -380,11 +408,13 @@ pub struct Zk {
     /// before-image boxed (a created node has none) in a list sized to what
     /// it holds (mostly one).
     #[serde(default)]
-    pending: CowMap<PathKey, Vec<BeforeImage>>,
-    /// The same paths by the moment they become visible.
-    #[serde(default)]
-    pending_by_time: CowMap<SimTime, Vec<PathKey>>,
-    /// Changed paths to report once observers see them, by that moment.
+    pending: CowMap<PathKey, Befores>,
+    /// Changed paths to report once observers see them, by that moment, in
+    /// the order they changed (a path changed twice at one moment is there
+    /// twice). Also the index of `pending` by moment: every path given a
+    /// before-image for a moment is among that moment's changed paths (a
+    /// committed multi-op's paths with a before-image are those of its
+    /// data triggers), so one list serves both.
     #[serde(default)]
     deferred_changed: CowMap<SimTime, Vec<PathKey>>,
     /// Moments at which pending changes become visible, not yet taken.
@@ -422,6 +452,87 @@ impl Eq for Hint {}
 /// What observers see of a path until a moment: the node as it was before
 /// a change they do not see yet (`None`: there was none).
 type BeforeImage = (SimTime, Option<Box<Znode>>);
+
+/// A path's before-images, oldest first, never empty once made: one (a
+/// path changed at one moment, nearly all of them) in place, more in a
+/// boxed list. 24 bytes, as a `Vec`, without the `Vec`'s heap block.
+/// Compares and serializes as the list.
+#[derive(Debug, Clone)]
+enum Befores {
+    One(BeforeImage),
+    Many(Box<[BeforeImage]>),
+}
+
+impl PartialEq for Befores {
+    fn eq(&self, other: &Befores) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Befores {}
+
+impl Befores {
+    fn as_slice(&self) -> &[BeforeImage] {
+        match self {
+            Befores::One(b) => std::slice::from_ref(b),
+            Befores::Many(v) => v,
+        }
+    }
+
+    /// The oldest.
+    fn first(&self) -> Option<&BeforeImage> {
+        self.as_slice().first()
+    }
+
+    /// The newest's moment.
+    fn last_at(&self) -> Option<SimTime> {
+        self.as_slice().last().map(|(at, _)| *at)
+    }
+
+    /// Add a newer one.
+    fn push(&mut self, b: BeforeImage) {
+        let mut v = match std::mem::replace(self, Befores::Many(Box::new([]))) {
+            Befores::One(first) => vec![first],
+            Befores::Many(v) => v.into_vec(),
+        };
+        v.push(b);
+        *self = Befores::Many(v.into_boxed_slice());
+    }
+
+    /// Drop those visible by `now`; whether any is left.
+    fn retain_after(&mut self, now: SimTime) -> bool {
+        match self {
+            Befores::One((at, _)) => *at > now,
+            Befores::Many(v) => {
+                if v.iter().any(|(at, _)| *at <= now) {
+                    let mut kept = std::mem::take(v).into_vec();
+                    kept.retain(|(at, _)| *at > now);
+                    *v = kept.into_boxed_slice();
+                }
+                !v.is_empty()
+            }
+        }
+    }
+}
+
+impl Serialize for Befores {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Befores {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Befores, D::Error> {
+        let mut v = Vec::<BeforeImage>::deserialize(d)?;
+        Ok(match (v.len(), v.pop()) {
+            (1, Some(b)) => Befores::One(b),
+            (_, last) => {
+                v.extend(last);
+                Befores::Many(v.into_boxed_slice())
+            }
+        })
+    }
+}
 
 /// The counters as a field of the ensemble: bookkeeping about it, not part
 /// of its state, so two ensembles holding the same tree, sessions and
@@ -496,13 +607,13 @@ impl Zk {
     /// An ensemble holding only the root node `/`.
     pub fn new() -> Zk {
         let root = Znode {
-            data: String::new(),
+            data: ZnodeData::empty(),
             stat: Stat {
                 czxid: 0,
                 mzxid: 0,
                 version: 0,
                 cversion: 0,
-                ephemeral_owner: None,
+                owner: 0,
                 ctime_ms: 0,
                 mtime_ms: 0,
                 pzxid: 0,
@@ -523,7 +634,6 @@ impl Zk {
             op_offset_us: 0,
             now: SimTime::ZERO,
             pending: CowMap::new(),
-            pending_by_time: CowMap::new(),
             deferred_changed: CowMap::new(),
             new_visible: BTreeSet::new(),
             counters: Tally::default(),
@@ -547,9 +657,6 @@ impl Zk {
     pub fn unshared_pending(&self, other: Option<&Zk>) -> usize {
         self.pending.unshared_entries(other.map(|o| &o.pending))
             + self
-                .pending_by_time
-                .unshared_entries(other.map(|o| &o.pending_by_time))
-            + self
                 .deferred_changed
                 .unshared_entries(other.map(|o| &o.deferred_changed))
     }
@@ -568,8 +675,9 @@ impl Zk {
 
     /// Open a session with the given timeout.
     pub fn open_session(&mut self, now: SimTime, timeout_ms: u64) -> SessionId {
-        let id = SessionId(self.next_session);
-        self.next_session += 1;
+        // From 1: a node's owner 0 is "none".
+        let id = SessionId(self.next_session.max(1));
+        self.next_session = id.0 + 1;
         self.sessions.insert(
             id,
             Session {
@@ -723,7 +831,7 @@ impl Zk {
         watch: Option<SessionId>,
     ) -> Result<(String, Stat), ZkError> {
         self.get_node(path, watch)
-            .map(|node| (node.data.clone(), node.stat))
+            .map(|node| (node.data.to_string(), node.stat))
     }
 
     /// [`Zk::get_data`] answered with the node itself, for a reader that
@@ -941,7 +1049,6 @@ impl Zk {
             triggers,
             changed,
             pending,
-            pending_by_time,
             deferred_changed,
             new_visible,
             ..
@@ -955,9 +1062,50 @@ impl Zk {
         mark("zk: fired, triggers, changed");
         drop(pending);
         mark("zk: pending changes (path -> before-images)");
-        drop(pending_by_time);
-        mark("zk: pending changes (paths by moment)");
         drop((deferred_changed, new_visible));
-        mark("zk: changed paths to report (by moment)");
+        mark("zk: changed paths by moment (to report; pending's index)");
+    }
+}
+
+#[cfg(test)]
+mod befores_tests {
+    use super::{BeforeImage, Befores, SimTime};
+
+    #[test]
+    fn befores_behave_as_a_list() {
+        // Against a plain `Vec` model: pushes, drops by moment, equality
+        // whatever the form, serialization, and clones that later changes
+        // do not reach.
+        let img = |t: u64| -> BeforeImage { (SimTime(t), None) };
+        for n in 1..6u64 {
+            let mut b = Befores::One(img(1));
+            let mut model = vec![img(1)];
+            for t in 2..=n {
+                b.push(img(t * 10));
+                model.push(img(t * 10));
+            }
+            let copy = b.clone();
+            assert_eq!(b.as_slice(), &model[..]);
+            assert_eq!(b.last_at(), model.last().map(|x| x.0));
+            assert_eq!(
+                serde_json::to_string(&b).unwrap(),
+                serde_json::to_string(&model).unwrap()
+            );
+            let back: Befores = serde_json::from_str(&serde_json::to_string(&b).unwrap()).unwrap();
+            assert_eq!(back, b);
+            for now in [0, 1, 15, 25, 1000] {
+                let mut c = b.clone();
+                model.retain(|x| x.0 > SimTime(now));
+                let left = c.retain_after(SimTime(now));
+                assert_eq!(left, !model.is_empty());
+                if left {
+                    assert_eq!(c.as_slice(), &model[..]);
+                    assert_eq!(c, Befores::Many(model.clone().into_boxed_slice()));
+                }
+            }
+            assert_eq!(copy.as_slice().len(), n as usize);
+        }
+        assert_eq!(Befores::One(img(3)), Befores::Many(Box::new([img(3)])));
+        assert_eq!(std::mem::size_of::<Befores>(), 24);
     }
 }

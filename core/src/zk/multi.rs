@@ -5,8 +5,8 @@
 //! module are one-operation multi-ops.
 
 use super::{
-    parent_of, valid_path, CreateMode, Op, OpResult, PathKey, SessionId, Stat, Trigger, WatchKind,
-    WatchedEvent, Zk, ZkError, Znode,
+    parent_of, valid_path, Befores, CreateMode, Op, OpResult, PathKey, SessionId, Stat, Trigger,
+    WatchKind, WatchedEvent, Zk, ZkError, Znode, ZnodeData,
 };
 use crate::time::SimTime;
 
@@ -24,7 +24,7 @@ enum Undo {
     },
     SetData {
         path: String,
-        data: String,
+        data: ZnodeData,
         stat: Stat,
     },
 }
@@ -94,16 +94,19 @@ impl Zk {
                     (path, before)
                 }
             };
-            let key = PathKey::from(path.as_str());
+            // Indexed by moment through `deferred_changed`, where
+            // `flush_triggers` puts this path (its data trigger) next.
+            let mut before = Some(before);
             let entries = self
                 .pending
-                .get_or_insert_with(key.clone(), || Vec::with_capacity(1));
+                .get_or_insert_with(PathKey::from(path.as_str()), || {
+                    Befores::One((at, before.take().flatten()))
+                });
             // One before-image per path and moment: the first change's.
-            if entries.last().is_none_or(|(t, _)| *t != at) {
-                entries.push((at, before));
-                self.pending_by_time
-                    .get_or_insert_with(at, Vec::new)
-                    .push(key);
+            if let Some(before) = before {
+                if entries.last_at() != Some(at) {
+                    entries.push((at, before));
+                }
             }
         }
         self.new_visible.insert(at);
@@ -150,7 +153,7 @@ impl Zk {
                 }
                 undo.push(Undo::SetData {
                     path: path.clone(),
-                    data: std::mem::replace(&mut node.data, data.clone()),
+                    data: std::mem::replace(&mut node.data, ZnodeData::from(data.as_str())),
                     stat: node.stat,
                 });
                 node.stat.version += 1;
@@ -193,7 +196,7 @@ impl Zk {
             .nodes
             .get_mut(parent_path.as_bytes())
             .ok_or(ZkError::NoNode)?;
-        if parent.stat.ephemeral_owner.is_some() {
+        if parent.stat.ephemeral_owner().is_some() {
             return Err(ZkError::NoChildrenForEphemerals);
         }
         let full = match mode {
@@ -218,13 +221,13 @@ impl Zk {
         self.nodes.insert(
             PathKey::from(full.as_str()),
             Znode {
-                data: data.to_string(),
+                data: ZnodeData::from(data),
                 stat: Stat {
                     czxid: zxid,
                     mzxid: zxid,
                     version: 0,
                     cversion: 0,
-                    ephemeral_owner: owner,
+                    owner: owner.map_or(0, |o| o.0),
                     ctime_ms: now_ms,
                     mtime_ms: now_ms,
                     pzxid: zxid,
@@ -257,7 +260,7 @@ impl Zk {
         let node = self.nodes.remove(path.as_bytes()).ok_or(ZkError::NoNode)?;
         if let Some(s) = node
             .stat
-            .ephemeral_owner
+            .ephemeral_owner()
             .and_then(|o| self.sessions.get_mut(&o))
         {
             s.owned.remove(path);
@@ -284,7 +287,7 @@ impl Zk {
                     if let Some(node) = self.nodes.remove(path.as_bytes()) {
                         if let Some(s) = node
                             .stat
-                            .ephemeral_owner
+                            .ephemeral_owner()
                             .and_then(|o| self.sessions.get_mut(&o))
                         {
                             s.owned.remove(&path);
@@ -295,7 +298,7 @@ impl Zk {
                 Undo::Deleted { path, node, parent } => {
                     if let Some(s) = node
                         .stat
-                        .ephemeral_owner
+                        .ephemeral_owner()
                         .and_then(|o| self.sessions.get_mut(&o))
                     {
                         s.owned.insert(path.clone());

@@ -332,7 +332,7 @@ fn stat_times_and_pzxid_follow_zookeeper() {
         .create(Some(s), "/a/e-", "", EphemeralSequential)
         .unwrap();
     assert_eq!(p, "/a/e-0000000000");
-    assert_eq!(zk.node(&p).unwrap().stat.ephemeral_owner, Some(s));
+    assert_eq!(zk.node(&p).unwrap().stat.ephemeral_owner(), Some(s));
     let a3 = zk.node("/a").unwrap().stat;
     assert_eq!(a3.pzxid, zk.node(&p).unwrap().stat.czxid);
     assert_eq!(a3.mzxid, a2.mzxid, "a child leaves mZxid alone");

@@ -46,6 +46,7 @@ impl BrokerStatus {
 
 /// A partition as the broker's ReplicaManager and metadata cache know it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "StoredPartition", into = "StoredPartition")]
 pub struct LocalPartition {
     /// The leader, −1 for none.
     pub leader: i32,
@@ -62,14 +63,144 @@ pub struct LocalPartition {
     pub zk_version: i32,
     /// The controller epoch that wrote the leadership.
     pub controller_epoch: i32,
-    /// As leader: each follower's log end offset at its last fetch.
+    /// As leader: its view of its followers ([`LeaderView`]).
+    pub view: LeaderView,
+}
+
+/// A leader's view of its followers of one partition (Kafka's `Partition`'s
+/// remote replicas): each follower's log end offset at its last fetch, and
+/// when each last fetched up to the log end, as recorded per partition (an
+/// idle fetch session keeps a later time for all its partitions:
+/// `DataPlane::caught_up_at`). Only a leader's replica has one: a
+/// follower's (two of every three replicas) holds a null pointer, and the
+/// copies of a chunk of replicas share the views until one is written.
+/// An empty view and none compare, print and serialize alike.
+#[derive(Clone, Default)]
+pub struct LeaderView(Option<std::rc::Rc<Followers>>);
+
+/// What [`LeaderView`] holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Followers {
+    leo: ReplicaMap<u64>,
+    caught_up: ReplicaMap<SimTime>,
+}
+
+impl LeaderView {
+    /// `follower`'s log end offset at its last fetch.
+    #[inline]
+    pub fn leo(&self, follower: &BrokerId) -> Option<u64> {
+        self.0.as_ref()?.leo.get(follower).copied()
+    }
+
+    /// When `follower` last fetched up to the log end, as recorded.
+    #[inline]
+    pub fn caught_up(&self, follower: &BrokerId) -> Option<SimTime> {
+        self.0.as_ref()?.caught_up.get(follower).copied()
+    }
+
+    fn followers(&mut self) -> &mut Followers {
+        std::rc::Rc::make_mut(self.0.get_or_insert_with(Default::default))
+    }
+
+    /// Record `follower`'s log end offset.
+    pub fn set_leo(&mut self, follower: BrokerId, leo: u64) {
+        self.followers().leo.insert(follower, leo);
+    }
+
+    /// Record when `follower` last fetched up to the log end.
+    pub fn set_caught_up(&mut self, follower: BrokerId, at: SimTime) {
+        self.followers().caught_up.insert(follower, at);
+    }
+
+    /// A new leader's view (`Partition.makeLeader`): no follower's log end
+    /// offset known, every ISR member caught up now.
+    pub fn reset(&mut self, isr: &[BrokerId], now: SimTime) {
+        self.0 = (!isr.is_empty()).then(|| {
+            std::rc::Rc::new(Followers {
+                leo: ReplicaMap::new(),
+                caught_up: isr.iter().map(|r| (*r, now)).collect(),
+            })
+        });
+    }
+
+    fn parts(&self) -> (ReplicaMap<u64>, ReplicaMap<SimTime>) {
+        self.0
+            .as_ref()
+            .map_or_else(Default::default, |f| (f.leo.clone(), f.caught_up.clone()))
+    }
+
+    fn of(leo: ReplicaMap<u64>, caught_up: ReplicaMap<SimTime>) -> LeaderView {
+        LeaderView(
+            (!leo.is_empty() || !caught_up.is_empty())
+                .then(|| std::rc::Rc::new(Followers { leo, caught_up })),
+        )
+    }
+}
+
+impl PartialEq for LeaderView {
+    fn eq(&self, other: &LeaderView) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => std::rc::Rc::ptr_eq(a, b) || a == b,
+            _ => self.parts() == other.parts(),
+        }
+    }
+}
+
+impl Eq for LeaderView {}
+
+impl std::fmt::Debug for LeaderView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (leo, caught_up) = self.parts();
+        f.debug_struct("LeaderView")
+            .field("follower_leo", &leo)
+            .field("last_caught_up", &caught_up)
+            .finish()
+    }
+}
+
+/// [`LocalPartition`] as it is (de)serialized: the leader's view as two maps.
+#[derive(Clone, Serialize, Deserialize)]
+struct StoredPartition {
+    leader: i32,
+    leader_epoch: i32,
+    isr: BrokerIds,
+    replicas: BrokerIds,
+    zk_version: i32,
+    controller_epoch: i32,
     #[serde(default)]
-    pub follower_leo: ReplicaMap<u64>,
-    /// As leader: when each follower last fetched up to the log end, as
-    /// recorded per partition (an idle fetch session keeps a later time for
-    /// all its partitions: `DataPlane::caught_up_at`).
+    follower_leo: ReplicaMap<u64>,
     #[serde(default)]
-    pub last_caught_up: ReplicaMap<SimTime>,
+    last_caught_up: ReplicaMap<SimTime>,
+}
+
+impl From<StoredPartition> for LocalPartition {
+    fn from(s: StoredPartition) -> LocalPartition {
+        LocalPartition {
+            leader: s.leader,
+            leader_epoch: s.leader_epoch,
+            isr: s.isr,
+            replicas: s.replicas,
+            zk_version: s.zk_version,
+            controller_epoch: s.controller_epoch,
+            view: LeaderView::of(s.follower_leo, s.last_caught_up),
+        }
+    }
+}
+
+impl From<LocalPartition> for StoredPartition {
+    fn from(p: LocalPartition) -> StoredPartition {
+        let (follower_leo, last_caught_up) = p.view.parts();
+        StoredPartition {
+            leader: p.leader,
+            leader_epoch: p.leader_epoch,
+            isr: p.isr,
+            replicas: p.replicas,
+            zk_version: p.zk_version,
+            controller_epoch: p.controller_epoch,
+            follower_leo,
+            last_caught_up,
+        }
+    }
 }
 
 impl LocalPartition {
@@ -81,8 +212,7 @@ impl LocalPartition {
             replicas: BrokerIds::from(&p.replicas[..]),
             zk_version: p.zk_version,
             controller_epoch: p.controller_epoch,
-            follower_leo: ReplicaMap::new(),
-            last_caught_up: ReplicaMap::new(),
+            view: LeaderView::default(),
         }
     }
 }
@@ -613,6 +743,69 @@ mod tests {
         assert_eq!(
             sorted.replicas[&TopicPartition::new("t", 51)].leader_epoch,
             5
+        );
+    }
+
+    #[test]
+    fn a_leader_view_reads_as_two_plain_maps_and_copies_do_not_see_each_others_writes() {
+        // Kafka: Partition.makeLeader resets the leader's remote replicas
+        // (no follower's log end offset known, the ISR caught up now) and
+        // updateFollowerFetchState records each follower's; here a view and
+        // its copies are checked against two plain maps.
+        type Model = (BTreeMap<BrokerId, u64>, BTreeMap<BrokerId, SimTime>);
+        use std::collections::BTreeMap;
+        let same = |v: &LeaderView, m: &Model| {
+            (0..8).all(|r| {
+                let r = BrokerId(r);
+                v.leo(&r) == m.0.get(&r).copied() && v.caught_up(&r) == m.1.get(&r).copied()
+            })
+        };
+        let mut v = LeaderView::default();
+        let mut m: Model = Default::default();
+        assert!(same(&v, &m));
+        assert_eq!(v, LeaderView::of(ReplicaMap::new(), ReplicaMap::new()));
+        v.reset(&[BrokerId(3), BrokerId(1)], SimTime(5));
+        m.1 = [(BrokerId(3), SimTime(5)), (BrokerId(1), SimTime(5))].into();
+        assert!(same(&v, &m));
+        let (copy, copy_model) = (v.clone(), m.clone());
+        v.set_leo(BrokerId(1), 7);
+        v.set_caught_up(BrokerId(2), SimTime(9));
+        v.set_leo(BrokerId(5), 1);
+        m.0.insert(BrokerId(1), 7);
+        m.1.insert(BrokerId(2), SimTime(9));
+        m.0.insert(BrokerId(5), 1);
+        assert!(same(&v, &m));
+        assert!(same(&copy, &copy_model), "the copy is unchanged");
+        assert_ne!(v, copy);
+        // An empty view and none are equal, and serialize alike.
+        let mut emptied = copy.clone();
+        emptied.reset(&[], SimTime(6));
+        assert!(emptied.0.is_none());
+        assert_eq!(emptied, LeaderView::default());
+        // A replica serializes its view as the two maps it replaced.
+        let p = LocalPartition {
+            leader: 1,
+            leader_epoch: 2,
+            isr: vec![BrokerId(1)].into(),
+            replicas: vec![BrokerId(1), BrokerId(2)].into(),
+            zk_version: 3,
+            controller_epoch: 4,
+            view: v.clone(),
+        };
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["follower_leo"], serde_json::json!({"1": 7, "5": 1}));
+        assert_eq!(json["last_caught_up"]["2"], serde_json::json!(9));
+        let back: LocalPartition = serde_json::from_value(json).unwrap();
+        assert_eq!(back, p);
+        let bare = LocalPartition {
+            view: LeaderView::default(),
+            ..p.clone()
+        };
+        let json = serde_json::to_value(&bare).unwrap();
+        assert_eq!(json["follower_leo"], serde_json::json!({}));
+        assert_eq!(
+            serde_json::from_value::<LocalPartition>(json).unwrap(),
+            bare
         );
     }
 

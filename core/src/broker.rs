@@ -52,12 +52,12 @@ pub struct LocalPartition {
     pub leader: i32,
     /// The leader epoch last applied.
     pub leader_epoch: i32,
-    /// The ISR last applied (in place for up to six replicas: a hosted
+    /// The ISR last applied (in place for up to three replicas: a hosted
     /// replica of the usual replication factors holds no heap allocation, so
     /// copying a chunk of them is a plain copy).
-    pub isr: BrokerIds,
+    pub isr: ReplicaIds,
     /// The assigned replicas (in place, as the ISR).
-    pub replicas: BrokerIds,
+    pub replicas: ReplicaIds,
     /// The state znode version the broker last knew (a leader writes ISR
     /// changes conditionally on it).
     pub zk_version: i32,
@@ -65,6 +65,107 @@ pub struct LocalPartition {
     pub controller_epoch: i32,
     /// As leader: its view of its followers ([`LeaderView`]).
     pub view: LeaderView,
+}
+
+/// A hosted replica's short list of broker ids (its ISR, its assigned
+/// replicas): up to three in place, in 16 bytes; a longer list goes to the
+/// heap. Reads as a slice, and compares, prints and serializes as a list,
+/// as [`BrokerIds`] does (which keeps six in place, in 32 bytes: the
+/// controller's elections build longer lists).
+#[derive(Clone)]
+pub struct ReplicaIds(IdsRepr);
+
+#[derive(Clone)]
+// The box keeps the long form one word wide, so the whole is 16 bytes.
+#[allow(clippy::box_collection)]
+enum IdsRepr {
+    Inline { len: u8, ids: [BrokerId; 3] },
+    Heap(Box<Vec<BrokerId>>),
+}
+
+impl ReplicaIds {
+    /// No ids.
+    pub const fn new() -> ReplicaIds {
+        ReplicaIds(IdsRepr::Inline {
+            len: 0,
+            ids: [BrokerId(0); 3],
+        })
+    }
+}
+
+impl Default for ReplicaIds {
+    fn default() -> ReplicaIds {
+        ReplicaIds::new()
+    }
+}
+
+impl std::ops::Deref for ReplicaIds {
+    type Target = [BrokerId];
+    #[inline]
+    fn deref(&self) -> &[BrokerId] {
+        match &self.0 {
+            IdsRepr::Inline { len, ids } => ids.get(..usize::from(*len)).unwrap_or(&[]),
+            IdsRepr::Heap(v) => v,
+        }
+    }
+}
+
+impl From<&[BrokerId]> for ReplicaIds {
+    #[inline]
+    fn from(from: &[BrokerId]) -> ReplicaIds {
+        let mut ids = [BrokerId(0); 3];
+        match ids.get_mut(..from.len()) {
+            Some(to) => {
+                to.copy_from_slice(from);
+                ReplicaIds(IdsRepr::Inline {
+                    len: from.len() as u8,
+                    ids,
+                })
+            }
+            None => ReplicaIds(IdsRepr::Heap(Box::new(from.to_vec()))),
+        }
+    }
+}
+
+impl FromIterator<BrokerId> for ReplicaIds {
+    fn from_iter<I: IntoIterator<Item = BrokerId>>(iter: I) -> ReplicaIds {
+        let v: BrokerIds = iter.into_iter().collect();
+        ReplicaIds::from(&v[..])
+    }
+}
+
+impl<'a> IntoIterator for &'a ReplicaIds {
+    type Item = &'a BrokerId;
+    type IntoIter = std::slice::Iter<'a, BrokerId>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for ReplicaIds {
+    fn eq(&self, other: &ReplicaIds) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for ReplicaIds {}
+
+impl std::fmt::Debug for ReplicaIds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for ReplicaIds {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ReplicaIds {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        BrokerIds::deserialize(d).map(|v| ReplicaIds::from(&v[..]))
+    }
 }
 
 /// A leader's view of its followers of one partition (Kafka's `Partition`'s
@@ -163,8 +264,8 @@ impl std::fmt::Debug for LeaderView {
 struct StoredPartition {
     leader: i32,
     leader_epoch: i32,
-    isr: BrokerIds,
-    replicas: BrokerIds,
+    isr: ReplicaIds,
+    replicas: ReplicaIds,
     zk_version: i32,
     controller_epoch: i32,
     #[serde(default)]
@@ -208,8 +309,8 @@ impl LocalPartition {
         LocalPartition {
             leader: p.leader,
             leader_epoch: p.leader_epoch,
-            isr: BrokerIds::from(&p.isr[..]),
-            replicas: BrokerIds::from(&p.replicas[..]),
+            isr: ReplicaIds::from(&p.isr[..]),
+            replicas: ReplicaIds::from(&p.replicas[..]),
             zk_version: p.zk_version,
             controller_epoch: p.controller_epoch,
             view: LeaderView::default(),
@@ -747,6 +848,28 @@ mod tests {
     }
 
     #[test]
+    fn replica_ids_read_compare_and_serialize_as_a_list_in_place_or_not() {
+        // Kafka: a hosted replica's ISR and assigned replicas are ordered
+        // lists (Partition.inSyncReplicas, assignment); here each length up
+        // to past the in-place three is checked against a plain Vec.
+        for n in 0..6u32 {
+            let v: Vec<BrokerId> = (0..n).map(|i| BrokerId(10 - i)).collect();
+            let ids = ReplicaIds::from(&v[..]);
+            let copy = ids.clone();
+            assert_eq!(&ids[..], &v[..]);
+            assert_eq!(&copy[..], &v[..]);
+            assert_eq!(v.iter().copied().collect::<ReplicaIds>(), ids);
+            assert_eq!(format!("{ids:?}"), format!("{v:?}"));
+            let json = serde_json::to_string(&ids).unwrap();
+            assert_eq!(json, serde_json::to_string(&v).unwrap());
+            assert_eq!(serde_json::from_str::<ReplicaIds>(&json).unwrap(), ids);
+            assert_eq!(ids.contains(&BrokerId(10)), n > 0);
+            assert_ne!(ids, ReplicaIds::from(&[BrokerId(99)][..]));
+        }
+        assert_eq!(std::mem::size_of::<ReplicaIds>(), 16);
+    }
+
+    #[test]
     fn a_leader_view_reads_as_two_plain_maps_and_copies_do_not_see_each_others_writes() {
         // Kafka: Partition.makeLeader resets the leader's remote replicas
         // (no follower's log end offset known, the ISR caught up now) and
@@ -786,8 +909,8 @@ mod tests {
         let p = LocalPartition {
             leader: 1,
             leader_epoch: 2,
-            isr: vec![BrokerId(1)].into(),
-            replicas: vec![BrokerId(1), BrokerId(2)].into(),
+            isr: ReplicaIds::from(&[BrokerId(1)][..]),
+            replicas: ReplicaIds::from(&[BrokerId(1), BrokerId(2)][..]),
             zk_version: 3,
             controller_epoch: 4,
             view: v.clone(),

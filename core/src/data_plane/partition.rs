@@ -153,7 +153,7 @@ impl DataPlane {
                 && local.replicas.contains(&follower)
                 && leo >= leader_hw;
             let isr = expand.then(|| {
-                let mut isr = local.isr.clone();
+                let mut isr = BrokerIds::from(&local.isr[..]);
                 isr.push(follower);
                 isr
             });
@@ -343,7 +343,7 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[Broker
             let old = local.isr.to_vec();
             if let Some(b) = env.brokers.get_mut(&leader) {
                 if let Some(p) = b.replicas.get_mut(tp) {
-                    p.isr = BrokerIds::from(isr);
+                    p.isr = crate::broker::ReplicaIds::from(isr);
                     p.zk_version = stat.version;
                 }
                 b.isr_change_set.insert(tp.clone());

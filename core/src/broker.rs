@@ -46,30 +46,262 @@ impl BrokerStatus {
 
 /// A partition as the broker's ReplicaManager and metadata cache know it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "StoredPartition", into = "StoredPartition")]
 pub struct LocalPartition {
     /// The leader, −1 for none.
     pub leader: i32,
     /// The leader epoch last applied.
     pub leader_epoch: i32,
-    /// The ISR last applied (in place for up to six replicas: a hosted
+    /// The ISR last applied (in place for up to three replicas: a hosted
     /// replica of the usual replication factors holds no heap allocation, so
     /// copying a chunk of them is a plain copy).
-    pub isr: BrokerIds,
+    pub isr: ReplicaIds,
     /// The assigned replicas (in place, as the ISR).
-    pub replicas: BrokerIds,
+    pub replicas: ReplicaIds,
     /// The state znode version the broker last knew (a leader writes ISR
     /// changes conditionally on it).
     pub zk_version: i32,
     /// The controller epoch that wrote the leadership.
     pub controller_epoch: i32,
-    /// As leader: each follower's log end offset at its last fetch.
+    /// As leader: its view of its followers ([`LeaderView`]).
+    pub view: LeaderView,
+}
+
+/// A hosted replica's short list of broker ids (its ISR, its assigned
+/// replicas): up to three in place, in 16 bytes; a longer list goes to the
+/// heap. Reads as a slice, and compares, prints and serializes as a list,
+/// as [`BrokerIds`] does (which keeps six in place, in 32 bytes: the
+/// controller's elections build longer lists).
+#[derive(Clone)]
+pub struct ReplicaIds(IdsRepr);
+
+#[derive(Clone)]
+// The box keeps the long form one word wide, so the whole is 16 bytes.
+#[allow(clippy::box_collection)]
+enum IdsRepr {
+    Inline { len: u8, ids: [BrokerId; 3] },
+    Heap(Box<Vec<BrokerId>>),
+}
+
+impl ReplicaIds {
+    /// No ids.
+    pub const fn new() -> ReplicaIds {
+        ReplicaIds(IdsRepr::Inline {
+            len: 0,
+            ids: [BrokerId(0); 3],
+        })
+    }
+}
+
+impl Default for ReplicaIds {
+    fn default() -> ReplicaIds {
+        ReplicaIds::new()
+    }
+}
+
+impl std::ops::Deref for ReplicaIds {
+    type Target = [BrokerId];
+    #[inline]
+    fn deref(&self) -> &[BrokerId] {
+        match &self.0 {
+            IdsRepr::Inline { len, ids } => ids.get(..usize::from(*len)).unwrap_or(&[]),
+            IdsRepr::Heap(v) => v,
+        }
+    }
+}
+
+impl From<&[BrokerId]> for ReplicaIds {
+    #[inline]
+    fn from(from: &[BrokerId]) -> ReplicaIds {
+        let mut ids = [BrokerId(0); 3];
+        match ids.get_mut(..from.len()) {
+            Some(to) => {
+                to.copy_from_slice(from);
+                ReplicaIds(IdsRepr::Inline {
+                    len: from.len() as u8,
+                    ids,
+                })
+            }
+            None => ReplicaIds(IdsRepr::Heap(Box::new(from.to_vec()))),
+        }
+    }
+}
+
+impl FromIterator<BrokerId> for ReplicaIds {
+    fn from_iter<I: IntoIterator<Item = BrokerId>>(iter: I) -> ReplicaIds {
+        let v: BrokerIds = iter.into_iter().collect();
+        ReplicaIds::from(&v[..])
+    }
+}
+
+impl<'a> IntoIterator for &'a ReplicaIds {
+    type Item = &'a BrokerId;
+    type IntoIter = std::slice::Iter<'a, BrokerId>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for ReplicaIds {
+    fn eq(&self, other: &ReplicaIds) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for ReplicaIds {}
+
+impl std::fmt::Debug for ReplicaIds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for ReplicaIds {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ReplicaIds {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        BrokerIds::deserialize(d).map(|v| ReplicaIds::from(&v[..]))
+    }
+}
+
+/// A leader's view of its followers of one partition (Kafka's `Partition`'s
+/// remote replicas): each follower's log end offset at its last fetch, and
+/// when each last fetched up to the log end, as recorded per partition (an
+/// idle fetch session keeps a later time for all its partitions:
+/// `DataPlane::caught_up_at`). Only a leader's replica has one: a
+/// follower's (two of every three replicas) holds a null pointer, and the
+/// copies of a chunk of replicas share the views until one is written.
+/// An empty view and none compare, print and serialize alike.
+#[derive(Clone, Default)]
+pub struct LeaderView(Option<std::rc::Rc<Followers>>);
+
+/// What [`LeaderView`] holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Followers {
+    leo: ReplicaMap<u64>,
+    caught_up: ReplicaMap<SimTime>,
+}
+
+impl LeaderView {
+    /// `follower`'s log end offset at its last fetch.
+    #[inline]
+    pub fn leo(&self, follower: &BrokerId) -> Option<u64> {
+        self.0.as_ref()?.leo.get(follower).copied()
+    }
+
+    /// When `follower` last fetched up to the log end, as recorded.
+    #[inline]
+    pub fn caught_up(&self, follower: &BrokerId) -> Option<SimTime> {
+        self.0.as_ref()?.caught_up.get(follower).copied()
+    }
+
+    fn followers(&mut self) -> &mut Followers {
+        std::rc::Rc::make_mut(self.0.get_or_insert_with(Default::default))
+    }
+
+    /// Record `follower`'s log end offset.
+    pub fn set_leo(&mut self, follower: BrokerId, leo: u64) {
+        self.followers().leo.insert(follower, leo);
+    }
+
+    /// Record when `follower` last fetched up to the log end.
+    pub fn set_caught_up(&mut self, follower: BrokerId, at: SimTime) {
+        self.followers().caught_up.insert(follower, at);
+    }
+
+    /// A new leader's view (`Partition.makeLeader`): no follower's log end
+    /// offset known, every ISR member caught up now.
+    pub fn reset(&mut self, isr: &[BrokerId], now: SimTime) {
+        self.0 = (!isr.is_empty()).then(|| {
+            std::rc::Rc::new(Followers {
+                leo: ReplicaMap::new(),
+                caught_up: isr.iter().map(|r| (*r, now)).collect(),
+            })
+        });
+    }
+
+    fn parts(&self) -> (ReplicaMap<u64>, ReplicaMap<SimTime>) {
+        self.0
+            .as_ref()
+            .map_or_else(Default::default, |f| (f.leo.clone(), f.caught_up.clone()))
+    }
+
+    fn of(leo: ReplicaMap<u64>, caught_up: ReplicaMap<SimTime>) -> LeaderView {
+        LeaderView(
+            (!leo.is_empty() || !caught_up.is_empty())
+                .then(|| std::rc::Rc::new(Followers { leo, caught_up })),
+        )
+    }
+}
+
+impl PartialEq for LeaderView {
+    fn eq(&self, other: &LeaderView) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => std::rc::Rc::ptr_eq(a, b) || a == b,
+            _ => self.parts() == other.parts(),
+        }
+    }
+}
+
+impl Eq for LeaderView {}
+
+impl std::fmt::Debug for LeaderView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (leo, caught_up) = self.parts();
+        f.debug_struct("LeaderView")
+            .field("follower_leo", &leo)
+            .field("last_caught_up", &caught_up)
+            .finish()
+    }
+}
+
+/// [`LocalPartition`] as it is (de)serialized: the leader's view as two maps.
+#[derive(Clone, Serialize, Deserialize)]
+struct StoredPartition {
+    leader: i32,
+    leader_epoch: i32,
+    isr: ReplicaIds,
+    replicas: ReplicaIds,
+    zk_version: i32,
+    controller_epoch: i32,
     #[serde(default)]
-    pub follower_leo: ReplicaMap<u64>,
-    /// As leader: when each follower last fetched up to the log end, as
-    /// recorded per partition (an idle fetch session keeps a later time for
-    /// all its partitions: `DataPlane::caught_up_at`).
+    follower_leo: ReplicaMap<u64>,
     #[serde(default)]
-    pub last_caught_up: ReplicaMap<SimTime>,
+    last_caught_up: ReplicaMap<SimTime>,
+}
+
+impl From<StoredPartition> for LocalPartition {
+    fn from(s: StoredPartition) -> LocalPartition {
+        LocalPartition {
+            leader: s.leader,
+            leader_epoch: s.leader_epoch,
+            isr: s.isr,
+            replicas: s.replicas,
+            zk_version: s.zk_version,
+            controller_epoch: s.controller_epoch,
+            view: LeaderView::of(s.follower_leo, s.last_caught_up),
+        }
+    }
+}
+
+impl From<LocalPartition> for StoredPartition {
+    fn from(p: LocalPartition) -> StoredPartition {
+        let (follower_leo, last_caught_up) = p.view.parts();
+        StoredPartition {
+            leader: p.leader,
+            leader_epoch: p.leader_epoch,
+            isr: p.isr,
+            replicas: p.replicas,
+            zk_version: p.zk_version,
+            controller_epoch: p.controller_epoch,
+            follower_leo,
+            last_caught_up,
+        }
+    }
 }
 
 impl LocalPartition {
@@ -77,12 +309,11 @@ impl LocalPartition {
         LocalPartition {
             leader: p.leader,
             leader_epoch: p.leader_epoch,
-            isr: BrokerIds::from(&p.isr[..]),
-            replicas: BrokerIds::from(&p.replicas[..]),
+            isr: ReplicaIds::from(&p.isr[..]),
+            replicas: ReplicaIds::from(&p.replicas[..]),
             zk_version: p.zk_version,
             controller_epoch: p.controller_epoch,
-            follower_leo: ReplicaMap::new(),
-            last_caught_up: ReplicaMap::new(),
+            view: LeaderView::default(),
         }
     }
 }
@@ -613,6 +844,91 @@ mod tests {
         assert_eq!(
             sorted.replicas[&TopicPartition::new("t", 51)].leader_epoch,
             5
+        );
+    }
+
+    #[test]
+    fn replica_ids_read_compare_and_serialize_as_a_list_in_place_or_not() {
+        // Kafka: a hosted replica's ISR and assigned replicas are ordered
+        // lists (Partition.inSyncReplicas, assignment); here each length up
+        // to past the in-place three is checked against a plain Vec.
+        for n in 0..6u32 {
+            let v: Vec<BrokerId> = (0..n).map(|i| BrokerId(10 - i)).collect();
+            let ids = ReplicaIds::from(&v[..]);
+            let copy = ids.clone();
+            assert_eq!(&ids[..], &v[..]);
+            assert_eq!(&copy[..], &v[..]);
+            assert_eq!(v.iter().copied().collect::<ReplicaIds>(), ids);
+            assert_eq!(format!("{ids:?}"), format!("{v:?}"));
+            let json = serde_json::to_string(&ids).unwrap();
+            assert_eq!(json, serde_json::to_string(&v).unwrap());
+            assert_eq!(serde_json::from_str::<ReplicaIds>(&json).unwrap(), ids);
+            assert_eq!(ids.contains(&BrokerId(10)), n > 0);
+            assert_ne!(ids, ReplicaIds::from(&[BrokerId(99)][..]));
+        }
+        assert_eq!(std::mem::size_of::<ReplicaIds>(), 16);
+    }
+
+    #[test]
+    fn a_leader_view_reads_as_two_plain_maps_and_copies_do_not_see_each_others_writes() {
+        // Kafka: Partition.makeLeader resets the leader's remote replicas
+        // (no follower's log end offset known, the ISR caught up now) and
+        // updateFollowerFetchState records each follower's; here a view and
+        // its copies are checked against two plain maps.
+        type Model = (BTreeMap<BrokerId, u64>, BTreeMap<BrokerId, SimTime>);
+        use std::collections::BTreeMap;
+        let same = |v: &LeaderView, m: &Model| {
+            (0..8).all(|r| {
+                let r = BrokerId(r);
+                v.leo(&r) == m.0.get(&r).copied() && v.caught_up(&r) == m.1.get(&r).copied()
+            })
+        };
+        let mut v = LeaderView::default();
+        let mut m: Model = Default::default();
+        assert!(same(&v, &m));
+        assert_eq!(v, LeaderView::of(ReplicaMap::new(), ReplicaMap::new()));
+        v.reset(&[BrokerId(3), BrokerId(1)], SimTime(5));
+        m.1 = [(BrokerId(3), SimTime(5)), (BrokerId(1), SimTime(5))].into();
+        assert!(same(&v, &m));
+        let (copy, copy_model) = (v.clone(), m.clone());
+        v.set_leo(BrokerId(1), 7);
+        v.set_caught_up(BrokerId(2), SimTime(9));
+        v.set_leo(BrokerId(5), 1);
+        m.0.insert(BrokerId(1), 7);
+        m.1.insert(BrokerId(2), SimTime(9));
+        m.0.insert(BrokerId(5), 1);
+        assert!(same(&v, &m));
+        assert!(same(&copy, &copy_model), "the copy is unchanged");
+        assert_ne!(v, copy);
+        // An empty view and none are equal, and serialize alike.
+        let mut emptied = copy.clone();
+        emptied.reset(&[], SimTime(6));
+        assert!(emptied.0.is_none());
+        assert_eq!(emptied, LeaderView::default());
+        // A replica serializes its view as the two maps it replaced.
+        let p = LocalPartition {
+            leader: 1,
+            leader_epoch: 2,
+            isr: ReplicaIds::from(&[BrokerId(1)][..]),
+            replicas: ReplicaIds::from(&[BrokerId(1), BrokerId(2)][..]),
+            zk_version: 3,
+            controller_epoch: 4,
+            view: v.clone(),
+        };
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["follower_leo"], serde_json::json!({"1": 7, "5": 1}));
+        assert_eq!(json["last_caught_up"]["2"], serde_json::json!(9));
+        let back: LocalPartition = serde_json::from_value(json).unwrap();
+        assert_eq!(back, p);
+        let bare = LocalPartition {
+            view: LeaderView::default(),
+            ..p.clone()
+        };
+        let json = serde_json::to_value(&bare).unwrap();
+        assert_eq!(json["follower_leo"], serde_json::json!({}));
+        assert_eq!(
+            serde_json::from_value::<LocalPartition>(json).unwrap(),
+            bare
         );
     }
 

@@ -23,7 +23,7 @@ pub struct LogRecord {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Log {
     /// Records by offset.
-    pub records: Vec<LogRecord>,
+    pub records: Records,
     /// The high watermark as this replica knows it.
     pub high_watermark: u64,
 }
@@ -40,7 +40,7 @@ impl Log {
     pub fn common_prefix(&self, leader: &Log) -> u64 {
         self.records
             .iter()
-            .zip(&leader.records)
+            .zip(leader.records.iter())
             .take_while(|(a, b)| a == b)
             .count() as u64
     }
@@ -48,7 +48,8 @@ impl Log {
     /// Drop every record from `offset` on; returns the dropped ones.
     pub fn truncate_to(&mut self, offset: u64) -> Vec<LogRecord> {
         let at = (offset as usize).min(self.records.len());
-        let dropped = self.records.split_off(at);
+        let dropped = self.records.get(at..).unwrap_or(&[]).to_vec();
+        self.records.truncate(at);
         self.high_watermark = self.high_watermark.min(offset);
         dropped
     }
@@ -58,6 +59,80 @@ impl Log {
         self.records
             .get(offset as usize)
             .is_some_and(|r| r.id == id)
+    }
+}
+
+/// A log's records, by offset: no allocation until the first record (most
+/// replicas of a large cluster never get one), and a single pointer in the
+/// log, so an idle replica's log is two words. Reads as a slice, and
+/// compares, prints and serializes as the `Vec` it replaces.
+#[derive(Clone, Default)]
+// The box is the point: one word in the log instead of a `Vec`'s three.
+#[allow(clippy::box_collection)]
+pub struct Records(Option<Box<Vec<LogRecord>>>);
+
+impl Records {
+    /// Append one record.
+    pub fn push(&mut self, record: LogRecord) {
+        self.0.get_or_insert_with(Default::default).push(record);
+    }
+
+    /// Append these records.
+    pub fn extend_from_slice(&mut self, records: &[LogRecord]) {
+        if !records.is_empty() {
+            self.0
+                .get_or_insert_with(Default::default)
+                .extend_from_slice(records);
+        }
+    }
+
+    /// Keep the first `len` records (all if there are fewer).
+    pub fn truncate(&mut self, len: usize) {
+        if len == 0 {
+            self.0 = None;
+        } else if let Some(v) = &mut self.0 {
+            v.truncate(len);
+        }
+    }
+}
+
+impl std::ops::Deref for Records {
+    type Target = [LogRecord];
+    #[inline]
+    fn deref(&self) -> &[LogRecord] {
+        self.0.as_deref().map_or(&[], |v| v)
+    }
+}
+
+impl From<Vec<LogRecord>> for Records {
+    fn from(v: Vec<LogRecord>) -> Records {
+        Records((!v.is_empty()).then(|| Box::new(v)))
+    }
+}
+
+impl PartialEq for Records {
+    fn eq(&self, other: &Records) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Records {}
+
+impl std::fmt::Debug for Records {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Records {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Records {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<LogRecord>::deserialize(d).map(Records::from)
     }
 }
 
@@ -100,4 +175,51 @@ pub struct ProducedRecord {
     pub acked_at: Option<SimTime>,
     /// When and why it was lost, once leadership passed to a log without it.
     pub lost: Option<(SimTime, String)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_read_compare_and_serialize_as_a_vec_would() {
+        // Kafka: a follower truncates its log to where it agrees with the
+        // leader's (Log.truncateTo) and appends what it fetches; here the
+        // records are checked against a plain Vec through the same steps,
+        // and after clones.
+        let rec = |id: u64| LogRecord {
+            leader_epoch: (id % 3) as i32,
+            id,
+        };
+        let mut log = Log::default();
+        let mut model: Vec<LogRecord> = Vec::new();
+        assert_eq!(log.records.len(), 0);
+        assert_eq!(
+            serde_json::to_string(&log.records).unwrap(),
+            serde_json::to_string(&model).unwrap()
+        );
+        for id in 0..5 {
+            log.records.push(rec(id));
+            model.push(rec(id));
+        }
+        let copy = log.clone();
+        assert_eq!(log.truncate_to(3), model.split_off(3));
+        assert_eq!(&log.records[..], &model[..]);
+        assert_eq!(copy.records.len(), 5, "the copy keeps its records");
+        log.records.extend_from_slice(&[rec(9), rec(10)]);
+        model.extend_from_slice(&[rec(9), rec(10)]);
+        assert_eq!(&log.records[..], &model[..]);
+        assert_eq!(format!("{:?}", log.records), format!("{model:?}"));
+        let json = serde_json::to_string(&log).unwrap();
+        assert_eq!(serde_json::from_str::<Log>(&json).unwrap(), log);
+        assert_eq!(log.common_prefix(&copy), 3);
+        assert!(log.has(3, 9) && !log.has(5, 0));
+        // Emptied, it equals a log that never had records.
+        assert_eq!(log.truncate_to(0).len(), 5);
+        log.high_watermark = 0;
+        assert_eq!(log, Log::default());
+        log.records.extend_from_slice(&[]);
+        assert!(log.records.0.is_none());
+        assert_eq!(Records::from(Vec::new()), Records::default());
+    }
 }

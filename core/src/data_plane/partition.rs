@@ -48,8 +48,7 @@ impl DataPlane {
         else {
             return;
         };
-        local.follower_leo.clear();
-        local.last_caught_up = local.isr.iter().map(|r| (*r, now)).collect();
+        local.view.reset(&local.isr, now);
         // A LeaderAndIsr that arrives late (its broker was paused, say) makes
         // the broker believe it leads, but leadership has already moved on:
         // only the current leader epoch decides what is lost.
@@ -148,13 +147,13 @@ impl DataPlane {
         // written (its chunk copied) only if something does.
         let mut seen = None;
         let needs = |local: &crate::broker::LocalPartition| {
-            let moved = local.follower_leo.get(&follower) != Some(&leo);
-            let caught = leo >= leader_leo && local.last_caught_up.get(&follower) != Some(&now);
+            let moved = local.view.leo(&follower) != Some(leo);
+            let caught = leo >= leader_leo && local.view.caught_up(&follower) != Some(now);
             let expand = !local.isr.contains(&follower)
                 && local.replicas.contains(&follower)
                 && leo >= leader_hw;
             let isr = expand.then(|| {
-                let mut isr = local.isr.clone();
+                let mut isr = BrokerIds::from(&local.isr[..]);
                 isr.push(follower);
                 isr
             });
@@ -162,9 +161,9 @@ impl DataPlane {
             moved || caught
         };
         if let Some(local) = b.replicas.get_mut_if(tp, needs) {
-            local.follower_leo.insert(follower, leo);
+            local.view.set_leo(follower, leo);
             if leo >= leader_leo {
-                local.last_caught_up.insert(follower, now);
+                local.view.set_caught_up(follower, now);
             }
         }
         let Some((moved, expand_to, in_isr)) = seen else {
@@ -195,7 +194,7 @@ impl DataPlane {
         let mut hw = log.log_end_offset();
         for r in &local.isr {
             if *r != leader {
-                hw = hw.min(local.follower_leo.get(r).copied().unwrap_or(0));
+                hw = hw.min(local.view.leo(r).unwrap_or(0));
             }
         }
         if hw <= log.high_watermark {
@@ -344,7 +343,7 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[Broker
             let old = local.isr.to_vec();
             if let Some(b) = env.brokers.get_mut(&leader) {
                 if let Some(p) = b.replicas.get_mut(tp) {
-                    p.isr = BrokerIds::from(isr);
+                    p.isr = crate::broker::ReplicaIds::from(isr);
                     p.zk_version = stat.version;
                 }
                 b.isr_change_set.insert(tp.clone());

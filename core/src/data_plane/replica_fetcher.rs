@@ -167,7 +167,7 @@ impl CaughtUpWalk<'_> {
         follower: BrokerId,
         tp: &TopicPartition,
     ) -> Option<SimTime> {
-        let recorded = p.last_caught_up.get(&follower).copied();
+        let recorded = p.view.caught_up(&follower);
         let i = match self.followers.binary_search_by_key(&follower, |f| f.0) {
             Ok(i) => i,
             Err(i) => {
@@ -210,7 +210,7 @@ impl CaughtUpWalk<'_> {
 /// Whether marking `follower` caught up at `at` changes the leader's
 /// replica `p`: the leader leads it and has no time for the follower as late.
 fn caught_up_needs(p: &LocalPartition, leader: BrokerId, follower: BrokerId, at: SimTime) -> bool {
-    p.leader == leader.0 as i32 && p.last_caught_up.get(&follower).is_none_or(|t| *t < at)
+    p.leader == leader.0 as i32 && p.view.caught_up(&follower).is_none_or(|t| t < at)
 }
 
 /// A shared list, (de)serialized as a plain list.
@@ -518,7 +518,7 @@ impl DataPlane {
         let level = leo == l.log_end_offset() && f.records.last() == l.records.last();
         let idle = level
             && f.high_watermark >= l.high_watermark.min(leo)
-            && p.follower_leo.get(&follower) == Some(&leo);
+            && p.view.leo(&follower) == Some(leo);
         if idle {
             Member::Idle
         } else {
@@ -544,7 +544,7 @@ impl DataPlane {
             .get_mut(&leader)
             .and_then(|b| b.replicas.get_mut_if(tp, needs))
         {
-            p.last_caught_up.insert(follower, at);
+            p.view.set_caught_up(follower, at);
         }
     }
 
@@ -562,7 +562,7 @@ impl DataPlane {
                 tps.iter(),
                 |p| caught_up_needs(p, leader, follower, at),
                 |p| {
-                    p.last_caught_up.insert(follower, at);
+                    p.view.set_caught_up(follower, at);
                 },
             );
         }

@@ -140,7 +140,7 @@ mod tests {
         for b in [3u32, 1, 2] {
             for p in [5u32, 0, 9] {
                 let log = Log {
-                    records: Vec::new(),
+                    records: Default::default(),
                     high_watermark: u64::from(b * 10 + p),
                 };
                 let key = (BrokerId(b), TopicPartition::new("t", p));

@@ -418,17 +418,21 @@ impl std::ops::Index<&TopicPartition> for PartitionCache {
 
 /// The caches that the last UpdateMetadata requests produced: a broker that
 /// applies the same request (the same shared states) to the same cache gets
-/// the same result without building it again. It holds no cache alive (weak
-/// references only; a result that no broker holds any more is built again),
-/// and it is a cache of work, not state: two simulations are equal whatever
-/// their memos hold.
+/// the same result without building it again. A request whose states name
+/// every partition of the cache it is applied to (a full UpdateMetadata, as
+/// a new controller or a broker's start-up sends) replaces all of it, so its
+/// result depends on the request alone: every broker whose cache it covers
+/// gets the one result, whatever it held before. It holds no cache alive
+/// (weak references only; a result that no broker holds any more is built
+/// again), and it is a cache of work, not state: two simulations are equal
+/// whatever their memos hold.
 #[derive(Debug, Clone, Default)]
 pub struct MetadataMemo {
     recent: std::collections::VecDeque<MemoEntry>,
 }
 
-/// The cache a request was applied to (and whether it was empty), the
-/// request's states, and the cache it made.
+/// The cache a request was applied to (and whether the request named every
+/// partition of it), the request's states, and the cache it made.
 type MemoEntry = (
     WeakCache,
     bool,
@@ -450,33 +454,65 @@ impl MetadataMemo {
     /// How many results it remembers.
     const SIZE: usize = 8;
 
+    /// Whether `partitions` name every partition `base` holds (in strict
+    /// partition order, as the controller's batches send them; a request in
+    /// any other order is not looked at and counts as not covering). Then
+    /// Kafka's `MetadataCache.updateMetadata`, which copies the cache and
+    /// replaces or removes each partition the request names, leaves nothing
+    /// of `base`: the result is the request's states alone.
+    fn covers(base: &PartitionCache, partitions: &SharedStates) -> bool {
+        if base.is_empty() {
+            return true;
+        }
+        if base.len() > partitions.len() || !partitions.windows(2).all(|w| w[0].tp < w[1].tp) {
+            return false;
+        }
+        let mut named = partitions.iter().map(|p| &p.tp).peekable();
+        base.map.iter().all(|(tp, _)| {
+            while named.next_if(|n| *n < tp).is_some() {}
+            named.next_if(|n| *n == tp).is_some()
+        })
+    }
+
     fn apply(&mut self, base: &PartitionCache, partitions: &SharedStates) -> PartitionCache {
         if partitions.is_empty() {
             return base.clone();
         }
-        let empty = base.is_empty();
-        let hit = self.recent.iter().find_map(|(b, b_empty, p, r)| {
-            let same_base = (empty && *b_empty)
-                || b.upgrade()
-                    .is_some_and(|b| std::rc::Rc::ptr_eq(&b, &base.map));
-            let same_states = p
+        let same_states = |p: &std::rc::Weak<[std::rc::Rc<PartitionStateInfo>]>| {
+            p.upgrade()
+                .is_some_and(|p| std::rc::Rc::ptr_eq(&p, partitions))
+        };
+        // The same request applied to the same cache.
+        let hit = self.recent.iter().find_map(|(b, _, p, r)| {
+            let same_base = b
                 .upgrade()
-                .is_some_and(|p| std::rc::Rc::ptr_eq(&p, partitions));
-            (same_base && same_states).then(|| r.upgrade()).flatten()
+                .is_some_and(|b| std::rc::Rc::ptr_eq(&b, &base.map));
+            (same_base && same_states(p)).then(|| r.upgrade()).flatten()
         });
         if let Some(map) = hit {
             return PartitionCache { map };
         }
+        // The same request covering the cache it was applied to, and this one.
+        let covered = Self::covers(base, partitions);
+        if covered {
+            let hit = self
+                .recent
+                .iter()
+                .find_map(|(_, c, p, r)| (*c && same_states(p)).then(|| r.upgrade()).flatten());
+            if let Some(map) = hit {
+                return PartitionCache { map };
+            }
+        }
         let result = base.updated(partitions);
-        self.recent.retain(|(b, b_empty, p, r)| {
-            (*b_empty || b.strong_count() > 0) && p.strong_count() > 0 && r.strong_count() > 0
+        self.recent.retain(|(b, c, p, r)| {
+            (*c || b.strong_count() > 0) && p.strong_count() > 0 && r.strong_count() > 0
         });
         if self.recent.len() >= Self::SIZE {
             self.recent.pop_front();
         }
         self.recent.push_back((
             std::rc::Rc::downgrade(&base.map),
-            empty,
+            covered,
             std::rc::Rc::downgrade(partitions),
             std::rc::Rc::downgrade(&result.map),
         ));
@@ -1040,5 +1076,127 @@ mod tests {
             .take(3)
             .collect();
         assert_eq!(order, vec![0, 1, 2], "iteration is in partition order");
+    }
+
+    #[test]
+    fn a_full_update_metadata_gives_one_cache_whatever_each_broker_held() {
+        // Kafka: MetadataCache.updateMetadata copies the cache, then replaces
+        // each partition the request names (removes it for LeaderDuringDelete):
+        // a request naming every cached partition leaves nothing of the old
+        // cache, and one naming fewer keeps the others.
+        let info = |tp: &TopicPartition, leader: i32, epoch: i32| PartitionStateInfo {
+            tp: tp.clone(),
+            controller_epoch: 1,
+            leader,
+            leader_epoch: epoch,
+            isr: vec![BrokerId(1)].into(),
+            zk_version: 0,
+            replicas: vec![BrokerId(1), BrokerId(2)].into(),
+            is_new: false,
+        };
+        let tps: Vec<TopicPartition> = (0..300).map(|p| TopicPartition::new("t", p)).collect();
+        let states =
+            |f: &dyn Fn(u32) -> Option<(i32, i32)>| -> crate::controller::channel::SharedStates {
+                tps.iter()
+                    .filter_map(|tp| f(tp.partition).map(|(l, e)| std::rc::Rc::new(info(tp, l, e))))
+                    .collect()
+            };
+        let body =
+            |partitions: &crate::controller::channel::SharedStates| RequestBody::UpdateMetadata {
+                partitions: partitions.clone(),
+                live_brokers: vec![BrokerId(1), BrokerId(2)],
+            };
+        let model_of = |b: &Broker| -> std::collections::BTreeMap<TopicPartition, (i32, i32)> {
+            b.metadata
+                .partitions
+                .iter()
+                .map(|(tp, p)| (tp.clone(), (p.leader, p.leader_epoch)))
+                .collect()
+        };
+        let apply = |m: &mut std::collections::BTreeMap<TopicPartition, (i32, i32)>,
+                     s: &crate::controller::channel::SharedStates| {
+            for p in s.iter() {
+                if p.leader < NO_LEADER {
+                    m.remove(&p.tp);
+                } else {
+                    m.insert(p.tp.clone(), (p.leader, p.leader_epoch));
+                }
+            }
+        };
+        let mut memo = MetadataMemo::default();
+        // Different bases: empty, the first half, all 300 at epoch 1, and
+        // all 300 plus one partition the full request does not name.
+        let half = states(&|p| (p < 150).then_some((1, 1)));
+        let old = states(&|_| Some((2, 1)));
+        let extra_tp = TopicPartition::new("u", 0);
+        let extra: crate::controller::channel::SharedStates =
+            vec![std::rc::Rc::new(info(&extra_tp, 1, 1))].into();
+        let mut brokers: Vec<Broker> = (1..=5).map(|i| Broker::new(BrokerId(i))).collect();
+        brokers[1].handle_request_with(&request(1, -1, body(&half)), &mut memo);
+        brokers[2].handle_request_with(&request(1, -1, body(&old)), &mut memo);
+        brokers[3].handle_request_with(&request(1, -1, body(&old)), &mut memo);
+        brokers[3].handle_request_with(&request(1, -1, body(&extra)), &mut memo);
+        // A copy of broker 2 before the full request (a timeline snapshot).
+        let snapshot = brokers[2].clone();
+        let snapshot_model = model_of(&snapshot);
+        // The full request: new leaders, one partition being deleted, and
+        // partitions the half base never had.
+        let full = states(&|p| {
+            Some(if p == 5 {
+                (LEADER_DURING_DELETE, 2)
+            } else {
+                (1 + p as i32 % 3, 2)
+            })
+        });
+        let mut models: Vec<_> = brokers.iter().map(model_of).collect();
+        for (b, m) in brokers.iter_mut().zip(models.iter_mut()) {
+            b.handle_request_with(&request(1, -1, body(&full)), &mut memo);
+            apply(m, &full);
+        }
+        for (b, m) in brokers.iter().zip(&models) {
+            assert_eq!(&model_of(b), m, "broker {}", b.id);
+        }
+        assert_eq!(brokers[0].metadata.partitions.len(), 299);
+        // Every broker whose cache the request covered shares one result.
+        for i in [1, 2, 4] {
+            assert!(brokers[0]
+                .metadata
+                .partitions
+                .same_copy(&brokers[i].metadata.partitions));
+        }
+        // Broker 4 kept the partition the request did not name.
+        assert_eq!(brokers[3].metadata.partitions.len(), 300);
+        assert_eq!(brokers[3].metadata.partitions[&extra_tp].leader, 1);
+        assert!(!brokers[0]
+            .metadata
+            .partitions
+            .same_copy(&brokers[3].metadata.partitions));
+        // The snapshot is unchanged.
+        assert_eq!(model_of(&snapshot), snapshot_model);
+        // Without the memo, the same requests give equal caches.
+        let mut alone = Broker::new(BrokerId(9));
+        alone.handle_request(&request(1, -1, body(&half)));
+        alone.handle_request(&request(1, -1, body(&full)));
+        assert_eq!(alone.metadata, brokers[1].metadata);
+        // A request not in partition order is applied all the same (and
+        // shared only between brokers whose caches were empty or the same).
+        let mut reversed: Vec<_> = full.iter().cloned().collect();
+        reversed.reverse();
+        let reversed: crate::controller::channel::SharedStates = reversed.into();
+        let (mut e, mut f, mut g) = (
+            brokers[1].clone(),
+            Broker::new(BrokerId(7)),
+            Broker::new(BrokerId(8)),
+        );
+        let mut me = model_of(&e);
+        e.handle_request_with(&request(1, -1, body(&old)), &mut memo);
+        apply(&mut me, &old);
+        e.handle_request_with(&request(1, -1, body(&reversed)), &mut memo);
+        apply(&mut me, &reversed);
+        f.handle_request_with(&request(1, -1, body(&reversed)), &mut memo);
+        g.handle_request_with(&request(1, -1, body(&reversed)), &mut memo);
+        assert_eq!(model_of(&e), me);
+        assert_eq!(f.metadata.partitions, brokers[0].metadata.partitions);
+        assert!(f.metadata.partitions.same_copy(&g.metadata.partitions));
     }
 }

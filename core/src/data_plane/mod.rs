@@ -387,6 +387,59 @@ mod tests {
     }
 
     #[test]
+    fn isr_expiration_drops_exactly_the_followers_not_caught_up_within_the_lag() {
+        // Kafka: Partition.maybeShrinkIsr (2.x) drops from the ISR every
+        // follower whose lastCaughtUpTimeMs is more than
+        // replica.lag.time.max.ms ago (one caught up exactly that long ago
+        // stays), writing the smaller ISR to the partition's state znode.
+        let config = Config::default();
+        let lag = config.replica_lag_time_max_ms;
+        let now = SimTime(3 * lag);
+        let (mut zk, mut out) = (Zk::new(), Outbox::default());
+        let tp = TopicPartition::new("t", 0);
+        let path = crate::zk_client::paths::partition_state(&tp);
+        let session = zk.open_session(SimTime::ZERO, 6_000);
+        let created = zk.create_recursive(None, &path, "{}", crate::zk::CreateMode::Persistent);
+        assert!(created.is_ok());
+        let ids = |v: &[u32]| v.iter().map(|&i| BrokerId(i)).collect::<Vec<_>>();
+        let mut b = Broker::new(BrokerId(1));
+        b.zk_client.session = Some(session);
+        let mut p = crate::broker::LocalPartition {
+            leader: 1,
+            leader_epoch: 0,
+            isr: ids(&[1, 2, 3, 4, 5])[..].into(),
+            replicas: ids(&[1, 2, 3, 4, 5])[..].into(),
+            zk_version: 0,
+            controller_epoch: 1,
+            view: Default::default(),
+        };
+        // 2 caught up recently, 3 exactly `lag` ago, 4 just before that;
+        // 5 never (no time recorded).
+        p.view.set_caught_up(BrokerId(2), SimTime(now.0 - 1));
+        p.view.set_caught_up(BrokerId(3), SimTime(now.0 - lag));
+        p.view.set_caught_up(BrokerId(4), SimTime(now.0 - lag - 1));
+        b.replicas.insert(tp.clone(), p);
+        let mut brokers = BTreeMap::from([(BrokerId(1), b)]);
+        let mut data = DataPlane::default();
+        let mut env = Env {
+            now,
+            config: &config,
+            brokers: &mut brokers,
+            zk: &mut zk,
+            out: &mut out,
+        };
+        data.maybe_shrink_isr(&mut env, BrokerId(1));
+        let isr = brokers
+            .get(&BrokerId(1))
+            .and_then(|b| b.replicas.get(&tp))
+            .map(|p| p.isr.to_vec());
+        assert_eq!(isr, Some(ids(&[1, 2, 3])));
+        assert_eq!(out.isr_shrinks, 1);
+        let kinds: Vec<&str> = out.notes.iter().map(|(_, k, _)| *k).collect();
+        assert_eq!(kinds, vec!["isr_shrunk_by_leader"]);
+    }
+
+    #[test]
     fn broker_tasks_come_back_as_follow_ups_for_that_start_of_the_broker() {
         let (config, mut zk, mut out) = (Config::default(), Zk::new(), Outbox::default());
         let mut b = Broker::new(BrokerId(1));

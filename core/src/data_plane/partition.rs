@@ -228,7 +228,8 @@ impl DataPlane {
     /// sessions show every (partition, ISR follower) pair it leads caught up
     /// within `replica.lag.time.max.ms`, no partition can shrink and none is
     /// looked at. Otherwise every partition is checked, with each follower's
-    /// last-caught-up time as [`DataPlane::caught_up_walk`] gives it.
+    /// last-caught-up time as the leader recorded it or, when that is older
+    /// than the lag, as [`DataPlane::caught_up_walk`] gives it.
     pub(super) fn maybe_shrink_isr(&mut self, env: &mut Env, broker: BrokerId) {
         let now = env.now;
         let lag = env.config.replica_lag_time_max_ms;
@@ -254,6 +255,12 @@ impl DataPlane {
             let mut out = BTreeSet::new();
             for r in p.isr.iter().copied().filter(|r| *r != broker) {
                 slots += 1;
+                // A time the leader recorded within the lag is enough: a
+                // cached session can only make it later. Only the others
+                // look up the follower's session.
+                if p.view.caught_up(&r).is_some_and(|t| now.since(t) <= lag) {
+                    continue;
+                }
                 let t = caught_up.at(p, r, tp);
                 if t.is_none_or(|t| now.since(t) > lag) {
                     out.insert(r);

@@ -305,10 +305,11 @@ pub fn peek_leader_isrs(zk: &Zk, tps: &[TopicPartition]) -> Vec<Option<LeaderIsr
 /// in their topics' path order, each run's partitions generated in the
 /// order of their decimal digits as text. `None` otherwise.
 fn path_order_by_runs(tps: &[TopicPartition]) -> Option<Vec<usize>> {
-    // (first position, end, largest partition) of each topic's run.
-    let mut runs: Vec<(usize, usize, u32)> = Vec::new();
+    // The first position of each topic's run, then the end.
+    let mut starts: Vec<usize> = Vec::new();
     let mut start = 0;
     while start < tps.len() {
+        starts.push(start);
         let topic = &tps[start].topic;
         let mut end = start + 1;
         while end < tps.len() && tps[end].topic == *topic {
@@ -317,25 +318,28 @@ fn path_order_by_runs(tps: &[TopicPartition]) -> Option<Vec<usize>> {
             }
             end += 1;
         }
-        let max = tps[end - 1].partition;
-        if u64::from(max) >= DENSE * (end - start) as u64 + 64 {
+        if u64::from(tps[end - 1].partition) >= DENSE * (end - start) as u64 + 64 {
             return None;
         }
-        runs.push((start, end, max));
         start = end;
     }
-    runs.sort_unstable_by(|a, b| topic_path_order(&tps[a.0].topic, &tps[b.0].topic));
-    if runs
-        .windows(2)
-        .any(|w| tps[w[0].0].topic == tps[w[1].0].topic)
-    {
+    let topics = topics_in_path_order(tps);
+    if topics.len() != starts.len() {
+        // A topic in two runs.
         return None;
     }
+    // The runs (their indexes in `starts`) in their topics' path order.
+    let mut ranked = vec![0; starts.len()];
+    for (k, &start) in starts.iter().enumerate() {
+        ranked[topic_rank(&topics, &tps[start].topic)] = k;
+    }
+    starts.push(tps.len());
     let mut order = Vec::with_capacity(tps.len());
     // The position asked of each partition of the run, `usize::MAX` if none.
     let mut at: Vec<usize> = Vec::new();
-    for (start, end, max) in runs {
-        let max = u64::from(max);
+    for k in ranked {
+        let (start, end) = (starts[k], starts[k + 1]);
+        let max = u64::from(tps[end - 1].partition);
         at.clear();
         at.resize(max as usize + 1, usize::MAX);
         for (i, tp) in tps.iter().enumerate().take(end).skip(start) {
@@ -369,14 +373,8 @@ fn path_order_by_runs(tps: &[TopicPartition]) -> Option<Vec<usize>> {
     Some(order)
 }
 
-/// How many partition numbers a run may span for each partition asked in
-/// it, in [`path_order_by_runs`].
-const DENSE: u64 = 4;
-
-/// [`path_order_by_runs`] for any `tps`: sort keys in path order (the
-/// topic's rank among the topics asked for, then the partition's decimal
-/// digits as text).
-fn path_order_by_sort(tps: &[TopicPartition]) -> Vec<usize> {
+/// The topics of `tps`, each once, in their paths' order.
+fn topics_in_path_order(tps: &[TopicPartition]) -> Vec<&crate::ids::Topic> {
     let mut topics: Vec<&crate::ids::Topic> = Vec::new();
     for tp in tps {
         if topics.last() != Some(&&tp.topic) {
@@ -385,15 +383,32 @@ fn path_order_by_sort(tps: &[TopicPartition]) -> Vec<usize> {
     }
     topics.sort_unstable_by(|a, b| topic_path_order(a, b));
     topics.dedup();
+    topics
+}
+
+/// `topic`'s place in `topics` (from [`topics_in_path_order`]).
+fn topic_rank(topics: &[&crate::ids::Topic], topic: &crate::ids::Topic) -> usize {
+    topics
+        .binary_search_by(|t| topic_path_order(t, topic))
+        .unwrap_or(0)
+}
+
+/// How many partition numbers a run may span for each partition asked in
+/// it, in [`path_order_by_runs`].
+const DENSE: u64 = 4;
+
+/// [`path_order_by_runs`] for any `tps`: sort keys in path order (the
+/// topic's rank among the topics asked for, then the partition's decimal
+/// digits as text).
+fn path_order_by_sort(tps: &[TopicPartition]) -> Vec<usize> {
+    let topics = topics_in_path_order(tps);
     let mut order: Vec<(u64, usize)> = Vec::with_capacity(tps.len());
     let mut last: Option<(&crate::ids::Topic, u64)> = None;
     for (i, tp) in tps.iter().enumerate() {
         let rank = match last {
             Some((t, r)) if *t == tp.topic => r,
             _ => {
-                let r = topics
-                    .binary_search_by(|t| topic_path_order(t, &tp.topic))
-                    .unwrap_or(0) as u64;
+                let r = topic_rank(&topics, &tp.topic) as u64;
                 last = Some((&tp.topic, r));
                 r
             }
@@ -401,7 +416,11 @@ fn path_order_by_sort(tps: &[TopicPartition]) -> Vec<usize> {
         order.push(((rank << 36) | decimal_text_key(tp.partition), i));
     }
     order.sort_unstable();
-    order.into_iter().map(|(_, i)| i).collect()
+    let mut positions = Vec::with_capacity(order.len());
+    for (_, i) in order {
+        positions.push(i);
+    }
+    positions
 }
 
 /// A number (below 2^36) that orders as `n`'s decimal digits do as text:

@@ -278,36 +278,11 @@ fn read_leader_isr_walked(
 /// one walk of the tree in path order: not charged, counted or watched
 /// (see [`read_leader_isrs`]).
 pub fn peek_leader_isrs(zk: &Zk, tps: &[TopicPartition]) -> Vec<Option<LeaderIsr>> {
-    // Sort keys in path order: the topic's rank among the topics asked for,
-    // then the partition's decimal digits as text.
-    let mut topics: Vec<&crate::ids::Topic> = Vec::new();
-    for tp in tps {
-        if topics.last() != Some(&&tp.topic) {
-            topics.push(&tp.topic);
-        }
-    }
-    topics.sort_unstable_by(|a, b| topic_path_order(a, b));
-    topics.dedup();
-    let mut order: Vec<(u64, usize)> = Vec::with_capacity(tps.len());
-    let mut last: Option<(&crate::ids::Topic, u64)> = None;
-    for (i, tp) in tps.iter().enumerate() {
-        let rank = match last {
-            Some((t, r)) if *t == tp.topic => r,
-            _ => {
-                let r = topics
-                    .binary_search_by(|t| topic_path_order(t, &tp.topic))
-                    .unwrap_or(0) as u64;
-                last = Some((&tp.topic, r));
-                r
-            }
-        };
-        order.push(((rank << 36) | decimal_text_key(tp.partition), i));
-    }
-    order.sort_unstable();
+    let order = path_order_by_runs(tps).unwrap_or_else(|| path_order_by_sort(tps));
     let mut out = vec![None; tps.len()];
     let mut cursor = zk.cursor();
     let mut path = String::new();
-    for (_, i) in order {
+    for i in order {
         let tp = &tps[i];
         path.clear();
         path.push_str(paths::TOPICS);
@@ -322,6 +297,130 @@ pub fn peek_leader_isrs(zk: &Zk, tps: &[TopicPartition]) -> Vec<Option<LeaderIsr
         }
     }
     out
+}
+
+/// The positions of `tps` in their state znodes' path order, when each topic
+/// is asked for in one run of strictly increasing partitions no sparser than
+/// [`DENSE`] (a controller asks for a topic's partitions in order): the runs
+/// in their topics' path order, each run's partitions generated in the
+/// order of their decimal digits as text. `None` otherwise.
+fn path_order_by_runs(tps: &[TopicPartition]) -> Option<Vec<usize>> {
+    // The first position of each topic's run, then the end.
+    let mut starts: Vec<usize> = Vec::new();
+    let mut start = 0;
+    while start < tps.len() {
+        starts.push(start);
+        let topic = &tps[start].topic;
+        let mut end = start + 1;
+        while end < tps.len() && tps[end].topic == *topic {
+            if tps[end].partition <= tps[end - 1].partition {
+                return None;
+            }
+            end += 1;
+        }
+        if u64::from(tps[end - 1].partition) >= DENSE * (end - start) as u64 + 64 {
+            return None;
+        }
+        start = end;
+    }
+    let topics = topics_in_path_order(tps);
+    if topics.len() != starts.len() {
+        // A topic in two runs.
+        return None;
+    }
+    // The runs (their indexes in `starts`) in their topics' path order.
+    let mut ranked = vec![0; starts.len()];
+    for (k, &start) in starts.iter().enumerate() {
+        ranked[topic_rank(&topics, &tps[start].topic)] = k;
+    }
+    starts.push(tps.len());
+    let mut order = Vec::with_capacity(tps.len());
+    // The position asked of each partition of the run, `usize::MAX` if none.
+    let mut at: Vec<usize> = Vec::new();
+    for k in ranked {
+        let (start, end) = (starts[k], starts[k + 1]);
+        let max = u64::from(tps[end - 1].partition);
+        at.clear();
+        at.resize(max as usize + 1, usize::MAX);
+        for (i, tp) in tps.iter().enumerate().take(end).skip(start) {
+            at[tp.partition as usize] = i;
+        }
+        // 0, then 1..=max in the order of their digits: 1, 10, 100, ..., 2, ...
+        let mut n = 0u64;
+        loop {
+            let i = at[n as usize];
+            if i != usize::MAX {
+                order.push(i);
+            }
+            if n == 0 {
+                if max == 0 {
+                    break;
+                }
+                n = 1;
+            } else if n * 10 <= max {
+                n *= 10;
+            } else {
+                while n % 10 == 9 || n + 1 > max {
+                    n /= 10;
+                }
+                if n == 0 {
+                    break;
+                }
+                n += 1;
+            }
+        }
+    }
+    Some(order)
+}
+
+/// The topics of `tps`, each once, in their paths' order.
+fn topics_in_path_order(tps: &[TopicPartition]) -> Vec<&crate::ids::Topic> {
+    let mut topics: Vec<&crate::ids::Topic> = Vec::new();
+    for tp in tps {
+        if topics.last() != Some(&&tp.topic) {
+            topics.push(&tp.topic);
+        }
+    }
+    topics.sort_unstable_by(|a, b| topic_path_order(a, b));
+    topics.dedup();
+    topics
+}
+
+/// `topic`'s place in `topics` (from [`topics_in_path_order`]).
+fn topic_rank(topics: &[&crate::ids::Topic], topic: &crate::ids::Topic) -> usize {
+    topics
+        .binary_search_by(|t| topic_path_order(t, topic))
+        .unwrap_or(0)
+}
+
+/// How many partition numbers a run may span for each partition asked in
+/// it, in [`path_order_by_runs`].
+const DENSE: u64 = 4;
+
+/// [`path_order_by_runs`] for any `tps`: sort keys in path order (the
+/// topic's rank among the topics asked for, then the partition's decimal
+/// digits as text).
+fn path_order_by_sort(tps: &[TopicPartition]) -> Vec<usize> {
+    let topics = topics_in_path_order(tps);
+    let mut order: Vec<(u64, usize)> = Vec::with_capacity(tps.len());
+    let mut last: Option<(&crate::ids::Topic, u64)> = None;
+    for (i, tp) in tps.iter().enumerate() {
+        let rank = match last {
+            Some((t, r)) if *t == tp.topic => r,
+            _ => {
+                let r = topic_rank(&topics, &tp.topic) as u64;
+                last = Some((&tp.topic, r));
+                r
+            }
+        };
+        order.push(((rank << 36) | decimal_text_key(tp.partition), i));
+    }
+    order.sort_unstable();
+    let mut positions = Vec::with_capacity(order.len());
+    for (_, i) in order {
+        positions.push(i);
+    }
+    positions
 }
 
 /// A number (below 2^36) that orders as `n`'s decimal digits do as text:
@@ -391,6 +490,47 @@ mod tests {
             }
         }
         assert!(decimal_text_key(u32::MAX) < 1 << 36);
+    }
+
+    /// The order generated run by run is the sort's (the model), and the
+    /// inputs it does not handle fall back to the sort.
+    #[test]
+    fn path_order_by_runs_is_the_sorts() {
+        let names = ["b", "a", "a.c", "ab", "a-b"];
+        let run = |name: &str, ps: &mut dyn Iterator<Item = u32>| -> Vec<TopicPartition> {
+            let topic = Topic::from(name);
+            ps.map(|p| TopicPartition::new(&topic, p)).collect()
+        };
+        let mut cases: Vec<Vec<TopicPartition>> = Vec::new();
+        for max in [0u32, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1234] {
+            cases.push(run("t", &mut (0..=max)));
+            cases.push(run("t", &mut (max / 2..=max + 3)));
+            cases.push(run("t", &mut (0..=max).filter(|p| p % 3 != 1)));
+        }
+        let mut many = Vec::new();
+        for (k, name) in names.iter().enumerate() {
+            many.extend(run(name, &mut (0..=(k as u32 * 37)).filter(|p| p % 2 == 0)));
+        }
+        cases.push(many.clone());
+        cases.push(Vec::new());
+        for tps in &cases {
+            let by_runs = path_order_by_runs(tps).expect("dense increasing runs");
+            assert_eq!(by_runs, path_order_by_sort(tps));
+            let mut seen = by_runs.clone();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..tps.len()).collect::<Vec<_>>());
+        }
+        // Not in increasing order, a topic in two runs, too sparse.
+        let mut back = run("t", &mut (0..10));
+        back.swap(3, 4);
+        let mut twice = run("t", &mut (0..5));
+        twice.extend(run("u", &mut (0..5)));
+        twice.extend(run("t", &mut (5..9)));
+        let sparse = run("t", &mut [0, 1000].into_iter());
+        let repeat = run("t", &mut [0, 1, 1].into_iter());
+        for tps in [back, twice, sparse, repeat] {
+            assert_eq!(path_order_by_runs(&tps), None);
+        }
     }
 
     // Kafka: KafkaZkClient.getTopicPartitionStates reads every state znode

@@ -132,9 +132,25 @@ pub fn encode_config_change_notification(entity_path: &str) -> String {
 /// Returns `None` for data that is not a topic znode.
 pub fn decode_topic_assignment(data: &str) -> Option<Vec<(u32, Vec<BrokerId>)>> {
     if let Some(out) = fast::topic_assignment(data) {
-        return Some(out);
+        return Some(out.into_iter().map(|(p, r)| (p, r.to_vec())).collect());
     }
     decode_topic_assignment_json(data)
+}
+
+/// [`decode_topic_assignment`] with each partition's replicas as the
+/// controller keeps them.
+pub fn decode_topic_assignment_ids(
+    data: &str,
+) -> Option<Vec<(u32, crate::controller::election::BrokerIds)>> {
+    if let Some(out) = fast::topic_assignment(data) {
+        return Some(out);
+    }
+    Some(
+        decode_topic_assignment_json(data)?
+            .into_iter()
+            .map(|(p, r)| (p, r.into()))
+            .collect(),
+    )
 }
 
 /// `decode_topic_assignment` through a general JSON parse (any data).
@@ -451,11 +467,6 @@ mod fast {
             u32::try_from(self.int()?).ok().map(BrokerId)
         }
 
-        /// `[id,id,…]`.
-        fn ids(&mut self) -> Option<Vec<BrokerId>> {
-            self.ids_into(Vec::with_capacity(4), Vec::push)
-        }
-
         /// `[id,id,…]`, each id added to `out` by `push`.
         fn ids_into<T>(&mut self, mut out: T, push: fn(&mut T, BrokerId)) -> Option<T> {
             self.lit("[")?;
@@ -541,7 +552,9 @@ mod fast {
     /// `{"version":N,"partitions":{"0":[…],…}}`, with or without
     /// `,"adding_replicas":{…},"removing_replicas":{…}` after the partitions;
     /// partition numbers written plainly (no leading zeros), each once.
-    pub(super) fn topic_assignment(data: &str) -> Option<Vec<(u32, Vec<BrokerId>)>> {
+    /// Partitions in increasing order only (as Kafka and the simulator
+    /// write them); any other order is left to the general decoder.
+    pub(super) fn topic_assignment(data: &str) -> Option<Vec<(u32, BrokerIds)>> {
         let mut c = Cursor {
             b: data.as_bytes(),
             at: 0,
@@ -549,7 +562,7 @@ mod fast {
         c.lit(r#"{"version":"#)?;
         c.int()?;
         c.lit(r#","partitions":{"#)?;
-        let mut out: Vec<(u32, Vec<BrokerId>)> = Vec::new();
+        let mut out: Vec<(u32, BrokerIds)> = Vec::new();
         if c.peek() == Some(b'}') {
             c.at += 1;
         } else {
@@ -560,7 +573,10 @@ mod fast {
                 }
                 let p = u32::try_from(c.int()?).ok()?;
                 c.lit("\":")?;
-                out.push((p, c.ids()?));
+                if out.last().is_some_and(|(last, _)| *last >= p) {
+                    return None;
+                }
+                out.push((p, c.ids_into(BrokerIds::new(), BrokerIds::push)?));
                 match c.peek()? {
                     b',' => c.at += 1,
                     b'}' => {
@@ -581,10 +597,6 @@ mod fast {
         }
         c.lit("}")?;
         if !c.done() {
-            return None;
-        }
-        out.sort_by_key(|(p, _)| *p);
-        if out.windows(2).any(|w| w[0].0 == w[1].0) {
             return None;
         }
         Some(out)
@@ -851,6 +863,12 @@ mod tests {
                 decode_topic_assignment_json(&data),
                 "{data}"
             );
+            assert_eq!(
+                decode_topic_assignment_ids(&data)
+                    .map(|a| a.into_iter().map(|(p, r)| (p, r.to_vec())).collect()),
+                decode_topic_assignment_json(&data),
+                "{data}"
+            );
             let general = || -> Vec<(u32, Reassignment)> {
                 let v = format!("{data} ");
                 decode_reassigning(&v)
@@ -865,5 +883,24 @@ mod tests {
         assert!(fast::controller_id(&controller_znode_json(BrokerId(3), 1234)).is_some());
         assert!(fast::partition_state(&decoder_inputs()[0], 0).is_some());
         assert!(fast::topic_assignment(&decoder_inputs()[14]).is_some());
+        // Out of order, repeated, more replicas than a `BrokerIds` keeps in place.
+        for data in [
+            r#"{"version":2,"partitions":{"10":[1],"2":[2,0],"3":[]}}"#,
+            r#"{"version":2,"partitions":{"1":[1],"1":[2,0]}}"#,
+            r#"{"version":2,"partitions":{"0":[1,2,3,4,5,6,7],"1":[7,6,5,4,3,2,1,0]}}"#,
+        ] {
+            assert!(decode_topic_assignment_json(data).is_some(), "{data}");
+            assert_eq!(
+                decode_topic_assignment(data),
+                decode_topic_assignment_json(data),
+                "{data}"
+            );
+            assert_eq!(
+                decode_topic_assignment_ids(data)
+                    .map(|a| a.into_iter().map(|(p, r)| (p, r.to_vec())).collect()),
+                decode_topic_assignment_json(data),
+                "{data}"
+            );
+        }
     }
 }

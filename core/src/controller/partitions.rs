@@ -12,7 +12,7 @@ use crate::ids::TopicPartition;
 use crate::kafka_zk::{fenced_delete_children, read_leader_isrs};
 use crate::zk::ZkError;
 use crate::zk_client::paths;
-use crate::znodes::decode_topic_assignment;
+use crate::znodes::decode_topic_assignment_ids;
 use std::collections::BTreeSet;
 
 impl KafkaController {
@@ -86,10 +86,10 @@ impl KafkaController {
         };
         // One shared name for every partition of the topic.
         let topic = crate::ids::Topic::from(topic);
-        let out = decode_topic_assignment(&data)
+        let out = decode_topic_assignment_ids(&data)
             .unwrap_or_default()
             .into_iter()
-            .map(|(p, replicas)| (TopicPartition::new(&topic, p), replicas.into()))
+            .map(|(p, replicas)| (TopicPartition::new(&topic, p), replicas))
             .collect();
         for (p, r) in crate::znodes::decode_reassigning(&data) {
             self.ctx

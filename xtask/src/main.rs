@@ -403,8 +403,11 @@ fn stage_browser() -> Result<()> {
 /// Session 11: 676 007 (`Fact`'s clone no longer inlined twice), then
 /// 656 928 (seconds read without the float parser); the line is that rounded
 /// up to the next 1 000, plus 2 000. Session 12: 647 943 (class names
-/// lowercased as ASCII: no Unicode case table; no `f32` formatting).
-const WASM_GZIP_BUDGET: u64 = 650_000;
+/// lowercased as ASCII: no Unicode case table; no `f32` formatting), then
+/// 649 879 with the session's memory and speed work merged (the znode data
+/// kept as numbers, the hosted replicas' and the controller's reads: +1 936);
+/// the line is again that rounded up, plus 2 000.
+const WASM_GZIP_BUDGET: u64 = 652_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

@@ -65,21 +65,12 @@ pub struct Checker {
     violated_now: BTreeSet<String>,
     /// The highest `/controller_epoch` seen.
     last_controller_epoch: i64,
-    /// Each partition's last leader epoch seen in its state znode.
-    leader_epochs: crate::cow_map::CowMap<TopicPartition, i32>,
     /// Violations found inside a handler, recorded after the step.
     #[serde(skip)]
     found: Vec<(&'static str, String)>,
 }
 
 impl Checker {
-    /// Leader epochs held in chunks `other` does not share (see
-    /// [`crate::cow_map::CowMap::unshared_entries`]).
-    pub fn unshared_entries(&self, other: Option<&Checker>) -> usize {
-        self.leader_epochs
-            .unshared_entries(other.map(|o| &o.leader_epochs))
-    }
-
     /// Violations so far.
     pub fn violations(&self) -> &[Violation] {
         &self.violations
@@ -116,17 +107,6 @@ impl Checker {
         for (name, detail) in std::mem::take(&mut self.found) {
             self.record(now, name, detail);
         }
-    }
-
-    /// The partition's leader epoch in its state znode, as last seen.
-    pub fn leader_epoch(&self, tp: &TopicPartition) -> Option<i32> {
-        self.leader_epochs.get(tp).copied()
-    }
-
-    /// Forget a deleted topic's partitions: a re-created one starts its
-    /// leader epochs afresh.
-    pub fn forget_topic(&mut self, topic: &str) {
-        self.leader_epochs.retain(|tp, _| tp.topic != topic);
     }
 
     /// The controller invariants: one controller per epoch, the epoch only
@@ -194,13 +174,17 @@ impl Checker {
     }
 
     /// The partition invariants on a state znode just written: leader in ISR,
-    /// ISR ⊆ AR (when the assignment `ar` is known), leader epoch only grows.
+    /// ISR ⊆ AR (when the assignment `ar` is known), leader epoch only grows
+    /// (from `last_epoch`, the epoch of the last state seen in that znode:
+    /// the simulator keeps it with its record of the znode, and forgets it
+    /// with a deleted topic, so a re-created one starts afresh).
     pub fn check_partition(
         &mut self,
         now: SimTime,
         tp: &TopicPartition,
         l: &LeaderIsr,
         ar: Option<&[BrokerId]>,
+        last_epoch: Option<i32>,
     ) {
         if let Some(leader) = l.leader {
             if !l.isr.contains(&leader) {
@@ -217,8 +201,7 @@ impl Checker {
                 self.record(now, ISR_SUBSET_OF_AR, d);
             }
         }
-        let last = self.leader_epochs.insert(tp.clone(), l.leader_epoch);
-        if let Some(last) = last.filter(|e| l.leader_epoch < *e) {
+        if let Some(last) = last_epoch.filter(|e| l.leader_epoch < *e) {
             let d = format!("{tp}: leader epoch went from {last} to {}", l.leader_epoch);
             self.record(now, LEADER_EPOCH_MONOTONIC, d);
         }
@@ -237,4 +220,44 @@ pub fn isr_stray(leader: Option<BrokerId>, isr: &[BrokerId], ar: &[BrokerId]) ->
         return None;
     }
     isr.iter().copied().find(|r| !ar.contains(r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::controller::election::BrokerIds;
+
+    fn state(leader_epoch: i32) -> LeaderIsr {
+        LeaderIsr {
+            leader: Some(BrokerId(1)),
+            leader_epoch,
+            isr: [BrokerId(1), BrokerId(2)]
+                .into_iter()
+                .collect::<BrokerIds>(),
+            zk_version: 0,
+            controller_epoch: 1,
+        }
+    }
+
+    // Kafka: the leader epoch in a partition's state znode only grows
+    // (PartitionStateMachine / KafkaController.doRemoveReplicasFromIsr bump
+    // it from the value read); the epoch compared with is the one the
+    // simulator last read from that znode, none for a new or re-created topic.
+    #[test]
+    fn a_leader_epoch_below_the_last_one_read_is_a_violation_once() {
+        let tp = TopicPartition::new("t", 0);
+        let ar = [BrokerId(1), BrokerId(2)];
+        let mut c = Checker::default();
+        c.check_partition(SimTime(1), &tp, &state(0), Some(&ar), None);
+        c.check_partition(SimTime(2), &tp, &state(3), Some(&ar), Some(0));
+        c.check_partition(SimTime(3), &tp, &state(3), Some(&ar), Some(3));
+        assert!(c.violations().is_empty(), "{:?}", c.violations());
+        c.check_partition(SimTime(4), &tp, &state(2), Some(&ar), Some(3));
+        c.check_partition(SimTime(5), &tp, &state(1), Some(&ar), Some(2));
+        assert_eq!(c.violations().len(), 1, "{:?}", c.violations());
+        let v = &c.violations()[0];
+        assert_eq!(v.invariant, LEADER_EPOCH_MONOTONIC);
+        assert_eq!(v.time_ms, 4);
+        assert_eq!(v.detail, "t-0: leader epoch went from 3 to 2");
+    }
 }

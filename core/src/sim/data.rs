@@ -2,17 +2,16 @@
 //! the time, the configuration, the brokers and the ensemble, and turns what
 //! it reports back into events, trace lines, violations and counters.
 
-use super::{Sim, SimEvent};
+use super::{Sim, SimEvent, StateZnodes};
 use crate::controller::channel::ControlRequest;
 use crate::data_plane::park::QueueKey;
 use crate::data_plane::{BrokerTask, DataPlane, Env, FollowUp, Outbox};
 use crate::ids::{BrokerId, TopicPartition};
-use crate::invariants::Checker;
 use crate::log::{Acks, Log, ProducedRecord};
 
 impl Sim {
     /// Run `f` on the data plane, then apply what it produced.
-    fn with_data<R>(&mut self, f: impl FnOnce(&mut DataPlane, &mut Env, &Checker) -> R) -> R {
+    fn with_data<R>(&mut self, f: impl FnOnce(&mut DataPlane, &mut Env, &StateZnodes) -> R) -> R {
         let mut out = Outbox::default();
         let r = {
             let mut env = Env {
@@ -22,7 +21,7 @@ impl Sim {
                 zk: &mut self.zk,
                 out: &mut out,
             };
-            f(&mut self.data, &mut env, &self.checker)
+            f(&mut self.data, &mut env, &self.state_znodes)
         };
         for (at, follow_up) in out.follow_ups {
             let ev = match follow_up {
@@ -100,8 +99,10 @@ impl Sim {
         req: &ControlRequest,
         taken: &[bool],
     ) {
-        self.with_data(|d, env, checker| {
-            d.after_request_applied(env, broker, req, taken, |tp| checker.leader_epoch(tp))
+        self.with_data(|d, env, seen| {
+            d.after_request_applied(env, broker, req, taken, |tp| {
+                seen.get(tp).and_then(|s| s.leader_epoch)
+            })
         });
     }
 

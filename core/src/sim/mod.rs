@@ -248,7 +248,7 @@ pub struct Sim {
     /// Each partition's leader per its state znode, when that znode last
     /// changed, and its availability as a client feels it (one map: they
     /// change together, and one key per partition instead of two).
-    state_znodes: crate::cow_map::CowMap<crate::ids::TopicPartition, StateSeen>,
+    state_znodes: StateZnodes,
     /// Each topic's assignment per its znode: topic → partition → replicas
     /// (shared by clones until the topic's znode changes).
     assignments: BTreeMap<String, std::rc::Rc<BTreeMap<u32, Vec<BrokerId>>>>,
@@ -286,6 +286,9 @@ pub struct Sim {
     pub(crate) checker: Checker,
 }
 
+/// The simulator's record of every partition's state znode.
+type StateZnodes = crate::cow_map::CowMap<crate::ids::TopicPartition, StateSeen>;
+
 /// What the simulator follows of a partition's state znode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct StateSeen {
@@ -296,6 +299,10 @@ struct StateSeen {
     /// Whether the partition is available and for how long it was not:
     /// tracked from the first time it had a serving leader.
     availability: Option<Availability>,
+    /// The leader epoch of the last state read from it (what the checker's
+    /// "leader epoch only grows" compares with, and the data plane's
+    /// truncation reads).
+    leader_epoch: Option<i32>,
 }
 
 /// Why an action was refused before it changed anything.
@@ -899,7 +906,6 @@ impl Sim {
             + self
                 .state_znodes
                 .unshared_entries(other.map(|o| &o.state_znodes))
-            + self.checker.unshared_entries(other.map(|o| &o.checker))
             + self
                 .assignments
                 .iter()

@@ -98,7 +98,6 @@ impl Sim {
                     // Deleted: nothing kept per partition outlives the topic.
                     let keep = |tp: &crate::ids::TopicPartition| tp.topic != *topic;
                     self.state_znodes.retain(|tp, _| keep(tp));
-                    self.checker.forget_topic(topic);
                     self.availability_changed.retain(keep);
                     self.data.forget_topic(topic);
                 }
@@ -118,6 +117,7 @@ impl Sim {
                 .zk
                 .observed(&path)
                 .and_then(|n| n.data.partition_state(n.stat.version));
+            let last_epoch = self.state_znodes.get(&tp).and_then(|s| s.leader_epoch);
             if let Some(l) = &state {
                 let ar = self
                     .assignments
@@ -140,19 +140,24 @@ impl Sim {
                         v
                     });
                 let ar = widened.as_ref().or(ar).map(Vec::as_slice);
-                self.checker.check_partition(self.now, &tp, l, ar);
+                self.checker
+                    .check_partition(self.now, &tp, l, ar, last_epoch);
             }
-            let leader = state.and_then(|l| l.leader);
+            let leader = state.as_ref().and_then(|l| l.leader);
+            // A state that cannot be read keeps the last epoch read.
+            let leader_epoch = state.map(|l| l.leader_epoch).or(last_epoch);
             match self.state_znodes.get_mut(&tp) {
                 Some(seen) => {
                     seen.leader = leader;
                     seen.changed_at = self.now;
+                    seen.leader_epoch = leader_epoch;
                 }
                 None => {
                     let seen = super::StateSeen {
                         leader,
                         changed_at: self.now,
                         availability: None,
+                        leader_epoch,
                     };
                     self.state_znodes.insert(tp.clone(), seen);
                 }

@@ -327,25 +327,44 @@ pub fn topic_znode_json_full(
 }
 /// Encode a partition `state` znode (TopicPartitionStateZNode.encode).
 pub fn encode_partition_state(l: &LeaderIsr) -> String {
-    // Written piece by piece: the bytes `format!` wrote, without its
-    // machinery or a string per ISR member (every state znode write).
-    let leader = l.leader.map_or(-1, |b| i64::from(b.0));
     let mut out = String::with_capacity(80 + 11 * l.isr.len());
+    write_partition_state(
+        &mut out,
+        i64::from(l.controller_epoch),
+        l.leader.map_or(-1, |b| i64::from(b.0)),
+        i64::from(l.leader_epoch),
+        &mut l.isr.iter().map(|b| i64::from(b.0)),
+    );
+    out
+}
+
+/// Append a partition state znode's text written from its numbers (the
+/// leader −1 for none): the one writer of that format, for
+/// [`encode_partition_state`] and for a znode's data kept as numbers
+/// ([`crate::zk::ZnodeData`]). Written piece by piece: the bytes `format!`
+/// wrote, without its machinery or a string per ISR member (every state
+/// znode write).
+pub(crate) fn write_partition_state(
+    out: &mut String,
+    controller_epoch: i64,
+    leader: i64,
+    leader_epoch: i64,
+    isr: &mut dyn Iterator<Item = i64>,
+) {
     out.push_str(r#"{"controller_epoch":"#);
-    push_int(&mut out, i64::from(l.controller_epoch));
+    push_int(out, controller_epoch);
     out.push_str(r#","leader":"#);
-    push_int(&mut out, leader);
+    push_int(out, leader);
     out.push_str(r#","version":1,"leader_epoch":"#);
-    push_int(&mut out, i64::from(l.leader_epoch));
+    push_int(out, leader_epoch);
     out.push_str(r#","isr":["#);
-    for (i, b) in l.isr.iter().enumerate() {
+    for (i, b) in isr.enumerate() {
         if i > 0 {
             out.push(',');
         }
-        push_int(&mut out, i64::from(b.0));
+        push_int(out, b);
     }
     out.push_str("]}");
-    out
 }
 
 /// Append `v` in decimal, as `Display` writes it.

@@ -51,8 +51,32 @@ impl ZnodeData {
     pub fn text(&self) -> Cow<'_, str> {
         match &self.0 {
             Repr::Text(s) => Cow::Borrowed(s),
-            Repr::State { .. } => Cow::Owned(self.to_string()),
+            Repr::State { .. } => Cow::Owned(self.state_text()),
         }
+    }
+
+    /// The text of a state kept as numbers, written by the one writer of
+    /// that format ([`crate::znodes::write_partition_state`]; `From` keeps
+    /// numbers only when it gives the text back). Empty for text.
+    fn state_text(&self) -> String {
+        let mut out = String::new();
+        if let Repr::State {
+            len,
+            isr,
+            ce,
+            leader,
+            le,
+        } = &self.0
+        {
+            crate::znodes::write_partition_state(
+                &mut out,
+                i64::from(*ce),
+                i64::from(*leader),
+                i64::from(*le),
+                &mut isr[..usize::from(*len)].iter().map(|&b| i64::from(b)),
+            );
+        }
+        out
     }
 
     /// The text's length in bytes.
@@ -156,26 +180,7 @@ impl fmt::Display for ZnodeData {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Repr::Text(s) => f.write_str(s),
-            Repr::State {
-                len,
-                isr,
-                ce,
-                leader,
-                le,
-            } => {
-                // As `encode_partition_state` writes it.
-                write!(
-                    f,
-                    r#"{{"controller_epoch":{ce},"leader":{leader},"version":1,"leader_epoch":{le},"isr":["#
-                )?;
-                for (i, b) in isr[..usize::from(*len)].iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{b}")?;
-                }
-                f.write_str("]}")
-            }
+            Repr::State { .. } => f.write_str(&self.state_text()),
         }
     }
 }

@@ -502,6 +502,50 @@ mod tests {
                 isr: vec![BrokerId(0), BrokerId(1)],
                 leader_epoch: i32::MIN,
             },
+            // Numbers at the edges of the inline forms.
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(1)),
+                tp: TopicPartition::new("t", 65_536),
+                replicas: vec![BrokerId(1)],
+                isr: vec![BrokerId(1)],
+            },
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(65_534)),
+                tp: TopicPartition::new("u", 65_535),
+                replicas: vec![BrokerId(65_534), BrokerId(0)],
+                isr: vec![BrokerId(65_534)],
+            },
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(65_535)),
+                tp: tp.clone(),
+                replicas: vec![BrokerId(1)],
+                isr: vec![],
+            },
+            Fact::LeaderInitialized {
+                leader: None,
+                tp: tp.clone(),
+                replicas: vec![BrokerId(1), BrokerId(65_536)],
+                isr: vec![BrokerId(1)],
+            },
+            Fact::LeaderInitialized {
+                leader: Some(BrokerId(65_535)),
+                tp: TopicPartition::new("u", u32::MAX),
+                replicas: vec![BrokerId(65_535), BrokerId(7), BrokerId(65_535)],
+                isr: vec![BrokerId(7), BrokerId(65_535)],
+            },
+            Fact::PartitionStateChangeFailed(PartitionStateChangeError::NoLiveReplica {
+                tp: TopicPartition::new("u", 65_535),
+                replicas: vec![BrokerId(65_534)],
+            }),
+            Fact::PartitionStateChangeFailed(PartitionStateChangeError::NoLiveReplica {
+                tp: TopicPartition::new("u", 65_536),
+                replicas: vec![BrokerId(1), BrokerId(65_536)],
+            }),
+            Fact::PartitionStateChanged {
+                tp: TopicPartition::new("u", u32::MAX),
+                from: PartitionState::OfflinePartition,
+                to: PartitionState::NonExistentPartition,
+            },
             Fact::Text("words".into()),
             Fact::Resign {
                 broker: BrokerId(1),
@@ -533,7 +577,7 @@ mod tests {
                 // A few replicas inline, more in a box.
                 assert_eq!(
                     matches!(r.held, Held::NoLiveReplica { .. }),
-                    replicas.len() <= 4
+                    replicas.len() <= 3 && replicas.iter().all(|b| b.0 < 65_536)
                 );
             }
         }
@@ -541,12 +585,59 @@ mod tests {
         // third has 5 replicas) and three first leaders (up to three
         // replicas, the ISR among them in their order); the rest, leader
         // elections and ISR changes among them, boxed whole.
-        assert_eq!(compact, 6);
+        assert_eq!(compact, 11);
         // First leaders inline: up to three replicas, the ISR among them in
-        // their order.
-        assert_eq!(initialized, [true, true, false, true, false, false]);
+        // their order, the leader one of them, the ids below 65,536.
+        assert_eq!(
+            initialized,
+            [true, true, false, true, false, false, true, true, false, false, true]
+        );
         if cfg!(target_pointer_width = "64") {
-            assert_eq!(std::mem::size_of::<TraceRecord>(), 64);
+            assert_eq!(std::mem::size_of::<TraceRecord>(), 32);
         }
+    }
+
+    #[test]
+    fn records_of_many_topics_keep_their_own_topic() {
+        // The inline forms name a topic by its label, looked up through a
+        // one-topic cache: records of alternating topics, and of a topic
+        // whose name was dropped and made again, each give back their own.
+        let names = ["a", "b", "a", "orders", "b", "b", "a"];
+        let records: Vec<(Fact, TraceRecord)> = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let fact = Fact::PartitionStateChanged {
+                    tp: TopicPartition::new(*name, i as u32),
+                    from: PartitionState::NewPartition,
+                    to: PartitionState::OnlinePartition,
+                };
+                let r = TraceRecord::new(SimTime(1), "controller-1", "state", fact.clone());
+                (fact, r)
+            })
+            .collect();
+        for (fact, r) in &records {
+            assert_eq!(*r.fact(), *fact);
+        }
+        let same_partition = |name: &str| {
+            TraceRecord::new(
+                SimTime(1),
+                "controller-1",
+                "state",
+                Fact::PartitionStateChanged {
+                    tp: TopicPartition::new(name, 0),
+                    from: PartitionState::NewPartition,
+                    to: PartitionState::OnlinePartition,
+                },
+            )
+        };
+        assert_eq!(same_partition("a"), records[0].1);
+        assert_ne!(same_partition("b"), records[0].1);
+        let fresh = format!("gone-{}", names.len());
+        let first = same_partition(&fresh);
+        // Nothing else holds the name now but the label table.
+        let again = same_partition(&fresh);
+        assert_eq!(first, again);
+        assert_eq!(again.fact().into_owned(), first.fact().into_owned());
     }
 }

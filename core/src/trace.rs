@@ -53,6 +53,34 @@ impl Label {
     }
 }
 
+thread_local! {
+    /// The labels of the last few `&'static str` texts named
+    /// ([`Label::of_static`]), by address and length: a static text never
+    /// moves or changes, so the same address is the same text.
+    static STATIC_LABELS: std::cell::RefCell<[(usize, usize, u32); 4]> =
+        const { std::cell::RefCell::new([(0, 0, 0); 4]) };
+}
+
+impl Label {
+    /// The label of a text that lives as long as the program (a kind named
+    /// in the code): found by its address among the last few such texts
+    /// before the table is read, for the controller's notes (a large
+    /// start-up's event names two kinds 400,000 times).
+    pub fn of_static(s: &'static str) -> Label {
+        let key = (s.as_ptr() as usize, s.len());
+        STATIC_LABELS.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if let Some(&(_, _, id)) = cache.iter().find(|&&(p, l, _)| (p, l) == key && p != 0) {
+                return Label(id);
+            }
+            let label = Label::from(s);
+            cache.rotate_right(1);
+            cache[0] = (key.0, key.1, label.0);
+            label
+        })
+    }
+}
+
 impl From<&str> for Label {
     fn from(s: &str) -> Label {
         let mut l = labels();
@@ -219,7 +247,46 @@ pub struct TraceRecord {
     /// renders it in its languages, and [`TraceRecord::details`] in English
     /// when asked (a large cluster's failover writes a record per partition:
     /// rendering each one eagerly would cost more than simulating it).
-    held: Held,
+    held: HeldFact,
+}
+
+/// A fact held as a trace record holds it: 16 bytes for the facts a large
+/// cluster writes by the hundred thousand, the rest boxed whole. For those
+/// who keep facts before they become records (a controller's event keeps
+/// its trace lines until the event reaches them). Serialises as the fact
+/// does (its English sentence) and reads back as [`Fact::Text`].
+#[derive(Clone, PartialEq, Eq)]
+pub struct HeldFact(Held);
+
+impl HeldFact {
+    /// The fact (borrowed when held whole, rebuilt otherwise).
+    pub fn fact(&self) -> Cow<'_, Fact> {
+        self.0.fact()
+    }
+}
+
+impl From<Fact> for HeldFact {
+    fn from(f: Fact) -> HeldFact {
+        HeldFact(Held::from(f))
+    }
+}
+
+impl fmt::Debug for HeldFact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.fact(), f)
+    }
+}
+
+impl Serialize for HeldFact {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.fact().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for HeldFact {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<HeldFact, D::Error> {
+        Fact::deserialize(d).map(HeldFact::from)
+    }
 }
 
 impl fmt::Debug for TraceRecord {
@@ -292,11 +359,16 @@ impl TraceRecord {
 
     /// A record at `time_ms`.
     pub fn at_ms(time_ms: u64, actor: Label, kind: Label, fact: Fact) -> TraceRecord {
+        TraceRecord::held_at_ms(time_ms, actor, kind, HeldFact::from(fact))
+    }
+
+    /// A record at `time_ms` of a fact already held.
+    pub fn held_at_ms(time_ms: u64, actor: Label, kind: Label, held: HeldFact) -> TraceRecord {
         TraceRecord {
             time_ms,
             actor,
             kind,
-            held: Held::from(fact),
+            held,
         }
     }
 
@@ -565,9 +637,9 @@ mod tests {
                 Fact::DeletionDisabled,
             );
             assert_ne!(r, other);
-            compact += usize::from(!matches!(r.held, Held::Other(_)));
+            compact += usize::from(!matches!(r.held.0, Held::Other(_)));
             if let Fact::LeaderInitialized { .. } = fact {
-                initialized.push(matches!(r.held, Held::Initialized { .. }));
+                initialized.push(matches!(r.held.0, Held::Initialized { .. }));
             }
             if let Fact::PartitionStateChangeFailed(PartitionStateChangeError::NoLiveReplica {
                 replicas,
@@ -576,7 +648,7 @@ mod tests {
             {
                 // A few replicas inline, more in a box.
                 assert_eq!(
-                    matches!(r.held, Held::NoLiveReplica { .. }),
+                    matches!(r.held.0, Held::NoLiveReplica { .. }),
                     replicas.len() <= 3 && replicas.iter().all(|b| b.0 < 65_536)
                 );
             }
@@ -639,5 +711,52 @@ mod tests {
         let again = same_partition(&fresh);
         assert_eq!(first, again);
         assert_eq!(again.fact().into_owned(), first.fact().into_owned());
+    }
+
+    #[test]
+    fn static_texts_get_the_label_of_their_text_through_the_cache() {
+        // More texts than the cache holds, named again in another order;
+        // one text at two addresses is one label.
+        let texts: [&'static str; 6] = ["k-one", "k-two", "k-three", "k-four", "k-five", "k-six"];
+        let first: Vec<Label> = texts.iter().map(|t| Label::of_static(t)).collect();
+        for (t, l) in texts.iter().zip(&first).rev() {
+            assert_eq!(Label::of_static(t), *l);
+            assert_eq!(l.as_str(), *t);
+            assert_eq!(*l, Label::from(*t));
+        }
+        let leaked: &'static str = Box::leak(String::from("k-two").into_boxed_str());
+        assert_eq!(Label::of_static(leaked), first[1]);
+        assert_ne!(first[0], first[1]);
+    }
+
+    #[test]
+    fn a_controller_note_serialises_as_before_and_reads_back_as_text() {
+        // Kafka: the controller's trace lines of an event in progress travel
+        // with its state (a copy of the simulation serialised): the kind as
+        // its text, the fact as its English sentence.
+        let fact = Fact::LeaderInitialized {
+            leader: Some(BrokerId(2)),
+            tp: TopicPartition::new("orders", 70_000),
+            replicas: vec![BrokerId(2), BrokerId(1)],
+            isr: vec![BrokerId(2)],
+        };
+        let note = crate::controller::Note {
+            at_us: 17,
+            kind: Label::of_static("leader_elected"),
+            fact: fact.clone().into(),
+        };
+        let json = serde_json::to_string(&note).unwrap_or_default();
+        assert_eq!(
+            json,
+            format!(
+                r#"{{"at_us":17,"kind":"leader_elected","details":{}}}"#,
+                serde_json::Value::String(fact.english())
+            )
+        );
+        let back: crate::controller::Note =
+            serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back.kind, note.kind);
+        assert_eq!(*back.fact.fact(), Fact::Text(fact.english()));
+        assert_eq!(*note.fact.fact(), fact);
     }
 }

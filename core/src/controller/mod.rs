@@ -102,12 +102,14 @@ pub struct Outbox {
 pub struct Note {
     /// µs into the event.
     pub at_us: u64,
-    /// The trace kind (a name from the code: not a string of its own per
-    /// note, of which a large start-up writes 400,000).
-    pub kind: std::borrow::Cow<'static, str>,
-    /// What happened (serialised as its English sentence).
+    /// The trace kind (a name from the code: a label, not a string of its
+    /// own per note, of which a large start-up writes 400,000).
+    pub kind: crate::trace::Label,
+    /// What happened, held as the trace record will hold it (16 bytes for
+    /// a start-up's first leaders and state changes; serialised as its
+    /// English sentence).
     #[serde(rename = "details")]
-    pub fact: crate::fact::Fact,
+    pub fact: crate::trace::HeldFact,
 }
 
 impl Env<'_> {
@@ -115,8 +117,8 @@ impl Env<'_> {
     pub fn note(&mut self, kind: &'static str, fact: crate::fact::Fact) {
         self.out.notes.push(Note {
             at_us: self.client.meter.elapsed_us,
-            kind: std::borrow::Cow::Borrowed(kind),
-            fact,
+            kind: crate::trace::Label::of_static(kind),
+            fact: fact.into(),
         });
     }
 }

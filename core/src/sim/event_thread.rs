@@ -270,9 +270,16 @@ impl Sim {
 
     /// Write an event's trace lines now.
     pub(super) fn write_notes(&mut self, broker: BrokerId, notes: impl IntoIterator<Item = Note>) {
-        let actor = format!("controller-{broker}");
+        let actor = crate::trace::Label::from(format!("controller-{broker}"));
+        let time_ms = self.now.as_ms();
         for n in notes {
-            self.note(actor.clone(), &n.kind, n.fact);
+            crate::trace::make_room(&mut self.trace, 1);
+            self.trace.push(TraceRecord::held_at_ms(
+                time_ms,
+                actor.clone(),
+                n.kind,
+                n.fact,
+            ));
         }
     }
 

@@ -93,6 +93,8 @@ impl KafkaController {
             for (i, n) in online_per_broker.iter().enumerate() {
                 batch.reserve_leader_and_isr(BrokerId(i as u32), *n);
             }
+            // At most one UpdateMetadata partition per partition.
+            batch.reserve_update_metadata(self.ctx.assignments.len());
             let mut leadership = self.ctx.leadership.iter().peekable();
             let mut to = Vec::new();
             for (tp, rs) in &self.ctx.assignments {

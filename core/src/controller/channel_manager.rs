@@ -161,11 +161,23 @@ impl ControllerChannelManager {
             *next_id += 1;
             self.enqueue(id, from, draft, epoch, now);
         }
-        self.retain_live(from, live);
-        self.channels_from(from)
-            .filter(|(_, ch)| ch.in_flight.is_none() && !ch.queue.is_empty())
-            .map(|((_, to), _)| *to)
-            .collect()
+        // `retain_live` and the channels to pump, in one walk of the
+        // channels and the live brokers side by side.
+        let mut live_ids = live.keys().peekable();
+        let mut gone = Vec::new();
+        let mut ready = Vec::new();
+        for (&(_, to), ch) in self.channels_from(from) {
+            while live_ids.next_if(|b| **b < to).is_some() {}
+            if live_ids.peek() != Some(&&to) {
+                gone.push(to);
+            } else if ch.in_flight.is_none() && !ch.queue.is_empty() {
+                ready.push(to);
+            }
+        }
+        for to in gone {
+            self.remove_channel(from, to);
+        }
+        ready
     }
 
     /// The channels from `from`, in broker order.

@@ -18,10 +18,13 @@ impl KafkaController {
         &self,
         brokers: &BTreeSet<BrokerId>,
     ) -> Vec<(TopicPartition, BrokerId)> {
+        use super::election::{BrokerBits, BrokerSet};
+        // Membership as one load a replica, not a tree walk.
+        let brokers: BrokerBits = brokers.iter().copied().collect();
         let mut out = Vec::new();
         for (tp, replicas) in &self.ctx.assignments {
             for r in replicas {
-                if brokers.contains(r) {
+                if brokers.has(*r) {
                     out.push((tp.clone(), *r));
                 }
             }

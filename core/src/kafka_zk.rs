@@ -230,9 +230,12 @@ pub fn read_leader_isrs(
 ) -> Result<Vec<Option<LeaderIsr>>, ZkError> {
     let mut out = peek_leader_isrs(zk, tps);
     let mut watched = StateHandlers::default();
+    // Whether a read was charged: the session is then known to be alive,
+    // and nothing in this loop ends it.
+    let mut charged = false;
     for (tp, slot) in tps.iter().zip(out.iter_mut()) {
         let walked = slot.take();
-        *slot = read_leader_isr_walked(client, zk, tp, walked, &mut watched)?;
+        *slot = read_leader_isr_walked(client, zk, tp, walked, &mut watched, &mut charged)?;
     }
     Ok(out)
 }
@@ -260,17 +263,29 @@ impl StateHandlers {
 /// tree by [`peek_leader_isrs`] (`walked`) since the last write to it: the
 /// read is charged and counted, and made for real only where a handler
 /// would leave a watch.
+///
+/// `charged`: whether an earlier read of the same batch was charged (the
+/// session was alive, and still is): this one is then charged and counted
+/// without looking the session up again (what [`ZkClient::charge_read`]
+/// does after that look-up).
 fn read_leader_isr_walked(
     client: &mut ZkClient,
     zk: &mut Zk,
     tp: &TopicPartition,
     walked: Option<LeaderIsr>,
     handlers: &mut StateHandlers,
+    charged: &mut bool,
 ) -> Result<Option<LeaderIsr>, ZkError> {
     if handlers.any(client, &tp.topic) {
         return read_leader_isr(client, zk, tp);
     }
-    client.charge_read(zk)?;
+    if *charged {
+        client.meter.read();
+        zk.count_read();
+    } else {
+        client.charge_read(zk)?;
+        *charged = true;
+    }
     Ok(walked)
 }
 
@@ -282,13 +297,23 @@ pub fn peek_leader_isrs(zk: &Zk, tps: &[TopicPartition]) -> Vec<Option<LeaderIsr
     let mut out = vec![None; tps.len()];
     let mut cursor = zk.cursor();
     let mut path = String::new();
+    // The topic whose `/brokers/topics/<topic>/partitions/` the path starts
+    // with, and that prefix's length: built once per topic (the order walks
+    // each topic's partitions together).
+    let mut prefix: Option<(&crate::ids::Topic, usize)> = None;
     for i in order {
         let tp = &tps[i];
-        path.clear();
-        path.push_str(paths::TOPICS);
-        path.push('/');
-        path.push_str(tp.topic.as_str());
-        path.push_str("/partitions/");
+        match prefix {
+            Some((topic, len)) if *topic == tp.topic => path.truncate(len),
+            _ => {
+                path.clear();
+                path.push_str(paths::TOPICS);
+                path.push('/');
+                path.push_str(tp.topic.as_str());
+                path.push_str("/partitions/");
+                prefix = Some((&tp.topic, path.len()));
+            }
+        }
         let mut digits = [0u8; 10];
         path.push_str(decimal(tp.partition, &mut digits));
         path.push_str("/state");
@@ -582,5 +607,58 @@ mod tests {
                 .collect();
             assert_eq!(peek_leader_isrs(&zk, &asked), one_by_one);
         }
+    }
+
+    // Kafka: getTopicPartitionStates is one getData per partition, each a
+    // round trip on the controller's session, which must be alive.
+    #[test]
+    fn a_batch_of_state_reads_is_charged_and_counted_once_a_partition() {
+        let mut zk = Zk::new();
+        let tps: Vec<TopicPartition> = (0..5).map(|p| TopicPartition::new("t", p)).collect();
+        for tp in &tps[..3] {
+            let l = LeaderIsr {
+                leader: Some(BrokerId(1)),
+                leader_epoch: 2,
+                isr: vec![BrokerId(1)].into(),
+                zk_version: 0,
+                controller_epoch: 1,
+            };
+            zk.create_recursive(
+                None,
+                &paths::partition_state(tp),
+                &crate::znodes::encode_partition_state(&l),
+                CreateMode::Persistent,
+            )
+            .unwrap();
+        }
+        let mut client = ZkClient {
+            session: Some(zk.open_session(crate::time::SimTime::ZERO, 6_000)),
+            ..ZkClient::default()
+        };
+        let before = zk.counters().reads;
+        let read = read_leader_isrs(&mut client, &mut zk, &tps).unwrap();
+        assert_eq!(read.iter().filter(|l| l.is_some()).count(), 3);
+        assert_eq!(client.meter.reads, 5);
+        assert_eq!(zk.counters().reads - before, 5);
+        let mut one = ZkClient {
+            session: client.session,
+            ..ZkClient::default()
+        };
+        read_leader_isr(&mut one, &mut zk, &tps[0]).unwrap();
+        assert_eq!(
+            client.meter.elapsed_us,
+            5 * one.meter.elapsed_us,
+            "each read costs what a single read does"
+        );
+        // A dead session reads nothing.
+        let Some(session) = client.session else {
+            panic!("no session");
+        };
+        zk.expire_session(session).unwrap();
+        assert_eq!(
+            read_leader_isrs(&mut client, &mut zk, &tps),
+            Err(ZkError::SessionExpired)
+        );
+        assert_eq!(client.meter.reads, 5, "nothing more charged");
     }
 }

@@ -112,6 +112,12 @@ impl RequestBatch {
         }
     }
 
+    /// Room for `n` more partitions for UpdateMetadata (as
+    /// [`RequestBatch::reserve_leader_and_isr`]; nothing is added).
+    pub fn reserve_update_metadata(&mut self, n: usize) {
+        self.update_metadata_partitions.reserve(n);
+    }
+
     /// The LeaderAndIsr list of `to`.
     fn leader_and_isr_list(&mut self, to: BrokerId) -> &mut Vec<PartitionStateInfo> {
         if to.0 < BY_ID {

@@ -39,13 +39,16 @@ impl KafkaController {
             .iter()
             .cloned()
             .partition(|(tp, _)| self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()));
+        // `isReplicaOnline(leader, tp, false)`: live and not shutting down,
+        // as a bitmap (one load a partition, not two tree walks).
+        use super::election::{BrokerBits, BrokerSet};
+        let online: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
         let without_leader: Vec<TopicPartition> = self
             .ctx
             .leadership
             .iter()
             .filter(|(tp, l)| {
-                !l.leader
-                    .is_some_and(|b| self.ctx.is_replica_online(b, false))
+                !l.leader.is_some_and(|b| online.has(b))
                     && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
             })
             .map(|(tp, _)| tp.clone())

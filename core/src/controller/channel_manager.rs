@@ -122,19 +122,76 @@ impl ControllerChannelManager {
 
     /// Drop the channels from `from` to brokers not in `live`.
     pub fn retain_live(&mut self, from: BrokerId, live: &BTreeMap<BrokerId, i64>) {
-        for to in self.targets(from) {
-            if !live.contains_key(&to) {
-                self.remove_channel(from, to);
+        // Both in broker order: one walk of each, and nothing allocated
+        // unless a channel goes.
+        let mut live_ids = live.keys().peekable();
+        let mut gone = Vec::new();
+        for (&(_, to), _) in self.channels_from(from) {
+            while live_ids.next_if(|b| **b < to).is_some() {}
+            if live_ids.peek() != Some(&&to) {
+                gone.push(to);
             }
         }
+        for to in gone {
+            self.remove_channel(from, to);
+        }
+    }
+
+    /// `sendRequestsToBrokers` as the event thread hands an event's due
+    /// requests over: each draft to a broker in `live` (the controller's
+    /// live brokers with their epochs) is queued on its channel as request
+    /// `*next_id` (counted up; a draft to any other broker is dropped), then
+    /// the channels to brokers not in `live` go with their queues. Returns,
+    /// in broker order, the brokers whose channel now has a request queued
+    /// and none in flight: the ones a pump would put a request on the wire
+    /// for (pumping any other channel does nothing).
+    pub fn release(
+        &mut self,
+        from: BrokerId,
+        drafts: impl IntoIterator<Item = RequestDraft>,
+        live: &BTreeMap<BrokerId, i64>,
+        next_id: &mut u64,
+        now: SimTime,
+    ) -> Vec<BrokerId> {
+        for draft in drafts {
+            let Some(epoch) = live.get(&draft.to).copied() else {
+                continue;
+            };
+            let id = *next_id;
+            *next_id += 1;
+            self.enqueue(id, from, draft, epoch, now);
+        }
+        // `retain_live` and the channels to pump, in one walk of the
+        // channels and the live brokers side by side.
+        let mut live_ids = live.keys().peekable();
+        let mut gone = Vec::new();
+        let mut ready = Vec::new();
+        for (&(_, to), ch) in self.channels_from(from) {
+            while live_ids.next_if(|b| **b < to).is_some() {}
+            if live_ids.peek() != Some(&&to) {
+                gone.push(to);
+            } else if ch.in_flight.is_none() && !ch.queue.is_empty() {
+                ready.push(to);
+            }
+        }
+        for to in gone {
+            self.remove_channel(from, to);
+        }
+        ready
+    }
+
+    /// The channels from `from`, in broker order.
+    fn channels_from(
+        &self,
+        from: BrokerId,
+    ) -> std::collections::btree_map::Range<'_, (BrokerId, BrokerId), Channel> {
+        self.channels
+            .range((from, BrokerId(0))..=(from, BrokerId(u32::MAX)))
     }
 
     /// The brokers `from` has a channel to.
     pub fn targets(&self, from: BrokerId) -> Vec<BrokerId> {
-        self.channels
-            .range((from, BrokerId(0))..=(from, BrokerId(u32::MAX)))
-            .map(|((_, to), _)| *to)
-            .collect()
+        self.channels_from(from).map(|((_, to), _)| *to).collect()
     }
 
     /// The next request to put on the wire from `from` to `to`, if the
@@ -221,5 +278,60 @@ mod tests {
         m.retain_live(c, &BTreeMap::new());
         assert!(m.targets(c).is_empty());
         assert!(m.get(2).is_some(), "the one in flight stays until answered");
+    }
+
+    #[test]
+    fn release_queues_for_live_brokers_and_names_the_channels_to_pump() {
+        // Kafka: sendRequest only to brokers the channel manager holds
+        // (a removed broker's channel and queue are gone), and each
+        // RequestSendThread sends the head of its queue when none is in flight.
+        let mut m = ControllerChannelManager::default();
+        let (c, other) = (BrokerId(0), BrokerId(9));
+        // Channels to 1 (one in flight), 2 (idle), 3 and 5 (to go), and a
+        // channel of another controller to 3.
+        for (id, to) in [(1, 1), (2, 2), (3, 3), (4, 5)] {
+            m.enqueue(id, c, draft(to), 7, SimTime::ZERO);
+        }
+        m.enqueue(5, other, draft(3), 7, SimTime::ZERO);
+        assert_eq!(m.take_next(c, BrokerId(1)), Some(1));
+        assert_eq!(m.take_next(c, BrokerId(2)), Some(2));
+        m.complete(c, BrokerId(2), 2);
+        m.remove(2);
+        let live: BTreeMap<BrokerId, i64> = [(1, 7), (2, 7), (4, 8), (6, 7)]
+            .into_iter()
+            .map(|(b, e)| (BrokerId(b), e))
+            .collect();
+        let mut next = 10;
+        let drafts = [draft(6), draft(1), draft(3), draft(4), draft(1)];
+        let ready = m.release(c, drafts, &live, &mut next, SimTime::ZERO);
+        assert_eq!(
+            next, 14,
+            "four drafts to live brokers, the one to 3 dropped"
+        );
+        // The model: what the channels hold, broker by broker.
+        assert_eq!(
+            m.targets(c),
+            [1, 2, 4, 6].map(BrokerId),
+            "channels to 3 and 5 removed"
+        );
+        assert!(m.get(3).is_none() && m.get(4).is_none(), "their queues too");
+        assert!(m.get(5).is_some(), "another controller's channel stays");
+        assert_eq!(
+            ready,
+            [4, 6].map(BrokerId),
+            "1 has one in flight, 2 nothing queued"
+        );
+        for to in [1, 2, 4, 6] {
+            let sends = m.take_next(c, BrokerId(to)).is_some();
+            assert_eq!(sends, ready.contains(&BrokerId(to)), "broker {to}");
+        }
+        assert_eq!(m.get(10).map(|r| r.to), Some(BrokerId(6)));
+        assert_eq!(m.get(11).map(|r| r.to), Some(BrokerId(1)));
+        assert_eq!(m.get(12).map(|r| r.to), Some(BrokerId(4)));
+        assert_eq!(m.get(13).map(|r| r.to), Some(BrokerId(1)));
+        // No live broker: every channel of `c` goes, in flight or not.
+        let ready = m.release(c, [], &BTreeMap::new(), &mut next, SimTime::ZERO);
+        assert!(ready.is_empty() && m.targets(c).is_empty());
+        assert_eq!(m.targets(other), [BrokerId(3)]);
     }
 }

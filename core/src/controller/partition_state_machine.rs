@@ -43,21 +43,19 @@ impl KafkaController {
         // not shutting down.
         let online: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
         let mut leadership = super::batch::Walk::new(&self.ctx.leadership);
-        let states: Vec<(TopicPartition, PartitionState)> = self
-            .ctx
-            .assignments
-            .keys()
-            .map(|tp| {
-                let state = match leadership.get(tp) {
-                    None => PartitionState::NewPartition,
-                    Some(l) if l.leader.is_some_and(|b| online.has(b)) => {
-                        PartitionState::OnlinePartition
-                    }
-                    Some(_) => PartitionState::OfflinePartition,
-                };
-                (tp.clone(), state)
-            })
-            .collect();
+        // Sized once (the map's keys do not say how many they are).
+        let mut states: Vec<(TopicPartition, PartitionState)> =
+            Vec::with_capacity(self.ctx.assignments.len());
+        for tp in self.ctx.assignments.keys() {
+            let state = match leadership.get(tp) {
+                None => PartitionState::NewPartition,
+                Some(l) if l.leader.is_some_and(|b| online.has(b)) => {
+                    PartitionState::OnlinePartition
+                }
+                Some(_) => PartitionState::OfflinePartition,
+            };
+            states.push((tp.clone(), state));
+        }
         if self.ctx.partition_states.is_empty() {
             // A new controller's context starts empty: build the map in one go.
             self.ctx.partition_states = CowMap::from_sorted(states);

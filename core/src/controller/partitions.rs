@@ -29,6 +29,8 @@ impl KafkaController {
         let mut failed = None;
         for topic in &topics {
             match self.read_topic_assignment_entries(env, topic) {
+                // The first topic's list is kept as it is (not copied).
+                Ok(entries) if assignments.is_empty() => assignments = entries,
                 Ok(entries) => assignments.extend(entries),
                 Err(e) => {
                     // What was read stays, as if inserted one by one.
@@ -45,12 +47,14 @@ impl KafkaController {
         // so the map is built in one go.
         let tps: Vec<TopicPartition> = self.ctx.assignments.keys().cloned().collect();
         let states = read_leader_isrs(env.client, env.zk, &tps)?;
-        self.ctx.leadership = CowMap::from_sorted(
-            tps.into_iter()
-                .zip(states)
-                .filter_map(|(tp, l)| Some((tp, l?)))
-                .collect(),
-        );
+        // Sized once (a collect through the filter would grow it by doubling).
+        let mut leadership = Vec::with_capacity(states.iter().flatten().count());
+        for (tp, l) in tps.into_iter().zip(states) {
+            if let Some(l) = l {
+                leadership.push((tp, l));
+            }
+        }
+        self.ctx.leadership = CowMap::from_sorted(leadership);
         Ok(())
     }
 

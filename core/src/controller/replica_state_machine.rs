@@ -18,10 +18,13 @@ impl KafkaController {
         &self,
         brokers: &BTreeSet<BrokerId>,
     ) -> Vec<(TopicPartition, BrokerId)> {
+        use super::election::{BrokerBits, BrokerSet};
+        // Membership as one load a replica, not a tree walk.
+        let brokers: BrokerBits = brokers.iter().copied().collect();
         let mut out = Vec::new();
         for (tp, replicas) in &self.ctx.assignments {
             for r in replicas {
-                if brokers.contains(r) {
+                if brokers.has(*r) {
                     out.push((tp.clone(), *r));
                 }
             }
@@ -93,6 +96,8 @@ impl KafkaController {
             for (i, n) in online_per_broker.iter().enumerate() {
                 batch.reserve_leader_and_isr(BrokerId(i as u32), *n);
             }
+            // At most one UpdateMetadata partition per partition.
+            batch.reserve_update_metadata(self.ctx.assignments.len());
             let mut leadership = self.ctx.leadership.iter().peekable();
             let mut to = Vec::new();
             for (tp, rs) in &self.ctx.assignments {

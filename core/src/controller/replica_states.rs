@@ -94,9 +94,13 @@ impl PartitionReplicaStates {
                 },
                 Err(i),
             ) if usize::from(*len) < INLINE_REPLICAS => {
+                // Shifted one by one (a few in place: a loop, where
+                // `copy_within` calls `memmove`).
                 let n = usize::from(*len);
-                brokers.copy_within(i..n, i + 1);
-                states.copy_within(i..n, i + 1);
+                for j in (i..n).rev() {
+                    brokers[j + 1] = brokers[j];
+                    states[j + 1] = states[j];
+                }
                 brokers[i] = broker;
                 states[i] = state;
                 *len += 1;
@@ -129,8 +133,10 @@ impl PartitionReplicaStates {
             } => {
                 let n = usize::from(*len);
                 let old = states.get(i).copied();
-                brokers.copy_within(i + 1..n, i);
-                states.copy_within(i + 1..n, i);
+                for j in i + 1..n {
+                    brokers[j - 1] = brokers[j];
+                    states[j - 1] = states[j];
+                }
                 *len -= 1;
                 old
             }

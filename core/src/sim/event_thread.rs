@@ -297,17 +297,13 @@ impl Sim {
         if !b.controller.is_active(broker) {
             return;
         }
-        let live = b.controller.ctx.live_brokers.clone();
-        for draft in drafts {
-            let Some(epoch) = live.get(&draft.to).copied() else {
-                continue;
-            };
-            let id = self.message_id();
-            self.channels.enqueue(id, broker, draft, epoch, now);
-        }
-        // Channels to brokers no longer live are removed with their queues.
-        self.channels.retain_live(broker, &live);
-        for to in self.channels.targets(broker) {
+        // Channels to brokers no longer live are removed with their queues;
+        // the channels with a request to put on the wire are pumped.
+        let live = &b.controller.ctx.live_brokers;
+        let ready = self
+            .channels
+            .release(broker, drafts, live, &mut self.next_message_id, now);
+        for to in ready {
             self.pump(broker, to);
         }
     }

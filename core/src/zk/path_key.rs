@@ -29,8 +29,8 @@ const TEXT: usize = 64;
 const TOPICS: &[u8] = b"/brokers/topics/";
 const PARTITIONS: &[u8] = b"/partitions/";
 const STATE: &[u8] = b"/state";
-/// `/brokers`, the first 8 bytes of every partition key's path.
-const BROKERS: u64 = u64::from_be_bytes(*b"/brokers");
+/// `/brokers/topics/`, the first 16 bytes of every partition key's path.
+const TOPICS_HEAD: u128 = u128::from_be_bytes(*b"/brokers/topics/");
 
 /// A znode path (see the module's doc). Always valid UTF-8: it is only
 /// made from a `&str`.
@@ -123,7 +123,7 @@ fn partition_parts(path: &[u8]) -> Option<PathKey> {
     // Fixed parts compared as integers; the topic's name and the number
     // read in one pass each.
     let (head, rest) = path.split_first_chunk::<16>()?;
-    if u128::from_ne_bytes(*head) != u128::from_ne_bytes(*b"/brokers/topics/") {
+    if u128::from_be_bytes(*head) != TOPICS_HEAD {
         return None;
     }
     let mut name = [0u8; TOPIC + 1];
@@ -180,6 +180,29 @@ fn partition_parts(path: &[u8]) -> Option<PathKey> {
     })
 }
 
+/// The first 16 bytes of a path held as bytes, padded with zeros (which
+/// sort first, as a path's end does), as an integer that orders as they do.
+fn head(held: Option<&[u8]>) -> u128 {
+    let mine = held.unwrap_or(&[]);
+    match mine.first_chunk::<16>() {
+        Some(h) => u128::from_be_bytes(*h),
+        None => {
+            let mut h = [0u8; 16];
+            h[..mine.len()].copy_from_slice(mine);
+            u128::from_be_bytes(h)
+        }
+    }
+}
+
+/// A partition key's topic name, `/` and zeros, from its integers.
+fn topic_name(hi: u64, lo: u64, tail: u16) -> [u8; TOPIC + 1] {
+    let mut name = [0u8; TOPIC + 1];
+    name[..8].copy_from_slice(&hi.to_be_bytes());
+    name[8..16].copy_from_slice(&lo.to_be_bytes());
+    name[16..].copy_from_slice(&tail.to_be_bytes());
+    name
+}
+
 impl PathKey {
     /// The path's bytes, if the key holds them as they are.
     pub(crate) fn held(&self) -> Option<&[u8]> {
@@ -195,10 +218,7 @@ impl PathKey {
         let PathKey::Partition { hi, lo, tail, code } = self else {
             return self.held().unwrap_or(&[]);
         };
-        let mut name = [0u8; TOPIC + 1];
-        name[..8].copy_from_slice(&hi.to_be_bytes());
-        name[8..16].copy_from_slice(&lo.to_be_bytes());
-        name[16..].copy_from_slice(&tail.to_be_bytes());
+        let name = topic_name(*hi, *lo, *tail);
         let topic = name.split(|&c| c == b'/').next().unwrap_or(&[]);
         let mut number = [0u8; 9];
         let d = unrank(code / 2, &mut number);
@@ -220,7 +240,7 @@ impl PathKey {
             Some(b) => Cow::Borrowed(std::str::from_utf8(b).unwrap_or("")),
             None => {
                 let mut buf = [0u8; TEXT];
-                Cow::Owned(String::from_utf8_lossy(self.bytes(&mut buf)).into_owned())
+                Cow::Owned(String::from_utf8(self.bytes(&mut buf).to_vec()).unwrap_or_default())
             }
         }
     }
@@ -292,29 +312,40 @@ impl Ord for PathKey {
                     code.cmp(code2)
                 }
             }
-            (PathKey::Partition { .. }, _) => other.cmp_text(self).reverse(),
-            (_, PathKey::Partition { .. }) => self.cmp_text(other),
+            (PathKey::Partition { .. }, _) => match head(other.held()).cmp(&TOPICS_HEAD) {
+                Ordering::Equal => other.cmp_text(self).reverse(),
+                o => o.reverse(),
+            },
+            (_, PathKey::Partition { .. }) => match head(self.held()).cmp(&TOPICS_HEAD) {
+                Ordering::Equal => self.cmp_text(other),
+                o => o,
+            },
             _ => self.held().cmp(&other.held()),
         }
     }
 }
 
 impl PathKey {
-    /// A path held as bytes (`self`) against any key, by their texts; a
-    /// path outside `/brokers/topics/` is placed without writing a
-    /// partition key's path out.
+    /// A path held as bytes (`self`) against any key, by their texts.
+    #[inline(never)]
     fn cmp_text(&self, other: &PathKey) -> Ordering {
         let mine = self.held().unwrap_or(&[]);
         if other.held().is_none() {
-            // Its first 8 bytes against `/brokers` (a shorter path padded
-            // with zeros, which sort first as its end does): any difference
-            // places it.
-            let mut head = [0u8; 8];
-            let n = mine.len().min(8);
-            head[..n].copy_from_slice(&mine[..n]);
-            let head = u64::from_be_bytes(head);
-            if head != BROKERS {
-                return head.cmp(&BROKERS);
+            // The path starts with `/brokers/topics/` (`Ord::cmp` placed
+            // any other by its first 16 bytes): the topic's name and its `/`.
+            if let PathKey::Partition { hi, lo, tail, .. } = other {
+                let name = topic_name(*hi, *lo, *tail);
+                let len = name
+                    .iter()
+                    .position(|&c| c == b'/')
+                    .map_or(name.len(), |i| i + 1);
+                let rest = mine.get(16..).unwrap_or(&[]);
+                let n = rest.len().min(len);
+                match rest[..n].cmp(&name[..n]) {
+                    Ordering::Equal if n < len => return Ordering::Less,
+                    Ordering::Equal => {}
+                    o => return o,
+                }
             }
         }
         let mut buf = [0u8; TEXT];

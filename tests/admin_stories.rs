@@ -551,7 +551,7 @@ fn a_topic_config_change_writes_a_config_change_notification() {
         zk.node("/config/topics/t").unwrap().data,
         r#"{"version":1,"config":{"min.insync.replicas":"2","unclean.leader.election.enable":"true"}}"#
     );
-    let changes: Vec<&str> = zk.children("/config/changes").collect();
+    let changes: Vec<_> = zk.children("/config/changes").collect();
     assert_eq!(
         changes,
         vec!["config_change_0000000000", "config_change_0000000001"]

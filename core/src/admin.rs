@@ -144,11 +144,11 @@ pub fn topic_assignment(zk: &Zk, topic: &str) -> Option<Vec<(u32, Vec<BrokerId>)
 pub fn all_partitions(zk: &Zk) -> Vec<TopicPartition> {
     let mut out = Vec::new();
     for topic in zk.children(paths::TOPICS) {
-        let Some(node) = zk.node(&paths::topic(topic)) else {
+        let Some(node) = zk.node(&paths::topic(&topic)) else {
             continue;
         };
         for (p, _) in decode_topic_assignment(&node.data.text()).unwrap_or_default() {
-            out.push(TopicPartition::new(topic, p));
+            out.push(TopicPartition::new(&*topic, p));
         }
     }
     out
@@ -196,7 +196,7 @@ fn validate_topic_create(zk: &Zk, name: &str) -> Result<(), AdminError> {
     }
     if name.contains(['.', '_']) {
         let unified = |t: &str| t.replace('.', "_");
-        let colliding: Vec<&str> = zk
+        let colliding: Vec<_> = zk
             .children(paths::TOPICS)
             .filter(|t| unified(t) == unified(name))
             .collect();

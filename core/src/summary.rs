@@ -202,8 +202,8 @@ fn topic_signature(sim: &Sim) -> Vec<(String, i64, i64)> {
             let m = |p: &str| zk.observed(p).map_or(-1, |n| n.stat.mzxid);
             (
                 t.to_string(),
-                m(&paths::topic(t)),
-                m(&paths::topic_config(t)),
+                m(&paths::topic(&t)),
+                m(&paths::topic_config(&t)),
             )
         })
         .collect()

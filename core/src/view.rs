@@ -257,7 +257,7 @@ impl ClusterView {
                 ephemeral: n.stat.ephemeral_owner().is_some(),
                 version: n.stat.version,
                 depth: p.matches('/').count() - 1,
-                watchers: watches.iter().filter(|(wp, _, _)| wp == p).count(),
+                watchers: watches.iter().filter(|(wp, _, _)| **wp == *p).count(),
             })
             .collect();
         let active = sim.active_controller();

@@ -34,7 +34,7 @@ pub fn liveness_bound_ms(sim: &Sim) -> u64 {
     let partitions = sim
         .zk()
         .observed_children(paths::TOPICS)
-        .filter_map(|t| sim.zk().observed(&paths::topic(t)))
+        .filter_map(|t| sim.zk().observed(&paths::topic(&t)))
         .filter_map(|n| crate::znodes::decode_topic_assignment(&n.data.text()))
         .map(|a| a.len() as u64)
         .sum::<u64>();
@@ -190,7 +190,7 @@ fn controller(sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut Out) {
 fn deleting(sim: &Sim) -> BTreeSet<String> {
     sim.zk()
         .observed_children(paths::DELETE_TOPICS)
-        .map(str::to_string)
+        .map(std::borrow::Cow::into_owned)
         .collect()
 }
 

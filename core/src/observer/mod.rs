@@ -448,7 +448,7 @@ impl Observer {
                 self.stalled_deletions.extend(
                     sim.zk()
                         .observed_children(paths::DELETE_TOPICS)
-                        .map(str::to_string),
+                        .map(std::borrow::Cow::into_owned),
                 );
             }
             if let crate::fact::Fact::UserAction(
@@ -519,13 +519,13 @@ impl Observer {
             );
         }
         for topic in zk.observed_children(paths::DELETE_TOPICS) {
-            let Some(seen) = self.topics.get(topic) else {
+            let Some(seen) = self.topics.get(&*topic) else {
                 continue;
             };
             let reassigning = seen
                 .reassigning
                 .iter()
-                .map(|p| TopicPartition::new(topic, *p))
+                .map(|p| TopicPartition::new(&*topic, *p))
                 .chain(
                     listed
                         .iter()
@@ -596,7 +596,7 @@ impl Observer {
         // Topics: a vanished or re-created topic starts afresh.
         let names: BTreeSet<String> = zk
             .observed_children(paths::TOPICS)
-            .map(str::to_string)
+            .map(std::borrow::Cow::into_owned)
             .collect();
         let gone: Vec<String> = self
             .topics

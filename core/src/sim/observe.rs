@@ -277,11 +277,11 @@ impl Sim {
         let ctx = self.active_controller().map(|b| &b.controller.ctx);
         let mut out = Vec::new();
         for topic in self.zk.observed_children(paths::TOPICS) {
-            let Some(node) = self.zk.observed(&paths::topic(topic)) else {
+            let Some(node) = self.zk.observed(&paths::topic(&topic)) else {
                 continue;
             };
             for (p, replicas) in decode_topic_assignment(&node.data.text()).unwrap_or_default() {
-                let tp = crate::ids::TopicPartition::new(topic, p);
+                let tp = crate::ids::TopicPartition::new(&*topic, p);
                 let state_node = self.zk.observed(&paths::partition_state(&tp));
                 let l = state_node.and_then(|n| n.data.partition_state(n.stat.version));
                 let state = ctx

@@ -26,6 +26,7 @@ use crate::time::SimTime;
 pub use data::ZnodeData;
 use path_key::PathKey;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// ZooKeeper's error codes, as `KeeperException.Code` names them.
@@ -144,21 +145,17 @@ pub struct Children<'a> {
 }
 
 impl<'a> Iterator for Children<'a> {
-    type Item = &'a str;
+    type Item = Cow<'a, str>;
 
-    fn next(&mut self) -> Option<&'a str> {
+    fn next(&mut self) -> Option<Cow<'a, str>> {
         use std::ops::Bound;
         while !self.done {
-            let from = match &self.from {
-                Bound::Included(p) => Bound::Included(p.as_bytes()),
-                Bound::Excluded(p) => Bound::Excluded(p.as_bytes()),
-                Bound::Unbounded => Bound::Unbounded,
-            };
             let nodes: &'a CowMap<PathKey, Znode> = self.nodes;
-            let Some((key, _)) = nodes.range_from::<[u8]>(from).next() else {
+            let Some((key, _)) = nodes.range_from::<PathKey>(self.from.as_ref()).next() else {
                 break;
             };
-            let Some(rest) = key.as_str().strip_prefix(self.prefix.as_str()) else {
+            let text = key.text();
+            let Some(rest) = text.strip_prefix(self.prefix.as_str()) else {
                 break;
             };
             match rest.find('/') {
@@ -173,8 +170,12 @@ impl<'a> Iterator for Children<'a> {
                     self.from = Bound::Included(PathKey::from(skip.as_str()));
                 }
                 None => {
+                    let name = match text {
+                        Cow::Borrowed(t) => Cow::Borrowed(&t[self.prefix.len()..]),
+                        Cow::Owned(ref t) => Cow::Owned(t[self.prefix.len()..].to_string()),
+                    };
                     self.from = Bound::Excluded(key.clone());
-                    return Some(rest);
+                    return Some(name);
                 }
             }
         }
@@ -194,7 +195,7 @@ pub struct NodeCursor<'a> {
     /// Positioned at the first path at or after `at` (`None` before the first lookup).
     iter: Option<std::iter::Peekable<crate::cow_map::Iter<'a, PathKey, Znode>>>,
     /// The path last looked up.
-    at: String,
+    at: Option<PathKey>,
 }
 
 impl<'a> NodeCursor<'a> {
@@ -204,16 +205,18 @@ impl<'a> NodeCursor<'a> {
 
     /// The node at `path`, if any.
     pub fn get(&mut self, path: &str) -> Option<&'a Znode> {
+        let key = PathKey::from(path);
         let mut found = None;
         let mut walked = false;
-        if let Some(iter) = self.iter.as_mut().filter(|_| path >= self.at.as_str()) {
+        let ahead = self.at.as_ref().is_some_and(|at| key >= *at);
+        if let Some(iter) = self.iter.as_mut().filter(|_| ahead) {
             for _ in 0..Self::STEPS {
                 // One comparison a step: before the path, or at it or past it.
                 let Some((k, n)) = iter.peek() else {
                     walked = true;
                     break;
                 };
-                match k.as_bytes().cmp(path.as_bytes()) {
+                match (*k).cmp(&key) {
                     std::cmp::Ordering::Less => {
                         iter.next();
                     }
@@ -232,15 +235,12 @@ impl<'a> NodeCursor<'a> {
         if !walked {
             let mut iter = self
                 .nodes
-                .range_from::<[u8]>(std::ops::Bound::Included(path.as_bytes()))
+                .range_from::<PathKey>(std::ops::Bound::Included(&key))
                 .peekable();
-            found = iter
-                .peek()
-                .and_then(|(k, n)| (k.as_bytes() == path.as_bytes()).then_some(*n));
+            found = iter.peek().and_then(|(k, n)| (**k == key).then_some(*n));
             self.iter = Some(iter);
         }
-        self.at.clear();
-        self.at.push_str(path);
+        self.at = Some(key);
         found
     }
 }
@@ -433,6 +433,11 @@ pub struct Zk {
     /// does not push out the written path's.
     #[serde(skip)]
     check_hint: Hint,
+    /// The same for paths other than a partition's, four of them chosen by
+    /// the path's length: the simulator reads `/controller` and
+    /// `/controller_epoch` after every step, between other lookups.
+    #[serde(skip)]
+    other_hints: [Hint; 4],
 }
 
 /// A position in a [`CowMap`] for [`CowMap::get_hinted`]: a cache, not
@@ -639,6 +644,7 @@ impl Zk {
             counters: Tally::default(),
             hint: Hint::default(),
             check_hint: Hint::default(),
+            other_hints: Default::default(),
         }
     }
 
@@ -779,7 +785,16 @@ impl Zk {
 
     /// The node at `path`, without setting a watch.
     pub fn node(&self, path: &str) -> Option<&Znode> {
-        self.nodes.get_hinted(path.as_bytes(), &self.hint.0)
+        let key = PathKey::from(path);
+        self.nodes.get_hinted(&key, self.hint_of(&key))
+    }
+
+    /// The hint for lookups of `key` (see `Zk::hint`).
+    fn hint_of(&self, key: &PathKey) -> &std::cell::Cell<(usize, usize)> {
+        match key.held() {
+            Some(path) => &self.other_hints[path.len() % 4].0,
+            None => &self.hint.0,
+        }
     }
 
     /// The names of the children of the node at `path` in the tree, in order
@@ -794,7 +809,7 @@ impl Zk {
             nodes: &self.nodes,
             from: std::ops::Bound::Excluded(PathKey::from(prefix.as_str())),
             prefix,
-            done: !self.nodes.contains_key(path.as_bytes()),
+            done: !self.nodes.contains_key(&PathKey::from(path)),
         }
     }
 
@@ -808,7 +823,7 @@ impl Zk {
         NodeCursor {
             nodes: &self.nodes,
             iter: None,
-            at: String::new(),
+            at: None,
         }
     }
 
@@ -819,8 +834,8 @@ impl Zk {
     }
 
     /// Every node, in path order.
-    pub fn nodes(&self) -> impl Iterator<Item = (&str, &Znode)> {
-        self.nodes.iter().map(|(p, n)| (p.as_str(), n))
+    pub fn nodes(&self) -> impl Iterator<Item = (Cow<'_, str>, &Znode)> {
+        self.nodes.iter().map(|(p, n)| (p.text(), n))
     }
 
     /// `getData`: the data and stat; with `watch`, a data watch is left for
@@ -839,9 +854,10 @@ impl Zk {
     pub fn get_node(&mut self, path: &str, watch: Option<SessionId>) -> Result<&Znode, ZkError> {
         self.counters.reads += 1;
         self.check_session(watch)?;
+        let key = PathKey::from(path);
         let node = self
             .nodes
-            .get_hinted(path.as_bytes(), &self.hint.0)
+            .get_hinted(&key, self.hint_of(&key))
             .ok_or(ZkError::NoNode)?;
         if let Some(s) = watch {
             self.data_watches
@@ -867,7 +883,7 @@ impl Zk {
                 .or_default()
                 .insert(s);
         }
-        Ok(self.nodes.get(path.as_bytes()).map(|n| n.stat))
+        Ok(self.nodes.get(&PathKey::from(path)).map(|n| n.stat))
     }
 
     /// `getChildren`: the children's names in order; with `watch`, a child
@@ -879,10 +895,10 @@ impl Zk {
     ) -> Result<Vec<String>, ZkError> {
         self.counters.reads += 1;
         self.check_session(watch)?;
-        if !self.nodes.contains_key(path.as_bytes()) {
+        if !self.nodes.contains_key(&PathKey::from(path)) {
             return Err(ZkError::NoNode);
         }
-        let out = self.children(path).map(str::to_string).collect();
+        let out = self.children(path).map(Cow::into_owned).collect();
         if let Some(s) = watch {
             self.child_watches
                 .entry(path.to_string())
@@ -973,7 +989,7 @@ impl Zk {
         for part in parts.iter().take(parts.len().saturating_sub(1)) {
             prefix.push('/');
             prefix.push_str(part);
-            if !self.nodes.contains_key(prefix.as_bytes()) {
+            if !self.nodes.contains_key(&PathKey::from(&*prefix)) {
                 self.create(caller, &prefix, "", CreateMode::Persistent)?;
             }
         }
@@ -1020,10 +1036,10 @@ impl Zk {
         caller: Option<SessionId>,
         path: &str,
     ) -> Result<(), ZkError> {
-        if !self.nodes.contains_key(path.as_bytes()) {
+        if !self.nodes.contains_key(&PathKey::from(path)) {
             return Err(ZkError::NoNode);
         }
-        let children: Vec<String> = self.children(path).map(|c| join(path, c)).collect();
+        let children: Vec<String> = self.children(path).map(|c| join(path, &c)).collect();
         for child in children {
             self.delete_recursive(caller, &child)?;
         }

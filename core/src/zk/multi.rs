@@ -85,11 +85,10 @@ impl Zk {
                 Undo::Created { path, .. } => (path, None),
                 Undo::Deleted { path, node, .. } => (path, Some(Box::new(node))),
                 Undo::SetData { path, data, stat } => {
-                    let exists = !any_deleted
-                        || self
-                            .nodes
-                            .get_hinted(path.as_bytes(), &self.hint.0)
-                            .is_some();
+                    let exists = !any_deleted || {
+                        let key = PathKey::from(path.as_str());
+                        self.nodes.get_hinted(&key, self.hint_of(&key)).is_some()
+                    };
                     let before = exists.then(|| Box::new(Znode { data, stat }));
                     (path, before)
                 }
@@ -122,7 +121,7 @@ impl Zk {
             Op::Check { path, version } => {
                 let node = self
                     .nodes
-                    .get_hinted(path.as_bytes(), &self.check_hint.0)
+                    .get_hinted(&PathKey::from(path.as_str()), &self.check_hint.0)
                     .ok_or(ZkError::NoNode)?;
                 if node.stat.version != *version {
                     return Err(ZkError::BadVersion);
@@ -146,7 +145,7 @@ impl Zk {
                 let now_ms = self.now.as_ms();
                 let node = self
                     .nodes
-                    .get_mut_hinted(path.as_bytes(), &self.hint.0)
+                    .get_mut_hinted(&PathKey::from(path.as_str()), &self.hint.0)
                     .ok_or(ZkError::NoNode)?;
                 if version.is_some_and(|v| v != node.stat.version) {
                     return Err(ZkError::BadVersion);
@@ -192,10 +191,8 @@ impl Zk {
             CreateMode::Persistent | CreateMode::PersistentSequential => None,
         };
         let parent_path = parent_of(path).ok_or(ZkError::BadArguments)?.to_string();
-        let parent = self
-            .nodes
-            .get_mut(parent_path.as_bytes())
-            .ok_or(ZkError::NoNode)?;
+        let parent_key = PathKey::from(parent_path.as_str());
+        let parent = self.nodes.get_mut(&parent_key).ok_or(ZkError::NoNode)?;
         if parent.stat.ephemeral_owner().is_some() {
             return Err(ZkError::NoChildrenForEphemerals);
         }
@@ -206,20 +203,18 @@ impl Zk {
             CreateMode::Persistent | CreateMode::Ephemeral => path.to_string(),
         };
         let cversion = parent.stat.cversion;
-        if self.nodes.contains_key(full.as_bytes()) {
+        let key = PathKey::from(full.as_str());
+        if self.nodes.contains_key(&key) {
             return Err(ZkError::NodeExists);
         }
         let zxid = self.zxid;
-        let parent = self
-            .nodes
-            .get_mut(parent_path.as_bytes())
-            .ok_or(ZkError::NoNode)?;
+        let parent = self.nodes.get_mut(&parent_key).ok_or(ZkError::NoNode)?;
         let before = (cversion, parent.stat.pzxid);
         parent.stat.cversion += 1;
         parent.stat.pzxid = zxid;
         let now_ms = self.now.as_ms();
         self.nodes.insert(
-            PathKey::from(full.as_str()),
+            key,
             Znode {
                 data: ZnodeData::from(data),
                 stat: Stat {
@@ -247,7 +242,8 @@ impl Zk {
         path: &str,
         version: Option<i32>,
     ) -> Result<(Znode, (i32, i64)), ZkError> {
-        let node = self.nodes.get(path.as_bytes()).ok_or(ZkError::NoNode)?;
+        let key = PathKey::from(path);
+        let node = self.nodes.get(&key).ok_or(ZkError::NoNode)?;
         if path == "/" {
             return Err(ZkError::BadArguments);
         }
@@ -257,7 +253,7 @@ impl Zk {
         if self.has_children(path) {
             return Err(ZkError::NotEmpty);
         }
-        let node = self.nodes.remove(path.as_bytes()).ok_or(ZkError::NoNode)?;
+        let node = self.nodes.remove(&key).ok_or(ZkError::NoNode)?;
         if let Some(s) = node
             .stat
             .ephemeral_owner()
@@ -268,7 +264,7 @@ impl Zk {
         let parent_path = parent_of(path).unwrap_or("/").to_string();
         let mut before = (0, 0);
         let zxid = self.zxid;
-        if let Some(parent) = self.nodes.get_mut(parent_path.as_bytes()) {
+        if let Some(parent) = self.nodes.get_mut(&PathKey::from(&*parent_path)) {
             before = (parent.stat.cversion, parent.stat.pzxid);
             parent.stat.cversion += 1;
             parent.stat.pzxid = zxid;
@@ -284,7 +280,7 @@ impl Zk {
         for u in undo.into_iter().rev() {
             match u {
                 Undo::Created { path, parent } => {
-                    if let Some(node) = self.nodes.remove(path.as_bytes()) {
+                    if let Some(node) = self.nodes.remove(&PathKey::from(&*path)) {
                         if let Some(s) = node
                             .stat
                             .ephemeral_owner()
@@ -307,7 +303,7 @@ impl Zk {
                     self.restore_parent(&path, parent);
                 }
                 Undo::SetData { path, data, stat } => {
-                    if let Some(node) = self.nodes.get_mut(path.as_bytes()) {
+                    if let Some(node) = self.nodes.get_mut(&PathKey::from(&*path)) {
                         node.data = data;
                         node.stat = stat;
                     }
@@ -318,7 +314,7 @@ impl Zk {
 
     fn restore_parent(&mut self, path: &str, (cversion, pzxid): (i32, i64)) {
         let parent_path = parent_of(path).unwrap_or("/");
-        if let Some(parent) = self.nodes.get_mut(parent_path.as_bytes()) {
+        if let Some(parent) = self.nodes.get_mut(&PathKey::from(parent_path)) {
             parent.stat.cversion = cversion;
             parent.stat.pzxid = pzxid;
         }

@@ -4,7 +4,8 @@
 //! when the writer's work reaches it, so ZooKeeper changes in the order and at
 //! the moments Kafka's controller makes its writes.
 
-use super::{SimTime, Zk, Znode};
+use super::{PathKey, SimTime, Zk, Znode};
+use std::borrow::Cow;
 
 impl Zk {
     /// Move the ensemble's clock to `now`: changes due by then become
@@ -20,8 +21,8 @@ impl Zk {
             // path without one, or listed twice, finds nothing more to drop).
             for path in self.deferred_changed.remove(&at).unwrap_or_default() {
                 self.pending
-                    .update_or_remove(path.as_bytes(), |entries| entries.retain_after(now));
-                self.changed.push(path.as_str().to_string());
+                    .update_or_remove(&path, |entries| entries.retain_after(now));
+                self.changed.push(path.text().into_owned());
             }
         }
     }
@@ -39,9 +40,10 @@ impl Zk {
 
     /// The node at `path` as observers see it now.
     pub fn observed(&self, path: &str) -> Option<&Znode> {
-        match self.pending.get(path.as_bytes()).and_then(|e| e.first()) {
+        let key = PathKey::from(path);
+        match self.pending.get(&key).and_then(|e| e.first()) {
             Some((_, before)) => before.as_deref(),
-            None => self.nodes.get_hinted(path.as_bytes(), &self.hint.0),
+            None => self.nodes.get_hinted(&key, self.hint_of(&key)),
         }
     }
 
@@ -56,22 +58,22 @@ impl Zk {
     }
 
     /// Every node as observers see it now, in path order.
-    pub fn observed_nodes(&self) -> Vec<(&str, &Znode)> {
+    pub fn observed_nodes(&self) -> Vec<(Cow<'_, str>, &Znode)> {
         if self.pending.is_empty() {
             return self.nodes().collect();
         }
-        let mut out: Vec<(&str, &Znode)> = self
+        let mut out: Vec<(Cow<'_, str>, &Znode)> = self
             .nodes
             .iter()
-            .filter(|(p, _)| !self.pending.contains_key(p.as_bytes()))
-            .map(|(p, n)| (p.as_str(), n))
+            .filter(|(p, _)| !self.pending.contains_key(*p))
+            .map(|(p, n)| (p.text(), n))
             .collect();
         for (p, entries) in self.pending.iter() {
             if let Some((_, Some(before))) = entries.first() {
-                out.push((p.as_str(), before));
+                out.push((p.text(), before));
             }
         }
-        out.sort_by(|a, b| a.0.cmp(b.0));
+        out.sort_by(|a, b| a.0.cmp(&b.0));
         out
     }
 }

@@ -1,49 +1,257 @@
-//! A znode's path as the ensemble's map keys it: the path's bytes held in
-//! the key itself when they fit (every path Kafka writes for a partition
-//! does, with topic names up to 20 characters or so), on the heap otherwise.
-//! It orders, compares and serializes exactly as the path's text does (byte
-//! order: ZooKeeper's `getChildren` order here, and what every walk of the
-//! tree relies on); held in place, a lookup's comparisons read the chunk's
-//! own memory instead of one heap string each, and a copy-on-write copy of a
-//! chunk copies its keys without allocating.
+//! A znode's path as the ensemble's map keys it, in 24 bytes. A partition's
+//! znode or its state znode (`/brokers/topics/<topic>/partitions/<n>` and
+//! `…/<n>/state`, nearly every znode of a large cluster) is held as its
+//! topic's name (up to 17 bytes, in place) and its numbers; any other path
+//! as its bytes, in place up to 22 bytes, on the heap otherwise. Which form a
+//! path takes depends on its text only (a partition number with a leading
+//! zero, or a longer topic, is held as bytes), so two keys are equal exactly
+//! when their forms and contents are.
+//!
+//! Keys order and compare exactly as the paths' texts do (byte order:
+//! ZooKeeper's `getChildren` order here, and what every walk of the tree
+//! relies on): two partition keys compare by their topics' bytes, then their
+//! numbers as decimal texts, then the `/state` suffix, without writing the
+//! paths out; any other pair compares the texts. A lookup builds the key of
+//! the path it looks for (no heap block for a partition path or a short
+//! one), and a copy-on-write copy of a chunk copies its keys without
+//! allocating.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::borrow::Borrow;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
-/// How many bytes of path a key holds in place.
-const INLINE: usize = 62;
+/// How many bytes of a path a key holds in place.
+const INLINE: usize = 22;
+/// How many bytes of a topic's name a partition key holds.
+const TOPIC: usize = 17;
+/// The longest path a key writes out (a partition key's: 16 + 17 + 12 + 9 + 6).
+const TEXT: usize = 64;
+const TOPICS: &[u8] = b"/brokers/topics/";
+const PARTITIONS: &[u8] = b"/partitions/";
+const STATE: &[u8] = b"/state";
+/// `/brokers/topics/`, the first 16 bytes of every partition key's path.
+const TOPICS_HEAD: u128 = u128::from_be_bytes(*b"/brokers/topics/");
 
 /// A znode path (see the module's doc). Always valid UTF-8: it is only
 /// made from a `&str`.
 #[derive(Clone)]
 pub(crate) enum PathKey {
-    /// The path's length and bytes, in place.
+    /// `/brokers/topics/<topic>/partitions/<partition>`, and `/state` after
+    /// it if `state`.
+    Partition {
+        /// The topic's name followed by `/` and zeros (18 bytes), as three
+        /// big-endian integers: comparing them compares the bytes.
+        hi: u64,
+        lo: u64,
+        tail: u16,
+        /// The partition number (below 10^9, written without leading
+        /// zeros) and the suffix, as one integer that orders as their text
+        /// does: the number's place among all such numbers in text order
+        /// (`0, 1, 10, 100, …, 2, …`), times two, plus one for `/state`
+        /// (which sorts after the number and before any longer number).
+        code: u32,
+    },
+    /// Any other path's length and bytes (zeros after them), in place.
     Inline(u8, [u8; INLINE]),
-    /// A longer path.
+    /// Any other, longer path.
     Heap(Box<[u8]>),
 }
 
+const _: () = assert!(std::mem::size_of::<PathKey>() == 24);
+
+/// How many numbers (of at most 9 digits, no leading zeros) start with
+/// a given `i`-digit text, the text itself included, by `i` (from 1).
+const SUBTREE: [u32; 10] = [
+    0,
+    111_111_111,
+    11_111_111,
+    1_111_111,
+    111_111,
+    11_111,
+    1_111,
+    111,
+    11,
+    1,
+];
+
+#[cfg(test)]
+/// A number's place among all numbers in text order, from its digits
+/// (canonical: no leading zeros, at most 9).
+fn rank(digits: &[u8]) -> u32 {
+    match digits {
+        [b'0'] => 0,
+        _ => {
+            let mut r = 1;
+            for (i, &d) in digits.iter().enumerate() {
+                let d = u32::from(d - b'0');
+                r += if i == 0 {
+                    (d - 1) * SUBTREE[1]
+                } else {
+                    1 + d * SUBTREE[i + 1]
+                };
+            }
+            r
+        }
+    }
+}
+
+/// The digits of the number at place `r` ([`rank`]'s inverse), into `out`;
+/// how many.
+fn unrank(mut r: u32, out: &mut [u8; 9]) -> usize {
+    if r == 0 {
+        out[0] = b'0';
+        return 1;
+    }
+    r -= 1;
+    let mut n = 0;
+    while n < 9 {
+        let size = SUBTREE[n + 1];
+        let d = r / size;
+        r %= size;
+        out[n] = b'0' + (d + u32::from(n == 0)) as u8;
+        n += 1;
+        if r == 0 {
+            break;
+        }
+        r -= 1;
+    }
+    n
+}
+
+/// A partition path's parts, if `path` is one a partition key holds.
+fn partition_parts(path: &[u8]) -> Option<PathKey> {
+    // Fixed parts compared as integers; the topic's name and the number
+    // read in one pass each.
+    let (head, rest) = path.split_first_chunk::<16>()?;
+    if u128::from_be_bytes(*head) != TOPICS_HEAD {
+        return None;
+    }
+    let mut name = [0u8; TOPIC + 1];
+    let mut len = 0;
+    loop {
+        let c = *rest.get(len)?;
+        if c == b'/' {
+            break;
+        }
+        *name.get_mut(len)? = c;
+        len += 1;
+    }
+    if len == 0 || len > TOPIC {
+        return None;
+    }
+    name[len] = b'/';
+    let (mid, rest) = rest.get(len..)?.split_first_chunk::<12>()?;
+    if u64::from_ne_bytes(*mid.first_chunk::<8>()?) != u64::from_ne_bytes(*b"/partiti")
+        || u32::from_ne_bytes(*mid.last_chunk::<4>()?) != u32::from_ne_bytes(*b"ons/")
+    {
+        return None;
+    }
+    // The number's place in text order ([`rank`]), digit by digit.
+    let (&first, mut rest) = rest.split_first()?;
+    let mut r = match first {
+        b'0' => 0,
+        b'1'..=b'9' => 1 + u32::from(first - b'1') * SUBTREE[1],
+        _ => return None,
+    };
+    let mut digits = 1;
+    while let Some((&c, more)) = rest.split_first() {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        if r == 0 || digits == 9 {
+            return None;
+        }
+        digits += 1;
+        r += 1 + u32::from(c - b'0') * SUBTREE[digits];
+        rest = more;
+    }
+    let state = match rest {
+        [] => false,
+        STATE => true,
+        _ => return None,
+    };
+    let (hi, rest) = name.split_first_chunk::<8>()?;
+    let (lo, tail) = rest.split_first_chunk::<8>()?;
+    Some(PathKey::Partition {
+        hi: u64::from_be_bytes(*hi),
+        lo: u64::from_be_bytes(*lo),
+        tail: u16::from_be_bytes(*tail.first_chunk::<2>()?),
+        code: r * 2 + u32::from(state),
+    })
+}
+
+/// The first 16 bytes of a path held as bytes, padded with zeros (which
+/// sort first, as a path's end does), as an integer that orders as they do.
+fn head(held: Option<&[u8]>) -> u128 {
+    let mine = held.unwrap_or(&[]);
+    match mine.first_chunk::<16>() {
+        Some(h) => u128::from_be_bytes(*h),
+        None => {
+            let mut h = [0u8; 16];
+            h[..mine.len()].copy_from_slice(mine);
+            u128::from_be_bytes(h)
+        }
+    }
+}
+
+/// A partition key's topic name, `/` and zeros, from its integers.
+fn topic_name(hi: u64, lo: u64, tail: u16) -> [u8; TOPIC + 1] {
+    let mut name = [0u8; TOPIC + 1];
+    name[..8].copy_from_slice(&hi.to_be_bytes());
+    name[8..16].copy_from_slice(&lo.to_be_bytes());
+    name[16..].copy_from_slice(&tail.to_be_bytes());
+    name
+}
+
 impl PathKey {
-    /// The path's bytes.
-    pub(crate) fn as_bytes(&self) -> &[u8] {
+    /// The path's bytes, if the key holds them as they are.
+    pub(crate) fn held(&self) -> Option<&[u8]> {
         match self {
-            PathKey::Inline(len, bytes) => bytes.get(..usize::from(*len)).unwrap_or(&[]),
-            PathKey::Heap(b) => b,
+            PathKey::Inline(len, bytes) => Some(bytes.get(..usize::from(*len)).unwrap_or(&[])),
+            PathKey::Heap(b) => Some(b),
+            PathKey::Partition { .. } => None,
         }
     }
 
+    /// The path's bytes: the key's own, or written out into `buf`.
+    fn bytes<'a>(&'a self, buf: &'a mut [u8; TEXT]) -> &'a [u8] {
+        let PathKey::Partition { hi, lo, tail, code } = self else {
+            return self.held().unwrap_or(&[]);
+        };
+        let name = topic_name(*hi, *lo, *tail);
+        let topic = name.split(|&c| c == b'/').next().unwrap_or(&[]);
+        let mut number = [0u8; 9];
+        let d = unrank(code / 2, &mut number);
+        let suffix: &[u8] = if code % 2 == 1 { STATE } else { &[] };
+        let mut at = 0;
+        for part in [TOPICS, topic, PARTITIONS, &number[..d], suffix] {
+            if let Some(to) = buf.get_mut(at..at + part.len()) {
+                to.copy_from_slice(part);
+                at += part.len();
+            }
+        }
+        buf.get(..at).unwrap_or(&[])
+    }
+
     /// The path.
-    pub(crate) fn as_str(&self) -> &str {
-        // Made only from a `&str`, so this never falls back.
-        std::str::from_utf8(self.as_bytes()).unwrap_or("")
+    pub(crate) fn text(&self) -> Cow<'_, str> {
+        // Made only from a `&str` (split at `/`s), so neither falls back.
+        match self.held() {
+            Some(b) => Cow::Borrowed(std::str::from_utf8(b).unwrap_or("")),
+            None => {
+                let mut buf = [0u8; TEXT];
+                Cow::Owned(String::from_utf8(self.bytes(&mut buf).to_vec()).unwrap_or_default())
+            }
+        }
     }
 }
 
 impl From<&str> for PathKey {
     fn from(path: &str) -> PathKey {
         let b = path.as_bytes();
-        if b.len() <= INLINE {
+        if let Some(key) = partition_parts(b) {
+            key
+        } else if b.len() <= INLINE {
             let mut bytes = [0u8; INLINE];
             bytes[..b.len()].copy_from_slice(b);
             PathKey::Inline(b.len() as u8, bytes)
@@ -53,15 +261,22 @@ impl From<&str> for PathKey {
     }
 }
 
-impl Borrow<[u8]> for PathKey {
-    fn borrow(&self) -> &[u8] {
-        self.as_bytes()
-    }
-}
-
 impl PartialEq for PathKey {
     fn eq(&self, other: &PathKey) -> bool {
-        self.as_bytes() == other.as_bytes()
+        // A path has one form (see the module's doc).
+        match (self, other) {
+            (
+                PathKey::Partition { hi, lo, tail, code },
+                PathKey::Partition {
+                    hi: hi2,
+                    lo: lo2,
+                    tail: tail2,
+                    code: code2,
+                },
+            ) => code == code2 && hi == hi2 && lo == lo2 && tail == tail2,
+            (PathKey::Partition { .. }, _) | (_, PathKey::Partition { .. }) => false,
+            _ => self.held() == other.held(),
+        }
     }
 }
 
@@ -75,19 +290,78 @@ impl PartialOrd for PathKey {
 
 impl Ord for PathKey {
     fn cmp(&self, other: &PathKey) -> Ordering {
-        self.as_bytes().cmp(other.as_bytes())
+        match (self, other) {
+            (
+                PathKey::Partition { hi, lo, tail, code },
+                PathKey::Partition {
+                    hi: hi2,
+                    lo: lo2,
+                    tail: tail2,
+                    code: code2,
+                },
+            ) => {
+                // The topics' names then `/`: the first difference is at
+                // or before the shorter's `/` (no name holds one).
+                if hi != hi2 {
+                    hi.cmp(hi2)
+                } else if lo != lo2 {
+                    lo.cmp(lo2)
+                } else if tail != tail2 {
+                    tail.cmp(tail2)
+                } else {
+                    code.cmp(code2)
+                }
+            }
+            (PathKey::Partition { .. }, _) => match head(other.held()).cmp(&TOPICS_HEAD) {
+                Ordering::Equal => other.cmp_text(self).reverse(),
+                o => o.reverse(),
+            },
+            (_, PathKey::Partition { .. }) => match head(self.held()).cmp(&TOPICS_HEAD) {
+                Ordering::Equal => self.cmp_text(other),
+                o => o,
+            },
+            _ => self.held().cmp(&other.held()),
+        }
+    }
+}
+
+impl PathKey {
+    /// A path held as bytes (`self`) against any key, by their texts.
+    #[inline(never)]
+    fn cmp_text(&self, other: &PathKey) -> Ordering {
+        let mine = self.held().unwrap_or(&[]);
+        if other.held().is_none() {
+            // The path starts with `/brokers/topics/` (`Ord::cmp` placed
+            // any other by its first 16 bytes): the topic's name and its `/`.
+            if let PathKey::Partition { hi, lo, tail, .. } = other {
+                let name = topic_name(*hi, *lo, *tail);
+                let len = name
+                    .iter()
+                    .position(|&c| c == b'/')
+                    .map_or(name.len(), |i| i + 1);
+                let rest = mine.get(16..).unwrap_or(&[]);
+                let n = rest.len().min(len);
+                match rest[..n].cmp(&name[..n]) {
+                    Ordering::Equal if n < len => return Ordering::Less,
+                    Ordering::Equal => {}
+                    o => return o,
+                }
+            }
+        }
+        let mut buf = [0u8; TEXT];
+        mine.cmp(other.bytes(&mut buf))
     }
 }
 
 impl std::fmt::Debug for PathKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(self.as_str(), f)
+        std::fmt::Debug::fmt(&*self.text(), f)
     }
 }
 
 impl Serialize for PathKey {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
+        s.serialize_str(&self.text())
     }
 }
 
@@ -114,7 +388,70 @@ mod tests {
             "/brokers/topics/t/partitions/2/state".into(),
             "/brokers/topics/t/partitions/2".into(),
             "/é/ü".into(),
+            "/brokers/topics".into(),
+            "/brokers/topics/".into(),
+            "/brokers/topic".into(),
+            "/brokers/topicsa".into(),
+            "/brokers/ids/1".into(),
+            "/controller_epoch".into(),
+            "/isr_change_notification/isr_change_0000000001".into(),
         ];
+        // Partition paths and their near misses: topic names that sort
+        // differently as paths ('-' and '.' sort before '/'), names at and
+        // past the in-key limit, numbers as decimal texts, leading zeros,
+        // the largest numbers held and the first not held, other suffixes.
+        let topics = [
+            "a",
+            "a-b",
+            "a.c",
+            "ab",
+            "a0",
+            "A",
+            "t",
+            "é",
+            "abcdefghijklmnop",
+            "abcdefghijklmnopq",
+            "abcdefghijklmnopqr",
+            "abcdefghijklmnopq-",
+        ];
+        let numbers = [
+            "0",
+            "1",
+            "2",
+            "9",
+            "10",
+            "11",
+            "19",
+            "2",
+            "20",
+            "100",
+            "101",
+            "999",
+            "1000",
+            "05",
+            "00",
+            "999999999",
+            "100000000",
+            "1000000000",
+            "4294967296",
+            "",
+            "x",
+            "1x",
+        ];
+        for t in topics {
+            out.push(format!("/brokers/topics/{t}"));
+            out.push(format!("/brokers/topics/{t}/partitions"));
+            out.push(format!("/brokers/topics/{t}/partitions/"));
+            out.push(format!("/brokers/topics/{t}/partitionsx"));
+            for n in numbers {
+                let p = format!("/brokers/topics/{t}/partitions/{n}");
+                for suffix in [
+                    "", "/state", "/stat", "/statf", "/state/", "/state/x", "/", "-",
+                ] {
+                    out.push(format!("{p}{suffix}"));
+                }
+            }
+        }
         // Around the in-place limit, and well past it.
         for n in [INLINE - 2, INLINE - 1, INLINE, INLINE + 1, INLINE + 2, 300] {
             let base = "/x".repeat(n / 2 + 1);
@@ -129,19 +466,71 @@ mod tests {
     #[test]
     fn keys_order_and_compare_as_their_paths_do() {
         let ps = paths();
-        for a in &ps {
-            let ka = PathKey::from(a.as_str());
-            assert_eq!(ka.as_str(), a);
-            assert_eq!(ka.clone().as_str(), a);
-            for b in &ps {
-                let kb = PathKey::from(b.as_str());
-                assert_eq!(ka.cmp(&kb), a.cmp(b), "{a} {b}");
+        let keys: Vec<PathKey> = ps.iter().map(|p| PathKey::from(p.as_str())).collect();
+        for (a, ka) in ps.iter().zip(&keys) {
+            assert_eq!(ka.text(), a.as_str());
+            assert_eq!(ka.clone().text(), a.as_str());
+            assert_eq!(format!("{ka:?}"), format!("{a:?}"));
+            for (b, kb) in ps.iter().zip(&keys) {
+                assert_eq!(ka.cmp(kb), a.cmp(b), "{a} {b}");
                 assert_eq!(ka == kb, a == b, "{a} {b}");
-                let borrowed: &[u8] = ka.borrow();
-                assert_eq!(borrowed.cmp(b.as_bytes()), a.cmp(b), "{a} {b}");
             }
         }
-        assert_eq!(std::mem::size_of::<PathKey>(), 64);
+        assert_eq!(std::mem::size_of::<PathKey>(), 24);
+        // The forms: a partition path in numbers, short paths in place.
+        let form = |p: &str| match PathKey::from(p) {
+            PathKey::Partition { .. } => 'p',
+            PathKey::Inline(..) => 'i',
+            PathKey::Heap(_) => 'h',
+        };
+        assert_eq!(
+            form("/brokers/topics/abcdefghijklmnopq/partitions/999999999/state"),
+            'p'
+        );
+        assert_eq!(form("/brokers/topics/t/partitions/0"), 'p');
+        assert_eq!(form("/brokers/topics/abcdefghijklmnopqr/partitions/0"), 'h');
+        assert_eq!(form("/brokers/topics/t/partitions/05"), 'h');
+        assert_eq!(form("/brokers/topics/t/partitions/1000000000"), 'h');
+        assert_eq!(form("/brokers/ids/1"), 'i');
+    }
+
+    #[test]
+    fn partition_numbers_rank_in_text_order() {
+        let mut ns: Vec<u32> = (0..1200).collect();
+        ns.extend([
+            9_999,
+            10_000,
+            10_001,
+            99_999_999,
+            100_000_000,
+            123_456_789,
+            199_999_999,
+            200_000_000,
+            999_999_998,
+            999_999_999,
+        ]);
+        let mut texts: Vec<String> = ns.iter().map(u32::to_string).collect();
+        texts.sort();
+        let ranks: Vec<u32> = texts.iter().map(|t| rank(t.as_bytes())).collect();
+        for (t, r) in texts.iter().zip(&ranks) {
+            let mut out = [0u8; 9];
+            let n = unrank(*r, &mut out);
+            assert_eq!(&out[..n], t.as_bytes());
+            // A key reads the same place off its path.
+            for (suffix, plus) in [("", 0), ("/state", 1)] {
+                let key =
+                    PathKey::from(format!("/brokers/topics/t/partitions/{t}{suffix}").as_str());
+                assert!(
+                    matches!(key, PathKey::Partition { code, .. } if code == r * 2 + plus),
+                    "{t}{suffix}"
+                );
+            }
+        }
+        assert!(ranks.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(rank(b"0"), 0);
+        assert_eq!(rank(b"1"), 1);
+        assert_eq!(rank(b"10"), 2);
+        assert_eq!(rank(b"999999999"), 999_999_999);
     }
 
     #[test]
@@ -161,6 +550,9 @@ mod tests {
             ));
             ps.push(format!("/brokers/topics/big-{}/partitions/{}", i % 7, i));
         }
+        for i in 0..30 {
+            ps.push(format!("/brokers/topics/x-{i}/partitions/{}/state", i * 37));
+        }
         for (i, p) in ps.iter().enumerate() {
             model.insert(p.clone(), i);
             map.insert(PathKey::from(p.as_str()), i);
@@ -169,21 +561,19 @@ mod tests {
         let snapshot_model = model.clone();
         for (i, p) in ps.iter().enumerate().step_by(3) {
             model.remove(p);
-            map.remove(p.as_bytes());
+            map.remove(&PathKey::from(p.as_str()));
             if i % 2 == 0 {
                 model.insert(format!("{p}/new"), i);
                 map.insert(PathKey::from(format!("{p}/new").as_str()), i);
             }
         }
         for (m, mm) in [(&map, &model), (&snapshot, &snapshot_model)] {
-            let got: Vec<(String, usize)> = m
-                .iter()
-                .map(|(k, v)| (k.as_str().to_string(), *v))
-                .collect();
+            let got: Vec<(String, usize)> =
+                m.iter().map(|(k, v)| (k.text().into_owned(), *v)).collect();
             let want: Vec<(String, usize)> = mm.iter().map(|(k, v)| (k.clone(), *v)).collect();
             assert_eq!(got, want);
             for p in &ps {
-                assert_eq!(m.get(p.as_bytes()), mm.get(p));
+                assert_eq!(m.get(&PathKey::from(p.as_str())), mm.get(p));
             }
         }
         assert_eq!(

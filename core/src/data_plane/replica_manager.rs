@@ -82,9 +82,10 @@ impl DataPlane {
         };
         if !changed.is_empty() {
             // The broker's fetch sessions, as leader or follower, that hold a
-            // partition it changed go back to full rounds (Kafka's sessions
-            // add and remove partitions incrementally; kcsim's cache is only
-            // a shortcut for rounds that change nothing, so it is dropped).
+            // partition it changed drop it from their caches and have a full
+            // round next, in which the members left in the cache (idle) are
+            // skipped (Kafka's sessions add and remove partitions
+            // incrementally: `FetchSession.update`).
             self.close_session_caches_holding(env, broker, &changed);
             self.leader_slots.remove(&broker);
         }
@@ -111,7 +112,7 @@ impl DataPlane {
                         let leader = BrokerId(p.leader as u32);
                         if !followed.contains(&leader) {
                             followed.push(leader);
-                            self.close_session_cache(env, leader, broker);
+                            self.resync_session_cache(env, leader, broker, &|_| false);
                             self.ensure_fetch_session(env, broker, leader, 2);
                         }
                     }

@@ -660,11 +660,17 @@ impl DataPlane {
 
     /// Close every session cache in which `broker` is the leader or the
     /// follower and that holds one of `tps`.
+    ///
+    /// `taken` says the request is a LeaderAndIsr that `broker` took for
+    /// each of `tps`: each it leads now has its leader's view reset next
+    /// ([`DataPlane::become_leader`]), and the others it no longer leads, so
+    /// the sessions it leads need not write their times back into them.
     pub(super) fn close_session_caches_holding(
         &mut self,
         env: &mut Env,
         broker: BrokerId,
         tps: &[&TopicPartition],
+        taken: bool,
     ) {
         // Whether a cache and `tps` meet: each member's partition number is
         // looked up in a bitmap of `tps`' numbers first (members of other
@@ -725,7 +731,7 @@ impl DataPlane {
         keys.sort_unstable();
         let holds = |m: &TopicPartition| may_hold(m) && tps.binary_search(&m).is_ok();
         for (l, f) in keys {
-            self.resync_session_cache(env, l, f, &holds);
+            self.resync_session_cache(env, l, f, &holds, !(taken && l == broker));
         }
     }
 
@@ -733,7 +739,9 @@ impl DataPlane {
     /// StopReplica) touched the session: KIP-227's sessions add and remove
     /// partitions rather than start over (`FetchSession.update`). The
     /// members `changed` says (the partitions the request changed) leave
-    /// the cache, their last-caught-up time written back as a close would;
+    /// the cache, their last-caught-up time written back as a close would
+    /// (unless `write_back` says the leader's views of them are reset or
+    /// not led);
     /// the others stay, and the next round, a full one, skips them: by the
     /// cache's invariant each is idle, so a full round would only have set
     /// its time, which the cache still gives lazily. Without that invariant
@@ -745,6 +753,7 @@ impl DataPlane {
         leader: BrokerId,
         follower: BrokerId,
         changed: &dyn Fn(&TopicPartition) -> bool,
+        write_back: bool,
     ) {
         self.wake(follower, leader);
         let key = (leader, follower);
@@ -768,8 +777,10 @@ impl DataPlane {
         let (gone, kept): (Vec<TopicPartition>, Vec<TopicPartition>) =
             c.members.iter().cloned().partition(|m| changed(m));
         c.members = kept.into();
-        let at = c.caught_up_at;
-        Self::mark_all_caught_up(env, leader, follower, &gone, at);
+        if write_back {
+            let at = c.caught_up_at;
+            Self::mark_all_caught_up(env, leader, follower, &gone, at);
+        }
     }
 
     /// The partition's records or high watermark at `leader` changed: the

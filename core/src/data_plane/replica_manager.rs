@@ -86,7 +86,8 @@ impl DataPlane {
             // round next, in which the members left in the cache (idle) are
             // skipped (Kafka's sessions add and remove partitions
             // incrementally: `FetchSession.update`).
-            self.close_session_caches_holding(env, broker, &changed);
+            let taken = matches!(req.body, RequestBody::LeaderAndIsr { .. });
+            self.close_session_caches_holding(env, broker, &changed, taken);
             self.leader_slots.remove(&broker);
         }
         match &req.body {
@@ -112,7 +113,7 @@ impl DataPlane {
                         let leader = BrokerId(p.leader as u32);
                         if !followed.contains(&leader) {
                             followed.push(leader);
-                            self.resync_session_cache(env, leader, broker, &|_| false);
+                            self.resync_session_cache(env, leader, broker, &|_| false, true);
                             self.ensure_fetch_session(env, broker, leader, 2);
                         }
                     }

@@ -428,12 +428,17 @@ impl DataPlane {
         let mut known = Vec::with_capacity(following.len());
         let mut skipped = Vec::new();
         let mut left = Vec::new();
-        let mut members = c.members.iter().peekable();
+        let members = &c.members[..];
+        let mut i = 0;
         for tp in following {
-            while let Some(m) = members.next_if(|m| *m < tp) {
+            while let Some(m) = members.get(i).filter(|m| *m < tp) {
                 left.push(m.clone());
+                i += 1;
             }
-            let member = members.next_if(|m| *m == tp).is_some();
+            let member = members.get(i).is_some_and(|m| m == tp);
+            if member {
+                i += 1;
+            }
             if member && !c.dirty.contains(tp) {
                 known.push(Some(Member::Idle));
                 skipped.push(tp.clone());
@@ -444,7 +449,9 @@ impl DataPlane {
             }
             known.push(self.replicate(env, follower, leader, tp));
         }
-        left.extend(members.cloned());
+        for m in members.get(i..).unwrap_or(&[]) {
+            left.push(m.clone());
+        }
         Self::mark_all_caught_up(env, leader, follower, &left, at);
         (known, skipped)
     }
@@ -774,8 +781,14 @@ impl DataPlane {
         if !c.members.iter().any(changed) {
             return;
         }
-        let (gone, kept): (Vec<TopicPartition>, Vec<TopicPartition>) =
-            c.members.iter().cloned().partition(|m| changed(m));
+        let (mut gone, mut kept) = (Vec::new(), Vec::with_capacity(c.members.len()));
+        for m in c.members.iter() {
+            if changed(m) {
+                gone.push(m.clone());
+            } else {
+                kept.push(m.clone());
+            }
+        }
         c.members = kept.into();
         if write_back {
             let at = c.caught_up_at;

@@ -617,3 +617,95 @@ fn a_follower_killed_while_paused_fetches_again_after_its_restart() {
         isrs(&sim)
     );
 }
+
+/// Five brokers, 40 partitions at RF 3 (assigned round the brokers), some
+/// records, then a controlled shutdown of broker 1 and, once it is done, a
+/// produce and a slow follower until its leaders drop it. Returns the story
+/// and the partitions fetched from the shutdown until 4 s after it.
+fn controlled_shutdown_story(full_fetches_only: bool) -> (Story, u64) {
+    let mut s = Story::brokers(13, 5);
+    s.sim.set_full_fetches_only(full_fetches_only);
+    s.until(5_000);
+    let assignment: Vec<Vec<u32>> = (0..40u32)
+        .map(|p| (0..3).map(|i| (p + i) % 5).collect())
+        .collect();
+    let rows: Vec<&[u32]> = assignment.iter().map(Vec::as_slice).collect();
+    s.create_topic(5_000, "t", &rows);
+    for partition in [3, 17, 29] {
+        s.at(
+            12_000,
+            Action::Produce {
+                topic: "t".into(),
+                partition,
+                records: 2,
+                acks: Acks::All,
+            },
+        );
+    }
+    s.until(20_000);
+    let fetched = s.sim.data_plane().partitions_fetched();
+    s.at(
+        20_000,
+        Action::ShutdownBroker {
+            broker: BrokerId(1),
+        },
+    )
+    .until(24_000);
+    let during = s.sim.data_plane().partitions_fetched() - fetched;
+    for partition in [0, 5, 6] {
+        s.at(
+            25_000,
+            Action::Produce {
+                topic: "t".into(),
+                partition,
+                records: 1,
+                acks: Acks::All,
+            },
+        );
+    }
+    s.at(
+        26_000,
+        Action::SlowBroker {
+            broker: BrokerId(3),
+            lag_ms: 1_000_000,
+        },
+    )
+    .until(60_000);
+    (s, during)
+}
+
+#[test]
+fn a_controlled_shutdown_changes_fetch_sessions_incrementally_with_the_traces_of_full_fetches() {
+    // Kafka: FetchSession.update (KIP-227, 1.1+): when a LeaderAndIsr moves
+    // some of a follower's partitions to another leader, its fetcher adds
+    // and removes those partitions from the sessions; the partitions that
+    // did not change stay in them and cost nothing while idle. Every trace
+    // line (leader changes, ISR shrinks of the controller and of the
+    // leaders, their moments) is what full fetches give.
+    let (incremental, during) = controlled_shutdown_story(false);
+    let (full, full_during) = controlled_shutdown_story(true);
+    let lines = |s: &Story| -> Vec<String> {
+        s.sim
+            .trace()
+            .iter()
+            .map(|r| format!("{} {} {} {}", r.time_ms, r.actor, r.kind, r.details()))
+            .collect()
+    };
+    assert_eq!(lines(&incremental), lines(&full));
+    assert!(!incremental.records("controlled_shutdown").is_empty());
+    assert!(
+        !incremental.records("isr_shrunk_by_leader").is_empty(),
+        "broker 3 left the ISRs of its leaders"
+    );
+    // Broker 1 hosted 24 of the 40 partitions; each has one follower left
+    // besides its leader. Only those are fetched, at most twice each (the
+    // change, then the high watermark it moved); full fetches replicate
+    // every partition every round. (Closing each touched session instead
+    // fetched 56.)
+    assert!(during <= 2 * 24, "incremental {during}");
+    assert!(
+        during * 10 < full_during,
+        "incremental {during}, full {full_during}"
+    );
+    incremental.assert_no_violations();
+}

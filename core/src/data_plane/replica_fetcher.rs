@@ -71,6 +71,13 @@ pub struct SessionCache {
     /// then at most one round's interval ago.
     #[serde(default)]
     parked: bool,
+    /// Whether a partition of the session changed since its last round (a
+    /// LeaderAndIsr or StopReplica applied by either broker): the next
+    /// round is a full one, but the members still in the cache skip it (see
+    /// [`DataPlane::resync_session_cache`]). `led` is not kept meanwhile,
+    /// and `isr-expiration` does not count the session as covering.
+    #[serde(default)]
+    resync: bool,
     /// The members' partition numbers, as a filter (derived from
     /// `members`: not serialized, not compared).
     #[serde(skip)]
@@ -302,16 +309,17 @@ impl DataPlane {
             BrokerStatus::Running | BrokerStatus::ShuttingDown => true,
             BrokerStatus::Starting | BrokerStatus::Paused | BrokerStatus::Dead => false,
         });
-        let cached = match self.session_caches.get(&(leader, follower)) {
-            Some(c) => {
+        let (cached, resync) = match self.session_caches.get(&(leader, follower)) {
+            Some(c) => (
                 !self.full_fetches_only
                     && c.follower_incarnation == follower_incarnation
-                    && c.leader_incarnation == leader_incarnation
-            }
-            None => false,
+                    && c.leader_incarnation == leader_incarnation,
+                c.resync,
+            ),
+            None => (false, false),
         };
         let mut idle = false;
-        if cached {
+        if cached && !resync {
             if leader_up {
                 self.incremental_round(env, follower, leader);
                 idle = self
@@ -320,7 +328,14 @@ impl DataPlane {
                     .is_some_and(|c| c.dirty.is_empty());
             }
         } else {
-            self.close_session_cache(env, leader, follower);
+            // A cache kept through a change is taken out for the round (the
+            // full round sees no cache, as after a close); any other closes.
+            let kept = if cached {
+                self.session_caches.remove(&(leader, follower))
+            } else {
+                self.close_session_cache(env, leader, follower);
+                None
+            };
             let following: Vec<TopicPartition> = env
                 .brokers
                 .get(&follower)
@@ -332,15 +347,27 @@ impl DataPlane {
                         .collect()
                 })
                 .unwrap_or_default();
+            if following.is_empty() || !leader_up {
+                // What the close would have written back.
+                if let Some(c) = &kept {
+                    Self::mark_all_caught_up(env, leader, follower, &c.members, c.caught_up_at);
+                }
+            }
             if following.is_empty() {
                 self.fetch_sessions.remove(&(follower, leader));
                 return;
             }
             if leader_up {
-                let known: Vec<Option<Member>> = following
-                    .iter()
-                    .map(|tp| self.replicate(env, follower, leader, tp))
-                    .collect();
+                let (known, skipped) = match &kept {
+                    Some(c) => self.resync_round(env, follower, leader, &following, c),
+                    None => (
+                        following
+                            .iter()
+                            .map(|tp| self.replicate(env, follower, leader, tp))
+                            .collect(),
+                        Vec::new(),
+                    ),
+                };
                 self.open_session_cache(
                     env,
                     follower,
@@ -349,6 +376,11 @@ impl DataPlane {
                     &known,
                     (follower_incarnation, leader_incarnation),
                 );
+                if !skipped.is_empty() && !self.session_caches.contains_key(&(leader, follower)) {
+                    // No cache now: the skipped members are written as the
+                    // full round would have written them.
+                    Self::mark_all_caught_up(env, leader, follower, &skipped, now);
+                }
                 idle = self
                     .session_caches
                     .get(&(leader, follower))
@@ -375,6 +407,53 @@ impl DataPlane {
         } else {
             env.out.schedule(next, FollowUp::Fetch { follower, leader });
         }
+    }
+
+    /// The full round of a session whose cache was kept through a change
+    /// (`c`, taken out of the map): each of `following` still in the cache
+    /// and not marked is idle and skipped (the new cache gives it this
+    /// round's time); every other is replicated, an old member after its
+    /// cached time is written back (as a close writes it). Members gone from
+    /// `following` get their cached time too. Returns where each of
+    /// `following` stands ([`DataPlane::replicate`]) and the skipped ones.
+    fn resync_round(
+        &mut self,
+        env: &mut Env,
+        follower: BrokerId,
+        leader: BrokerId,
+        following: &[TopicPartition],
+        c: &SessionCache,
+    ) -> (Vec<Option<Member>>, Vec<TopicPartition>) {
+        let at = c.caught_up_at;
+        let mut known = Vec::with_capacity(following.len());
+        let mut skipped = Vec::new();
+        let mut left = Vec::new();
+        let members = &c.members[..];
+        let mut i = 0;
+        for tp in following {
+            while let Some(m) = members.get(i).filter(|m| *m < tp) {
+                left.push(m.clone());
+                i += 1;
+            }
+            let member = members.get(i).is_some_and(|m| m == tp);
+            if member {
+                i += 1;
+            }
+            if member && !c.dirty.contains(tp) {
+                known.push(Some(Member::Idle));
+                skipped.push(tp.clone());
+                continue;
+            }
+            if member {
+                self.mark_caught_up(env, leader, follower, tp, at);
+            }
+            known.push(self.replicate(env, follower, leader, tp));
+        }
+        for m in members.get(i..).unwrap_or(&[]) {
+            left.push(m.clone());
+        }
+        Self::mark_all_caught_up(env, leader, follower, &left, at);
+        (known, skipped)
     }
 
     /// Take a parked session out of the parking, writing down its true next
@@ -490,6 +569,7 @@ impl DataPlane {
                 caught_up_at: env.now,
                 dirty,
                 parked: false,
+                resync: false,
             },
         );
     }
@@ -587,11 +667,17 @@ impl DataPlane {
 
     /// Close every session cache in which `broker` is the leader or the
     /// follower and that holds one of `tps`.
+    ///
+    /// `taken` says the request is a LeaderAndIsr that `broker` took for
+    /// each of `tps`: each it leads now has its leader's view reset next
+    /// ([`DataPlane::become_leader`]), and the others it no longer leads, so
+    /// the sessions it leads need not write their times back into them.
     pub(super) fn close_session_caches_holding(
         &mut self,
         env: &mut Env,
         broker: BrokerId,
         tps: &[&TopicPartition],
+        taken: bool,
     ) {
         // Whether a cache and `tps` meet: each member's partition number is
         // looked up in a bitmap of `tps`' numbers first (members of other
@@ -650,8 +736,63 @@ impl DataPlane {
             }
         }
         keys.sort_unstable();
+        let holds = |m: &TopicPartition| may_hold(m) && tps.binary_search(&m).is_ok();
         for (l, f) in keys {
-            self.close_session_cache(env, l, f);
+            self.resync_session_cache(env, l, f, &holds, !(taken && l == broker));
+        }
+    }
+
+    /// A change applied by the leader or the follower (a LeaderAndIsr or a
+    /// StopReplica) touched the session: KIP-227's sessions add and remove
+    /// partitions rather than start over (`FetchSession.update`). The
+    /// members `changed` says (the partitions the request changed) leave
+    /// the cache, their last-caught-up time written back as a close would
+    /// (unless `write_back` says the leader's views of them are reset or
+    /// not led);
+    /// the others stay, and the next round, a full one, skips them: by the
+    /// cache's invariant each is idle, so a full round would only have set
+    /// its time, which the cache still gives lazily. Without that invariant
+    /// to lean on (a member the leader did not lead, another start, full
+    /// fetches only) the cache is closed as before.
+    pub(super) fn resync_session_cache(
+        &mut self,
+        env: &mut Env,
+        leader: BrokerId,
+        follower: BrokerId,
+        changed: &dyn Fn(&TopicPartition) -> bool,
+        write_back: bool,
+    ) {
+        self.wake(follower, leader);
+        let key = (leader, follower);
+        let keep = self.session_caches.get(&key).is_some_and(|c| {
+            !self.full_fetches_only
+                && c.leader_incarnation == env.incarnation(leader)
+                && c.follower_incarnation == env.incarnation(follower)
+                && (c.resync || c.led == c.members.len() as u64)
+        });
+        if !keep {
+            self.close_session_cache(env, leader, follower);
+            return;
+        }
+        let Some(c) = self.session_caches.get_mut(&key) else {
+            return;
+        };
+        c.resync = true;
+        if !c.members.iter().any(changed) {
+            return;
+        }
+        let (mut gone, mut kept) = (Vec::new(), Vec::with_capacity(c.members.len()));
+        for m in c.members.iter() {
+            if changed(m) {
+                gone.push(m.clone());
+            } else {
+                kept.push(m.clone());
+            }
+        }
+        c.members = kept.into();
+        if write_back {
+            let at = c.caught_up_at;
+            Self::mark_all_caught_up(env, leader, follower, &gone, at);
         }
     }
 
@@ -695,6 +836,7 @@ impl DataPlane {
             .range((leader, BrokerId(0))..=(leader, BrokerId(u32::MAX)))
             .filter(|((_, f), c)| {
                 c.leader_incarnation == incarnation
+                    && !c.resync
                     && if c.parked && FETCH_WAIT_MAX_MS.saturating_add(self.slow_lag(*f)) <= lag {
                         // Its last round is at most one interval ago (its next
                         // is not before now): no need to look it up.

@@ -82,10 +82,12 @@ impl DataPlane {
         };
         if !changed.is_empty() {
             // The broker's fetch sessions, as leader or follower, that hold a
-            // partition it changed go back to full rounds (Kafka's sessions
-            // add and remove partitions incrementally; kcsim's cache is only
-            // a shortcut for rounds that change nothing, so it is dropped).
-            self.close_session_caches_holding(env, broker, &changed);
+            // partition it changed drop it from their caches and have a full
+            // round next, in which the members left in the cache (idle) are
+            // skipped (Kafka's sessions add and remove partitions
+            // incrementally: `FetchSession.update`).
+            let taken = matches!(req.body, RequestBody::LeaderAndIsr { .. });
+            self.close_session_caches_holding(env, broker, &changed, taken);
             self.leader_slots.remove(&broker);
         }
         match &req.body {
@@ -111,7 +113,7 @@ impl DataPlane {
                         let leader = BrokerId(p.leader as u32);
                         if !followed.contains(&leader) {
                             followed.push(leader);
-                            self.close_session_cache(env, leader, broker);
+                            self.resync_session_cache(env, leader, broker, &|_| false, true);
                             self.ensure_fetch_session(env, broker, leader, 2);
                         }
                     }

@@ -407,7 +407,7 @@ fn stage_browser() -> Result<()> {
 /// 649 879 with the session's memory and speed work merged (the znode data
 /// kept as numbers, the hosted replicas' and the controller's reads: +1 936);
 /// the line is again that rounded up, plus 2 000.
-const WASM_GZIP_BUDGET: u64 = 652_000;
+const WASM_GZIP_BUDGET: u64 = 641_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

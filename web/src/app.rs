@@ -14,7 +14,7 @@ use crate::components::lesson_picker::LessonPicker;
 use crate::components::messages::Messages;
 use crate::components::network::Network;
 use crate::components::partition_table::PartitionTable;
-use crate::components::term::{Term, TermId};
+use crate::components::term::{term, TermId};
 use crate::components::whatif::{self, Runs, WhatIfLauncher, WhatIfPanes};
 use crate::components::why::Why;
 use crate::components::znode_tree::ZnodeTree;
@@ -322,9 +322,12 @@ pub fn App(props: &AppProps) -> Html {
                 "span",
                 attrs!("class" = "who"),
                 list(vec![
-                    html! { <Term name={TermId::Controller}>{ t("controller", "控制器") }</Term> },
+                    term(TermId::Controller, text(t("controller", "控制器"))),
                     string(format!("{}{controller} · ", t(": ", "："))),
-                    html! { <Term name={TermId::ControllerEpoch}>{ format!("{} {}", t("epoch", "纪元"), view.controller_epoch) }</Term> },
+                    term(
+                        TermId::ControllerEpoch,
+                        string(format!("{} {}", t("epoch", "纪元"), view.controller_epoch)),
+                    ),
                 ]),
             ),
             el(

@@ -1,7 +1,7 @@
 //! A broker: id, status, what it believes about the controller, and the
 //! things a person can do to it.
 
-use crate::components::term::{Term, TermId};
+use crate::components::term::{term, TermId};
 use crate::el::{self, attrs, click, el, eld, elo, flag, list, num, on, s, st, string, text};
 use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
@@ -140,18 +140,18 @@ pub fn BrokerCard(props: &BrokerCardProps) -> Html {
                 &[],
                 list(vec![
                     row(
-                        el("dt", &[], html! { <Term name={TermId::ActiveControllerId}>{ "activeControllerId" }</Term> }),
+                        el("dt", &[], term(TermId::ActiveControllerId, text("activeControllerId"))),
                         el("dd", attrs!("class" = "active-controller-id"), string(active)),
                     ),
                     row(
                         titled(
                             t("controller epoch seen: the highest controller epoch this broker has accepted a request from", "已见的控制器纪元：这个 broker 接受过的请求中最大的控制器纪元"),
-                            html! { <Term name={TermId::ControllerEpoch}>{ t("epoch seen", "已见纪元") }</Term> },
+                            term(TermId::ControllerEpoch, text(t("epoch seen", "已见纪元"))),
                         ),
                         el("dd", attrs!("class" = "epoch-seen"), string(b.controller_epoch_seen.to_string())),
                     ),
                     row(
-                        el("dt", &[], html! { <Term name={TermId::BrokerEpoch}>{ "broker epoch" }</Term> }),
+                        el("dt", &[], term(TermId::BrokerEpoch, text("broker epoch"))),
                         el("dd", &[], string(b.broker_epoch.to_string())),
                     ),
                     row(

@@ -1,6 +1,6 @@
 //! Requests and watch notifications on the wire: inspect, delay, drop.
 
-use crate::components::term::{Term, TermId};
+use crate::components::term::{term, TermId};
 use crate::el::{attrs, class, click, el, eld, elo, leaf, list, num, on, s, st, string, text};
 use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
@@ -82,8 +82,8 @@ pub fn Messages(props: &MessagesProps) -> Html {
                                 "strong",
                                 &[],
                                 list(vec![list(vec![
-                                    if let Some(term) = TermId::of_request(&m.kind) {
-                                        html! { <Term name={term}>{ &m.kind }</Term> }
+                                    if let Some(t_id) = TermId::of_request(&m.kind) {
+                                        term(t_id, string(m.kind.clone()))
                                     } else {
                                         string(m.kind.clone())
                                     },

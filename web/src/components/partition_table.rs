@@ -3,7 +3,7 @@
 //! toggles, auto-rebalance shown read-only (a static config), and produce
 //! buttons.
 
-use crate::components::term::{Term, TermId};
+use crate::components::term::{term, TermId};
 use crate::el::{self, attrs, click, el, eld, elo, list, on, s, st, string, text, Attr};
 use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
@@ -49,8 +49,8 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>, lang: Lang) -> Ht
             attrs!("class" = "pstate"),
             list(vec![
                 list(vec![
-                    if let Some(term) = TermId::of_partition_state(p.state.name()) {
-                        html! { <Term name={term}>{ p.state.name() }</Term> }
+                    if let Some(t_id) = TermId::of_partition_state(p.state.name()) {
+                        term(t_id, text(p.state.name()))
                     } else {
                         text(p.state.name())
                     },
@@ -272,109 +272,120 @@ pub fn PartitionTable(props: &PartitionTableProps) -> Html {
             cb.emit(Msg::Act(Action::PreferredElection { partitions: None }))
         })
     };
-    let topics = v
-        .topics
-        .iter()
-        .map(|topic| {
-            let t = topic.name.as_str();
-            // The topic's own override as the core read it; without one the button shows off.
-            let on_ = topic.unclean_leader_election_enable == Some(true);
-            let toggle = {
-                let cb = props.on_msg.clone();
-                let topic = topic.name.clone();
-                Callback::from(move |_: MouseEvent| {
-                    cb.emit(Msg::Act(Action::SetConfig {
-                        key: "unclean.leader.election.enable".into(),
-                        value: json!(!on_),
-                        topic: Some(topic.clone()),
-                    }))
-                })
-            };
-            let th = |h: Html| el("th", &[], h);
-            let extra = |h: Html| el("th", attrs!("class" = "extra"), h);
-            let heads = vec![
-                th(text(lang.t("partition", "分区"))),
-                th(text(lang.t("state", "状态"))),
-                eld(
-                    "th",
-                    &["title"],
-                    Box::new([s(lang.t(
-                        "assigned replicas; * the preferred one, the log end offset below each",
-                        "分配的副本；* 为优先副本，下标为各副本的 LEO",
-                    ))]),
+    let topics = v.topics.iter().map(|topic| {
+        let t = topic.name.as_str();
+        // The topic's own override as the core read it; without one the button shows off.
+        let on_ = topic.unclean_leader_election_enable == Some(true);
+        let toggle = {
+            let cb = props.on_msg.clone();
+            let topic = topic.name.clone();
+            Callback::from(move |_: MouseEvent| {
+                cb.emit(Msg::Act(Action::SetConfig {
+                    key: "unclean.leader.election.enable".into(),
+                    value: json!(!on_),
+                    topic: Some(topic.clone()),
+                }))
+            })
+        };
+        let th = |h: Html| el("th", &[], h);
+        let extra = |h: Html| el("th", attrs!("class" = "extra"), h);
+        let heads = vec![
+            th(text(lang.t("partition", "分区"))),
+            th(text(lang.t("state", "状态"))),
+            eld(
+                "th",
+                &["title"],
+                Box::new([s(lang.t(
+                    "assigned replicas; * the preferred one, the log end offset below each",
+                    "分配的副本；* 为优先副本，下标为各副本的 LEO",
+                ))]),
+                list(vec![
+                    term(TermId::Ar, text("AR")),
+                    text(" ("),
+                    term(
+                        TermId::PreferredReplica,
+                        text(lang.t("*preferred", "*优先")),
+                    ),
+                    text(")"),
+                ]),
+            ),
+            th(term(TermId::Isr, text("ISR"))),
+            th(text("leader")),
+            th(term(TermId::LeaderEpoch, text("leader epoch"))),
+            th(term(TermId::Hw, text("HW"))),
+            extra(text(lang.t("not in ISR", "不在 ISR"))),
+            extra(term(
+                TermId::ControllerEpoch,
+                text(lang.t("ctrl epoch", "控制器纪元")),
+            )),
+            extra(text(lang.t("unavailable", "不可用"))),
+            el(
+                "th",
+                attrs!("class" = "extra produce"),
+                text(lang.t("produce", "写入")),
+            ),
+            el(
+                "th",
+                attrs!("class" = "extra all-only"),
+                text(lang.t("cached by controller / brokers", "控制器 / broker 的缓存")),
+            ),
+        ];
+        el(
+            "div",
+            attrs!("class" = "topic"),
+            list(vec![
+                el(
+                    "h3",
+                    &[],
                     list(vec![
-                        html! { <Term name={TermId::Ar}>{ "AR" }</Term> },
-                        text(" ("),
-                        html! { <Term name={TermId::PreferredReplica}>{ lang.t("*preferred", "*优先") }</Term> },
-                        text(")"),
+                        string(lang.f(|| format!("topic {t}"), || format!("主题 {t}"))),
+                        elo(
+                            "button",
+                            &["aria-pressed", "aria-label"],
+                            Box::new([
+                                st(on_.to_string()),
+                                st(lang.f(
+                                    || {
+                                        format!(
+                                            "Toggle unclean.leader.election.enable for topic {t}"
+                                        )
+                                    },
+                                    || format!("切换主题 {t} 的 unclean.leader.election.enable"),
+                                )),
+                            ]),
+                            on(Box::new([click(toggle)])),
+                            string(lang.f(
+                                || format!("unclean election: {}", on_off(on_)),
+                                || format!("unclean 选举：{}", on_off(on_)),
+                            )),
+                        ),
                     ]),
                 ),
-                th(html! { <Term name={TermId::Isr}>{ "ISR" }</Term> }),
-                th(text("leader")),
-                th(html! { <Term name={TermId::LeaderEpoch}>{ "leader epoch" }</Term> }),
-                th(html! { <Term name={TermId::Hw}>{ "HW" }</Term> }),
-                extra(text(lang.t("not in ISR", "不在 ISR"))),
-                extra(html! { <Term name={TermId::ControllerEpoch}>{ lang.t("ctrl epoch", "控制器纪元") }</Term> }),
-                extra(text(lang.t("unavailable", "不可用"))),
-                el("th", attrs!("class" = "extra produce"), text(lang.t("produce", "写入"))),
                 el(
-                    "th",
-                    attrs!("class" = "extra all-only"),
-                    text(lang.t("cached by controller / brokers", "控制器 / broker 的缓存")),
-                ),
-            ];
-            el(
-                "div",
-                attrs!("class" = "topic"),
-                list(vec![
+                    "div",
+                    attrs!("class" = "table-scroll"),
                     el(
-                        "h3",
+                        "table",
                         &[],
                         list(vec![
-                            string(lang.f(|| format!("topic {t}"), || format!("主题 {t}"))),
-                            elo(
-                                "button",
-                                &["aria-pressed", "aria-label"],
-                                Box::new([
-                                    st(on_.to_string()),
-                                    st(lang.f(
-                                        || format!("Toggle unclean.leader.election.enable for topic {t}"),
-                                        || format!("切换主题 {t} 的 unclean.leader.election.enable"),
-                                    )),
-                                ]),
-                                on(Box::new([click(toggle)])),
-                                string(lang.f(
-                                    || format!("unclean election: {}", on_off(on_)),
-                                    || format!("unclean 选举：{}", on_off(on_)),
-                                )),
+                            el("thead", &[], el("tr", &[], list(heads))),
+                            el(
+                                "tbody",
+                                &[],
+                                list(
+                                    v.partitions
+                                        .iter()
+                                        .filter(|p| p.tp.topic == t)
+                                        .map(|p| row(p, v.time_ms, &props.on_msg, lang))
+                                        .collect(),
+                                ),
                             ),
                         ]),
                     ),
-                    el(
-                        "div",
-                        attrs!("class" = "table-scroll"),
-                        el(
-                            "table",
-                            &[],
-                            list(vec![
-                                el("thead", &[], el("tr", &[], list(heads))),
-                                el(
-                                    "tbody",
-                                    &[],
-                                    list(
-                                        v.partitions
-                                            .iter()
-                                            .filter(|p| p.tp.topic == t)
-                                            .map(|p| row(p, v.time_ms, &props.on_msg, lang))
-                                            .collect(),
-                                    ),
-                                ),
-                            ]),
-                        ),
-                    ),
-                ]),
-            )
-        });
+                ),
+            ]),
+        )
+    });
     let mut children = vec![
         el("h2", &[], text(t("Partitions", "分区"))),
         el(

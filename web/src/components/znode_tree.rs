@@ -1,7 +1,7 @@
 //! The ZooKeeper tree: every znode, ephemeral ones marked, watches counted,
 //! and, when asked for, its data exactly as stored.
 
-use crate::components::term::{Term, TermId};
+use crate::components::term::{term, TermId};
 use crate::el::{attrs, class, click, el, eld, elo, flag, list, on, prop, s, st, string, text};
 use crate::i18n::use_lang;
 use crate::state::Msg;
@@ -140,7 +140,7 @@ pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
                         vec![el(
                             "span",
                             attrs!("class" = "tag"),
-                            html! { <Term name={TermId::EphemeralZnode}>{ "E" }</Term> },
+                            term(TermId::EphemeralZnode, text("E")),
                         )]
                     } else {
                         Vec::new()

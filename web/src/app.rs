@@ -14,15 +14,20 @@ use crate::components::lesson_picker::LessonPicker;
 use crate::components::messages::Messages;
 use crate::components::network::Network;
 use crate::components::partition_table::PartitionTable;
-use crate::components::term::{Term, TermId};
+use crate::components::term::{term, TermId};
 use crate::components::whatif::{self, Runs, WhatIfLauncher, WhatIfPanes};
 use crate::components::why::Why;
 use crate::components::znode_tree::ZnodeTree;
+use crate::el::{
+    attrs, change, class, click, dynamic, el, eld, elo, els, flag, input, list, on, s, string, tag,
+    text,
+};
 use crate::hooks::{use_focus_rescue, use_interval, use_page_keys};
 use crate::i18n::Lang;
 use crate::notice::Notice;
 use crate::state::{zk_mode_label, Msg, SimState};
 use yew::prelude::*;
+use yew::virtual_dom::Listeners;
 
 /// How often the playback timer ticks (wall-clock ms).
 pub const TICK_MS: u32 = 50;
@@ -306,113 +311,320 @@ pub fn App(props: &AppProps) -> Html {
     let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
     let topics: Vec<String> = view.topics.iter().map(|t| t.name.clone()).collect();
     let stale = view.stale_requests_rejected;
-    html! {
-        <ContextProvider<Lang> context={lang}>
-        <main class={classes!("kcsim", dark.then_some("dark"), state.present.then_some("present"))} tabindex="0" ref={root} lang={lang.code()}>
-            <header>
-                <h1>{ "kcsim" }</h1>
-                <p class="subtitle">{ t("Kafka 2.x's ZooKeeper-era controller, simulated", "模拟 Kafka 2.x 基于 ZooKeeper 的控制器") }</p>
-                <p class="summary" aria-live="polite">
-                    <span class="who">
-                        <Term name={TermId::Controller}>{ t("controller", "控制器") }</Term>
-                        { format!("{}{controller} · ", t(": ", "：")) }
-                        <Term name={TermId::ControllerEpoch}>{ format!("{} {}", t("epoch", "纪元"), view.controller_epoch) }</Term>
-                    </span>
-                    <span class="zk-mode-shown">{ format!(" · {} {}", t("ZooKeeper access:", "ZooKeeper 访问："), zk_mode_label(state.running_zk_mode())) }</span>
-                    // Always there, hidden while zero: the header does not move when it appears.
-                    <span class={classes!("stale", (stale == 0).then_some("none"))}>
-                        { lang.f(|| format!(" · {stale} stale-epoch requests rejected"), || format!(" · 已拒绝 {stale} 个过期纪元的请求")) }
-                    </span>
-                </p>
-                if url_state {
-                    <label class="share" title={t("A link to this moment: it replays to exactly what you see", "指向此刻的链接：打开后精确重放到你现在看到的样子")}>{ t("link ", "链接 ") }
-                        <input readonly=true aria-label={t("Share link to this moment", "分享此刻的链接")} value={format!("#{fragment}")} size="8" />
-                    </label>
-                }
-                <crate::components::big_cluster::ClusterSize on_msg={on_msg.clone()} current={crate::state::shape_of(state.scenario)} />
-                if !state.large {
-                <WhatIfLauncher brokers={view.brokers.iter().map(|b| (b.id, b.status.clone())).collect::<Vec<_>>()}
-                    topics={topics.clone()} now_ms={now} on_fork={on_fork} panes_open={what_if.is_some()}
-                    error={what_if_error.as_ref().map(|e| whatif::error_text(e, lang))} />
-                }
-                <LessonPicker present={state.present} on_msg={on_msg.clone()} />
-                <select class="lang-switch" aria-label="Language / 语言" title="Language / 语言" onchange={set_lang}>
-                    { for Lang::ALL.iter().map(|l| html! {
-                        <option value={l.code()} lang={l.code()} selected={*l == lang}>{ l.name() }</option>
-                    }) }
-                </select>
-                <button aria-label={t("Toggle dark theme", "切换深色主题")} onclick={toggle_dark}>{ if *dark { t("light", "浅色") } else { t("dark", "深色") } }</button>
-                <button aria-label={t("Help: the page, its terms and keys (?)", "帮助：页面、术语和快捷键（?）")} onclick={toggle_help}>{ "?" }</button>
-            </header>
-            if let (Some(e), None) = (&state.error, *admin_form) {
-                <div class="error" role="alert">{ e.text(lang) }<button aria-label={t("Dismiss the error", "关闭错误提示")} onclick={dismiss.clone()}>{ "×" }</button></div>
-            }
-            if let Some(n) = state.notice {
-                <div class="notice" role="status">{ n.text(lang) }</div>
-            }
-            if let Some(at) = state.forked_at {
-                <div class="fork" role="status">{ Notice::fork(at, lang) }</div>
-            }
-            if *help {
-                <Help on_close={close_help} />
-            }
-            if let Some((n, runs)) = &*what_if {
-                <WhatIfPanes key={*n} runs={runs.clone()} speed={state.speed} on_close={close_what_if} />
-            }
-            // In presentation mode the narration and the clock stay on screen together.
-            <div class="lesson-top">
-            <LessonArea run={state.lesson.clone()} present={state.present} on_msg={on_msg.clone()} />
-            <div id="p-time">
-                <Controls now_ms={now} horizon_ms={state.scrub_end_ms()} playing={state.playing} speed={state.speed}
-                    scenario={state.scenario} zk_mode={state.zk_mode} can_undo={state.can_undo()}
-                    follow={state.follow} slowed={state.slowed} behind={state.behind()} marks={state.marks.to_vec()} on_msg={on_msg.clone()}
-                    lesson={state.lesson.as_ref().map(|r| (AttrValue::from(r.lesson.title.get(lang.code()).to_string()),
-                        matches!(r.lesson.start, kcsim_core::lesson::Start::Inline(_))))} />
-            </div>
-            </div>
-            if state.large {
-            // Large-cluster mode: aggregated, windowed, nothing per partition per frame.
-            <crate::components::big_cluster::BigCluster summary={{ let (c, v) = state.summary(); crate::components::big_cluster::Summary(c, v, std::rc::Rc::new((*state).clone())) }}
-                brokers={view.brokers.clone()} queues={view.queues.clone()} controller={view.controller} now_ms={now} on_msg={on_msg.clone()} />
-            <div class="grid big-lower">
-                <div class="col"><Why records={why.clone()} /></div>
-                <div class="col"><Invariants invariants={view.invariants.clone()} acked_records_lost={view.acked_records_lost} on_msg={on_msg.clone()} /></div>
-            </div>
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction; the components with `html!`): the order of each
+    // element's attributes is `html!`'s, `class` last.
+    let summary = el(
+        "p",
+        attrs!("aria-live" = "polite", "class" = "summary"),
+        list(vec![
+            el(
+                "span",
+                attrs!("class" = "who"),
+                list(vec![
+                    term(TermId::Controller, text(t("controller", "控制器"))),
+                    string(format!("{}{controller} · ", t(": ", "："))),
+                    term(
+                        TermId::ControllerEpoch,
+                        string(format!("{} {}", t("epoch", "纪元"), view.controller_epoch)),
+                    ),
+                ]),
+            ),
+            el(
+                "span",
+                attrs!("class" = "zk-mode-shown"),
+                string(format!(
+                    " · {} {}",
+                    t("ZooKeeper access:", "ZooKeeper 访问："),
+                    zk_mode_label(state.running_zk_mode())
+                )),
+            ),
+            // Always there, hidden while zero: the header does not move when it appears.
+            eld(
+                "span",
+                &["class"],
+                Box::new([class(classes!("stale", (stale == 0).then_some("none")))]),
+                string(lang.f(
+                    || format!(" · {stale} stale-epoch requests rejected"),
+                    || format!(" · 已拒绝 {stale} 个过期纪元的请求"),
+                )),
+            ),
+        ]),
+    );
+    let share = list(if url_state {
+        vec![eld(
+            "label",
+            &["title", "class"],
+            Box::new([
+                s(t(
+                    "A link to this moment: it replays to exactly what you see",
+                    "指向此刻的链接：打开后精确重放到你现在看到的样子",
+                )),
+                s("share"),
+            ]),
+            list(vec![
+                text(t("link ", "链接 ")),
+                input(
+                    Some(AttrValue::from(format!("#{fragment}"))),
+                    None,
+                    dynamic(
+                        &["aria-label", "size", "readonly"],
+                        Box::new([
+                            s(t("Share link to this moment", "分享此刻的链接")),
+                            s("8"),
+                            s("readonly"),
+                        ]),
+                    ),
+                    Listeners::None,
+                ),
+            ]),
+        )]
+    } else {
+        Vec::new()
+    });
+    let header = el(
+        "header",
+        &[],
+        list(vec![
+            el("h1", &[], text("kcsim")),
+            el(
+                "p",
+                attrs!("class" = "subtitle"),
+                text(t(
+                    "Kafka 2.x's ZooKeeper-era controller, simulated",
+                    "模拟 Kafka 2.x 基于 ZooKeeper 的控制器",
+                )),
+            ),
+            summary,
+            share,
+            html! { <crate::components::big_cluster::ClusterSize on_msg={on_msg.clone()} current={crate::state::shape_of(state.scenario)} /> },
+            list(if state.large {
+                Vec::new()
             } else {
-            <section id="p-brokers" class="brokers" aria-label={t("Brokers", "Broker")}>
-                { for view.brokers.iter().map(|b| html! {
-                    <BrokerCard key={b.id.0} broker={b.clone()} now_ms={now} on_msg={on_msg.clone()} />
-                }) }
-            </section>
+                vec![html! {
+                    <WhatIfLauncher brokers={view.brokers.iter().map(|b| (b.id, b.status.clone())).collect::<Vec<_>>()}
+                        topics={topics.clone()} now_ms={now} on_fork={on_fork} panes_open={what_if.is_some()}
+                        error={what_if_error.as_ref().map(|e| whatif::error_text(e, lang))} />
+                }]
+            }),
+            html! { <LessonPicker present={state.present} on_msg={on_msg.clone()} /> },
+            els(
+                "select",
+                attrs!(
+                    "aria-label" = "Language / 语言",
+                    "title" = "Language / 语言",
+                    "class" = "lang-switch"
+                ),
+                on(Box::new([change(set_lang)])),
+                list(
+                    Lang::ALL
+                        .iter()
+                        .map(|l| {
+                            eld(
+                                "option",
+                                &["lang", "value", "selected"],
+                                Box::new([s(l.code()), s(l.code()), flag("selected", *l == lang)]),
+                                text(l.name()),
+                            )
+                        })
+                        .collect(),
+                ),
+            ),
+            elo(
+                "button",
+                &["aria-label"],
+                Box::new([s(t("Toggle dark theme", "切换深色主题"))]),
+                on(Box::new([click(toggle_dark)])),
+                text(if *dark {
+                    t("light", "浅色")
+                } else {
+                    t("dark", "深色")
+                }),
+            ),
+            elo(
+                "button",
+                &["aria-label"],
+                Box::new([s(t(
+                    "Help: the page, its terms and keys (?)",
+                    "帮助：页面、术语和快捷键（?）",
+                ))]),
+                on(Box::new([click(toggle_help)])),
+                text("?"),
+            ),
+        ]),
+    );
+    let error = list(if let (Some(e), None) = (&state.error, *admin_form) {
+        vec![el(
+            "div",
+            attrs!("role" = "alert", "class" = "error"),
+            list(vec![
+                string(e.text(lang)),
+                elo(
+                    "button",
+                    &["aria-label"],
+                    Box::new([s(t("Dismiss the error", "关闭错误提示"))]),
+                    on(Box::new([click(dismiss.clone())])),
+                    text("×"),
+                ),
+            ]),
+        )]
+    } else {
+        Vec::new()
+    });
+    let notice = list(if let Some(n) = state.notice {
+        vec![el(
+            "div",
+            attrs!("role" = "status", "class" = "notice"),
+            string(n.text(lang)),
+        )]
+    } else {
+        Vec::new()
+    });
+    let fork = list(if let Some(at) = state.forked_at {
+        vec![el(
+            "div",
+            attrs!("role" = "status", "class" = "fork"),
+            string(Notice::fork(at, lang)),
+        )]
+    } else {
+        Vec::new()
+    });
+    let help_pane = list(if *help {
+        vec![html! { <Help on_close={close_help} /> }]
+    } else {
+        Vec::new()
+    });
+    let panes = list(if let Some((n, runs)) = &*what_if {
+        vec![
+            html! { <WhatIfPanes key={*n} runs={runs.clone()} speed={state.speed} on_close={close_what_if} /> },
+        ]
+    } else {
+        Vec::new()
+    });
+    // In presentation mode the narration and the clock stay on screen together.
+    let lesson_top = el(
+        "div",
+        attrs!("class" = "lesson-top"),
+        list(vec![
+            html! { <LessonArea run={state.lesson.clone()} present={state.present} on_msg={on_msg.clone()} /> },
+            el(
+                "div",
+                attrs!("id" = "p-time"),
+                html! {
+                    <Controls now_ms={now} horizon_ms={state.scrub_end_ms()} playing={state.playing} speed={state.speed}
+                        scenario={state.scenario} zk_mode={state.zk_mode} can_undo={state.can_undo()}
+                        follow={state.follow} slowed={state.slowed} behind={state.behind()} marks={state.marks.to_vec()} on_msg={on_msg.clone()}
+                        lesson={state.lesson.as_ref().map(|r| (AttrValue::from(r.lesson.title.get(lang.code()).to_string()),
+                            matches!(r.lesson.start, kcsim_core::lesson::Start::Inline(_))))} />
+                },
+            ),
+        ]),
+    );
+    let col = |attrs: &'static [crate::el::Attr], h: Html| el("div", attrs, h);
+    let body = if state.large {
+        // Large-cluster mode: aggregated, windowed, nothing per partition per frame.
+        list(vec![
+            html! {
+                <crate::components::big_cluster::BigCluster summary={{ let (c, v) = state.summary(); crate::components::big_cluster::Summary(c, v, std::rc::Rc::new((*state).clone())) }}
+                    brokers={view.brokers.clone()} queues={view.queues.clone()} controller={view.controller} now_ms={now} on_msg={on_msg.clone()} />
+            },
+            el(
+                "div",
+                attrs!("class" = "grid big-lower"),
+                list(vec![
+                    col(
+                        attrs!("class" = "col"),
+                        html! { <Why records={why.clone()} /> },
+                    ),
+                    col(
+                        attrs!("class" = "col"),
+                        html! { <Invariants invariants={view.invariants.clone()} acked_records_lost={view.acked_records_lost} on_msg={on_msg.clone()} /> },
+                    ),
+                ]),
+            ),
+        ])
+    } else {
+        list(vec![
+            eld(
+                "section",
+                &["id", "aria-label", "class"],
+                Box::new([s("p-brokers"), s(t("Brokers", "Broker")), s("brokers")]),
+                list(
+                    view.brokers
+                        .iter()
+                        .map(|b| {
+                            html! {
+                                <BrokerCard key={b.id.0} broker={b.clone()} now_ms={now} on_msg={on_msg.clone()} />
+                            }
+                        })
+                        .collect(),
+                ),
+            ),
             // Below the brokers, three columns: the controller at work (its
             // queues, then Why), the partitions and Kafka's own words, the wire
             // and ZooKeeper. At 1280×720 the top of each is in the first screen.
-            <div class="grid">
-                <div class="col col-work">
-                    <EventQueue queues={view.queues.clone()} now_ms={now} />
-                    <Why records={why} />
-                </div>
-                <div class="col col-data">
-                    <PartitionTable view={view.clone()} on_msg={on_msg.clone()} />
-                    <KafkaText describe={view.describe()} controller={view.zookeeper_shell_get_controller()} />
-                    <Admin topics={topics} on_submit={on_admin} error={state.error.as_ref().zip(*admin_form).map(|(e, f)| (f, e.text(lang)))} on_dismiss={dismiss.clone()} />
-                </div>
-                <div class="col col-wire">
-                    <Network brokers={view.brokers.clone()} messages={view.messages.clone()} controller={view.controller} now_ms={now} />
-                    <Messages messages={view.messages.clone()} now_ms={now} on_msg={on_msg.clone()} />
-                    <Invariants invariants={view.invariants.clone()} acked_records_lost={view.acked_records_lost} on_msg={on_msg.clone()} />
-                    <ZnodeTree znodes={view.znodes.clone()} brokers={view.brokers.iter().map(|b| b.id.0).collect::<Vec<_>>()}
-                        controller={view.controller.map(|c| c.0)} now_ms={now} on_msg={on_msg.clone()} />
-                </div>
-            </div>
+            el(
+                "div",
+                attrs!("class" = "grid"),
+                list(vec![
+                    col(
+                        attrs!("class" = "col col-work"),
+                        list(vec![
+                            html! { <EventQueue queues={view.queues.clone()} now_ms={now} /> },
+                            html! { <Why records={why} /> },
+                        ]),
+                    ),
+                    col(
+                        attrs!("class" = "col col-data"),
+                        list(vec![
+                            html! { <PartitionTable view={view.clone()} on_msg={on_msg.clone()} /> },
+                            html! { <KafkaText describe={view.describe()} controller={view.zookeeper_shell_get_controller()} /> },
+                            html! { <Admin topics={topics} on_submit={on_admin} error={state.error.as_ref().zip(*admin_form).map(|(e, f)| (f, e.text(lang)))} on_dismiss={dismiss.clone()} /> },
+                        ]),
+                    ),
+                    col(
+                        attrs!("class" = "col col-wire"),
+                        list(vec![
+                            html! { <Network brokers={view.brokers.clone()} messages={view.messages.clone()} controller={view.controller} now_ms={now} /> },
+                            html! { <Messages messages={view.messages.clone()} now_ms={now} on_msg={on_msg.clone()} /> },
+                            html! { <Invariants invariants={view.invariants.clone()} acked_records_lost={view.acked_records_lost} on_msg={on_msg.clone()} /> },
+                            html! {
+                                <ZnodeTree znodes={view.znodes.clone()} brokers={view.brokers.iter().map(|b| b.id.0).collect::<Vec<_>>()}
+                                    controller={view.controller.map(|c| c.0)} now_ms={now} on_msg={on_msg.clone()} />
+                            },
+                        ]),
+                    ),
+                ]),
+            ),
             // Docked at the bottom of the window: the cluster stays in sight while typing.
-            <Console entries={state.console.clone()} view={view.clone()} on_msg={on_msg.clone()} />
+            html! { <Console entries={state.console.clone()} view={view.clone()} on_msg={on_msg.clone()} /> },
             // Who sent what to whom, drawn from the trace.
-            <DiagramPane state={(*state).clone()} on_msg={on_msg.clone()} />
+            html! { <DiagramPane state={(*state).clone()} on_msg={on_msg.clone()} /> },
             // The historical design, below the rest: run on a click.
-            <crate::components::legacy::Legacy state={(*state).clone()} />
-            }
-        </main>
-        </ContextProvider<Lang>>
+            html! { <crate::components::legacy::Legacy state={(*state).clone()} /> },
+        ])
+    };
+    let main = tag(
+        "main",
+        root,
+        dynamic(
+            &["tabindex", "lang", "class"],
+            Box::new([
+                s("0"),
+                s(lang.code()),
+                class(classes!(
+                    "kcsim",
+                    dark.then_some("dark"),
+                    state.present.then_some("present")
+                )),
+            ]),
+        ),
+        Listeners::None,
+        list(vec![
+            header, error, notice, fork, help_pane, panes, lesson_top, body,
+        ]),
+    );
+    html! {
+        <ContextProvider<Lang> context={lang}>{ main }</ContextProvider<Lang>>
     }
 }

@@ -10,6 +10,7 @@ pub mod app;
 pub mod components;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod csp_tests;
+mod el;
 pub mod hooks;
 pub mod i18n;
 pub mod lesson;

@@ -406,8 +406,10 @@ fn stage_browser() -> Result<()> {
 /// lowercased as ASCII: no Unicode case table; no `f32` formatting), then
 /// 649 879 with the session's memory and speed work merged (the znode data
 /// kept as numbers, the hosted replicas' and the controller's reads: +1 936);
-/// the line is again that rounded up, plus 2 000.
-const WASM_GZIP_BUDGET: u64 = 652_000;
+/// the line is again that rounded up, plus 2 000. Session 13: 638 983 (the
+/// page's elements built by non-inlined builders, `web/src/el.rs`, instead of
+/// `html!`'s inline construction); again rounded up, plus 2 000.
+const WASM_GZIP_BUDGET: u64 = 641_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

@@ -3,12 +3,16 @@
 //! shows as a message next to the form that caused it, with the state kept.
 //! Every field has a visible label.
 
+use crate::el::{
+    self, attrs, click, dynamic, el, eld, elo, input_ref, list, on, s, st, string, submit, text,
+};
 use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
 use kcsim_core::action::PartitionTarget;
 use kcsim_core::{Action, BrokerId};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
+use yew::virtual_dom::Listeners;
 
 /// Properties of [`Admin`].
 #[derive(Properties, PartialEq, Debug)]
@@ -180,15 +184,26 @@ pub fn Admin(props: &AdminProps) -> Html {
         })
     };
     let first = props.topics.first().cloned().unwrap_or_default();
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
     // The error, under the form that caused it.
     let error_for = |form: usize| -> Html {
         match &props.error {
-            Some((f, e)) if *f == form => html! {
-                <p class="error form-error" role="alert">
-                    <span>{ e }</span>
-                    <button type="button" aria-label={t("Dismiss the error", "关闭错误提示")} onclick={props.on_dismiss.clone()}>{ "×" }</button>
-                </p>
-            },
+            Some((f, e)) if *f == form => el(
+                "p",
+                attrs!("role" = "alert", "class" = "error form-error"),
+                list(vec![
+                    el("span", &[], string(e.clone())),
+                    elo(
+                        "button",
+                        &["type", "aria-label"],
+                        Box::new([s("button"), s(t("Dismiss the error", "关闭错误提示"))]),
+                        on(Box::new([click(props.on_dismiss.clone())])),
+                        text("×"),
+                    ),
+                ]),
+            ),
             _ => Html::default(),
         }
     };
@@ -199,47 +214,159 @@ pub fn Admin(props: &AdminProps) -> Html {
                  size: &str,
                  class: &str| {
         let (label, aria) = (lang.t(label, label_zh), lang.t(aria, aria_zh));
-        html! {
-            <label class={classes!("field", class.to_string())}>
-                <span class="field-label">{ label.to_string() }</span>
-                <input ref={r.clone()} aria-label={aria.to_string()} {value} size={size.to_string()} />
-            </label>
-        }
+        eld(
+            "label",
+            &["class"],
+            Box::new([el::class(classes!("field", class.to_string()))]),
+            list(vec![
+                el(
+                    "span",
+                    attrs!("class" = "field-label"),
+                    string(label.to_string()),
+                ),
+                input_ref(
+                    Some(AttrValue::from(value)),
+                    r.clone(),
+                    dynamic(
+                        &["aria-label", "size"],
+                        Box::new([st(aria.to_string()), st(size.to_string())]),
+                    ),
+                    Listeners::None,
+                ),
+            ]),
+        )
     };
-    html! {
-        <section id="p-admin" class="panel admin" aria-label={t("Admin tools", "管理工具")}>
-            <h2>{ t("Admin tools", "管理工具") }</h2>
-            <form onsubmit={create} aria-label={form_name(CREATE, lang)}>
-                <code class="admin-cmd">{ "kafka-topics.sh --create" }</code>
-                { field(("topic", "主题"), ("New topic name", "新主题名"), &name, "events".into(), "9", "wide") }
-                { field(("partitions", "分区数"), ("Partitions", "分区数"), &parts, "3".into(), "3", "") }
-                { field(("replication factor", "副本因子"), ("Replication factor", "副本因子"), &rf, "2".into(), "3", "") }
-                <button type="submit">{ t("create", "创建") }</button>
-                { error_for(CREATE) }
-            </form>
-            <form onsubmit={add} aria-label={form_name(ADD, lang)}>
-                <code class="admin-cmd">{ "kafka-topics.sh --alter --partitions" }</code>
-                { field(("topic", "主题"), ("Topic to add partitions to", "要增加分区的主题"), &add_topic, first.clone(), "9", "wide") }
-                { field(("partition count", "分区总数"), ("New partition count", "新的分区总数"), &add_count, "6".into(), "3", "") }
-                <button type="submit">{ t("alter", "修改") }</button>
-                { error_for(ADD) }
-            </form>
-            <form onsubmit={reassign} aria-label={form_name(REASSIGN, lang)}>
-                <code class="admin-cmd">{ "kafka-reassign-partitions.sh --execute" }</code>
-                { field(("topic", "主题"), ("Topic to reassign", "要重分配的主题"), &re_topic, first.clone(), "9", "wide") }
-                { field(("partition", "分区"), ("Partition to reassign", "要重分配的分区"), &re_part, "0".into(), "3", "") }
-                { field(("replicas (e.g. 2,3)", "副本（如 2,3）"), ("Target replicas, comma separated", "目标副本，逗号分隔"), &re_replicas, "2,3".into(), "6", "") }
-                <button type="submit">{ t("execute", "执行") }</button>
-                { error_for(REASSIGN) }
-            </form>
-            <form onsubmit={delete} aria-label={form_name(DELETE, lang)}>
-                <code class="admin-cmd">{ "kafka-topics.sh --delete" }</code>
-                { field(("topic", "主题"), ("Topic to delete", "要删除的主题"), &del_topic, first, "9", "wide") }
-                <button type="submit">{ t("delete", "删除") }</button>
-                { error_for(DELETE) }
-            </form>
-        </section>
-    }
+    let form = |cb: Callback<SubmitEvent>,
+                which: usize,
+                cmd: &'static str,
+                mut fields: Vec<Html>,
+                label: &'static str| {
+        let mut children = vec![el("code", attrs!("class" = "admin-cmd"), text(cmd))];
+        children.append(&mut fields);
+        children.push(el("button", attrs!("type" = "submit"), text(label)));
+        children.push(error_for(which));
+        elo(
+            "form",
+            &["aria-label"],
+            Box::new([s(form_name(which, lang))]),
+            on(Box::new([submit(cb)])),
+            list(children),
+        )
+    };
+    eld(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([
+            s("p-admin"),
+            s(t("Admin tools", "管理工具")),
+            s("panel admin"),
+        ]),
+        list(vec![
+            el("h2", &[], text(t("Admin tools", "管理工具"))),
+            form(
+                create,
+                CREATE,
+                "kafka-topics.sh --create",
+                vec![
+                    field(
+                        ("topic", "主题"),
+                        ("New topic name", "新主题名"),
+                        &name,
+                        "events".into(),
+                        "9",
+                        "wide",
+                    ),
+                    field(
+                        ("partitions", "分区数"),
+                        ("Partitions", "分区数"),
+                        &parts,
+                        "3".into(),
+                        "3",
+                        "",
+                    ),
+                    field(
+                        ("replication factor", "副本因子"),
+                        ("Replication factor", "副本因子"),
+                        &rf,
+                        "2".into(),
+                        "3",
+                        "",
+                    ),
+                ],
+                t("create", "创建"),
+            ),
+            form(
+                add,
+                ADD,
+                "kafka-topics.sh --alter --partitions",
+                vec![
+                    field(
+                        ("topic", "主题"),
+                        ("Topic to add partitions to", "要增加分区的主题"),
+                        &add_topic,
+                        first.clone(),
+                        "9",
+                        "wide",
+                    ),
+                    field(
+                        ("partition count", "分区总数"),
+                        ("New partition count", "新的分区总数"),
+                        &add_count,
+                        "6".into(),
+                        "3",
+                        "",
+                    ),
+                ],
+                t("alter", "修改"),
+            ),
+            form(
+                reassign,
+                REASSIGN,
+                "kafka-reassign-partitions.sh --execute",
+                vec![
+                    field(
+                        ("topic", "主题"),
+                        ("Topic to reassign", "要重分配的主题"),
+                        &re_topic,
+                        first.clone(),
+                        "9",
+                        "wide",
+                    ),
+                    field(
+                        ("partition", "分区"),
+                        ("Partition to reassign", "要重分配的分区"),
+                        &re_part,
+                        "0".into(),
+                        "3",
+                        "",
+                    ),
+                    field(
+                        ("replicas (e.g. 2,3)", "副本（如 2,3）"),
+                        ("Target replicas, comma separated", "目标副本，逗号分隔"),
+                        &re_replicas,
+                        "2,3".into(),
+                        "6",
+                        "",
+                    ),
+                ],
+                t("execute", "执行"),
+            ),
+            form(
+                delete,
+                DELETE,
+                "kafka-topics.sh --delete",
+                vec![field(
+                    ("topic", "主题"),
+                    ("Topic to delete", "要删除的主题"),
+                    &del_topic,
+                    first,
+                    "9",
+                    "wide",
+                )],
+                t("delete", "删除"),
+            ),
+        ]),
+    )
 }
 
 #[cfg(test)]

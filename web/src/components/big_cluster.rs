@@ -5,6 +5,10 @@
 //! which the core runs ([`SummaryCache::filter`]) and the page memoises per
 //! change; only the rows in sight are drawn.
 
+use crate::el::{
+    attrs, change, class, click, dynamic, el, eld, elo, els, flag as bool_attr, input, input_ref,
+    leaf, list, num, on, prop, s, scroll as on_scroll, st, string, submit, text, Attr,
+};
 use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
 use kcsim_core::controller::states::PartitionState;
@@ -17,6 +21,7 @@ use kcsim_core::{Action, BrokerId};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
+use yew::virtual_dom::{Attributes, Listeners};
 
 /// The table's row height (px) and the height of its window.
 pub const ROW_H: u32 = 24;
@@ -131,33 +136,65 @@ pub fn ClusterSize(props: &ClusterSizeProps) -> Html {
         partitions: 1_000,
         replication_factor: 3,
     });
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
     let field = |r: &NodeRef,
                  label: &'static str,
                  label_zh: &'static str,
                  value: u32,
                  name: &'static str| {
-        html! {
-            <label>{ lang.t(label, label_zh) }
-                <input ref={r.clone()} type="number" min="0" name={name} value={value.to_string()} size="6" />
-            </label>
-        }
+        el(
+            "label",
+            &[],
+            list(vec![
+                text(lang.t(label, label_zh)),
+                input_ref(
+                    Some(AttrValue::from(value.to_string())),
+                    r.clone(),
+                    dynamic(
+                        &["type", "min", "name", "size"],
+                        Box::new([s("number"), s("0"), s(name), s("6")]),
+                    ),
+                    Listeners::None,
+                ),
+            ]),
+        )
     };
-    html! {
-        <details class="cluster-size">
-            <summary>{ t("Cluster size…", "集群规模…") }</summary>
-            <form class="size-form" onsubmit={onsubmit} aria-label={t("Cluster size", "集群规模")}>
-                { field(&refs[0], "brokers ", "broker 数 ", start.brokers, "brokers") }
-                { field(&refs[1], "topics ", "主题数 ", start.topics, "topics") }
-                { field(&refs[2], "partitions per topic ", "每主题分区数 ", start.partitions, "partitions") }
-                { field(&refs[3], "replication factor ", "副本因子 ", start.replication_factor, "rf") }
-                <button type="submit">{ t("open this cluster", "打开此集群") }</button>
-                <p class="hint">{ t("Up to 100 brokers and 200,000 partitions (Kafka's guideline for a ZooKeeper-era cluster); from 1,000 partitions the page shows the cluster in aggregate.", "最多 100 个 broker、200,000 个分区（Kafka 对基于 ZooKeeper 的集群的建议）；从 1,000 个分区起页面以汇总方式显示集群。") }</p>
-                if let Some(e) = *error {
-                    <p class="form-error" role="alert">{ shape_error(&e, lang) }</p>
-                }
-            </form>
-        </details>
-    }
+    el(
+        "details",
+        attrs!("class" = "cluster-size"),
+        list(vec![
+            el("summary", &[], text(t("Cluster size…", "集群规模…"))),
+            elo(
+                "form",
+                &["aria-label", "class"],
+                Box::new([s(t("Cluster size", "集群规模")), s("size-form")]),
+                on(Box::new([submit(onsubmit)])),
+                list(vec![
+                    field(&refs[0], "brokers ", "broker 数 ", start.brokers, "brokers"),
+                    field(&refs[1], "topics ", "主题数 ", start.topics, "topics"),
+                    field(&refs[2], "partitions per topic ", "每主题分区数 ", start.partitions, "partitions"),
+                    field(&refs[3], "replication factor ", "副本因子 ", start.replication_factor, "rf"),
+                    el("button", attrs!("type" = "submit"), text(t("open this cluster", "打开此集群"))),
+                    el(
+                        "p",
+                        attrs!("class" = "hint"),
+                        text(t("Up to 100 brokers and 200,000 partitions (Kafka's guideline for a ZooKeeper-era cluster); from 1,000 partitions the page shows the cluster in aggregate.", "最多 100 个 broker、200,000 个分区（Kafka 对基于 ZooKeeper 的集群的建议）；从 1,000 个分区起页面以汇总方式显示集群。")),
+                    ),
+                    list(if let Some(e) = *error {
+                        vec![el(
+                            "p",
+                            attrs!("role" = "alert", "class" = "form-error"),
+                            string(shape_error(&e, lang)),
+                        )]
+                    } else {
+                        Vec::new()
+                    }),
+                ]),
+            ),
+        ]),
+    )
 }
 
 /// The summary a state holds, compared by identity and version, with the
@@ -219,70 +256,159 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
     let sel = (*selected).and_then(|id| props.brokers.iter().find(|b| b.id == id));
     let leaders_sum: u32 = counts.brokers.iter().map(|b| b.leader).sum();
     let add_up = counts.add_up();
-    html! {
-        <div class="big">
-        <section id="p-brokers" class="panel big-brokers" aria-label={t("Brokers", "Broker")}>
-            <h2>{ t("Brokers", "Broker") }
-                <span class="big-legend">{ t(" · L leader, F follower, off offline replicas, URP under-replicated, <min under min.insync.replicas", " · L leader，F follower，off 离线副本，URP 副本不足，<min 低于 min.insync.replicas") }</span>
-            </h2>
-            <p class="big-totals" data-partitions={tot.partitions.to_string()} data-offline={tot.offline.to_string()}
-                data-leaders={leaders_sum.to_string()} data-replicas={tot.replicas.to_string()}
-                data-urp={tot.under_replicated.to_string()} data-add-up={add_up.to_string()} aria-live="off">
-                { lang.f(
-                    || format!("{} partitions, {} replicas · led {} · offline {} · under-replicated {} · under min ISR {} · not on the preferred leader {}",
-                        tot.partitions, tot.replicas, leaders_sum, tot.offline, tot.under_replicated, tot.under_min_isr, tot.not_preferred),
-                    || format!("{} 个分区、{} 个副本 · 有 leader {} · 离线 {} · 副本不足 {} · 低于最小 ISR {} · 不在优先副本上 {}",
-                        tot.partitions, tot.replicas, leaders_sum, tot.offline, tot.under_replicated, tot.under_min_isr, tot.not_preferred)) }
-                <span class={classes!("add-up", (!add_up).then_some("bad"))}>
-                    { if add_up { t(" · the counts add up (led + offline = partitions)", " · 计数相符（有 leader + 离线 = 分区数）") } else { t(" · the counts do not add up", " · 计数不相符") } }
-                </span>
-            </p>
-            <div class="broker-grid" role="list">
-                { for props.brokers.iter().map(|b| {
-                    let c = counts.brokers.iter().find(|c| c.id == b.id);
-                    let (l, f, off, urp, umi) = c.map_or((0, 0, 0, 0, 0), |c| (c.leader, c.follower, c.offline, c.under_replicated, c.under_min_isr));
-                    let is_ctl = b.is_active_controller && props.controller == Some(b.id);
-                    let id = b.id;
-                    let selected = selected.clone();
-                    let label = lang.f(
-                        || format!("broker {id}, {}{}: leads {l}, follows {f}, {off} offline replicas, {urp} under-replicated, {umi} under min ISR", status_word(&b.status, Lang::En), if is_ctl { ", controller" } else { "" }),
-                        || format!("broker {id}，{}{}：leader {l}，follower {f}，离线副本 {off}，副本不足 {urp}，低于最小 ISR {umi}", status_word(&b.status, Lang::Zh), if is_ctl { "，控制器" } else { "" }));
-                    html! {
-                        <button role="listitem" class={classes!("cell", b.status.clone(), is_ctl.then_some("controller"), (Some(id) == *selected).then_some("selected"))}
-                            data-broker={id.to_string()} data-leader={l.to_string()} data-offline={off.to_string()}
-                            aria-label={label.clone()} title={label} aria-pressed={(Some(id) == *selected).to_string()}
-                            onclick={Callback::from(move |_| selected.set(Some(id)))}>
-                            <span class="cell-id">{ format!("{id}{}", if is_ctl { " ★" } else { "" }) }</span>
-                            <span class="cell-n">{ format!("L{l} F{f}") }</span>
-                            if off > 0 { <span class="cell-off">{ format!("off {off}") }</span> }
-                            if urp > 0 { <span class="cell-urp">{ format!("URP {urp}") }</span> }
-                            if umi > 0 { <span class="cell-umi">{ format!("<min {umi}") }</span> }
-                        </button>
-                    }
-                }) }
-            </div>
-            <div class="big-actions">
-                if let Some(c) = props.controller {
-                    <button class="kill-controller" onclick={act(Action::KillBroker { broker: c })}>
-                        { lang.f(|| format!("kill -9 the controller (broker {c})"), || format!("kill -9 控制器（broker {c}）")) }
-                    </button>
-                }
-                if let Some(b) = sel {
-                    <span class="sel">{ lang.f(|| format!("broker {} ({}):", b.id, status_word(&b.status, Lang::En)), || format!("broker {}（{}）：", b.id, status_word(&b.status, Lang::Zh))) }</span>
-                    <button onclick={act(Action::KillBroker { broker: b.id })}>{ "kill -9" }</button>
-                    <button onclick={act(Action::ShutdownBroker { broker: b.id })}>{ t("stop (controlled shutdown)", "停止（受控关闭）") }</button>
-                    <button onclick={act(Action::StartBroker { broker: b.id })}>{ t("start", "启动") }</button>
-                    <button onclick={act(Action::PreferredElection { partitions: None })}>{ t("preferred election (all)", "优先副本选举（全部）") }</button>
-                } else {
-                    <span class="sel muted">{ t("select a broker in the grid for its buttons", "在网格中选择一个 broker 以显示其按钮") }</span>
-                }
-            </div>
-        </section>
-        <BigQueues queues={props.queues.clone()} now_ms={now} />
-        <BigTable summary={props.summary.clone()} now_ms={now} />
-        <Chart summary={props.summary.clone()} now_ms={now} />
-        </div>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction; the components with `html!`): the order of each
+    // element's attributes is `html!`'s, `class` last.
+    let cells = props
+        .brokers
+        .iter()
+        .map(|b| {
+            let c = counts.brokers.iter().find(|c| c.id == b.id);
+            let (l, f, off, urp, umi) = c.map_or((0, 0, 0, 0, 0), |c| (c.leader, c.follower, c.offline, c.under_replicated, c.under_min_isr));
+            let is_ctl = b.is_active_controller && props.controller == Some(b.id);
+            let id = b.id;
+            let selected = selected.clone();
+            let label = lang.f(
+                || format!("broker {id}, {}{}: leads {l}, follows {f}, {off} offline replicas, {urp} under-replicated, {umi} under min ISR", status_word(&b.status, Lang::En), if is_ctl { ", controller" } else { "" }),
+                || format!("broker {id}，{}{}：leader {l}，follower {f}，离线副本 {off}，副本不足 {urp}，低于最小 ISR {umi}", status_word(&b.status, Lang::Zh), if is_ctl { "，控制器" } else { "" }));
+            let count = |n: u32, class: &'static [Attr], text: String| {
+                list(if n > 0 { vec![el("span", class, string(text))] } else { Vec::new() })
+            };
+            elo(
+                "button",
+                &["role", "data-broker", "data-leader", "data-offline", "aria-label", "title", "aria-pressed", "class"],
+                Box::new([
+                    s("listitem"),
+                    num(id.0.into()),
+                    num(l.into()),
+                    num(off.into()),
+                    st(label.clone()),
+                    st(label),
+                    st((Some(id) == *selected).to_string()),
+                    class(classes!("cell", b.status.clone(), is_ctl.then_some("controller"), (Some(id) == *selected).then_some("selected"))),
+                ]),
+                on(Box::new([click(Callback::from(move |_| selected.set(Some(id))))])),
+                list(vec![
+                    el("span", attrs!("class" = "cell-id"), string(format!("{id}{}", if is_ctl { " ★" } else { "" }))),
+                    el("span", attrs!("class" = "cell-n"), string(format!("L{l} F{f}"))),
+                    count(off, attrs!("class" = "cell-off"), format!("off {off}")),
+                    count(urp, attrs!("class" = "cell-urp"), format!("URP {urp}")),
+                    count(umi, attrs!("class" = "cell-umi"), format!("<min {umi}")),
+                ]),
+            )
+        })
+        .collect();
+    let button = |a: Action, h: Html| els("button", &[], on(Box::new([click(act(a))])), h);
+    let actions = el(
+        "div",
+        attrs!("class" = "big-actions"),
+        list(vec![
+            list(if let Some(c) = props.controller {
+                vec![els(
+                    "button",
+                    attrs!("class" = "kill-controller"),
+                    on(Box::new([click(act(Action::KillBroker { broker: c }))])),
+                    string(lang.f(
+                        || format!("kill -9 the controller (broker {c})"),
+                        || format!("kill -9 控制器（broker {c}）"),
+                    )),
+                )]
+            } else {
+                Vec::new()
+            }),
+            list(if let Some(b) = sel {
+                vec![
+                    el(
+                        "span",
+                        attrs!("class" = "sel"),
+                        string(lang.f(
+                            || format!("broker {} ({}):", b.id, status_word(&b.status, Lang::En)),
+                            || format!("broker {}（{}）：", b.id, status_word(&b.status, Lang::Zh)),
+                        )),
+                    ),
+                    button(Action::KillBroker { broker: b.id }, text("kill -9")),
+                    button(
+                        Action::ShutdownBroker { broker: b.id },
+                        text(t("stop (controlled shutdown)", "停止（受控关闭）")),
+                    ),
+                    button(
+                        Action::StartBroker { broker: b.id },
+                        text(t("start", "启动")),
+                    ),
+                    button(
+                        Action::PreferredElection { partitions: None },
+                        text(t("preferred election (all)", "优先副本选举（全部）")),
+                    ),
+                ]
+            } else {
+                vec![el(
+                    "span",
+                    attrs!("class" = "sel muted"),
+                    text(t(
+                        "select a broker in the grid for its buttons",
+                        "在网格中选择一个 broker 以显示其按钮",
+                    )),
+                )]
+            }),
+        ]),
+    );
+    el(
+        "div",
+        attrs!("class" = "big"),
+        list(vec![
+            eld(
+                "section",
+                &["id", "aria-label", "class"],
+                Box::new([s("p-brokers"), s(t("Brokers", "Broker")), s("panel big-brokers")]),
+                list(vec![
+                    el(
+                        "h2",
+                        &[],
+                        list(vec![
+                            text(t("Brokers", "Broker")),
+                            el(
+                                "span",
+                                attrs!("class" = "big-legend"),
+                                text(t(" · L leader, F follower, off offline replicas, URP under-replicated, <min under min.insync.replicas", " · L leader，F follower，off 离线副本，URP 副本不足，<min 低于 min.insync.replicas")),
+                            ),
+                        ]),
+                    ),
+                    eld(
+                        "p",
+                        &["data-partitions", "data-offline", "data-leaders", "data-replicas", "data-urp", "data-add-up", "aria-live", "class"],
+                        Box::new([
+                            st(tot.partitions.to_string()),
+                            st(tot.offline.to_string()),
+                            st(leaders_sum.to_string()),
+                            st(tot.replicas.to_string()),
+                            st(tot.under_replicated.to_string()),
+                            st(add_up.to_string()),
+                            s("off"),
+                            s("big-totals"),
+                        ]),
+                        list(vec![
+                            string(lang.f(
+                                || format!("{} partitions, {} replicas · led {} · offline {} · under-replicated {} · under min ISR {} · not on the preferred leader {}",
+                                    tot.partitions, tot.replicas, leaders_sum, tot.offline, tot.under_replicated, tot.under_min_isr, tot.not_preferred),
+                                || format!("{} 个分区、{} 个副本 · 有 leader {} · 离线 {} · 副本不足 {} · 低于最小 ISR {} · 不在优先副本上 {}",
+                                    tot.partitions, tot.replicas, leaders_sum, tot.offline, tot.under_replicated, tot.under_min_isr, tot.not_preferred))),
+                            eld(
+                                "span",
+                                &["class"],
+                                Box::new([class(classes!("add-up", (!add_up).then_some("bad")))]),
+                                text(if add_up { t(" · the counts add up (led + offline = partitions)", " · 计数相符（有 leader + 离线 = 分区数）") } else { t(" · the counts do not add up", " · 计数不相符") }),
+                            ),
+                        ]),
+                    ),
+                    el("div", attrs!("role" = "list", "class" = "broker-grid"), list(cells)),
+                    actions,
+                ]),
+            ),
+            html! { <BigQueues queues={props.queues.clone()} now_ms={now} /> },
+            html! { <BigTable summary={props.summary.clone()} now_ms={now} /> },
+            html! { <Chart summary={props.summary.clone()} now_ms={now} /> },
+        ]),
+    )
 }
 
 /// Properties of [`BigQueues`].
@@ -305,30 +431,90 @@ pub fn BigQueues(props: &BigQueuesProps) -> Html {
         .collect();
     let idle = props.queues.len() - busy.len();
     const SHOWN: usize = 8;
-    html! {
-        <section id="p-queues" class="panel queues big-queues" aria-label={lang.t("Controller event queues", "控制器事件队列")}>
-            <h2>{ lang.t("Controller event queues", "控制器事件队列") }</h2>
-            { for busy.iter().map(|q| {
-                let depth = q.waiting.len() + usize::from(q.current.is_some());
-                let more = q.waiting.len().saturating_sub(SHOWN);
-                html! {
-                    <div class="queue busy" data-broker={q.broker.to_string()} data-depth={depth.to_string()}>
-                        <span class="queue-owner">{ lang.f(|| format!("broker {} · {} · depth {depth}", q.broker, q.state), || format!("broker {} · {} · 深度 {depth}", q.broker, q.state)) }</span>
-                        <ol class="queue-events">
-                            { for q.current.iter().map(|(name, done)| html! {
-                                <li class="event current">{ { let ms = done.saturating_sub(props.now_ms); lang.f(|| format!("▶ {name} (done in {ms} ms)"), || format!("▶ {name}（{ms} ms 后完成）")) } }</li>
-                            }) }
-                            { for q.waiting.iter().take(SHOWN).map(|(name, at)| html! {
-                                <li class="event waiting">{ { let ms = props.now_ms.saturating_sub(*at); lang.f(|| format!("{name} (waiting {ms} ms)"), || format!("{name}（已等待 {ms} ms）")) } }</li>
-                            }) }
-                            if more > 0 { <li class="event more">{ lang.f(|| format!("… and {more} more"), || format!("……还有 {more} 个")) }</li> }
-                        </ol>
-                    </div>
-                }
-            }) }
-            <p class="muted">{ lang.f(|| format!("{idle} queue(s) idle"), || format!("{idle} 个队列空闲")) }</p>
-        </section>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let mut children = vec![el(
+        "h2",
+        &[],
+        text(lang.t("Controller event queues", "控制器事件队列")),
+    )];
+    children.extend(busy.iter().map(|q| {
+        let depth = q.waiting.len() + usize::from(q.current.is_some());
+        let more = q.waiting.len().saturating_sub(SHOWN);
+        let mut events: Vec<Html> = q
+            .current
+            .iter()
+            .map(|(name, done)| {
+                let ms = done.saturating_sub(props.now_ms);
+                el(
+                    "li",
+                    attrs!("class" = "event current"),
+                    string(lang.f(
+                        || format!("▶ {name} (done in {ms} ms)"),
+                        || format!("▶ {name}（{ms} ms 后完成）"),
+                    )),
+                )
+            })
+            .collect();
+        events.extend(q.waiting.iter().take(SHOWN).map(|(name, at)| {
+            let ms = props.now_ms.saturating_sub(*at);
+            el(
+                "li",
+                attrs!("class" = "event waiting"),
+                string(lang.f(
+                    || format!("{name} (waiting {ms} ms)"),
+                    || format!("{name}（已等待 {ms} ms）"),
+                )),
+            )
+        }));
+        events.push(list(if more > 0 {
+            vec![el(
+                "li",
+                attrs!("class" = "event more"),
+                string(lang.f(
+                    || format!("… and {more} more"),
+                    || format!("……还有 {more} 个"),
+                )),
+            )]
+        } else {
+            Vec::new()
+        }));
+        eld(
+            "div",
+            &["data-broker", "data-depth", "class"],
+            Box::new([st(q.broker.to_string()), num(depth as u64), s("queue busy")]),
+            list(vec![
+                el(
+                    "span",
+                    attrs!("class" = "queue-owner"),
+                    string(lang.f(
+                        || format!("broker {} · {} · depth {depth}", q.broker, q.state),
+                        || format!("broker {} · {} · 深度 {depth}", q.broker, q.state),
+                    )),
+                ),
+                el("ol", attrs!("class" = "queue-events"), list(events)),
+            ]),
+        )
+    }));
+    children.push(el(
+        "p",
+        attrs!("class" = "muted"),
+        string(lang.f(
+            || format!("{idle} queue(s) idle"),
+            || format!("{idle} 个队列空闲"),
+        )),
+    ));
+    eld(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([
+            s("p-queues"),
+            s(lang.t("Controller event queues", "控制器事件队列")),
+            s("panel queues big-queues"),
+        ]),
+        list(children),
+    )
 }
 
 /// The chart's drawing size, in SVG user units (the SVG is stretched to
@@ -439,27 +625,112 @@ pub fn Chart(props: &ChartProps) -> Html {
     let brokers = series.last().map_or(0, |p| p.leaders.len());
     let offline_now = series.last().map_or(0, |p| p.offline);
     let peak = series.iter().map(|p| p.offline).max().unwrap_or(0);
-    html! {
-        <section id="p-chart" class="panel big-chart" aria-label={lang.t("Leaders per broker and offline partitions over time", "每个 broker 的 leader 数与离线分区数随时间变化")}>
-            <h2>{ lang.t("Over time", "随时间变化") }</h2>
-            <figure>
-                <figcaption>{ lang.f(|| format!("leaders per broker (one line each, 0 to {max_l})"), || format!("每个 broker 的 leader 数（每条线一个 broker，0 到 {max_l}）")) }</figcaption>
-                <svg class="chart leaders" viewBox={format!("0 0 {w} {h}")} preserveAspectRatio="none" role="img"
-                    aria-label={lang.f(|| format!("{brokers} lines, from {:.1} s to now", t0 as f64 / 1000.0), || format!("{brokers} 条线，从 {:.1} 秒到现在", t0 as f64 / 1000.0))}>
-                    { for (0..brokers).map(|b| html! {
-                        <path class="line" d={step(&|p| p.leaders.get(b).copied().unwrap_or(0), max_l)} />
-                    }) }
-                </svg>
-            </figure>
-            <figure>
-                <figcaption>{ lang.f(|| format!("offline partitions (now {offline_now}, peak {peak})"), || format!("离线分区（当前 {offline_now}，峰值 {peak}）")) }</figcaption>
-                <svg class="chart offline" viewBox={format!("0 0 {w} {h}")} preserveAspectRatio="none" role="img"
-                    aria-label={lang.f(|| format!("offline partitions: now {offline_now}, peak {peak}"), || format!("离线分区：当前 {offline_now}，峰值 {peak}"))}>
-                    <path class="line offline" d={step(&|p| p.offline, max_o)} />
-                </svg>
-            </figure>
-        </section>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let chart = |class: &'static str, aria: String, paths: Html| {
+        eld(
+            "svg",
+            &[
+                "viewBox",
+                "preserveAspectRatio",
+                "role",
+                "aria-label",
+                "class",
+            ],
+            Box::new([
+                st(format!("0 0 {w} {h}")),
+                s("none"),
+                s("img"),
+                st(aria),
+                s(class),
+            ]),
+            paths,
+        )
+    };
+    eld(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([
+            s("p-chart"),
+            s(lang.t(
+                "Leaders per broker and offline partitions over time",
+                "每个 broker 的 leader 数与离线分区数随时间变化",
+            )),
+            s("panel big-chart"),
+        ]),
+        list(vec![
+            el("h2", &[], text(lang.t("Over time", "随时间变化"))),
+            el(
+                "figure",
+                &[],
+                list(vec![
+                    el(
+                        "figcaption",
+                        &[],
+                        string(lang.f(
+                            || format!("leaders per broker (one line each, 0 to {max_l})"),
+                            || {
+                                format!(
+                                    "每个 broker 的 leader 数（每条线一个 broker，0 到 {max_l}）"
+                                )
+                            },
+                        )),
+                    ),
+                    chart(
+                        "chart leaders",
+                        lang.f(
+                            || format!("{brokers} lines, from {:.1} s to now", t0 as f64 / 1000.0),
+                            || format!("{brokers} 条线，从 {:.1} 秒到现在", t0 as f64 / 1000.0),
+                        ),
+                        list(
+                            (0..brokers)
+                                .map(|b| {
+                                    leaf(
+                                        "path",
+                                        &["d", "class"],
+                                        Box::new([
+                                            st(step(
+                                                &|p| p.leaders.get(b).copied().unwrap_or(0),
+                                                max_l,
+                                            )),
+                                            s("line"),
+                                        ]),
+                                    )
+                                })
+                                .collect(),
+                        ),
+                    ),
+                ]),
+            ),
+            el(
+                "figure",
+                &[],
+                list(vec![
+                    el(
+                        "figcaption",
+                        &[],
+                        string(lang.f(
+                            || format!("offline partitions (now {offline_now}, peak {peak})"),
+                            || format!("离线分区（当前 {offline_now}，峰值 {peak}）"),
+                        )),
+                    ),
+                    chart(
+                        "chart offline",
+                        lang.f(
+                            || format!("offline partitions: now {offline_now}, peak {peak}"),
+                            || format!("离线分区：当前 {offline_now}，峰值 {peak}"),
+                        ),
+                        leaf(
+                            "path",
+                            &["d", "class"],
+                            Box::new([st(step(&|p| p.offline, max_o)), s("line offline")]),
+                        ),
+                    ),
+                ]),
+            ),
+        ]),
+    )
 }
 
 /// Properties of [`BigTable`].
@@ -610,81 +881,279 @@ pub fn BigTable(props: &BigTableProps) -> Html {
         }
         v.join(" ")
     };
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
     let check = |bit: u8, cls: &'static str, en: &'static str, zh: &'static str| {
-        html! {
-            <label class={cls}><input type="checkbox" checked={filter.flags & bit != 0} onchange={flag(bit)} />{ lang.t(en, zh) }</label>
-        }
+        eld(
+            "label",
+            &["class"],
+            Box::new([class(cls.into())]),
+            list(vec![
+                input(
+                    None,
+                    Some(filter.flags & bit != 0),
+                    Attributes::Static(attrs!("type" = "checkbox")),
+                    on(Box::new([change(flag(bit))])),
+                ),
+                text(lang.t(en, zh)),
+            ]),
+        )
     };
-    html! {
-        <section id="p-partitions" class="panel big-table" aria-label={t("Partitions", "分区")}>
-            <h2>{ t("Partitions", "分区") }
-                <span class="big-count" data-shown={n.to_string()}>{ lang.f(|| format!(" · {n} of {} shown", cache.rows.len()), || format!(" · 显示 {n} / {}", cache.rows.len())) }</span>
-            </h2>
-            <div class="filters">
-                <label>{ t("topic ", "主题 ") }
-                    <select aria-label={t("Filter by topic", "按主题筛选")} onchange={on_topic}>
-                        <option value="" selected={filter.topic.is_none()}>{ t("all", "全部") }</option>
-                        { for cache.topics.iter().enumerate().map(|(i, name)| html! {
-                            <option value={i.to_string()} selected={filter.topic == Some(i as u32)}>{ name.clone() }</option>
-                        }) }
-                    </select>
-                </label>
-                <label>{ t("broker ", "broker ") }
-                    <input class="f-broker" type="number" min="0" size="3" aria-label={t("Filter by a broker hosting a replica", "按承载副本的 broker 筛选")} onchange={on_broker} />
-                </label>
-                <label>{ t("state ", "状态 ") }
-                    <select aria-label={t("Filter by state", "按状态筛选")} onchange={on_state}>
-                        <option value="" selected={filter.state.is_none()}>{ t("all", "全部") }</option>
-                        { for PartitionState::ALL.iter().map(|s| html! {
-                            <option value={state_name(*s)} selected={filter.state == Some(*s)}>{ state_name(*s) }</option>
-                        }) }
-                    </select>
-                </label>
-                { check(UNDER_REPLICATED, "f-urp", "under-replicated", "副本不足") }
-                { check(UNDER_MIN_ISR, "f-umi", "under min ISR", "低于最小 ISR") }
-                { check(UNAVAILABLE, "f-offline", "unavailable", "不可用") }
-                { check(NOT_PREFERRED, "f-np", "not on the preferred leader", "不在优先副本上") }
-                <span class="f-changed-wrap">
-                    <label class="f-changed"><input type="checkbox" checked={filter.changed_within_ms.is_some()} onchange={on_changed} />{ t("changed in the last ", "最近 ") }</label>
-                    <input type="number" min="1" size="3" value={within_s.to_string()} aria-label={t("seconds", "秒")} onchange={on_within} />{ t(" s", " 秒内有变化") }
-                </span>
-            </div>
-            <div class="vtable" tabindex="0" ~style={format!("height: {VIEW_H}px")} onscroll={onscroll}
-                aria-label={t("Partitions (scroll with the arrow keys)", "分区（用方向键滚动）")}>
-                <div ~style={format!("height: {}px; position: relative", n * ROW_H + ROW_H)}>
-                    <table ~style={format!("position: absolute; top: {}px", first * ROW_H)}>
-                        <thead><tr>
-                            <th>{ t("partition", "分区") }</th><th>{ "leader" }</th><th>{ "AR" }</th><th>{ "ISR" }</th>
-                            <th>{ t("leader epoch", "leader 纪元") }</th><th>{ t("state", "状态") }</th><th>{ t("flags", "标记") }</th><th>{ t("changed", "变化于") }</th>
-                        </tr></thead>
-                        <tbody>
-                            { for (first..last).filter_map(|k| shown.get(k as usize)).filter_map(|&i| cache.rows.get(i as usize).map(|r| (i, r))).map(|(i, r)| {
-                                let state = sim_state.with_sim(|sim| cache.state_of(sim, i as usize));
-                                let topic = cache.topics.get(r.topic as usize).cloned().unwrap_or_default();
-                                let ar = match r.replicas.split_first() {
-                                    Some((p, rest)) if !rest.is_empty() => format!("{p}*,{}", ids(rest)),
-                                    Some((p, _)) => format!("{p}*"),
-                                    None => String::new(),
-                                };
-                                html! {
-                                    <tr class={classes!((r.flags & UNAVAILABLE != 0).then_some("offline"))} ~style={format!("height: {ROW_H}px")}>
-                                        <td>{ format!("{topic}-{}", r.partition) }</td>
-                                        <td>{ r.leader.map_or("-1".to_string(), |b| b.to_string()) }</td>
-                                        <td>{ ar }</td>
-                                        <td>{ ids(&r.isr) }</td>
-                                        <td>{ r.leader_epoch }</td>
-                                        <td>{ state_name(state) }</td>
-                                        <td>{ tags(r.flags) }</td>
-                                        <td>{ r.changed_at_ms.map_or(String::new(), |c| format!("{:.1} s", c as f64 / 1000.0)) }</td>
-                                    </tr>
-                                }
-                            }) }
-                        </tbody>
-                    </table>
-                </div>
-            </div>
-        </section>
-    }
+    let select = |aria: &'static str, cb: Callback<Event>, all: bool, options: Vec<Html>| {
+        let mut v = vec![eld(
+            "option",
+            &["value", "selected"],
+            Box::new([s(""), bool_attr("selected", all)]),
+            text(t("all", "全部")),
+        )];
+        v.extend(options);
+        elo(
+            "select",
+            &["aria-label"],
+            Box::new([s(aria)]),
+            on(Box::new([change(cb)])),
+            list(v),
+        )
+    };
+    let topics = cache
+        .topics
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            eld(
+                "option",
+                &["value", "selected"],
+                Box::new([
+                    num(i as u64),
+                    bool_attr("selected", filter.topic == Some(i as u32)),
+                ]),
+                string(name.clone()),
+            )
+        })
+        .collect();
+    let states = PartitionState::ALL
+        .iter()
+        .map(|st| {
+            eld(
+                "option",
+                &["value", "selected"],
+                Box::new([
+                    s(state_name(*st)),
+                    bool_attr("selected", filter.state == Some(*st)),
+                ]),
+                text(state_name(*st)),
+            )
+        })
+        .collect();
+    let filters = el(
+        "div",
+        attrs!("class" = "filters"),
+        list(vec![
+            el(
+                "label",
+                &[],
+                list(vec![
+                    text(t("topic ", "主题 ")),
+                    select(
+                        t("Filter by topic", "按主题筛选"),
+                        on_topic,
+                        filter.topic.is_none(),
+                        topics,
+                    ),
+                ]),
+            ),
+            el(
+                "label",
+                &[],
+                list(vec![
+                    text(t("broker ", "broker ")),
+                    input(
+                        None,
+                        None,
+                        dynamic(
+                            &["type", "min", "size", "aria-label", "class"],
+                            Box::new([
+                                s("number"),
+                                s("0"),
+                                s("3"),
+                                s(t(
+                                    "Filter by a broker hosting a replica",
+                                    "按承载副本的 broker 筛选",
+                                )),
+                                s("f-broker"),
+                            ]),
+                        ),
+                        on(Box::new([change(on_broker)])),
+                    ),
+                ]),
+            ),
+            el(
+                "label",
+                &[],
+                list(vec![
+                    text(t("state ", "状态 ")),
+                    select(
+                        t("Filter by state", "按状态筛选"),
+                        on_state,
+                        filter.state.is_none(),
+                        states,
+                    ),
+                ]),
+            ),
+            check(UNDER_REPLICATED, "f-urp", "under-replicated", "副本不足"),
+            check(UNDER_MIN_ISR, "f-umi", "under min ISR", "低于最小 ISR"),
+            check(UNAVAILABLE, "f-offline", "unavailable", "不可用"),
+            check(
+                NOT_PREFERRED,
+                "f-np",
+                "not on the preferred leader",
+                "不在优先副本上",
+            ),
+            el(
+                "span",
+                attrs!("class" = "f-changed-wrap"),
+                list(vec![
+                    el(
+                        "label",
+                        attrs!("class" = "f-changed"),
+                        list(vec![
+                            input(
+                                None,
+                                Some(filter.changed_within_ms.is_some()),
+                                Attributes::Static(attrs!("type" = "checkbox")),
+                                on(Box::new([change(on_changed)])),
+                            ),
+                            text(t("changed in the last ", "最近 ")),
+                        ]),
+                    ),
+                    input(
+                        Some(AttrValue::from(within_s.to_string())),
+                        None,
+                        dynamic(
+                            &["type", "min", "size", "aria-label"],
+                            Box::new([s("number"), s("1"), s("3"), s(t("seconds", "秒"))]),
+                        ),
+                        on(Box::new([change(on_within)])),
+                    ),
+                    text(t(" s", " 秒内有变化")),
+                ]),
+            ),
+        ]),
+    );
+    let heads = [
+        t("partition", "分区"),
+        "leader",
+        "AR",
+        "ISR",
+        t("leader epoch", "leader 纪元"),
+        t("state", "状态"),
+        t("flags", "标记"),
+        t("changed", "变化于"),
+    ]
+    .into_iter()
+    .map(|h| el("th", &[], text(h)))
+    .collect();
+    let rows = (first..last)
+        .filter_map(|k| shown.get(k as usize))
+        .filter_map(|&i| cache.rows.get(i as usize).map(|r| (i, r)))
+        .map(|(i, r)| {
+            let state = sim_state.with_sim(|sim| cache.state_of(sim, i as usize));
+            let topic = cache
+                .topics
+                .get(r.topic as usize)
+                .cloned()
+                .unwrap_or_default();
+            let ar = match r.replicas.split_first() {
+                Some((p, rest)) if !rest.is_empty() => format!("{p}*,{}", ids(rest)),
+                Some((p, _)) => format!("{p}*"),
+                None => String::new(),
+            };
+            let td = |h: Html| el("td", &[], h);
+            eld(
+                "tr",
+                &["style", "class"],
+                Box::new([
+                    prop(format!("height: {ROW_H}px")),
+                    class(classes!((r.flags & UNAVAILABLE != 0).then_some("offline"))),
+                ]),
+                list(vec![
+                    td(string(format!("{topic}-{}", r.partition))),
+                    td(string(r.leader.map_or("-1".to_string(), |b| b.to_string()))),
+                    td(string(ar)),
+                    td(string(ids(&r.isr))),
+                    td(string(r.leader_epoch.to_string())),
+                    td(text(state_name(state))),
+                    td(string(tags(r.flags))),
+                    td(string(r.changed_at_ms.map_or(String::new(), |c| {
+                        format!("{:.1} s", c as f64 / 1000.0)
+                    }))),
+                ]),
+            )
+        })
+        .collect();
+    eld(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([
+            s("p-partitions"),
+            s(t("Partitions", "分区")),
+            s("panel big-table"),
+        ]),
+        list(vec![
+            el(
+                "h2",
+                &[],
+                list(vec![
+                    text(t("Partitions", "分区")),
+                    eld(
+                        "span",
+                        &["data-shown", "class"],
+                        Box::new([num(n.into()), s("big-count")]),
+                        string(lang.f(
+                            || format!(" · {n} of {} shown", cache.rows.len()),
+                            || format!(" · 显示 {n} / {}", cache.rows.len()),
+                        )),
+                    ),
+                ]),
+            ),
+            filters,
+            elo(
+                "div",
+                &["tabindex", "style", "aria-label", "class"],
+                Box::new([
+                    s("0"),
+                    prop(format!("height: {VIEW_H}px")),
+                    s(t(
+                        "Partitions (scroll with the arrow keys)",
+                        "分区（用方向键滚动）",
+                    )),
+                    s("vtable"),
+                ]),
+                on(Box::new([on_scroll(onscroll)])),
+                eld(
+                    "div",
+                    &["style"],
+                    Box::new([prop(format!(
+                        "height: {}px; position: relative",
+                        n * ROW_H + ROW_H
+                    ))]),
+                    eld(
+                        "table",
+                        &["style"],
+                        Box::new([prop(format!(
+                            "position: absolute; top: {}px",
+                            first * ROW_H
+                        ))]),
+                        list(vec![
+                            el("thead", &[], el("tr", &[], list(heads))),
+                            el("tbody", &[], list(rows)),
+                        ]),
+                    ),
+                ),
+            ),
+        ]),
+    )
 }
 
 #[cfg(test)]

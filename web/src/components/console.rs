@@ -9,6 +9,10 @@
 //! to their common prefix and are listed at once. Tab on an empty line and
 //! Shift+Tab move focus as usual; Escape leaves the line for the scrollback.
 
+use crate::el::{
+    attrs, class, click, dynamic, el, eld, elo as eld_on, focusin, input_ref, keydown, list, num,
+    on, s, st, string, tag, text,
+};
 use crate::i18n::use_lang;
 use crate::state::Msg;
 use kcsim_core::console::complete::complete;
@@ -16,6 +20,7 @@ use kcsim_core::ClusterView;
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
+use yew::virtual_dom::Listeners;
 
 /// How many commands the scrollback keeps (the oldest go first).
 pub const SCROLLBACK: usize = 200;
@@ -214,41 +219,152 @@ pub fn Console(props: &ConsoleProps) -> Html {
         let open = open.clone();
         Callback::from(move |_: MouseEvent| open.set(!*open))
     };
-    html! {
-        <section id="p-console" class={classes!("panel", "console", open.then_some("open"))} aria-label={t("Console", "控制台")} onfocusin={reveal}>
-            <div class="console-log" role="log" aria-live="polite" tabindex="0" ref={log}
-                aria-label={t("Console output", "控制台输出")}>
-                <p class="console-hint">{ t(
-                    "Kafka 2.4's tools against this cluster. Enter runs, Tab completes, ↑/↓ recall, Esc leaves the line (then u undoes); help lists the commands.",
-                    "在这个集群上运行 Kafka 2.4 的工具。Enter 执行，Tab 补全，↑/↓ 翻历史，Esc 离开输入行（之后按 u 撤销）；help 列出全部命令。") }</p>
-                { for props.entries.iter().map(|e| html! {
-                    <div class={classes!("console-entry", (!e.ok).then_some("failed"))}>
-                        <pre class="console-cmd"><span class="console-at">{ format!("[{}] ", seconds(e.at_ms)) }</span>{ format!("$ {}", e.line) }</pre>
-                        if !e.text.is_empty() {
-                            <pre class="console-out">{ e.text.trim_end_matches('\n') }</pre>
-                        }
-                    </div>
-                }) }
-                if !candidates.is_empty() {
-                    <pre class="console-candidates" aria-label={t("Completions", "补全候选")}>{ candidates.join("  ") }</pre>
-                }
-            </div>
-            <div class="console-bar">
-                <h2>{ t("Console", "控制台") }</h2>
-                <label for="console-line" class="console-sign" aria-hidden="true">{ "$" }</label>
-                <input id="console-line" type="text" ref={input} onkeydown={onkeydown}
-                    maxlength={MAX_LINE.to_string()} autocomplete="off" autocapitalize="off" spellcheck="false"
-                    aria-label={t("Console command line (Enter runs, Tab completes, ↑/↓ history, Esc leaves)",
-                        "控制台命令行（Enter 执行，Tab 补全，↑/↓ 翻历史，Esc 离开）")}
-                    placeholder={t("kafka-topics.sh --bootstrap-server localhost:9092 --describe, kill -9 ID, help …",
-                        "kafka-topics.sh --bootstrap-server localhost:9092 --describe、kill -9 ID、help …")} />
-                <button class="console-toggle" aria-pressed={(*open).to_string()} onclick={toggle}
-                    aria-label={t("Keep the console's output open", "保持显示控制台输出")}
-                    title={t("Keep the console's output open (it opens by itself while you type)", "保持显示控制台输出（输入时会自动展开）")}>
-                    { if *open { t("output ▾", "输出 ▾") } else { t("output ▴", "输出 ▴") } }</button>
-            </div>
-        </section>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let mut log_children = vec![el(
+        "p",
+        attrs!("class" = "console-hint"),
+        text(t(
+            "Kafka 2.4's tools against this cluster. Enter runs, Tab completes, ↑/↓ recall, Esc leaves the line (then u undoes); help lists the commands.",
+            "在这个集群上运行 Kafka 2.4 的工具。Enter 执行，Tab 补全，↑/↓ 翻历史，Esc 离开输入行（之后按 u 撤销）；help 列出全部命令。",
+        )),
+    )];
+    log_children.extend(props.entries.iter().map(|e| {
+        eld(
+            "div",
+            &["class"],
+            Box::new([class(classes!(
+                "console-entry",
+                (!e.ok).then_some("failed")
+            ))]),
+            list(vec![
+                el(
+                    "pre",
+                    attrs!("class" = "console-cmd"),
+                    list(vec![
+                        el(
+                            "span",
+                            attrs!("class" = "console-at"),
+                            string(format!("[{}] ", seconds(e.at_ms))),
+                        ),
+                        string(format!("$ {}", e.line)),
+                    ]),
+                ),
+                list(if e.text.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![el(
+                        "pre",
+                        attrs!("class" = "console-out"),
+                        string(e.text.trim_end_matches('\n').to_string()),
+                    )]
+                }),
+            ]),
+        )
+    }));
+    log_children.push(list(if candidates.is_empty() {
+        Vec::new()
+    } else {
+        vec![eld(
+            "pre",
+            &["aria-label", "class"],
+            Box::new([s(t("Completions", "补全候选")), s("console-candidates")]),
+            string(candidates.join("  ")),
+        )]
+    }));
+    eld_on(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([
+            s("p-console"),
+            s(t("Console", "控制台")),
+            class(classes!("panel", "console", open.then_some("open"))),
+        ]),
+        on(Box::new([focusin(reveal)])),
+        list(vec![
+            tag(
+                "div",
+                log,
+                dynamic(
+                    &["role", "aria-live", "tabindex", "aria-label", "class"],
+                    Box::new([
+                        s("log"),
+                        s("polite"),
+                        s("0"),
+                        s(t("Console output", "控制台输出")),
+                        s("console-log"),
+                    ]),
+                ),
+                Listeners::None,
+                list(log_children),
+            ),
+            el(
+                "div",
+                attrs!("class" = "console-bar"),
+                list(vec![
+                    el("h2", &[], text(t("Console", "控制台"))),
+                    el(
+                        "label",
+                        attrs!("for" = "console-line", "aria-hidden" = "true", "class" = "console-sign"),
+                        text("$"),
+                    ),
+                    input_ref(
+                        None,
+                        input,
+                        dynamic(
+                            &[
+                                "id",
+                                "type",
+                                "maxlength",
+                                "autocomplete",
+                                "autocapitalize",
+                                "spellcheck",
+                                "aria-label",
+                                "placeholder",
+                            ],
+                            Box::new([
+                                s("console-line"),
+                                s("text"),
+                                num(MAX_LINE as u64),
+                                s("off"),
+                                s("off"),
+                                s("false"),
+                                s(t(
+                                    "Console command line (Enter runs, Tab completes, ↑/↓ history, Esc leaves)",
+                                    "控制台命令行（Enter 执行，Tab 补全，↑/↓ 翻历史，Esc 离开）",
+                                )),
+                                s(t(
+                                    "kafka-topics.sh --bootstrap-server localhost:9092 --describe, kill -9 ID, help …",
+                                    "kafka-topics.sh --bootstrap-server localhost:9092 --describe、kill -9 ID、help …",
+                                )),
+                            ]),
+                        ),
+                        on(Box::new([keydown(onkeydown)])),
+                    ),
+                    eld_on(
+                        "button",
+                        &["aria-pressed", "aria-label", "title", "class"],
+                        Box::new([
+                            st((*open).to_string()),
+                            s(t("Keep the console's output open", "保持显示控制台输出")),
+                            s(t(
+                                "Keep the console's output open (it opens by itself while you type)",
+                                "保持显示控制台输出（输入时会自动展开）",
+                            )),
+                            s("console-toggle"),
+                        ]),
+                        on(Box::new([click(toggle)])),
+                        text(if *open {
+                            t("output ▾", "输出 ▾")
+                        } else {
+                            t("output ▴", "输出 ▴")
+                        }),
+                    ),
+                ]),
+            ),
+        ]),
+    )
 }
 
 #[cfg(test)]

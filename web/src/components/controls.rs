@@ -2,11 +2,16 @@
 //! interesting event, undo, the scenario picker and the controller's
 //! ZooKeeper access (part of the starting configuration).
 
+use crate::el::{
+    attrs, change, class, click, dblclick, dynamic, el, eld, elo, flag, input, input_ev, list, num,
+    on, prop, s, st, string, text,
+};
 use crate::i18n::{use_lang, Lang};
 use crate::state::{Msg, BEHIND_STATUS, FOLLOW_STATUS, SCENARIOS, SPEEDS, ZK_MODES};
 use crate::ZkMode;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
+use yew::virtual_dom::Attributes;
 
 /// Properties of [`Controls`].
 #[derive(Properties, PartialEq, Debug)]
@@ -150,74 +155,299 @@ pub fn Controls(props: &ControlsProps) -> Html {
         },
     };
     let own_cluster = props.lesson.as_ref().is_some_and(|(_, own)| *own);
-    html! {
-        <section class="controls" aria-label={t("Time controls", "时间控制")}>
-            <div class="control-row">
-                <button class="play" aria-label={if props.playing { t("Pause (space)", "暂停（空格）") } else { t("Play (space)", "播放（空格）") }} onclick={send(Msg::TogglePlay)}>
-                    { if props.playing { t("⏸ pause", "⏸ 暂停") } else { t("▶ play", "▶ 播放") } }
-                </button>
-                <button aria-label={t("Step back 100 ms (left arrow)", "后退 100 ms（←）")} onclick={send(Msg::StepBack)}>{ t("◀ back", "◀ 后退") }</button>
-                <button aria-label={t("Step one event (right arrow)", "前进一个事件（→）")} onclick={send(Msg::Step)}>{ t("step ▶", "单步 ▶") }</button>
-                <button aria-label={t("Jump to the next interesting event (n)", "跳到下一个关键事件（n）")} onclick={send(Msg::NextInteresting)}>{ t("next event ▶▶", "下一事件 ▶▶") }</button>
-                <label>{ t("speed ", "速度 ") }
-                    <select aria-label={t("Playback speed", "播放速度")} onchange={on_speed}>
-                        { for SPEEDS.iter().enumerate().map(|(i, (_, name))| html! {
-                            <option value={i.to_string()} selected={i == props.speed}>{ *name }</option>
-                        }) }
-                    </select>
-                </label>
-                <button aria-label={t("Undo the last action (u)", "撤销上一个操作（u）")} disabled={!props.can_undo} onclick={send(Msg::Undo)}>{ t("undo", "撤销") }</button>
-                <span class="clock" aria-live="off">{ format!("t = {:.3} s", props.now_ms as f64 / 1000.0) }</span>
-                <button aria-label={t("Mark this moment (m)", "标记此刻（m）")} title={t("Playing pauses when it reaches a mark", "播放到标记处会暂停")} onclick={send(Msg::Mark)}>{ t("mark", "标记") }</button>
-                <div class="scrub-wrap">
-                    <input class="scrub" type="range" min="0" max={max.to_string()} step="1" value={props.now_ms.to_string()}
-                        aria-label={t("Timeline: scrub back and forth", "时间轴：来回拖动")} oninput={on_seek} />
-                    <div class="marks">
-                        { for props.marks.iter().map(|m| {
-                            let at = format!("{:.3} s", *m as f64 / 1000.0);
-                            html! {
-                                <button class="mark" ~style={format!("left: {:.3}%", pct(*m))}
-                                    aria-label={lang.f(|| format!("Go to the mark at {at}"), || format!("跳到 {at} 处的标记"))}
-                                    title={lang.f(|| format!("mark at {at} (double-click to remove)"), || format!("{at} 处的标记（双击删除）"))}
-                                    onclick={send(Msg::Seek(*m))} ondblclick={send(Msg::Unmark(*m))}></button>
-                            }
-                        }) }
-                    </div>
-                </div>
-            </div>
-            <div class="control-row second">
-                <label>{ t("scenario ", "场景 ") }
-                    <select aria-label={t("Scenario", "场景")} onchange={on_scenario}>
-                        if own_cluster {
-                            <option value="" selected=true disabled=true>{ t("the lesson's own cluster", "课程自带的集群") }</option>
-                        }
-                        { for SCENARIOS.iter().chain(std::iter::once(&crate::state::KAFKA_SCALE)).map(|s| html! {
-                            <option value={s.id} selected={!own_cluster && s.id == props.scenario}>{ lang.t(s.title, s.title_zh) }</option>
-                        }) }
-                        if let (false, Some(sh)) = (own_cluster, crate::state::shape_of(props.scenario)) {
-                            <option value={props.scenario} selected=true>{ crate::components::big_cluster::shape_title(&sh, lang) }</option>
-                        }
-                    </select>
-                </label>
-                <label class="zk-mode" title={zk_mode_title(lang)}>{ t("ZooKeeper access ", "ZooKeeper 访问 ") }
-                    <select aria-label={t("ZooKeeper access", "ZooKeeper 访问方式")} title={zk_mode_title(lang)} onchange={on_zk_mode}>
-                        { for ZK_MODES.iter().map(|(m, label)| html! {
-                            <option value={m.as_str()} selected={*m == props.zk_mode}>{ *label }</option>
-                        }) }
-                    </select>
-                </label>
-                <label class="follow" title={t("Slow down by itself while the controller is at work, so that each event and message stays on screen", "控制器工作时自动放慢，让每个事件和消息都在屏幕上停留")}>
-                    <input type="checkbox" checked={props.follow} onchange={on_follow} />{ t(" auto-follow", " 自动跟随") }
-                </label>
-                <span class={classes!("follow-status", (!(props.playing && (props.slowed || props.behind))).then_some("idle"))} role="status" aria-live="polite">
-                    { match (props.playing, props.behind, props.slowed) {
-                        (true, true, _) => behind_status(lang),
-                        (true, false, true) => follow_status(lang),
-                        _ => "",
-                    } }
-                </span>
-                <span class="about">{ about }</span>
-            </div>
-        </section>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let button = |aria: &'static str, m: Msg, label: &'static str| {
+        elo(
+            "button",
+            &["aria-label"],
+            Box::new([s(aria)]),
+            on(Box::new([click(send(m))])),
+            text(label),
+        )
+    };
+    let marks = props
+        .marks
+        .iter()
+        .map(|m| {
+            let at = format!("{:.3} s", *m as f64 / 1000.0);
+            elo(
+                "button",
+                &["style", "aria-label", "title", "class"],
+                Box::new([
+                    prop(format!("left: {:.3}%", pct(*m))),
+                    st(lang.f(
+                        || format!("Go to the mark at {at}"),
+                        || format!("跳到 {at} 处的标记"),
+                    )),
+                    st(lang.f(
+                        || format!("mark at {at} (double-click to remove)"),
+                        || format!("{at} 处的标记（双击删除）"),
+                    )),
+                    s("mark"),
+                ]),
+                on(Box::new([
+                    click(send(Msg::Seek(*m))),
+                    dblclick(send(Msg::Unmark(*m))),
+                ])),
+                Html::default(),
+            )
+        })
+        .collect();
+    let first_row = el(
+        "div",
+        attrs!("class" = "control-row"),
+        list(vec![
+            elo(
+                "button",
+                &["aria-label", "class"],
+                Box::new([
+                    s(if props.playing {
+                        t("Pause (space)", "暂停（空格）")
+                    } else {
+                        t("Play (space)", "播放（空格）")
+                    }),
+                    s("play"),
+                ]),
+                on(Box::new([click(send(Msg::TogglePlay))])),
+                text(if props.playing {
+                    t("⏸ pause", "⏸ 暂停")
+                } else {
+                    t("▶ play", "▶ 播放")
+                }),
+            ),
+            button(
+                t("Step back 100 ms (left arrow)", "后退 100 ms（←）"),
+                Msg::StepBack,
+                t("◀ back", "◀ 后退"),
+            ),
+            button(
+                t("Step one event (right arrow)", "前进一个事件（→）"),
+                Msg::Step,
+                t("step ▶", "单步 ▶"),
+            ),
+            button(
+                t(
+                    "Jump to the next interesting event (n)",
+                    "跳到下一个关键事件（n）",
+                ),
+                Msg::NextInteresting,
+                t("next event ▶▶", "下一事件 ▶▶"),
+            ),
+            el(
+                "label",
+                &[],
+                list(vec![
+                    text(t("speed ", "速度 ")),
+                    elo(
+                        "select",
+                        &["aria-label"],
+                        Box::new([s(t("Playback speed", "播放速度"))]),
+                        on(Box::new([change(on_speed)])),
+                        list(
+                            SPEEDS
+                                .iter()
+                                .enumerate()
+                                .map(|(i, (_, name))| {
+                                    eld(
+                                        "option",
+                                        &["value", "selected"],
+                                        Box::new([
+                                            num(i as u64),
+                                            flag("selected", i == props.speed),
+                                        ]),
+                                        text(name),
+                                    )
+                                })
+                                .collect(),
+                        ),
+                    ),
+                ]),
+            ),
+            elo(
+                "button",
+                &["aria-label", "disabled"],
+                Box::new([
+                    s(t("Undo the last action (u)", "撤销上一个操作（u）")),
+                    flag("disabled", !props.can_undo),
+                ]),
+                on(Box::new([click(send(Msg::Undo))])),
+                text(t("undo", "撤销")),
+            ),
+            el(
+                "span",
+                attrs!("aria-live" = "off", "class" = "clock"),
+                string(format!("t = {:.3} s", props.now_ms as f64 / 1000.0)),
+            ),
+            elo(
+                "button",
+                &["aria-label", "title"],
+                Box::new([
+                    s(t("Mark this moment (m)", "标记此刻（m）")),
+                    s(t(
+                        "Playing pauses when it reaches a mark",
+                        "播放到标记处会暂停",
+                    )),
+                ]),
+                on(Box::new([click(send(Msg::Mark))])),
+                text(t("mark", "标记")),
+            ),
+            el(
+                "div",
+                attrs!("class" = "scrub-wrap"),
+                list(vec![
+                    input(
+                        Some(AttrValue::from(props.now_ms.to_string())),
+                        None,
+                        dynamic(
+                            &["type", "min", "max", "step", "aria-label", "class"],
+                            Box::new([
+                                s("range"),
+                                s("0"),
+                                num(max),
+                                s("1"),
+                                s(t("Timeline: scrub back and forth", "时间轴：来回拖动")),
+                                s("scrub"),
+                            ]),
+                        ),
+                        on(Box::new([input_ev(on_seek)])),
+                    ),
+                    el("div", attrs!("class" = "marks"), list(marks)),
+                ]),
+            ),
+        ]),
+    );
+    let mut scenarios = vec![list(if own_cluster {
+        vec![el(
+            "option",
+            attrs!(
+                "value" = "",
+                "selected" = "selected",
+                "disabled" = "disabled"
+            ),
+            text(t("the lesson's own cluster", "课程自带的集群")),
+        )]
+    } else {
+        Vec::new()
+    })];
+    scenarios.extend(
+        SCENARIOS
+            .iter()
+            .chain(std::iter::once(&crate::state::KAFKA_SCALE))
+            .map(|sc| {
+                eld(
+                    "option",
+                    &["value", "selected"],
+                    Box::new([
+                        s(sc.id),
+                        flag("selected", !own_cluster && sc.id == props.scenario),
+                    ]),
+                    text(lang.t(sc.title, sc.title_zh)),
+                )
+            }),
+    );
+    scenarios.push(list(
+        if let (false, Some(sh)) = (own_cluster, crate::state::shape_of(props.scenario)) {
+            vec![eld(
+                "option",
+                &["value", "selected"],
+                Box::new([s(props.scenario), s("selected")]),
+                string(crate::components::big_cluster::shape_title(&sh, lang)),
+            )]
+        } else {
+            Vec::new()
+        },
+    ));
+    let second_row = el(
+        "div",
+        attrs!("class" = "control-row second"),
+        list(vec![
+            el(
+                "label",
+                &[],
+                list(vec![
+                    text(t("scenario ", "场景 ")),
+                    elo(
+                        "select",
+                        &["aria-label"],
+                        Box::new([s(t("Scenario", "场景"))]),
+                        on(Box::new([change(on_scenario)])),
+                        list(scenarios),
+                    ),
+                ]),
+            ),
+            eld(
+                "label",
+                &["title", "class"],
+                Box::new([s(zk_mode_title(lang)), s("zk-mode")]),
+                list(vec![
+                    text(t("ZooKeeper access ", "ZooKeeper 访问 ")),
+                    elo(
+                        "select",
+                        &["aria-label", "title"],
+                        Box::new([
+                            s(t("ZooKeeper access", "ZooKeeper 访问方式")),
+                            s(zk_mode_title(lang)),
+                        ]),
+                        on(Box::new([change(on_zk_mode)])),
+                        list(
+                            ZK_MODES
+                                .iter()
+                                .map(|(m, label)| {
+                                    eld(
+                                        "option",
+                                        &["value", "selected"],
+                                        Box::new([s(m.as_str()), flag("selected", *m == props.zk_mode)]),
+                                        text(label),
+                                    )
+                                })
+                                .collect(),
+                        ),
+                    ),
+                ]),
+            ),
+            eld(
+                "label",
+                &["title", "class"],
+                Box::new([
+                    s(t("Slow down by itself while the controller is at work, so that each event and message stays on screen", "控制器工作时自动放慢，让每个事件和消息都在屏幕上停留")),
+                    s("follow"),
+                ]),
+                list(vec![
+                    input(
+                        None,
+                        Some(props.follow),
+                        Attributes::Static(attrs!("type" = "checkbox")),
+                        on(Box::new([change(on_follow)])),
+                    ),
+                    text(t(" auto-follow", " 自动跟随")),
+                ]),
+            ),
+            eld(
+                "span",
+                &["role", "aria-live", "class"],
+                Box::new([
+                    s("status"),
+                    s("polite"),
+                    class(classes!(
+                        "follow-status",
+                        (!(props.playing && (props.slowed || props.behind))).then_some("idle")
+                    )),
+                ]),
+                text(match (props.playing, props.behind, props.slowed) {
+                    (true, true, _) => behind_status(lang),
+                    (true, false, true) => follow_status(lang),
+                    _ => "",
+                }),
+            ),
+            el("span", attrs!("class" = "about"), string(about)),
+        ]),
+    );
+    eld(
+        "section",
+        &["aria-label", "class"],
+        Box::new([s(t("Time controls", "时间控制")), s("controls")]),
+        list(vec![first_row, second_row]),
+    )
 }

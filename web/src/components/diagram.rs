@@ -5,6 +5,10 @@
 //! [`to_svg`] in the page's language; the trace downloads as JSON lines and
 //! loads back ([`crate::trace_io`]).
 
+use crate::el::{
+    attrs, change, class, click, dynamic, el, el0, eld, elo, flag, input, keydown, leaf, list, num,
+    on, opt, opt_st, s, st, string, tag, text,
+};
 use crate::i18n::facts::fact_text;
 use crate::i18n::{use_lang, Lang};
 use crate::state::{Msg, SimState};
@@ -18,6 +22,7 @@ use kcsim_core::fact::Fact;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
+use yew::virtual_dom::{Attributes, Listeners};
 
 /// The windows offered: the last N seconds before the time cursor.
 pub const WINDOWS_S: &[u64] = &[5, 10, 30, 60];
@@ -278,22 +283,28 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
         })
     };
     let status_html = match &*status {
-        None => html! {},
-        Some(LoadStatus::Identical(n)) => html! {
-            <p class="trace-status ok" role="status">{ lang.f(
+        None => Html::default(),
+        Some(LoadStatus::Identical(n)) => el(
+            "p",
+            attrs!("role" = "status", "class" = "trace-status ok"),
+            string(lang.f(
                 || format!("Trace loaded: the replay reproduces its {n} lines byte for byte."),
-                || format!("已载入 trace：重放逐字节重现了它的 {n} 行。")) }</p>
-        },
-        Some(LoadStatus::Differs(n)) => html! {
-            <p class="trace-status differs" role="alert">{ lang.f(
+                || format!("已载入 trace：重放逐字节重现了它的 {n} 行。"),
+            )),
+        ),
+        Some(LoadStatus::Differs(n)) => el(
+            "p",
+            attrs!("role" = "alert", "class" = "trace-status differs"),
+            string(lang.f(
                 || format!("Trace loaded, but the replay differs from the file from line {n} on: what you see is the replay, not the file."),
-                || format!("已载入 trace，但重放从第 {n} 行起与文件不同：你看到的是重放的结果，而不是文件的内容。")) }</p>
-        },
-        Some(LoadStatus::Refused(e)) => html! {
-            <p class="trace-status refused" role="alert">{ lang.f(
-                || format!("Trace not loaded: {e}"),
-                || format!("trace 未载入：{e}")) }</p>
-        },
+                || format!("已载入 trace，但重放从第 {n} 行起与文件不同：你看到的是重放的结果，而不是文件的内容。"),
+            )),
+        ),
+        Some(LoadStatus::Refused(e)) => el(
+            "p",
+            attrs!("role" = "alert", "class" = "trace-status refused"),
+            string(lang.f(|| format!("Trace not loaded: {e}"), || format!("trace 未载入：{e}"))),
+        ),
     };
     let seek = |t: u64| {
         let on_msg = props.on_msg.clone();
@@ -323,21 +334,58 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
             }
         });
     }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
     let heads = d.lifelines.iter().zip(&l.xs).map(|(life, x)| {
         let x = *x;
         let controller = life.controller_epoch.is_some();
-        html! {
-            <g class={classes!("head", controller.then_some("controller"))}>
-                <rect x={(x - (COLUMN / 2 - 8)).to_string()} y={(l.head_y - 15).to_string()} width={(COLUMN - 16).to_string()} height="30" rx="4" />
-                <text x={x.to_string()} y={(l.head_y + 4).to_string()} text-anchor="middle">{ labels.lifeline(life) }</text>
-            </g>
-        }
+        eld(
+            "g",
+            &["class"],
+            Box::new([class(classes!("head", controller.then_some("controller")))]),
+            list(vec![
+                leaf(
+                    "rect",
+                    &["x", "y", "width", "height", "rx"],
+                    Box::new([
+                        num((x - (COLUMN / 2 - 8)).into()),
+                        num((l.head_y - 15).into()),
+                        num((COLUMN - 16).into()),
+                        s("30"),
+                        s("4"),
+                    ]),
+                ),
+                eld(
+                    "text",
+                    &["x", "y", "text-anchor"],
+                    Box::new([num(x.into()), num((l.head_y + 4).into()), s("middle")]),
+                    string(labels.lifeline(life)),
+                ),
+            ]),
+        )
     });
     let lives = l.xs.iter().map(|x| {
-        html! {
-            <line class="life" x1={x.to_string()} y1={TOP.to_string()} x2={x.to_string()} y2={l.foot_y.to_string()} />
-        }
+        leaf(
+            "line",
+            &["x1", "y1", "x2", "y2", "class"],
+            Box::new([
+                num((*x).into()),
+                num(TOP.into()),
+                num((*x).into()),
+                num(l.foot_y.into()),
+                s("life"),
+            ]),
+        )
     });
+    let time_cell = |y: u32, time: &String| {
+        eld(
+            "text",
+            &["x", "y", "class"],
+            Box::new([s("8"), num((y + 4).into()), s("time")]),
+            string(time.clone()),
+        )
+    };
     let rows = l.rows.iter().map(|(y, row)| {
         let y = *y;
         let t = row.time_ms();
@@ -349,27 +397,84 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
                 let shape = l.arrow_shape(y, a);
                 let label = labels.arrow(a);
                 let aria = lang.f(
-                    || format!("{time}: {label} ({}). Go to this moment", labels.outcome(a.outcome)),
-                    || format!("{time}：{label}（{}）。跳到这一刻", labels.outcome(a.outcome)),
+                    || {
+                        format!(
+                            "{time}: {label} ({}). Go to this moment",
+                            labels.outcome(a.outcome)
+                        )
+                    },
+                    || {
+                        format!(
+                            "{time}：{label}（{}）。跳到这一刻",
+                            labels.outcome(a.outcome)
+                        )
+                    },
                 );
                 let head = shape.head.then_some("url(#kc-head)");
-                let body = html! { <>
-                    if let Some((x1, ly, x2)) = shape.line {
-                        <line class="hit" x1={x1.to_string()} y1={ly.to_string()} x2={l.x_of(a.to).to_string()} y2={ly.to_string()} />
-                        <line x1={x1.to_string()} y1={ly.to_string()} x2={x2.to_string()} y2={ly.to_string()} marker-end={head} />
-                        if !shape.path.is_empty() { <path d={shape.path.clone()} /> }
-                    } else {
-                        <path d={shape.path.clone()} marker-end={head} />
-                    }
-                    <text x={shape.label.0.to_string()} y={shape.label.1.to_string()}>{ label }</text>
-                </> };
-                html! {
-                    <g class={classes!("arrow", message_class(&a.message), outcome_class(a.outcome), now)} data-time-ms={t.to_string()}
-                        tabindex="0" role="button" aria-label={aria} {onclick} {onkeydown}>
-                        <text class="time" x="8" y={(y + 4).to_string()}>{ time.clone() }</text>
-                        { body }
-                    </g>
-                }
+                let drawn = if let Some((x1, ly, x2)) = shape.line {
+                    list(vec![
+                        leaf(
+                            "line",
+                            &["x1", "y1", "x2", "y2", "class"],
+                            Box::new([
+                                num(x1.into()),
+                                num(ly.into()),
+                                num(l.x_of(a.to).into()),
+                                num(ly.into()),
+                                s("hit"),
+                            ]),
+                        ),
+                        leaf(
+                            "line",
+                            &["x1", "y1", "x2", "y2", "marker-end"],
+                            Box::new([
+                                num(x1.into()),
+                                num(ly.into()),
+                                num(x2.into()),
+                                num(ly.into()),
+                                opt(head),
+                            ]),
+                        ),
+                        list(if shape.path.is_empty() {
+                            Vec::new()
+                        } else {
+                            vec![leaf("path", &["d"], Box::new([st(shape.path.clone())]))]
+                        }),
+                    ])
+                } else {
+                    list(vec![leaf(
+                        "path",
+                        &["d", "marker-end"],
+                        Box::new([st(shape.path.clone()), opt(head)]),
+                    )])
+                };
+                let body = list(vec![
+                    drawn,
+                    eld(
+                        "text",
+                        &["x", "y"],
+                        Box::new([num(shape.label.0.into()), num(shape.label.1.into())]),
+                        string(label),
+                    ),
+                ]);
+                elo(
+                    "g",
+                    &["data-time-ms", "tabindex", "role", "aria-label", "class"],
+                    Box::new([
+                        num(t),
+                        s("0"),
+                        s("button"),
+                        st(aria),
+                        class(classes!(
+                            "arrow",
+                            message_class(&a.message),
+                            outcome_class(a.outcome),
+                            now
+                        )),
+                    ]),
+                    on(Box::new([click(onclick), keydown(onkeydown)])),
+                    list(vec![time_cell(y, &time), body]),
+                )
             }
             Row::Mark(m) => {
                 let x = l.x_of(m.on);
@@ -378,13 +483,32 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
                     || format!("{time}: {label}. Go to this moment"),
                     || format!("{time}：{label}。跳到这一刻"),
                 );
-                html! {
-                    <g class={classes!("mark", now)} data-time-ms={t.to_string()} tabindex="0" role="button" aria-label={aria} {onclick} {onkeydown}>
-                        <text class="time" x="8" y={(y + 4).to_string()}>{ time.clone() }</text>
-                        <rect x={(x - 6).to_string()} y={(y - 6).to_string()} width="12" height="12" />
-                        <text x={(x + 10).to_string()} y={(y + 4).to_string()}>{ label }</text>
-                    </g>
-                }
+                elo(
+                    "g",
+                    &["data-time-ms", "tabindex", "role", "aria-label", "class"],
+                    Box::new([
+                        num(t),
+                        s("0"),
+                        s("button"),
+                        st(aria),
+                        class(classes!("mark", now)),
+                    ]),
+                    on(Box::new([click(onclick), keydown(onkeydown)])),
+                    list(vec![
+                        time_cell(y, &time),
+                        leaf(
+                            "rect",
+                            &["x", "y", "width", "height"],
+                            Box::new([num((x - 6).into()), num((y - 6).into()), s("12"), s("12")]),
+                        ),
+                        eld(
+                            "text",
+                            &["x", "y"],
+                            Box::new([num((x + 10).into()), num((y + 4).into())]),
+                            string(label),
+                        ),
+                    ]),
+                )
             }
         }
     });
@@ -394,83 +518,307 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
         .zip(0u32..)
         .map(|(o, i)| {
             let y = legend_y + i * 18;
-            html! {
-                <g class={classes!("arrow", "request", outcome_class(o))}>
-                    <line x1="70" y1={y.to_string()} x2="110" y2={y.to_string()} />
-                    <text x="120" y={(y + 4).to_string()}>{ labels.outcome(o) }</text>
-                </g>
-            }
+            eld(
+                "g",
+                &["class"],
+                Box::new([class(classes!("arrow", "request", outcome_class(o)))]),
+                list(vec![
+                    leaf(
+                        "line",
+                        &["x1", "y1", "x2", "y2"],
+                        Box::new([s("70"), num(y.into()), s("110"), num(y.into())]),
+                    ),
+                    eld(
+                        "text",
+                        &["x", "y"],
+                        Box::new([s("120"), num((y + 4).into())]),
+                        string(labels.outcome(o)),
+                    ),
+                ]),
+            )
         });
     let mark_y = legend_y + 54;
-    html! {
-        <section id="p-diagram" class="panel diagram-pane" aria-label={lang.t("Sequence diagram", "时序图")}>
-            <h2>{ lang.t("Sequence diagram", "时序图") }</h2>
-            <div class="diagram-tools">
-                <label>{ lang.t("window: ", "窗口：") }
-                    <select aria-label={lang.t("Diagram window: seconds before the time cursor", "时序图窗口：时间游标之前的秒数")} onchange={on_window}>
-                        { for WINDOWS_S.iter().map(|s| html! {
-                            <option value={s.to_string()} selected={*s == *window_s}>{ lang.f(|| format!("the last {s} s before the cursor"), || format!("时间游标之前的 {s} 秒")) }</option>
-                        }) }
-                        <option value="0" selected={*window_s == 0}>{ lang.t("from … to … (seconds)", "自定义起止（秒）") }</option>
-                    </select>
-                </label>
-                if *window_s == 0 {
-                    <label>{ lang.t("from ", "从 ") }
-                        <input class="diagram-from" type="number" min="0" step="0.001" size="7" value={format!("{}", custom.0 as f64 / 1000.0)}
-                            aria-label={lang.t("Diagram from (s)", "时序图起点（秒）")} onchange={on_custom(0)} />
-                    </label>
-                    <label>{ lang.t("to ", "到 ") }
-                        <input class="diagram-to" type="number" min="0" step="0.001" size="7" value={format!("{}", custom.1 as f64 / 1000.0)}
-                            aria-label={lang.t("Diagram to (s)", "时序图终点（秒）")} onchange={on_custom(1)} />
-                    </label>
-                    if custom.1 > now_ms {
-                        <span class="quiet">{ lang.f(|| format!("(the trace ends at the cursor, {})", labels.time(now_ms)), || format!("（trace 只到时间游标处，{}）", labels.time(now_ms))) }</span>
-                    }
-                }
-                <button class="svg-download" aria-label={lang.t("Download the diagram as SVG", "把时序图下载为 SVG")} onclick={on_svg}>{ lang.t("Download SVG", "下载 SVG") }</button>
-                <button class="trace-download" disabled={!can_export} onclick={on_trace}
-                    aria-label={lang.t("Download the trace as JSON lines (as kcsim run --trace writes it)", "把 trace 下载为 JSON lines（与 kcsim run --trace 的格式相同）")}
-                    title={(!can_export).then(|| lang.t("a lesson's own cluster cannot be saved as a trace", "课程自带的集群不能保存为 trace").to_string())}>
-                    { lang.t("Download trace", "下载 trace") }</button>
-                <label class="trace-load">{ lang.t("Load trace: ", "载入 trace：") }
-                    <input type="file" accept=".jsonl,.json,.txt" aria-label={lang.t("Load a trace file to replay", "载入要重放的 trace 文件")} onchange={on_file} />
-                </label>
-            </div>
-            { status_html }
-            <p class="quiet diagram-hint">{ lang.t(
-                "Time flows downward. Click an arrow (or focus it and press Enter) to move the time cursor there.",
-                "时间自上而下。点击一个箭头（或用键盘聚焦后按 Enter），时间游标就移到那一刻。") }</p>
-            <div class="diagram-scroll" ref={scroller.clone()}>
-                // The heads stay in view while the rows scroll under them.
-                <svg class="sequence heads" width={l.width.to_string()} height={TOP.to_string()} viewBox={format!("0 0 {} {TOP}", l.width)}
-                    role="group" aria-label={labels.title(d.from_ms, d.to_ms)}>
-                    <rect class="backdrop" width={l.width.to_string()} height={TOP.to_string()} />
-                    <text class="title" x="12" y="24">{ labels.title(d.from_ms, d.to_ms) }</text>
-                    { for heads }
-                </svg>
-                <svg class="sequence" width={l.width.to_string()} height={(l.height - TOP).to_string()} viewBox={format!("0 {TOP} {} {}", l.width, l.height - TOP)}>
-                    <defs>
-                        <marker id="kc-head" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse">
-                            <path d="M0,0 L10,5 L0,10 z" />
-                        </marker>
-                    </defs>
-                    { for lives }
-                    { for rows }
-                    if l.rows.is_empty() {
-                        <text x="70" y={(l.foot_y - 12).to_string()}>{ labels.empty() }</text>
-                    }
-                    if l.not_drawn > 0 {
-                        <text class="more" x="70" y={(l.foot_y + 20).to_string()}>{ labels.not_drawn(l.not_drawn) }</text>
-                    }
-                    { for legend }
-                    <g class="mark">
-                        <rect x="84" y={(mark_y - 6).to_string()} width="12" height="12" />
-                        <text x="120" y={(mark_y + 4).to_string()}>{ labels.legend_mark() }</text>
-                    </g>
-                </svg>
-            </div>
-        </section>
-    }
+    let mut options: Vec<Html> = WINDOWS_S
+        .iter()
+        .map(|s| {
+            eld(
+                "option",
+                &["value", "selected"],
+                Box::new([num(*s), flag("selected", *s == *window_s)]),
+                string(lang.f(
+                    || format!("the last {s} s before the cursor"),
+                    || format!("时间游标之前的 {s} 秒"),
+                )),
+            )
+        })
+        .collect();
+    options.push(eld(
+        "option",
+        &["value", "selected"],
+        Box::new([s("0"), flag("selected", *window_s == 0)]),
+        text(lang.t("from … to … (seconds)", "自定义起止（秒）")),
+    ));
+    let seconds_field = |name: &'static str, value: u64, aria: &'static str, end: usize| {
+        input(
+            Some(AttrValue::from(format!("{}", value as f64 / 1000.0))),
+            None,
+            dynamic(
+                &["type", "min", "step", "size", "aria-label", "class"],
+                Box::new([s("number"), s("0"), s("0.001"), s("7"), s(aria), s(name)]),
+            ),
+            on(Box::new([change(on_custom(end))])),
+        )
+    };
+    let custom_fields = list(if *window_s == 0 {
+        vec![
+            el(
+                "label",
+                &[],
+                list(vec![
+                    text(lang.t("from ", "从 ")),
+                    seconds_field(
+                        "diagram-from",
+                        custom.0,
+                        lang.t("Diagram from (s)", "时序图起点（秒）"),
+                        0,
+                    ),
+                ]),
+            ),
+            el(
+                "label",
+                &[],
+                list(vec![
+                    text(lang.t("to ", "到 ")),
+                    seconds_field(
+                        "diagram-to",
+                        custom.1,
+                        lang.t("Diagram to (s)", "时序图终点（秒）"),
+                        1,
+                    ),
+                ]),
+            ),
+            list(if custom.1 > now_ms {
+                vec![el(
+                    "span",
+                    attrs!("class" = "quiet"),
+                    string(lang.f(
+                        || format!("(the trace ends at the cursor, {})", labels.time(now_ms)),
+                        || format!("（trace 只到时间游标处，{}）", labels.time(now_ms)),
+                    )),
+                )]
+            } else {
+                Vec::new()
+            }),
+        ]
+    } else {
+        Vec::new()
+    });
+    let tools =
+        el(
+            "div",
+            attrs!("class" = "diagram-tools"),
+            list(vec![
+                el(
+                    "label",
+                    &[],
+                    list(vec![
+                        text(lang.t("window: ", "窗口：")),
+                        elo(
+                            "select",
+                            &["aria-label"],
+                            Box::new([s(lang.t(
+                                "Diagram window: seconds before the time cursor",
+                                "时序图窗口：时间游标之前的秒数",
+                            ))]),
+                            on(Box::new([change(on_window)])),
+                            list(options),
+                        ),
+                    ]),
+                ),
+                custom_fields,
+                elo(
+                    "button",
+                    &["aria-label", "class"],
+                    Box::new([
+                        s(lang.t("Download the diagram as SVG", "把时序图下载为 SVG")),
+                        s("svg-download"),
+                    ]),
+                    on(Box::new([click(on_svg)])),
+                    text(lang.t("Download SVG", "下载 SVG")),
+                ),
+                elo(
+                    "button",
+                    &["aria-label", "title", "disabled", "class"],
+                    Box::new([
+                        s(lang.t(
+                            "Download the trace as JSON lines (as kcsim run --trace writes it)",
+                            "把 trace 下载为 JSON lines（与 kcsim run --trace 的格式相同）",
+                        )),
+                        opt_st((!can_export).then(|| {
+                            lang.t(
+                                "a lesson's own cluster cannot be saved as a trace",
+                                "课程自带的集群不能保存为 trace",
+                            )
+                            .to_string()
+                        })),
+                        flag("disabled", !can_export),
+                        s("trace-download"),
+                    ]),
+                    on(Box::new([click(on_trace)])),
+                    text(lang.t("Download trace", "下载 trace")),
+                ),
+                el(
+                    "label",
+                    attrs!("class" = "trace-load"),
+                    list(vec![
+                        text(lang.t("Load trace: ", "载入 trace：")),
+                        input(
+                            None,
+                            None,
+                            dynamic(
+                                &["type", "accept", "aria-label"],
+                                Box::new([
+                                    s("file"),
+                                    s(".jsonl,.json,.txt"),
+                                    s(lang.t(
+                                        "Load a trace file to replay",
+                                        "载入要重放的 trace 文件",
+                                    )),
+                                ]),
+                            ),
+                            on(Box::new([change(on_file)])),
+                        ),
+                    ]),
+                ),
+            ]),
+        );
+    let title = labels.title(d.from_ms, d.to_ms);
+    let mut head_svg = vec![
+        leaf(
+            "rect",
+            &["width", "height", "class"],
+            Box::new([num(l.width.into()), num(TOP.into()), s("backdrop")]),
+        ),
+        el(
+            "text",
+            attrs!("x" = "12", "y" = "24", "class" = "title"),
+            string(title.clone()),
+        ),
+    ];
+    head_svg.extend(heads);
+    let mut rows_svg = vec![el(
+        "defs",
+        &[],
+        el(
+            "marker",
+            attrs!(
+                "id" = "kc-head",
+                "viewBox" = "0 0 10 10",
+                "refX" = "10",
+                "refY" = "5",
+                "markerUnits" = "userSpaceOnUse",
+                "markerWidth" = "10",
+                "markerHeight" = "10",
+                "orient" = "auto-start-reverse"
+            ),
+            el0("path", attrs!("d" = "M0,0 L10,5 L0,10 z")),
+        ),
+    )];
+    rows_svg.extend(lives);
+    rows_svg.extend(rows);
+    rows_svg.push(list(if l.rows.is_empty() {
+        vec![eld(
+            "text",
+            &["x", "y"],
+            Box::new([s("70"), num((l.foot_y - 12).into())]),
+            string(labels.empty()),
+        )]
+    } else {
+        Vec::new()
+    }));
+    rows_svg.push(list(if l.not_drawn > 0 {
+        vec![eld(
+            "text",
+            &["x", "y", "class"],
+            Box::new([s("70"), num((l.foot_y + 20).into()), s("more")]),
+            string(labels.not_drawn(l.not_drawn)),
+        )]
+    } else {
+        Vec::new()
+    }));
+    rows_svg.extend(legend);
+    rows_svg.push(el(
+        "g",
+        attrs!("class" = "mark"),
+        list(vec![
+            leaf(
+                "rect",
+                &["x", "y", "width", "height"],
+                Box::new([s("84"), num((mark_y - 6).into()), s("12"), s("12")]),
+            ),
+            eld(
+                "text",
+                &["x", "y"],
+                Box::new([s("120"), num((mark_y + 4).into())]),
+                string(labels.legend_mark()),
+            ),
+        ]),
+    ));
+    eld(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([
+            s("p-diagram"),
+            s(lang.t("Sequence diagram", "时序图")),
+            s("panel diagram-pane"),
+        ]),
+        list(vec![
+            el("h2", &[], text(lang.t("Sequence diagram", "时序图"))),
+            tools,
+            status_html,
+            el(
+                "p",
+                attrs!("class" = "quiet diagram-hint"),
+                text(lang.t(
+                    "Time flows downward. Click an arrow (or focus it and press Enter) to move the time cursor there.",
+                    "时间自上而下。点击一个箭头（或用键盘聚焦后按 Enter），时间游标就移到那一刻。",
+                )),
+            ),
+            tag(
+                "div",
+                scroller.clone(),
+                Attributes::Static(attrs!("class" = "diagram-scroll")),
+                Listeners::None,
+                list(vec![
+                    // The heads stay in view while the rows scroll under them.
+                    eld(
+                        "svg",
+                        &["width", "height", "viewBox", "role", "aria-label", "class"],
+                        Box::new([
+                            num(l.width.into()),
+                            num(TOP.into()),
+                            st(format!("0 0 {} {TOP}", l.width)),
+                            s("group"),
+                            st(title),
+                            s("sequence heads"),
+                        ]),
+                        list(head_svg),
+                    ),
+                    eld(
+                        "svg",
+                        &["width", "height", "viewBox", "class"],
+                        Box::new([
+                            num(l.width.into()),
+                            num((l.height - TOP).into()),
+                            st(format!("0 {TOP} {} {}", l.width, l.height - TOP)),
+                            s("sequence"),
+                        ]),
+                        list(rows_svg),
+                    ),
+                ]),
+            ),
+        ]),
+    )
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Each controller's single-threaded FIFO event queue and ControllerState.
 
+use crate::el::{attrs, class, el, eld, list, s, st, string, text};
 use crate::i18n::use_lang;
 use kcsim_core::view::QueueView;
 use yew::prelude::*;
@@ -17,26 +18,76 @@ pub struct EventQueueProps {
 #[component]
 pub fn EventQueue(props: &EventQueueProps) -> Html {
     let lang = use_lang();
-    html! {
-        <section id="p-queues" class="panel queues" aria-label={lang.t("Controller event queues", "控制器事件队列")}>
-            <h2>{ lang.t("Controller event queues", "控制器事件队列") }</h2>
-            { for props.queues.iter().map(|q| {
-                let busy = q.current.is_some() || !q.waiting.is_empty();
-                html! {
-                    <div class={classes!("queue", busy.then_some("busy"))} data-broker={q.broker.to_string()}>
-                        <span class="queue-owner">{ format!("broker {} · {}", q.broker, q.state) }</span>
-                        <ol class="queue-events">
-                            { for q.current.iter().map(|(name, done)| html! {
-                                <li class="event current">{ { let ms = done.saturating_sub(props.now_ms); lang.f(|| format!("▶ {name} (done in {ms} ms)"), || format!("▶ {name}（{ms} ms 后完成）")) } }</li>
-                            }) }
-                            { for q.waiting.iter().map(|(name, at)| html! {
-                                <li class="event waiting">{ { let ms = props.now_ms.saturating_sub(*at); lang.f(|| format!("{name} (waiting {ms} ms)"), || format!("{name}（已等待 {ms} ms）")) } }</li>
-                            }) }
-                            if !busy { <li class="event idle">{ lang.t("idle", "空闲") }</li> }
-                        </ol>
-                    </div>
-                }
-            }) }
-        </section>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let mut children = vec![el(
+        "h2",
+        &[],
+        text(lang.t("Controller event queues", "控制器事件队列")),
+    )];
+    children.extend(props.queues.iter().map(|q| {
+        let busy = q.current.is_some() || !q.waiting.is_empty();
+        let mut events: Vec<Html> = q
+            .current
+            .iter()
+            .map(|(name, done)| {
+                let ms = done.saturating_sub(props.now_ms);
+                el(
+                    "li",
+                    attrs!("class" = "event current"),
+                    string(lang.f(
+                        || format!("▶ {name} (done in {ms} ms)"),
+                        || format!("▶ {name}（{ms} ms 后完成）"),
+                    )),
+                )
+            })
+            .collect();
+        events.extend(q.waiting.iter().map(|(name, at)| {
+            let ms = props.now_ms.saturating_sub(*at);
+            el(
+                "li",
+                attrs!("class" = "event waiting"),
+                string(lang.f(
+                    || format!("{name} (waiting {ms} ms)"),
+                    || format!("{name}（已等待 {ms} ms）"),
+                )),
+            )
+        }));
+        events.push(list(if busy {
+            Vec::new()
+        } else {
+            vec![el(
+                "li",
+                attrs!("class" = "event idle"),
+                text(lang.t("idle", "空闲")),
+            )]
+        }));
+        eld(
+            "div",
+            &["data-broker", "class"],
+            Box::new([
+                st(q.broker.to_string()),
+                class(classes!("queue", busy.then_some("busy"))),
+            ]),
+            list(vec![
+                el(
+                    "span",
+                    attrs!("class" = "queue-owner"),
+                    string(format!("broker {} · {}", q.broker, q.state)),
+                ),
+                el("ol", attrs!("class" = "queue-events"), list(events)),
+            ]),
+        )
+    }));
+    eld(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([
+            s("p-queues"),
+            s(lang.t("Controller event queues", "控制器事件队列")),
+            s("panel queues"),
+        ]),
+        list(children),
+    )
 }

@@ -2,6 +2,7 @@
 //! linking to the panel it names; then the keys.
 
 use crate::components::term::TermId;
+use crate::el::{attrs, click, el, eld, elo, list, on, s, st, text};
 use crate::i18n::use_lang;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -81,24 +82,88 @@ pub fn Help(props: &HelpProps) -> Html {
             jump(id);
             close.emit(());
         });
-        html! { <a href={format!("#{id}")} {onclick}>{ name }</a> }
+        elo(
+            "a",
+            &["href"],
+            Box::new([st(format!("#{id}"))]),
+            on(Box::new([click(onclick)])),
+            text(name),
+        )
     };
     let item = |name: &'static str, id: &'static str, what: &'static str| {
-        html! { <div class="help-item"><dt>{ link(name, id) }</dt><dd>{ what }</dd></div> }
+        el(
+            "div",
+            attrs!("class" = "help-item"),
+            list(vec![
+                el("dt", &[], link(name, id)),
+                el("dd", &[], text(what)),
+            ]),
+        )
     };
-    html! {
-        <div class="help" role="dialog" aria-label={t("Help: the page, its terms and keys", "帮助：页面、术语和快捷键")}>
-            <h2>{ t("The page", "页面") }</h2>
-            <dl>{ for PARTS.iter().map(|(en, zh, id, what, what_zh)| item(lang.t(en, zh), id, lang.t(what, what_zh))) }</dl>
-            <h2>{ t("Terms", "术语") }</h2>
-            <dl>{ for TermId::ALL.iter().map(|term| item(term.name(lang), term.panel(), term.explain(lang))) }</dl>
-            <h2>{ t("Keys", "快捷键") }</h2>
-            <p><kbd>{ "space" }</kbd>{ t(" play / pause · ", " 播放 / 暂停 · ") }<kbd>{ "→" }</kbd>{ t(" one event · ", " 前进一个事件 · ") }<kbd>{ "←" }</kbd>{ t(" back 100 ms · ", " 后退 100 ms · ") }
-               <kbd>{ "n" }</kbd>{ t(" next interesting event · ", " 下一个关键事件 · ") }<kbd>{ "u" }</kbd>{ t(" undo · ", " 撤销 · ") }<kbd>{ "m" }</kbd>{ t(" mark this moment (playing pauses there) · ", " 标记此刻（播放到此处暂停） · ") }<kbd>{ "p" }</kbd>{ t(" presentation mode · ", " 演示模式 · ") }<kbd>{ "c" }</kbd>{ t(" the console's prompt · ", " 控制台输入行 · ") }<kbd>{ "?" }</kbd>{ t(" this help · ", " 本帮助 · ") }<kbd>{ "Esc" }</kbd>{ t(" close it", " 关闭帮助") }</p>
-            <p>{ t("Simplified on purpose: one ZooKeeper server; a controller event applies its ZooKeeper writes to the ensemble when it starts (the page sees each when the event reaches it) and costs virtual time as in Kafka 1.1+ or 1.0; replication copies what a follower lacks in one fetch round. See the README.",
-                "有意做了简化：只有一台 ZooKeeper 服务器；控制器事件开始时就把它的 ZooKeeper 写入应用到集群（页面在事件执行到该处时才看到每次写入），并按 Kafka 1.1+ 或 1.0 的方式消耗虚拟时间；副本复制在一轮拉取中补齐 follower 缺少的数据。详见 README。") }</p>
-        </div>
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let mut keys = Vec::new();
+    for (key, en, zh) in [
+        ("space", " play / pause · ", " 播放 / 暂停 · "),
+        ("→", " one event · ", " 前进一个事件 · "),
+        ("←", " back 100 ms · ", " 后退 100 ms · "),
+        ("n", " next interesting event · ", " 下一个关键事件 · "),
+        ("u", " undo · ", " 撤销 · "),
+        (
+            "m",
+            " mark this moment (playing pauses there) · ",
+            " 标记此刻（播放到此处暂停） · ",
+        ),
+        ("p", " presentation mode · ", " 演示模式 · "),
+        ("c", " the console's prompt · ", " 控制台输入行 · "),
+        ("?", " this help · ", " 本帮助 · "),
+        ("Esc", " close it", " 关闭帮助"),
+    ] {
+        keys.push(el("kbd", &[], text(key)));
+        keys.push(text(t(en, zh)));
     }
+    eld(
+        "div",
+        &["role", "aria-label", "class"],
+        Box::new([
+            s("dialog"),
+            s(t("Help: the page, its terms and keys", "帮助：页面、术语和快捷键")),
+            s("help"),
+        ]),
+        list(vec![
+            el("h2", &[], text(t("The page", "页面"))),
+            el(
+                "dl",
+                &[],
+                list(
+                    PARTS
+                        .iter()
+                        .map(|(en, zh, id, what, what_zh)| item(lang.t(en, zh), id, lang.t(what, what_zh)))
+                        .collect(),
+                ),
+            ),
+            el("h2", &[], text(t("Terms", "术语"))),
+            el(
+                "dl",
+                &[],
+                list(
+                    TermId::ALL
+                        .iter()
+                        .map(|term| item(term.name(lang), term.panel(), term.explain(lang)))
+                        .collect(),
+                ),
+            ),
+            el("h2", &[], text(t("Keys", "快捷键"))),
+            el("p", &[], list(keys)),
+            el(
+                "p",
+                &[],
+                text(t("Simplified on purpose: one ZooKeeper server; a controller event applies its ZooKeeper writes to the ensemble when it starts (the page sees each when the event reaches it) and costs virtual time as in Kafka 1.1+ or 1.0; replication copies what a follower lacks in one fetch round. See the README.",
+                    "有意做了简化：只有一台 ZooKeeper 服务器；控制器事件开始时就把它的 ZooKeeper 写入应用到集群（页面在事件执行到该处时才看到每次写入），并按 Kafka 1.1+ 或 1.0 的方式消耗虚拟时间；副本复制在一轮拉取中补齐 follower 缺少的数据。详见 README。")),
+            ),
+        ]),
+    )
 }
 
 #[cfg(test)]

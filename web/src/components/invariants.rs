@@ -1,5 +1,6 @@
 //! Every named invariant, holding or violated, with a jump to the first violation.
 
+use crate::el::{attrs, class, click, el, eld, elo, list, on, s, st, string, text};
 use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
 use kcsim_core::view::InvariantView;
@@ -21,35 +22,99 @@ pub struct InvariantsProps {
 pub fn Invariants(props: &InvariantsProps) -> Html {
     let lang = use_lang();
     let lost = props.acked_records_lost;
-    html! {
-        <section id="p-invariants" class="panel invariants" aria-label={lang.t("Invariants", "不变量")}>
-            <h2>{ lang.t("Invariants", "不变量") }</h2>
-            if props.acked_records_lost > 0 {
-                <p class="lesson" role="alert">{ lang.f(|| format!("{lost} acknowledged record(s) lost: a producer was told they were safe."), || format!("丢失了 {lost} 条已确认的消息：生产者曾被告知它们已安全写入。")) }</p>
-            }
-            <ul>
-                { for props.invariants.iter().map(|i| {
-                    let (class, mark) = if i.first_violation_ms.is_some() { ("violated", "✗") } else { ("holds", "✓") };
-                    let jump = i.first_violation_ms.map(|t| {
-                        let cb = props.on_msg.clone();
-                        html! {
-                            <button class="jump" aria-label={lang.f(|| format!("Jump to the first violation of {} at {} ms", i.name, t), || format!("跳到 {} 在 {} ms 处的首次违反", i.name, t))}
-                                onclick={Callback::from(move |_: MouseEvent| cb.emit(Msg::Seek(t)))}>{ lang.f(|| format!("jump to {:.3} s", t as f64 / 1000.0), || format!("跳到 {:.3} 秒", t as f64 / 1000.0)) }</button>
-                        }
-                    });
-                    html! {
-                        <li class={class} title={meaning(&i.name, lang).map_or_else(|| i.meaning.clone(), |m| format!("{} — {m}", i.name))}>
-                            <span class="mark" aria-hidden="true">{ mark }</span>
-                            <code>{ display_name(&i.name, lang) }</code>
-                            <span class="verdict">{ if i.first_violation_ms.is_some() { lang.t(" violated", " 已违反") } else { lang.t(" holds", " 成立") } }</span>
-                            { for jump }
-                            { for i.detail.iter().map(|d| html! { <div class="detail">{ d }</div> }) }
-                        </li>
-                    }
-                }) }
-            </ul>
-        </section>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let items = props
+        .invariants
+        .iter()
+        .map(|i| {
+            let (cls, mark) = if i.first_violation_ms.is_some() {
+                ("violated", "✗")
+            } else {
+                ("holds", "✓")
+            };
+            let jump = i.first_violation_ms.map(|t| {
+                let cb = props.on_msg.clone();
+                elo(
+                    "button",
+                    &["aria-label", "class"],
+                    Box::new([
+                        st(lang.f(
+                            || format!("Jump to the first violation of {} at {} ms", i.name, t),
+                            || format!("跳到 {} 在 {} ms 处的首次违反", i.name, t),
+                        )),
+                        s("jump"),
+                    ]),
+                    on(Box::new([click(Callback::from(move |_: MouseEvent| {
+                        cb.emit(Msg::Seek(t))
+                    }))])),
+                    string(lang.f(
+                        || format!("jump to {:.3} s", t as f64 / 1000.0),
+                        || format!("跳到 {:.3} 秒", t as f64 / 1000.0),
+                    )),
+                )
+            });
+            let mut children = vec![
+                el(
+                    "span",
+                    attrs!("aria-hidden" = "true", "class" = "mark"),
+                    text(mark),
+                ),
+                el("code", &[], string(display_name(&i.name, lang))),
+                el(
+                    "span",
+                    attrs!("class" = "verdict"),
+                    text(if i.first_violation_ms.is_some() {
+                        lang.t(" violated", " 已违反")
+                    } else {
+                        lang.t(" holds", " 成立")
+                    }),
+                ),
+            ];
+            children.extend(jump);
+            children.extend(
+                i.detail
+                    .iter()
+                    .map(|d| el("div", attrs!("class" = "detail"), string(d.clone()))),
+            );
+            eld(
+                "li",
+                &["title", "class"],
+                Box::new([
+                    st(meaning(&i.name, lang)
+                        .map_or_else(|| i.meaning.clone(), |m| format!("{} — {m}", i.name))),
+                    class(cls.into()),
+                ]),
+                list(children),
+            )
+        })
+        .collect();
+    eld(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([
+            s("p-invariants"),
+            s(lang.t("Invariants", "不变量")),
+            s("panel invariants"),
+        ]),
+        list(vec![
+            el("h2", &[], text(lang.t("Invariants", "不变量"))),
+            list(if props.acked_records_lost > 0 {
+                vec![el(
+                    "p",
+                    attrs!("role" = "alert", "class" = "lesson"),
+                    string(lang.f(
+                        || format!("{lost} acknowledged record(s) lost: a producer was told they were safe."),
+                        || format!("丢失了 {lost} 条已确认的消息：生产者曾被告知它们已安全写入。"),
+                    )),
+                )]
+            } else {
+                Vec::new()
+            }),
+            el("ul", &[], list(items)),
+        ]),
+    )
 }
 
 /// An invariant's short name on the page: the core's identifier in English,

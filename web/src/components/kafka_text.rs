@@ -1,5 +1,6 @@
 //! Kafka's own words: `kafka-topics.sh --describe` and `zookeeper-shell.sh get /controller`.
 
+use crate::el::{attrs, el, eld, list, s, string, text};
 use crate::i18n::use_lang;
 use yew::prelude::*;
 
@@ -16,13 +17,39 @@ pub struct KafkaTextProps {
 #[component]
 pub fn KafkaText(props: &KafkaTextProps) -> Html {
     let lang = use_lang();
-    html! {
-        <section id="p-kafka-text" class="panel kafka-text" aria-label={lang.t("Kafka's tools", "Kafka 自带工具")}>
-            <h2>{ lang.t("Kafka's tools", "Kafka 自带工具") }</h2>
-            <p class="cmd">{ "$ zookeeper-shell.sh localhost:2181 get /controller" }</p>
-            <pre class="controller-json">{ props.controller.trim_end() }</pre>
-            <p class="cmd">{ "$ kafka-topics.sh --bootstrap-server localhost:9092 --describe" }</p>
-            <pre class="describe">{ &props.describe }</pre>
-        </section>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    eld(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([
+            s("p-kafka-text"),
+            s(lang.t("Kafka's tools", "Kafka 自带工具")),
+            s("panel kafka-text"),
+        ]),
+        list(vec![
+            el("h2", &[], text(lang.t("Kafka's tools", "Kafka 自带工具"))),
+            el(
+                "p",
+                attrs!("class" = "cmd"),
+                text("$ zookeeper-shell.sh localhost:2181 get /controller"),
+            ),
+            el(
+                "pre",
+                attrs!("class" = "controller-json"),
+                string(props.controller.trim_end().to_string()),
+            ),
+            el(
+                "p",
+                attrs!("class" = "cmd"),
+                text("$ kafka-topics.sh --bootstrap-server localhost:9092 --describe"),
+            ),
+            el(
+                "pre",
+                attrs!("class" = "describe"),
+                string(props.describe.clone()),
+            ),
+        ]),
+    )
 }

@@ -3,6 +3,7 @@
 //! (every broker watching ZooKeeper itself) and in the controller design, and
 //! this panel shows its counts side by side. It computes nothing itself.
 
+use crate::el::{attrs, class, click, el, eld, elo, list, on, s, string, text};
 use crate::i18n::{facts::fact_text, use_lang, Lang};
 use crate::state::SimState;
 use kcsim_core::fact::Fact;
@@ -105,37 +106,77 @@ pub fn Legacy(props: &LegacyProps) -> Html {
         })
     };
     let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
     let result = match &*run {
-        None => html! {},
+        None => Html::default(),
         Some(Run {
             at_ms,
             result: Err(e),
-        }) => html! {
-            <p class="legacy-error" role="alert">{ format!("{} ({} {} s)", error_text(e, lang), t("at", "时间"), seconds(*at_ms)) }</p>
-        },
+        }) => el(
+            "p",
+            attrs!("role" = "alert", "class" = "legacy-error"),
+            string(format!(
+                "{} ({} {} s)",
+                error_text(e, lang),
+                t("at", "时间"),
+                seconds(*at_ms)
+            )),
+        ),
         Some(Run {
             at_ms,
             result: Ok(c),
         }) => view_comparison(c, *at_ms, lang),
     };
-    html! {
-        <section id="p-legacy" class="panel legacy" aria-label={t("Before the controller (historical design)", "控制器出现之前（历史设计）")}>
-            <h2>{ t("Before the controller (historical design)", "控制器出现之前（历史设计）") }</h2>
-            <p class="legacy-badge">{ t("Historical: Kafka's first replication design (before 0.8), replaced by the controller. Not how Kafka 2.4 works.",
-                "历史设计：Kafka 最早的副本复制设计（0.8 之前），后来被控制器取代。Kafka 2.4 并不这样工作。") }</p>
-            <p class="legacy-explain">{ t(
+    let title = t(
+        "Before the controller (historical design)",
+        "控制器出现之前（历史设计）",
+    );
+    eld(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([s("p-legacy"), s(title), s("panel legacy")]),
+        list(vec![
+            el("h2", &[], text(title)),
+            el("p", attrs!("class" = "legacy-badge"), text(t("Historical: Kafka's first replication design (before 0.8), replaced by the controller. Not how Kafka 2.4 works.",
+                "历史设计：Kafka 最早的副本复制设计（0.8 之前），后来被控制器取代。Kafka 2.4 并不这样工作。"))),
+            el("p", attrs!("class" = "legacy-explain"), text(t(
                 "Before the controller, every broker watched ZooKeeper itself: /brokers/ids and the leader and ISR znodes of every partition it hosts. One change wakes every broker watching it (the herd effect); each re-reads ZooKeeper and acts on its own, racing to create a partition's ephemeral leader znode, so ZooKeeper carries the load of all of them. A broker whose session expired leads on until it notices, beside the new leader (split brain). With a controller, only the controller watches the cluster's state (every broker still watches /controller), decides, and tells the brokers.",
-                "在控制器出现之前，每个 broker 都自己监听 ZooKeeper：/brokers/ids，以及它所承载的每个分区的 leader 和 ISR 节点。一次变化会唤醒所有监听它的 broker（羊群效应）；每个 broker 都重新读取 ZooKeeper 并各自行动，争相创建分区的 leader 临时节点，于是 ZooKeeper 要承受所有 broker 的负载。会话已过期的 broker 在察觉之前仍以 leader 自居，与新 leader 并存（脑裂）。有了控制器之后，只有控制器监听集群状态（每个 broker 仍监听 /controller 节点）、做出决策并通知各个 broker。") }</p>
-            <p class="legacy-actions">
-                <button class="legacy-run" {onclick}
-                    aria-label={t("Compare the two designs on this cluster and the actions done so far", "就当前集群和目前为止的操作比较两种设计")}>
-                    { t("Compare the designs up to now", "比较两种设计（截至此刻）") }
-                </button>
-                <a class="legacy-docs" href={DOCS_HREF} target="_blank" rel="noopener noreferrer">{ t("How it is modelled", "建模方式说明") }</a>
-            </p>
-            { result }
-        </section>
-    }
+                "在控制器出现之前，每个 broker 都自己监听 ZooKeeper：/brokers/ids，以及它所承载的每个分区的 leader 和 ISR 节点。一次变化会唤醒所有监听它的 broker（羊群效应）；每个 broker 都重新读取 ZooKeeper 并各自行动，争相创建分区的 leader 临时节点，于是 ZooKeeper 要承受所有 broker 的负载。会话已过期的 broker 在察觉之前仍以 leader 自居，与新 leader 并存（脑裂）。有了控制器之后，只有控制器监听集群状态（每个 broker 仍监听 /controller 节点）、做出决策并通知各个 broker。"))),
+            el(
+                "p",
+                attrs!("class" = "legacy-actions"),
+                list(vec![
+                    elo(
+                        "button",
+                        &["aria-label", "class"],
+                        Box::new([
+                            s(t(
+                                "Compare the two designs on this cluster and the actions done so far",
+                                "就当前集群和目前为止的操作比较两种设计",
+                            )),
+                            s("legacy-run"),
+                        ]),
+                        on(Box::new([click(onclick)])),
+                        text(t("Compare the designs up to now", "比较两种设计（截至此刻）")),
+                    ),
+                    eld(
+                        "a",
+                        &["href", "target", "rel", "class"],
+                        Box::new([
+                            s(DOCS_HREF),
+                            s("_blank"),
+                            s("noopener noreferrer"),
+                            s("legacy-docs"),
+                        ]),
+                        text(t("How it is modelled", "建模方式说明")),
+                    ),
+                ]),
+            ),
+            result,
+        ]),
+    )
 }
 
 fn view_comparison(c: &Comparison, at_ms: u64, lang: Lang) -> Html {
@@ -159,45 +200,136 @@ fn view_comparison(c: &Comparison, at_ms: u64, lang: Lang) -> Html {
     }
     let until = c.until_ms;
     let (brokers, partitions) = (c.brokers, c.partitions);
-    html! {
-        <div class="legacy-result" aria-live="polite">
-            <p class="legacy-scope">{ lang.f(
-                || format!("Computed at {} s: {brokers} brokers, {partitions} partitions, both designs run to {} s (the last fault, a session timeout, then 10 s).", seconds(at_ms), seconds(until)),
-                || format!("于 {} 秒计算：{brokers} 个 broker，{partitions} 个分区，两种设计都运行到 {} 秒（最后一次故障之后，再加一个会话超时和 10 秒）。", seconds(at_ms), seconds(until))) }</p>
-            <table class="legacy-totals">
-                <caption>{ t("Totals", "合计") }</caption>
-                <thead><tr><th scope="col">{ t("count", "计数") }</th><th scope="col" class="hist">{ head_legacy }</th><th scope="col">{ head_ctl }</th></tr></thead>
-                <tbody>
-                    { for rows(lang).into_iter().map(|(key, label, get)| html! {
-                        <tr class={key}><th scope="row">{ label }</th><td class="hist">{ get(&c.legacy) }</td><td>{ get(&c.controller) }</td></tr>
-                    }) }
-                </tbody>
-            </table>
-            <table class="legacy-segments">
-                <caption>{ t("Per fault (historical / controller)", "按故障（历史 / 控制器）") }</caption>
-                <thead><tr>
-                    <th scope="col">{ t("from (s)", "起始（秒）") }</th>
-                    <th scope="col">{ t("what happened", "发生了什么") }</th>
-                    <th scope="col">{ t("notifications", "通知") }</th>
-                    <th scope="col">{ t("ZooKeeper requests", "ZooKeeper 请求") }</th>
-                    <th scope="col">{ t("split brain", "脑裂") }</th>
-                </tr></thead>
-                <tbody>
-                    { for c.segments.iter().map(|s| html! {
-                        <tr>
-                            <td>{ seconds(s.from_ms) }</td>
-                            <td class="what">{ stretch_label(&s.actions) }</td>
-                            <td><span class="hist">{ s.legacy.watch_notifications }</span>{ " / " }{ s.controller.watch_notifications }</td>
-                            <td><span class="hist">{ s.legacy.zk_requests() }</span>{ " / " }{ s.controller.zk_requests() }</td>
-                            <td><span class="hist">{ s.legacy.conflicting_decisions }</span>{ " / " }{ s.controller.conflicting_decisions }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-            if !not_modelled.is_empty() {
-                <p class="legacy-unmodelled">{ t("Not modelled in the historical design (they run in the controller design only): ", "历史设计中未建模的操作（只在控制器设计中执行）：") }
-                    { not_modelled.iter().map(|(name, n)| format!("{name} ×{n}")).collect::<Vec<_>>().join(", ") }</p>
-            }
-        </div>
-    }
+    let col = |h: Html| el("th", attrs!("scope" = "col"), h);
+    let td = |h: Html| el("td", &[], h);
+    let hist = |h: Html| el("span", attrs!("class" = "hist"), h);
+    let totals = rows(lang)
+        .into_iter()
+        .map(|(key, label, get)| {
+            eld(
+                "tr",
+                &["class"],
+                Box::new([class(key.into())]),
+                list(vec![
+                    el("th", attrs!("scope" = "row"), string(label)),
+                    el("td", attrs!("class" = "hist"), string(get(&c.legacy))),
+                    td(string(get(&c.controller))),
+                ]),
+            )
+        })
+        .collect();
+    let pair = |a: u64, b: u64| {
+        td(list(vec![
+            hist(string(a.to_string())),
+            text(" / "),
+            string(b.to_string()),
+        ]))
+    };
+    let segments = c
+        .segments
+        .iter()
+        .map(|s| {
+            el(
+                "tr",
+                &[],
+                list(vec![
+                    td(string(seconds(s.from_ms))),
+                    el(
+                        "td",
+                        attrs!("class" = "what"),
+                        string(stretch_label(&s.actions)),
+                    ),
+                    pair(
+                        s.legacy.watch_notifications,
+                        s.controller.watch_notifications,
+                    ),
+                    pair(s.legacy.zk_requests(), s.controller.zk_requests()),
+                    pair(
+                        s.legacy.conflicting_decisions,
+                        s.controller.conflicting_decisions,
+                    ),
+                ]),
+            )
+        })
+        .collect();
+    el(
+        "div",
+        attrs!("aria-live" = "polite", "class" = "legacy-result"),
+        list(vec![
+            el(
+                "p",
+                attrs!("class" = "legacy-scope"),
+                string(lang.f(
+                    || format!("Computed at {} s: {brokers} brokers, {partitions} partitions, both designs run to {} s (the last fault, a session timeout, then 10 s).", seconds(at_ms), seconds(until)),
+                    || format!("于 {} 秒计算：{brokers} 个 broker，{partitions} 个分区，两种设计都运行到 {} 秒（最后一次故障之后，再加一个会话超时和 10 秒）。", seconds(at_ms), seconds(until)),
+                )),
+            ),
+            el(
+                "table",
+                attrs!("class" = "legacy-totals"),
+                list(vec![
+                    el("caption", &[], text(t("Totals", "合计"))),
+                    el(
+                        "thead",
+                        &[],
+                        el(
+                            "tr",
+                            &[],
+                            list(vec![
+                                col(text(t("count", "计数"))),
+                                el("th", attrs!("scope" = "col", "class" = "hist"), text(head_legacy)),
+                                col(text(head_ctl)),
+                            ]),
+                        ),
+                    ),
+                    el("tbody", &[], list(totals)),
+                ]),
+            ),
+            el(
+                "table",
+                attrs!("class" = "legacy-segments"),
+                list(vec![
+                    el(
+                        "caption",
+                        &[],
+                        text(t("Per fault (historical / controller)", "按故障（历史 / 控制器）")),
+                    ),
+                    el(
+                        "thead",
+                        &[],
+                        el(
+                            "tr",
+                            &[],
+                            list(vec![
+                                col(text(t("from (s)", "起始（秒）"))),
+                                col(text(t("what happened", "发生了什么"))),
+                                col(text(t("notifications", "通知"))),
+                                col(text(t("ZooKeeper requests", "ZooKeeper 请求"))),
+                                col(text(t("split brain", "脑裂"))),
+                            ]),
+                        ),
+                    ),
+                    el("tbody", &[], list(segments)),
+                ]),
+            ),
+            list(if not_modelled.is_empty() {
+                Vec::new()
+            } else {
+                vec![el(
+                    "p",
+                    attrs!("class" = "legacy-unmodelled"),
+                    list(vec![
+                        text(t("Not modelled in the historical design (they run in the controller design only): ", "历史设计中未建模的操作（只在控制器设计中执行）：")),
+                        string(
+                            not_modelled
+                                .iter()
+                                .map(|(name, n)| format!("{name} ×{n}"))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                        ),
+                    ]),
+                )]
+            }),
+        ]),
+    )
 }

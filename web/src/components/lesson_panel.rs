@@ -4,6 +4,7 @@
 //! panels.
 
 use crate::components::lesson_picker::save_progress;
+use crate::el::{attrs, class, click, el, eld, elo, flag, list, on as on_, s, st, string, text};
 use crate::hooks::use_style_sheet;
 use crate::i18n::use_lang;
 use crate::lesson::{condition_words, target_selectors, LessonMsg, LessonRun};
@@ -127,9 +128,20 @@ fn btn(label: &str, aria: &str, disabled: bool, m: LessonMsg, on: &Callback<Msg>
         LessonMsg::Leave => "leave",
         LessonMsg::Open(..) | LessonMsg::Continue(..) | LessonMsg::SetPresent(_) => "",
     };
-    let on = on.clone();
-    let onclick = Callback::from(move |_: MouseEvent| on.emit(Msg::Lesson(m.clone())));
-    html! { <button data-act={act} aria-label={aria.to_string()} title={aria.to_string()} {disabled} {onclick}>{ label.to_string() }</button> }
+    let cb = on.clone();
+    let onclick = Callback::from(move |_: MouseEvent| cb.emit(Msg::Lesson(m.clone())));
+    elo(
+        "button",
+        &["data-act", "aria-label", "title", "disabled"],
+        Box::new([
+            s(act),
+            st(aria.to_string()),
+            st(aria.to_string()),
+            flag("disabled", disabled),
+        ]),
+        on_(Box::new([click(onclick)])),
+        string(label.to_string()),
+    )
 }
 
 /// The lesson area: the narration and its controls when a lesson runs, and
@@ -193,30 +205,64 @@ pub fn LessonArea(props: &LessonAreaProps) -> Html {
         String::new()
     });
     use_style_sheet(highlight_css(&selectors));
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
     let fold_bar = props.present.then(|| {
-        html! {
-            <div class="fold-bar" role="group" aria-label={lang.t("Folded panels", "已折叠的面板")}>
-                <span>{ lang.t("Folded for the projector:", "投影时折叠：") }</span>
-                { for FOLDED.iter().map(|(id, en, zh)| {
-                    let is_open = open.contains(id);
-                    let unfolded = unfolded.clone();
-                    let id: &'static str = id;
-                    let onclick = Callback::from(move |_: MouseEvent| {
-                        let mut v = (*unfolded).clone();
-                        if let Some(i) = v.iter().position(|x| *x == id) { v.remove(i); } else { v.push(id); }
-                        unfolded.set(v);
-                    });
-                    html! { <button aria-pressed={is_open.to_string()} aria-controls={id} {onclick}>{ lang.t(en, zh) }</button> }
-                }) }
-                <button class="present-off" aria-label={lang.t("Leave presentation mode (p)", "退出演示模式 (p)")}
-                    onclick={ let on = props.on_msg.clone(); Callback::from(move |_: MouseEvent| on.emit(Msg::Lesson(LessonMsg::SetPresent(false)))) }>
-                    { lang.t("Leave presentation", "退出投影") }
-                </button>
-            </div>
-        }
+        let mut children = vec![el(
+            "span",
+            &[],
+            text(lang.t("Folded for the projector:", "投影时折叠：")),
+        )];
+        children.extend(FOLDED.iter().map(|(id, en, zh)| {
+            let is_open = open.contains(id);
+            let unfolded = unfolded.clone();
+            let id: &'static str = id;
+            let onclick = Callback::from(move |_: MouseEvent| {
+                let mut v = (*unfolded).clone();
+                if let Some(i) = v.iter().position(|x| *x == id) {
+                    v.remove(i);
+                } else {
+                    v.push(id);
+                }
+                unfolded.set(v);
+            });
+            elo(
+                "button",
+                &["aria-pressed", "aria-controls"],
+                Box::new([st(is_open.to_string()), s(id)]),
+                on_(Box::new([click(onclick)])),
+                text(lang.t(en, zh)),
+            )
+        }));
+        children.push(elo(
+            "button",
+            &["aria-label", "class"],
+            Box::new([
+                s(lang.t("Leave presentation mode (p)", "退出演示模式 (p)")),
+                s("present-off"),
+            ]),
+            on_(Box::new([click({
+                let on = props.on_msg.clone();
+                Callback::from(move |_: MouseEvent| {
+                    on.emit(Msg::Lesson(LessonMsg::SetPresent(false)))
+                })
+            })])),
+            text(lang.t("Leave presentation", "退出投影")),
+        ));
+        eld(
+            "div",
+            &["role", "aria-label", "class"],
+            Box::new([
+                s("group"),
+                s(lang.t("Folded panels", "已折叠的面板")),
+                s("fold-bar"),
+            ]),
+            list(children),
+        )
     });
     let Some(r) = run else {
-        return html! { <>{ for fold_bar }</> };
+        return list(fold_bar.into_iter().collect());
     };
     let on = &props.on_msg;
     let n = r.lesson.steps.len();
@@ -262,41 +308,161 @@ pub fn LessonArea(props: &LessonAreaProps) -> Html {
     };
     let waiting = !r.done && !r.passed() && step.checkpoint.is_some();
     let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
-    html! {
-        <section id="p-lesson" class={classes!("panel", "lesson-panel", r.done.then_some("done"))} aria-label={t("Lesson", "课程")}>
-            <div class="lesson-head">
-                <h2>{ r.lesson.title.get(code) }</h2>
-                <span class="lesson-step">{ progress }</span>
-            </div>
-            <p class="lesson-text" aria-live="polite">
-                { if r.done { r.lesson.summary.get(code).to_string() } else { step.text.get(code).to_string() } }
-            </p>
-            if !r.done {
-                <p class={classes!("lesson-wait", (r.passed() || step.checkpoint.is_none()).then_some("reached"))} aria-live="polite">{ waits }</p>
-            }
-            if *hint && !r.done {
-                <p class="lesson-hint" role="note">{ t("Hint: ", "提示：") }{ hint_text }</p>
-            }
-            <div class="lesson-controls" role="group" aria-label={t("Lesson controls", "课程控制")}>
-                { btn(t("◀ Back", "◀ 上一步"), t("Back one step", "回到上一步"), false, LessonMsg::Back, on) }
-                { btn(t("Show me", "演示"), t("Show me", "演示"), !waiting, LessonMsg::ShowMe, on) }
-                <button data-act="hint" aria-label={t("Hint", "提示")} aria-pressed={hint.to_string()} disabled={r.done} onclick={toggle_hint}>{ t("Hint", "提示") }</button>
-                <span class="lesson-next">{ btn(if r.step + 1 == n { t("Finish ✓", "完成 ✓") } else { t("Next ▶", "下一步 ▶") }, t("Next step", "下一步"), !r.can_next(), LessonMsg::Next, on) }</span>
-                { btn(t("⟲ Last checkpoint", "⟲ 上个检查点"), t("Rewind to the last checkpoint", "回到上一个检查点"), r.last_checkpoint().is_none(), LessonMsg::Rewind, on) }
-                { btn(t("Restart", "重新开始"), t("Restart lesson", "重新开始课程"), false, LessonMsg::Restart, on) }
-                { btn(t("Leave", "退出"), t("Leave lesson", "退出课程"), false, LessonMsg::Leave, on) }
-                <button class="present-button" aria-pressed={props.present.to_string()} aria-label={t("Presentation mode (p)", "演示模式 (p)")}
-                    onclick={ let on = on.clone(); let p = props.present; Callback::from(move |_: MouseEvent| on.emit(Msg::Lesson(LessonMsg::SetPresent(!p)))) }>
-                    { t("Present", "投影") }
-                </button>
-            </div>
-            if let Some(note) = &r.lesson.article_note {
-                <details class="lesson-note">
-                    <summary>{ t("About the article", "关于原文") }</summary>
-                    <p>{ note.get(code) }</p>
-                </details>
-            }
-            { for fold_bar }
-        </section>
-    }
+    let mut children = vec![
+        el(
+            "div",
+            attrs!("class" = "lesson-head"),
+            list(vec![
+                el("h2", &[], string(r.lesson.title.get(code).to_string())),
+                el("span", attrs!("class" = "lesson-step"), string(progress)),
+            ]),
+        ),
+        el(
+            "p",
+            attrs!("aria-live" = "polite", "class" = "lesson-text"),
+            string(if r.done {
+                r.lesson.summary.get(code).to_string()
+            } else {
+                step.text.get(code).to_string()
+            }),
+        ),
+        list(if r.done {
+            Vec::new()
+        } else {
+            vec![eld(
+                "p",
+                &["aria-live", "class"],
+                Box::new([
+                    s("polite"),
+                    class(classes!(
+                        "lesson-wait",
+                        (r.passed() || step.checkpoint.is_none()).then_some("reached")
+                    )),
+                ]),
+                string(waits),
+            )]
+        }),
+        list(if *hint && !r.done {
+            vec![el(
+                "p",
+                attrs!("role" = "note", "class" = "lesson-hint"),
+                list(vec![text(t("Hint: ", "提示：")), string(hint_text)]),
+            )]
+        } else {
+            Vec::new()
+        }),
+        eld(
+            "div",
+            &["role", "aria-label", "class"],
+            Box::new([
+                s("group"),
+                s(t("Lesson controls", "课程控制")),
+                s("lesson-controls"),
+            ]),
+            list(vec![
+                btn(
+                    t("◀ Back", "◀ 上一步"),
+                    t("Back one step", "回到上一步"),
+                    false,
+                    LessonMsg::Back,
+                    on,
+                ),
+                btn(
+                    t("Show me", "演示"),
+                    t("Show me", "演示"),
+                    !waiting,
+                    LessonMsg::ShowMe,
+                    on,
+                ),
+                elo(
+                    "button",
+                    &["data-act", "aria-label", "aria-pressed", "disabled"],
+                    Box::new([
+                        s("hint"),
+                        s(t("Hint", "提示")),
+                        st(hint.to_string()),
+                        flag("disabled", r.done),
+                    ]),
+                    on_(Box::new([click(toggle_hint)])),
+                    text(t("Hint", "提示")),
+                ),
+                el(
+                    "span",
+                    attrs!("class" = "lesson-next"),
+                    btn(
+                        if r.step + 1 == n {
+                            t("Finish ✓", "完成 ✓")
+                        } else {
+                            t("Next ▶", "下一步 ▶")
+                        },
+                        t("Next step", "下一步"),
+                        !r.can_next(),
+                        LessonMsg::Next,
+                        on,
+                    ),
+                ),
+                btn(
+                    t("⟲ Last checkpoint", "⟲ 上个检查点"),
+                    t("Rewind to the last checkpoint", "回到上一个检查点"),
+                    r.last_checkpoint().is_none(),
+                    LessonMsg::Rewind,
+                    on,
+                ),
+                btn(
+                    t("Restart", "重新开始"),
+                    t("Restart lesson", "重新开始课程"),
+                    false,
+                    LessonMsg::Restart,
+                    on,
+                ),
+                btn(
+                    t("Leave", "退出"),
+                    t("Leave lesson", "退出课程"),
+                    false,
+                    LessonMsg::Leave,
+                    on,
+                ),
+                elo(
+                    "button",
+                    &["aria-pressed", "aria-label", "class"],
+                    Box::new([
+                        st(props.present.to_string()),
+                        s(t("Presentation mode (p)", "演示模式 (p)")),
+                        s("present-button"),
+                    ]),
+                    on_(Box::new([click({
+                        let on = on.clone();
+                        let p = props.present;
+                        Callback::from(move |_: MouseEvent| {
+                            on.emit(Msg::Lesson(LessonMsg::SetPresent(!p)))
+                        })
+                    })])),
+                    text(t("Present", "投影")),
+                ),
+            ]),
+        ),
+        list(if let Some(note) = &r.lesson.article_note {
+            vec![el(
+                "details",
+                attrs!("class" = "lesson-note"),
+                list(vec![
+                    el("summary", &[], text(t("About the article", "关于原文"))),
+                    el("p", &[], string(note.get(code).to_string())),
+                ]),
+            )]
+        } else {
+            Vec::new()
+        }),
+    ];
+    children.extend(fold_bar);
+    eld(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([
+            s("p-lesson"),
+            s(t("Lesson", "课程")),
+            class(classes!("panel", "lesson-panel", r.done.then_some("done"))),
+        ]),
+        list(children),
+    )
 }

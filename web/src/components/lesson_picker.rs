@@ -2,6 +2,9 @@
 //! built-in lessons (each with the learner's progress, remembered in
 //! `localStorage`), "Open a lesson file…" and the presentation mode toggle.
 
+use crate::el::{
+    attrs, change, click, dynamic, el, eld, elo, els, input, keydown, list, on, s, st, string, text,
+};
 use crate::i18n::use_lang;
 use crate::lesson::{builtins, minified, progress_key, LessonMsg, Origin, Progress};
 use crate::state::Msg;
@@ -113,13 +116,19 @@ pub fn LessonPicker(props: &LessonPickerProps) -> Html {
             }
         })
     };
-    let list = lessons.iter().enumerate().map(|(i, &l)| {
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let items = lessons.iter().enumerate().map(|(i, &l)| {
         let code = lang.code();
         let saved = load_progress(&l.id);
         let status = match saved {
             Progress::New => String::new(),
             Progress::Done => t("✓ completed", "✓ 已完成").to_string(),
-            Progress::At(k) => lang.f(|| format!("at step {}", k + 1), || format!("进行到第 {} 步", k + 1)),
+            Progress::At(k) => lang.f(
+                || format!("at step {}", k + 1),
+                || format!("进行到第 {} 步", k + 1),
+            ),
         };
         let onclick = {
             let emit = emit_and_close.clone();
@@ -135,57 +144,179 @@ pub fn LessonPicker(props: &LessonPickerProps) -> Html {
             let cont = {
                 let emit = emit_and_close.clone();
                 let l = l.clone();
-                Callback::from(move |_: MouseEvent| emit.emit(LessonMsg::Continue(l.clone(), Origin::BuiltIn, k)))
+                Callback::from(move |_: MouseEvent| {
+                    emit.emit(LessonMsg::Continue(l.clone(), Origin::BuiltIn, k))
+                })
             };
             let fresh = {
                 let emit = emit_and_close.clone();
-                Callback::from(move |_: MouseEvent| emit.emit(LessonMsg::Open(l.clone(), Origin::BuiltIn)))
+                Callback::from(move |_: MouseEvent| {
+                    emit.emit(LessonMsg::Open(l.clone(), Origin::BuiltIn))
+                })
             };
-            html! {
-                <div class="lesson-offer" role="group">
-                    <button class="continue" onclick={cont}>{ lang.f(|| format!("Continue at step {}", k + 1), || format!("从第 {} 步继续", k + 1)) }</button>
-                    <button onclick={fresh}>{ t("Start over", "从头开始") }</button>
-                </div>
-            }
+            el(
+                "div",
+                attrs!("role" = "group", "class" = "lesson-offer"),
+                list(vec![
+                    els(
+                        "button",
+                        attrs!("class" = "continue"),
+                        on(Box::new([click(cont)])),
+                        string(lang.f(
+                            || format!("Continue at step {}", k + 1),
+                            || format!("从第 {} 步继续", k + 1),
+                        )),
+                    ),
+                    els(
+                        "button",
+                        &[],
+                        on(Box::new([click(fresh)])),
+                        text(t("Start over", "从头开始")),
+                    ),
+                ]),
+            )
         });
-        html! {
-            <li class="lesson-item" data-lesson={l.id.clone()}>
-                <button class="lesson-open" {onclick}>{ l.title.get(code) }</button>
-                if !status.is_empty() { <span class="lesson-status">{ status }</span> }
-                <p class="lesson-summary">{ l.summary.get(code) }</p>
-                { for offered }
-            </li>
-        }
+        let mut children = vec![
+            els(
+                "button",
+                attrs!("class" = "lesson-open"),
+                on(Box::new([click(onclick)])),
+                string(l.title.get(code).to_string()),
+            ),
+            list(if status.is_empty() {
+                Vec::new()
+            } else {
+                vec![el(
+                    "span",
+                    attrs!("class" = "lesson-status"),
+                    string(status),
+                )]
+            }),
+            el(
+                "p",
+                attrs!("class" = "lesson-summary"),
+                string(l.summary.get(code).to_string()),
+            ),
+        ];
+        children.extend(offered);
+        eld(
+            "li",
+            &["data-lesson", "class"],
+            Box::new([st(l.id.clone()), s("lesson-item")]),
+            list(children),
+        )
     });
-    html! {
-        <>
-            <button class="lessons-button" aria-expanded={open.to_string()} aria-label={t("Lessons", "课程")} onclick={toggle.clone()}>{ t("Lessons", "课程") }</button>
-            if *open {
-                <div class="lesson-picker" role="dialog" aria-label={t("Lessons", "课程")} onkeydown={on_key}>
-                    <div class="picker-head">
-                        <h2>{ t("Lessons", "课程") }</h2>
-                        <button aria-label={t("Close the lessons list", "关闭课程列表")} onclick={toggle}>{ "×" }</button>
-                    </div>
-                    // At the top: a refused file's message is seen at once.
-                    if let Some(e) = &*file_error {
-                        <p class="lesson-file-error" role="alert">{ lang.f(|| format!("This lesson file does not read: {e}"), || format!("无法读取这个课程文件：{e}")) }</p>
-                    }
-                    if entries.is_none() {
-                        <p class="lesson-loading" role="status">{ t("Loading the lessons…", "正在载入课程…") }</p>
-                    }
-                    if !broken.is_empty() {
-                        <p class="lesson-file-error" role="alert">{ lang.f(
-                            || format!("Some built-in lessons did not load: {}", broken.join("; ")),
-                            || format!("有的内置课程未能载入：{}", broken.join("；"))) }</p>
-                    }
-                    <ol class="lesson-list">{ for list }</ol>
-                    <p><button class="present-button" aria-pressed={props.present.to_string()} aria-label={t("Presentation mode (p)", "演示模式 (p)")} onclick={present}>{ t("Presentation mode", "投影演示模式") }</button>
-                        { t(" large type for a projector (key p)", " 投影用的大字号（快捷键 p）") }</p>
-                    <label class="lesson-file">{ t("Open a lesson file…", "打开课程文件…") }
-                        <input type="file" accept=".json,application/json" aria-label={t("Open a lesson file", "打开课程文件")} onchange={on_file} />
-                    </label>
-                </div>
-            }
-        </>
-    }
+    let button = elo(
+        "button",
+        &["aria-expanded", "aria-label", "class"],
+        Box::new([
+            st(open.to_string()),
+            s(t("Lessons", "课程")),
+            s("lessons-button"),
+        ]),
+        on(Box::new([click(toggle.clone())])),
+        text(t("Lessons", "课程")),
+    );
+    let picker = list(if *open {
+        let alert = |message: String| {
+            el(
+                "p",
+                attrs!("role" = "alert", "class" = "lesson-file-error"),
+                string(message),
+            )
+        };
+        vec![elo(
+            "div",
+            &["role", "aria-label", "class"],
+            Box::new([s("dialog"), s(t("Lessons", "课程")), s("lesson-picker")]),
+            on(Box::new([keydown(on_key)])),
+            list(vec![
+                el(
+                    "div",
+                    attrs!("class" = "picker-head"),
+                    list(vec![
+                        el("h2", &[], text(t("Lessons", "课程"))),
+                        elo(
+                            "button",
+                            &["aria-label"],
+                            Box::new([s(t("Close the lessons list", "关闭课程列表"))]),
+                            on(Box::new([click(toggle)])),
+                            text("×"),
+                        ),
+                    ]),
+                ),
+                // At the top: a refused file's message is seen at once.
+                list(if let Some(e) = &*file_error {
+                    vec![alert(lang.f(
+                        || format!("This lesson file does not read: {e}"),
+                        || format!("无法读取这个课程文件：{e}"),
+                    ))]
+                } else {
+                    Vec::new()
+                }),
+                list(if entries.is_none() {
+                    vec![el(
+                        "p",
+                        attrs!("role" = "status", "class" = "lesson-loading"),
+                        text(t("Loading the lessons…", "正在载入课程…")),
+                    )]
+                } else {
+                    Vec::new()
+                }),
+                list(if broken.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![alert(lang.f(
+                        || format!("Some built-in lessons did not load: {}", broken.join("; ")),
+                        || format!("有的内置课程未能载入：{}", broken.join("；")),
+                    ))]
+                }),
+                el("ol", attrs!("class" = "lesson-list"), list(items.collect())),
+                el(
+                    "p",
+                    &[],
+                    list(vec![
+                        elo(
+                            "button",
+                            &["aria-pressed", "aria-label", "class"],
+                            Box::new([
+                                st(props.present.to_string()),
+                                s(t("Presentation mode (p)", "演示模式 (p)")),
+                                s("present-button"),
+                            ]),
+                            on(Box::new([click(present)])),
+                            text(t("Presentation mode", "投影演示模式")),
+                        ),
+                        text(t(
+                            " large type for a projector (key p)",
+                            " 投影用的大字号（快捷键 p）",
+                        )),
+                    ]),
+                ),
+                el(
+                    "label",
+                    attrs!("class" = "lesson-file"),
+                    list(vec![
+                        text(t("Open a lesson file…", "打开课程文件…")),
+                        input(
+                            None,
+                            None,
+                            dynamic(
+                                &["type", "accept", "aria-label"],
+                                Box::new([
+                                    s("file"),
+                                    s(".json,application/json"),
+                                    s(t("Open a lesson file", "打开课程文件")),
+                                ]),
+                            ),
+                            on(Box::new([change(on_file)])),
+                        ),
+                    ]),
+                ),
+            ]),
+        )]
+    } else {
+        Vec::new()
+    });
+    list(vec![button, picker])
 }

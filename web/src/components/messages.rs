@@ -1,6 +1,7 @@
 //! Requests and watch notifications on the wire: inspect, delay, drop.
 
-use crate::components::term::{Term, TermId};
+use crate::components::term::{term, TermId};
+use crate::el::{attrs, class, click, el, eld, elo, leaf, list, num, on, s, st, string, text};
 use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
 use kcsim_core::view::MessageView;
@@ -23,46 +24,148 @@ pub struct MessagesProps {
 pub fn Messages(props: &MessagesProps) -> Html {
     let lang = use_lang();
     let n = props.messages.len();
-    html! {
-        <section id="p-messages" class="panel messages" aria-label={lang.t("Messages in flight", "传输中的消息")}>
-            <h2>{ lang.f(|| format!("In flight ({n})"), || format!("传输中（{n}）")) }</h2>
-            if props.messages.is_empty() { <p class="quiet">{ lang.t("nothing on the wire", "线路上没有消息") }</p> }
-            <ul>
-                { for props.messages.iter().take(40).map(|m| {
-                    let id = m.id;
-                    let delay = {
-                        let cb = props.on_msg.clone();
-                        Callback::from(move |_: MouseEvent| cb.emit(Msg::Act(Action::DelayMessage { id, delay_ms: 2_000 })))
-                    };
-                    let drop = {
-                        let cb = props.on_msg.clone();
-                        Callback::from(move |_: MouseEvent| cb.emit(Msg::Act(Action::DropMessage { id })))
-                    };
-                    let total = m.arrives_at_ms.saturating_sub(m.sent_at_ms).max(1);
-                    let done = props.now_ms.saturating_sub(m.sent_at_ms).min(total);
-                    let pct = if m.queued { 0 } else { done * 100 / total };
-                    let epoch = m.controller_epoch.map(|e| format!(" · {} {e}", lang.t("epoch", "纪元"))).unwrap_or_default();
-                    html! {
-                        <li class={classes!("message", m.kind.replace(' ', "-").to_ascii_lowercase(), m.queued.then_some("queued"))} data-message={id.to_string()}>
-                            <div class="message-head">
-                                <strong>
-                                    if let Some(term) = TermId::of_request(&m.kind) { <Term name={term}>{ &m.kind }</Term> } else { { &m.kind } }
-                                </strong>
-                                <span>{ format!(" #{id} {} → {}{epoch}", m.from, m.to) }</span>
-                                <span class="when">{ when(m, lang) }</span>
-                            </div>
-                            <progress max="100" value={pct.to_string()} aria-label={lang.f(|| format!("message {id} progress"), || format!("消息 {id} 的进度"))}></progress>
-                            <div class="summary">{ &m.summary }</div>
-                            if !m.queued {
-                                <button aria-label={lang.f(|| format!("Delay message {id} by 2 s"), || format!("将消息 {id} 延迟 2 秒"))} onclick={delay}>{ lang.t("delay 2 s", "延迟 2 秒") }</button>
-                                <button aria-label={lang.f(|| format!("Drop message {id}"), || format!("丢弃消息 {id}"))} onclick={drop}>{ lang.t("drop", "丢弃") }</button>
-                            }
-                        </li>
-                    }
-                }) }
-            </ul>
-        </section>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let items = props
+        .messages
+        .iter()
+        .take(40)
+        .map(|m| {
+            let id = m.id;
+            let delay = {
+                let cb = props.on_msg.clone();
+                Callback::from(move |_: MouseEvent| {
+                    cb.emit(Msg::Act(Action::DelayMessage {
+                        id,
+                        delay_ms: 2_000,
+                    }))
+                })
+            };
+            let drop = {
+                let cb = props.on_msg.clone();
+                Callback::from(move |_: MouseEvent| cb.emit(Msg::Act(Action::DropMessage { id })))
+            };
+            let total = m.arrives_at_ms.saturating_sub(m.sent_at_ms).max(1);
+            let done = props.now_ms.saturating_sub(m.sent_at_ms).min(total);
+            let pct = if m.queued { 0 } else { done * 100 / total };
+            let epoch = m
+                .controller_epoch
+                .map(|e| format!(" · {} {e}", lang.t("epoch", "纪元")))
+                .unwrap_or_default();
+            let button = |aria: String, cb: Callback<MouseEvent>, label: &'static str| {
+                elo(
+                    "button",
+                    &["aria-label"],
+                    Box::new([st(aria)]),
+                    on(Box::new([click(cb)])),
+                    text(label),
+                )
+            };
+            eld(
+                "li",
+                &["data-message", "class"],
+                Box::new([
+                    num(id),
+                    class(classes!(
+                        "message",
+                        m.kind.replace(' ', "-").to_ascii_lowercase(),
+                        m.queued.then_some("queued")
+                    )),
+                ]),
+                list(vec![
+                    el(
+                        "div",
+                        attrs!("class" = "message-head"),
+                        list(vec![
+                            el(
+                                "strong",
+                                &[],
+                                list(vec![list(vec![
+                                    if let Some(t_id) = TermId::of_request(&m.kind) {
+                                        term(t_id, string(m.kind.clone()))
+                                    } else {
+                                        string(m.kind.clone())
+                                    },
+                                ])]),
+                            ),
+                            el(
+                                "span",
+                                &[],
+                                string(format!(" #{id} {} → {}{epoch}", m.from, m.to)),
+                            ),
+                            el("span", attrs!("class" = "when"), string(when(m, lang))),
+                        ]),
+                    ),
+                    leaf(
+                        "progress",
+                        &["max", "aria-label", "value"],
+                        Box::new([
+                            s("100"),
+                            st(lang.f(
+                                || format!("message {id} progress"),
+                                || format!("消息 {id} 的进度"),
+                            )),
+                            num(pct),
+                        ]),
+                    ),
+                    el(
+                        "div",
+                        attrs!("class" = "summary"),
+                        string(m.summary.clone()),
+                    ),
+                    list(if m.queued {
+                        Vec::new()
+                    } else {
+                        vec![
+                            button(
+                                lang.f(
+                                    || format!("Delay message {id} by 2 s"),
+                                    || format!("将消息 {id} 延迟 2 秒"),
+                                ),
+                                delay,
+                                lang.t("delay 2 s", "延迟 2 秒"),
+                            ),
+                            button(
+                                lang.f(
+                                    || format!("Drop message {id}"),
+                                    || format!("丢弃消息 {id}"),
+                                ),
+                                drop,
+                                lang.t("drop", "丢弃"),
+                            ),
+                        ]
+                    }),
+                ]),
+            )
+        })
+        .collect();
+    eld(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([
+            s("p-messages"),
+            s(lang.t("Messages in flight", "传输中的消息")),
+            s("panel messages"),
+        ]),
+        list(vec![
+            el(
+                "h2",
+                &[],
+                string(lang.f(|| format!("In flight ({n})"), || format!("传输中（{n}）"))),
+            ),
+            list(if props.messages.is_empty() {
+                vec![el(
+                    "p",
+                    attrs!("class" = "quiet"),
+                    text(lang.t("nothing on the wire", "线路上没有消息")),
+                )]
+            } else {
+                Vec::new()
+            }),
+            el("ul", &[], list(items)),
+        ]),
+    )
 }
 
 /// When a message arrives, after a separator: " · queued" (waiting for its

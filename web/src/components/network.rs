@@ -6,6 +6,7 @@
 //! across a node; each label is put beside its dot where it covers no node,
 //! no node's status and no other label (see [`place_label`]).
 
+use crate::el::{self, attrs, click, el, eld, elo, leaf, list, on, s, st, string, text, Val};
 use kcsim_core::view::{BrokerView, MessageView};
 use kcsim_core::BrokerId;
 use std::f64::consts::{PI, TAU};
@@ -208,55 +209,180 @@ pub fn Network(props: &NetworkProps) -> Html {
             };
             let r = place_label(x, y, &label, &nodes, &placed);
             placed.push(r);
-            let class = classes!("msg", m.kind.replace(' ', "-").to_ascii_lowercase(), (*selected == Some(id)).then_some("selected"));
-            html! {
-                <g {class} {onclick} role="button" aria-label={lang.f(|| format!("Inspect message {id}: {} from {} to {}", m.kind, m.from, m.to), || format!("查看消息 {id}：{}，从 {} 到 {}", m.kind, m.from, m.to))}>
-                    <circle cx={fmt(x)} cy={fmt(y)} r="7" />
-                    <text x={fmt(r.0 + 1.0)} y={fmt(r.1 + r.3 - 3.0)}>{ label }</text>
-                </g>
-            }
+            let class = classes!(
+                "msg",
+                m.kind.replace(' ', "-").to_ascii_lowercase(),
+                (*selected == Some(id)).then_some("selected")
+            );
+            elo(
+                "g",
+                &["role", "aria-label", "class"],
+                Box::new([
+                    s("button"),
+                    st(lang.f(
+                        || {
+                            format!(
+                                "Inspect message {id}: {} from {} to {}",
+                                m.kind, m.from, m.to
+                            )
+                        },
+                        || format!("查看消息 {id}：{}，从 {} 到 {}", m.kind, m.from, m.to),
+                    )),
+                    el::class(class),
+                ]),
+                on(Box::new([click(onclick)])),
+                list(vec![
+                    leaf(
+                        "circle",
+                        &["cx", "cy", "r"],
+                        Box::new([at(x), at(y), s("7")]),
+                    ),
+                    eld(
+                        "text",
+                        &["x", "y"],
+                        Box::new([at(r.0 + 1.0), at(r.1 + r.3 - 3.0)]),
+                        string(label),
+                    ),
+                ]),
+            )
         })
         .collect();
-    html! {
-        <section id="p-wire" class="panel network" aria-label={lang.t("Messages on the wire", "线路上的消息")}>
-            <h2>{ lang.t("On the wire", "网络线路") }</h2>
-            <svg viewBox={format!("0 0 {W} {H}")} role="img" aria-label={lang.t("ZooKeeper, the brokers and the messages between them", "ZooKeeper、各 broker 以及它们之间的消息")}>
-                { for props.brokers.iter().map(|b| {
-                    let (x, y) = position(&format!("broker-{}", b.id), &ids);
-                    html! { <line class="link" x1={fmt(ZK.0)} y1={fmt(ZK.1)} x2={fmt(x)} y2={fmt(y)} /> }
-                }) }
-                <g class="node zk">
-                    <rect x={fmt(ZK.0 - ZK_HALF.0)} y={fmt(ZK.1 - ZK_HALF.1)} width={fmt(2.0 * ZK_HALF.0)} height={fmt(2.0 * ZK_HALF.1)} rx="8" />
-                    <text x={fmt(ZK.0)} y={fmt(ZK.1 + 6.0)} text-anchor="middle">{ "ZooKeeper" }</text>
-                </g>
-                { for props.brokers.iter().map(|b| {
-                    let (x, y) = position(&format!("broker-{}", b.id), &ids);
-                    let class = classes!(
-                        "node", "broker-node", format!("status-{}", b.status),
-                        (props.controller == Some(b.id)).then_some("controller")
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let mut picture: Vec<Html> = props
+        .brokers
+        .iter()
+        .map(|b| {
+            let (x, y) = position(&format!("broker-{}", b.id), &ids);
+            leaf(
+                "line",
+                &["x1", "y1", "x2", "y2", "class"],
+                Box::new([at(ZK.0), at(ZK.1), at(x), at(y), s("link")]),
+            )
+        })
+        .collect();
+    picture.push(el(
+        "g",
+        attrs!("class" = "node zk"),
+        list(vec![
+            leaf(
+                "rect",
+                &["x", "y", "width", "height", "rx"],
+                Box::new([
+                    at(ZK.0 - ZK_HALF.0),
+                    at(ZK.1 - ZK_HALF.1),
+                    at(2.0 * ZK_HALF.0),
+                    at(2.0 * ZK_HALF.1),
+                    s("8"),
+                ]),
+            ),
+            eld(
+                "text",
+                &["x", "y", "text-anchor"],
+                Box::new([at(ZK.0), at(ZK.1 + 6.0), s("middle")]),
+                text("ZooKeeper"),
+            ),
+        ]),
+    ));
+    picture.extend(props.brokers.iter().map(|b| {
+        let (x, y) = position(&format!("broker-{}", b.id), &ids);
+        let class = classes!(
+            "node",
+            "broker-node",
+            format!("status-{}", b.status),
+            (props.controller == Some(b.id)).then_some("controller")
+        );
+        eld(
+            "g",
+            &["class"],
+            Box::new([el::class(class)]),
+            list(vec![
+                leaf(
+                    "circle",
+                    &["cx", "cy", "r"],
+                    Box::new([at(x), at(y), at(R)]),
+                ),
+                eld(
+                    "text",
+                    &["x", "y", "text-anchor"],
+                    Box::new([at(x), at(y + 6.0), s("middle")]),
+                    string(b.id.to_string()),
+                ),
+                eld(
+                    "text",
+                    &["x", "y", "text-anchor", "class"],
+                    Box::new([at(x), at(y + STATUS_DY), s("middle"), s("sub")]),
+                    string(crate::components::broker_card::status_short(
+                        &b.status, lang,
+                    )),
+                ),
+            ]),
+        )
+    }));
+    picture.extend(dots);
+    let mut children = vec![
+        el("h2", &[], text(lang.t("On the wire", "网络线路"))),
+        eld(
+            "svg",
+            &["viewBox", "role", "aria-label"],
+            Box::new([
+                st(format!("0 0 {W} {H}")),
+                s("img"),
+                s(lang.t(
+                    "ZooKeeper, the brokers and the messages between them",
+                    "ZooKeeper、各 broker 以及它们之间的消息",
+                )),
+            ]),
+            list(picture),
+        ),
+    ];
+    children.extend(detail.map(|m| {
+        el(
+            "div",
+            attrs!("role" = "status", "class" = "inspect"),
+            list(vec![
+                el("strong", &[], string(format!("#{} {}", m.id, m.kind))),
+                string(format!(" {} → {}", m.from, m.to)),
+                string(
+                    m.controller_epoch
+                        .map(|e| format!(" · {} {e}", lang.t("controller epoch", "控制器纪元")))
+                        .unwrap_or_default(),
+                ),
+                string({
+                    let (s, a) = (
+                        m.sent_at_ms as f64 / 1000.0,
+                        m.arrives_at_ms as f64 / 1000.0,
                     );
-                    html! {
-                        <g {class}>
-                            <circle cx={fmt(x)} cy={fmt(y)} r={fmt(R)} />
-                            <text x={fmt(x)} y={fmt(y + 6.0)} text-anchor="middle">{ b.id.to_string() }</text>
-                            <text class="sub" x={fmt(x)} y={fmt(y + STATUS_DY)} text-anchor="middle">{ crate::components::broker_card::status_short(&b.status, lang) }</text>
-                        </g>
-                    }
-                }) }
-                { for dots }
-            </svg>
-            { for detail.map(|m| html! {
-                <div class="inspect" role="status">
-                    <strong>{ format!("#{} {}", m.id, m.kind) }</strong>
-                    { format!(" {} → {}", m.from, m.to) }
-                    { m.controller_epoch.map(|e| format!(" · {} {e}", lang.t("controller epoch", "控制器纪元"))).unwrap_or_default() }
-                    { { let (s, a) = (m.sent_at_ms as f64 / 1000.0, m.arrives_at_ms as f64 / 1000.0);
-                        lang.f(|| format!(" · sent {s:.3} s · arrives {a:.3} s"), || format!(" · {s:.3} 秒发出 · {a:.3} 秒到达")) } }
-                    <div class="summary">{ &m.summary }</div>
-                </div>
-            }) }
-        </section>
-    }
+                    lang.f(
+                        || format!(" · sent {s:.3} s · arrives {a:.3} s"),
+                        || format!(" · {s:.3} 秒发出 · {a:.3} 秒到达"),
+                    )
+                }),
+                el(
+                    "div",
+                    attrs!("class" = "summary"),
+                    string(m.summary.to_string()),
+                ),
+            ]),
+        )
+    }));
+    eld(
+        "section",
+        &["id", "aria-label", "class"],
+        Box::new([
+            s("p-wire"),
+            s(lang.t("Messages on the wire", "线路上的消息")),
+            s("panel network"),
+        ]),
+        list(children),
+    )
+}
+
+/// A coordinate as an attribute value (to a tenth).
+#[inline(never)]
+fn at(v: f64) -> Val {
+    st(fmt(v))
 }
 
 fn fmt(v: f64) -> String {

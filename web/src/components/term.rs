@@ -253,6 +253,13 @@ pub struct TermProps {
     pub children: Html,
 }
 
+/// `<Term name={name}>{ child }</Term>`, built in one place rather than
+/// inline at each of the page's terms (the same component node).
+#[inline(never)]
+pub fn term(name: TermId, child: Html) -> Html {
+    html! { <Term {name}>{ child }</Term> }
+}
+
 static NEXT_ID: AtomicU32 = AtomicU32::new(0);
 
 /// A term with its explanation on hover and on focus.
@@ -342,6 +349,24 @@ mod tests {
         assert_eq!(
             TermId::of_partition_state("OfflinePartition"),
             Some(TermId::OfflinePartition)
+        );
+    }
+
+    #[test]
+    fn a_term_built_once_is_the_html_macros() {
+        // The builder makes the node `html!` makes: the same component, the
+        // same name, the same text.
+        assert_eq!(
+            term(TermId::Isr, crate::el::text("ISR")),
+            html! { <Term name={TermId::Isr}>{ "ISR" }</Term> }
+        );
+        assert_ne!(
+            term(TermId::Isr, crate::el::text("ISR")),
+            html! { <Term name={TermId::Hw}>{ "ISR" }</Term> }
+        );
+        assert_ne!(
+            term(TermId::Isr, crate::el::text("ISR")),
+            html! { <Term name={TermId::Isr}>{ "HW" }</Term> }
         );
     }
 

@@ -4,6 +4,10 @@
 //! [`Comparison`] and drives the two runs' clock.
 
 use crate::components::broker_card::status_short;
+use crate::el::{
+    self, attrs, change, click, dynamic, el, eld, elo, els, flag, input, input_ev, keydown, list,
+    num, on, opt, s, st, string, submit, tag, text, Val,
+};
 use crate::i18n::{use_lang, Lang};
 use crate::state::{zk_mode_label, SPEEDS};
 use kcsim_core::whatif::{Comparison, PartitionCell, Setting, Variation, WhatIf, WhatIfError};
@@ -12,6 +16,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
+use yew::virtual_dom::{Attributes, Listeners};
 
 /// The two runs, shared between renders and changed in place (cloning them
 /// with their snapshots on every tick would cost more than running them).
@@ -270,48 +275,177 @@ pub fn WhatIfLauncher(props: &LauncherProps) -> Html {
             }
         });
     }
-    html! {
-        <details class="whatif-launch" ref={details}>
-            <summary aria-label={t("What if…: fork the run into two side by side", "假如……：把运行分叉成并排的两份")}>{ t("What if…", "假如……") }</summary>
-            <form class="whatif-form" onsubmit={fork}>
-                <label>{ t("differ in ", "差别 ") }
-                    <select aria-label={t("What the two runs differ in", "两份运行的差别")} onchange={on_kind}>
-                        <option value="unclean" selected={*kind == "unclean"}>{ t("unclean election off / on", "unclean 选举 关 / 开") }</option>
-                        <option value="kill" selected={*kind == "kill"}>{ t("kill -9 / kill -15 of a broker", "kill -9 / kill -15 一个 broker") }</option>
-                        <option value="zk" selected={*kind == "zk"}>{ t("ZooKeeper access: Kafka 1.1+ / 1.0", "ZooKeeper 访问：Kafka 1.1+ / 1.0") }</option>
-                    </select>
-                </label>
-                if *kind == "unclean" {
-                    <label>{ t("for ", "范围 ") }
-                        <select aria-label={t("Where unclean election is set", "unclean 选举的设置范围")} onchange={on_scope}>
-                            <option value="" selected={scope.is_empty()}>{ t("the cluster default", "集群默认") }</option>
-                            { for props.topics.iter().map(|tp| html! {
-                                <option value={tp.clone()} selected={*scope == *tp}>{ lang.f(|| format!("topic {tp}"), || format!("主题 {tp}")) }</option>
-                            }) }
-                        </select>
-                    </label>
-                }
-                if *kind == "kill" {
-                    <label>{ "broker " }
-                        <select aria-label={t("The broker to kill or stop", "要 kill 或关闭的 broker")} onchange={on_broker}>
-                            { for props.brokers.iter().map(|(b, status)| html! {
-                                <option value={b.0.to_string()} selected={b.0 == chosen_broker}>{ format!("{b} ({})", status_short(status, lang)) }</option>
-                            }) }
-                        </select>
-                    </label>
-                }
-                if *kind == "zk" {
-                    <p class="whatif-note">{ t("A static setting: the two runs differ from time 0, with the same actions.", "这是静态配置：两份运行从 0 时刻起就不同，操作相同。") }</p>
-                }
-                <button type="submit" class="whatif-fork" aria-label={lang.f(|| format!("Fork here, at {at}"), || format!("在此刻（{at}）分叉"))}>
-                    { lang.f(|| format!("fork at {at}"), || format!("在 {at} 分叉")) }
-                </button>
-                if let Some(e) = &props.error {
-                    <p class="whatif-error" role="alert">{ e.clone() }</p>
-                }
-            </form>
-        </details>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let option = |value: Val, selected: bool, h: Html| {
+        eld(
+            "option",
+            &["value", "selected"],
+            Box::new([value, flag("selected", selected)]),
+            h,
+        )
+    };
+    let select = |aria: &'static str, cb: Callback<Event>, options: Vec<Html>| {
+        elo(
+            "select",
+            &["aria-label"],
+            Box::new([s(aria)]),
+            on(Box::new([change(cb)])),
+            list(options),
+        )
+    };
+    let scope_label = list(if *kind == "unclean" {
+        let mut options = vec![option(
+            s(""),
+            scope.is_empty(),
+            text(t("the cluster default", "集群默认")),
+        )];
+        options.extend(props.topics.iter().map(|tp| {
+            option(
+                st(tp.clone()),
+                *scope == *tp,
+                string(lang.f(|| format!("topic {tp}"), || format!("主题 {tp}"))),
+            )
+        }));
+        vec![el(
+            "label",
+            &[],
+            list(vec![
+                text(t("for ", "范围 ")),
+                select(
+                    t("Where unclean election is set", "unclean 选举的设置范围"),
+                    on_scope,
+                    options,
+                ),
+            ]),
+        )]
+    } else {
+        Vec::new()
+    });
+    let broker_label = list(if *kind == "kill" {
+        vec![el(
+            "label",
+            &[],
+            list(vec![
+                text("broker "),
+                select(
+                    t("The broker to kill or stop", "要 kill 或关闭的 broker"),
+                    on_broker,
+                    props
+                        .brokers
+                        .iter()
+                        .map(|(b, status)| {
+                            option(
+                                num(b.0.into()),
+                                b.0 == chosen_broker,
+                                string(format!("{b} ({})", status_short(status, lang))),
+                            )
+                        })
+                        .collect(),
+                ),
+            ]),
+        )]
+    } else {
+        Vec::new()
+    });
+    tag(
+        "details",
+        details,
+        Attributes::Static(attrs!("class" = "whatif-launch")),
+        Listeners::None,
+        list(vec![
+            eld(
+                "summary",
+                &["aria-label"],
+                Box::new([s(t(
+                    "What if…: fork the run into two side by side",
+                    "假如……：把运行分叉成并排的两份",
+                ))]),
+                text(t("What if…", "假如……")),
+            ),
+            els(
+                "form",
+                attrs!("class" = "whatif-form"),
+                on(Box::new([submit(fork)])),
+                list(vec![
+                    el(
+                        "label",
+                        &[],
+                        list(vec![
+                            text(t("differ in ", "差别 ")),
+                            select(
+                                t("What the two runs differ in", "两份运行的差别"),
+                                on_kind,
+                                vec![
+                                    option(
+                                        s("unclean"),
+                                        *kind == "unclean",
+                                        text(t(
+                                            "unclean election off / on",
+                                            "unclean 选举 关 / 开",
+                                        )),
+                                    ),
+                                    option(
+                                        s("kill"),
+                                        *kind == "kill",
+                                        text(t(
+                                            "kill -9 / kill -15 of a broker",
+                                            "kill -9 / kill -15 一个 broker",
+                                        )),
+                                    ),
+                                    option(
+                                        s("zk"),
+                                        *kind == "zk",
+                                        text(t(
+                                            "ZooKeeper access: Kafka 1.1+ / 1.0",
+                                            "ZooKeeper 访问：Kafka 1.1+ / 1.0",
+                                        )),
+                                    ),
+                                ],
+                            ),
+                        ]),
+                    ),
+                    scope_label,
+                    broker_label,
+                    list(if *kind == "zk" {
+                        vec![el(
+                            "p",
+                            attrs!("class" = "whatif-note"),
+                            text(t(
+                                "A static setting: the two runs differ from time 0, with the same actions.",
+                                "这是静态配置：两份运行从 0 时刻起就不同，操作相同。",
+                            )),
+                        )]
+                    } else {
+                        Vec::new()
+                    }),
+                    eld(
+                        "button",
+                        &["type", "aria-label", "class"],
+                        Box::new([
+                            s("submit"),
+                            st(lang.f(
+                                || format!("Fork here, at {at}"),
+                                || format!("在此刻（{at}）分叉"),
+                            )),
+                            s("whatif-fork"),
+                        ]),
+                        string(lang.f(|| format!("fork at {at}"), || format!("在 {at} 分叉"))),
+                    ),
+                    list(if let Some(e) = &props.error {
+                        vec![el(
+                            "p",
+                            attrs!("role" = "alert", "class" = "whatif-error"),
+                            string(e.clone()),
+                        )]
+                    } else {
+                        Vec::new()
+                    }),
+                ]),
+            ),
+        ]),
+    )
 }
 
 /// Properties of [`WhatIfPanes`].
@@ -359,61 +493,209 @@ fn pane(c: &Comparison, side: usize, lang: Lang) -> Html {
     let diff = |d: bool| d.then_some("diff");
     let differs_title = t("differs from the other run", "与另一份运行不同");
     let title = |d: bool| d.then_some(differs_title);
-    html! {
-        <section class={classes!("whatif-pane", format!("side-{}", letter.to_ascii_lowercase()))}
-            aria-label={format!("{letter}: {setting}")} data-side={letter}>
-            <h3><span class="side-letter">{ format!("{letter} · {role}") }</span>{ " " }<span class="setting">{ setting }</span></h3>
-            <ul class="whatif-brokers" aria-label={t("Brokers", "Broker")}>
-                { for c.brokers.iter().map(|b| {
-                    let s = if side == 0 { &b.a } else { &b.b };
-                    let word = s.as_deref().map_or_else(|| "—".to_string(), |s| status_short(s, lang));
-                    html! {
-                        <li class={classes!(s.clone(), diff(b.differs))} title={title(b.differs)}>
-                            { format!("{}{} {word}", if c.a.controller == Some(b.id) && side == 0 || c.b.controller == Some(b.id) && side == 1 { "★ " } else { "" }, b.id) }
-                        </li>
-                    }
-                }) }
-            </ul>
-            <table class="whatif-table">
-                <thead><tr>
-                    <th>{ t("partition", "分区") }</th><th>{ "leader" }</th><th>{ "ISR" }</th>
-                    <th>{ t("available", "可用") }</th><th>{ t("unavailable", "不可用时间") }</th>
-                </tr></thead>
-                <tbody>
-                    { for c.partitions.iter().map(|r| {
-                        let cell = if side == 0 { r.a.as_ref() } else { r.b.as_ref() };
-                        let isr = cell.map_or_else(String::new, |c| format!("[{}]", c.isr.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")));
-                        let avail = cell.is_some_and(|c| c.available);
-                        html! {
-                            <tr data-tp={format!("{}-{}", r.tp.topic, r.tp.partition)}>
-                                <th scope="row">{ format!("{}-{}", r.tp.topic, r.tp.partition) }</th>
-                                <td class={classes!("leader", diff(r.leader_differs))} title={title(r.leader_differs)}>{ leader_text(cell, lang) }</td>
-                                <td class={classes!("isr", diff(r.isr_differs))} title={title(r.isr_differs)}>{ isr }</td>
-                                <td class={classes!("avail", (!avail).then_some("no"), diff(r.available_differs))} title={title(r.available_differs)}>
-                                    { if avail { t("yes", "是") } else { t("no", "否") } }
-                                </td>
-                                <td class={classes!("unavail", diff(r.unavailable_differs))} title={title(r.unavailable_differs)}>{ cell.map(|c| secs(c.unavailable_ms)).unwrap_or_default() }</td>
-                            </tr>
-                        }
-                    }) }
-                </tbody>
-            </table>
-            <dl class="whatif-summary" aria-label={t("Totals so far", "至今的合计")}>
-                <div class={classes!("unavailable-total", diff(c.differs.unavailable_ms))} title={title(c.differs.unavailable_ms)}>
-                    <dt>{ t("unavailable, all partitions", "所有分区不可用时间") }</dt><dd>{ secs(sum.unavailable_ms) }</dd>
-                </div>
-                <div class={classes!("records-lost", diff(c.differs.acked_records_lost), (sum.acked_records_lost > other.acked_records_lost).then_some("worse"))} title={title(c.differs.acked_records_lost)}>
-                    <dt>{ t("acknowledged records lost", "丢失的已确认消息") }</dt><dd>{ sum.acked_records_lost }</dd>
-                </div>
-                <div class={classes!("unclean-count", diff(c.differs.unclean_elections))} title={title(c.differs.unclean_elections)}>
-                    <dt>{ t("unclean elections", "unclean 选举次数") }</dt><dd>{ sum.unclean_elections }</dd>
-                </div>
-                <div class={classes!("controller", diff(c.differs.controller))} title={title(c.differs.controller)}>
-                    <dt>{ t("controller", "控制器") }</dt><dd>{ sum.controller.map_or_else(|| t("none", "无").to_string(), |b| format!("broker {b}")) }</dd>
-                </div>
-            </dl>
-        </section>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let marked = |tag: &'static str, d: bool, class: Classes, h: Html| {
+        eld(
+            tag,
+            &["title", "class"],
+            Box::new([opt(title(d)), el::class(class)]),
+            h,
+        )
+    };
+    let brokers = c
+        .brokers
+        .iter()
+        .map(|b| {
+            let s = if side == 0 { &b.a } else { &b.b };
+            let word = s
+                .as_deref()
+                .map_or_else(|| "—".to_string(), |s| status_short(s, lang));
+            marked(
+                "li",
+                b.differs,
+                classes!(s.clone(), diff(b.differs)),
+                string(format!(
+                    "{}{} {word}",
+                    if c.a.controller == Some(b.id) && side == 0
+                        || c.b.controller == Some(b.id) && side == 1
+                    {
+                        "★ "
+                    } else {
+                        ""
+                    },
+                    b.id
+                )),
+            )
+        })
+        .collect();
+    let rows = c
+        .partitions
+        .iter()
+        .map(|r| {
+            let cell = if side == 0 {
+                r.a.as_ref()
+            } else {
+                r.b.as_ref()
+            };
+            let isr = cell.map_or_else(String::new, |c| {
+                format!(
+                    "[{}]",
+                    c.isr
+                        .iter()
+                        .map(|b| b.to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
+            });
+            let avail = cell.is_some_and(|c| c.available);
+            eld(
+                "tr",
+                &["data-tp"],
+                Box::new([st(format!("{}-{}", r.tp.topic, r.tp.partition))]),
+                list(vec![
+                    el(
+                        "th",
+                        attrs!("scope" = "row"),
+                        string(format!("{}-{}", r.tp.topic, r.tp.partition)),
+                    ),
+                    marked(
+                        "td",
+                        r.leader_differs,
+                        classes!("leader", diff(r.leader_differs)),
+                        string(leader_text(cell, lang)),
+                    ),
+                    marked(
+                        "td",
+                        r.isr_differs,
+                        classes!("isr", diff(r.isr_differs)),
+                        string(isr),
+                    ),
+                    marked(
+                        "td",
+                        r.available_differs,
+                        classes!("avail", (!avail).then_some("no"), diff(r.available_differs)),
+                        text(if avail {
+                            t("yes", "是")
+                        } else {
+                            t("no", "否")
+                        }),
+                    ),
+                    marked(
+                        "td",
+                        r.unavailable_differs,
+                        classes!("unavail", diff(r.unavailable_differs)),
+                        string(cell.map(|c| secs(c.unavailable_ms)).unwrap_or_default()),
+                    ),
+                ]),
+            )
+        })
+        .collect();
+    let total = |d: bool, class: Classes, dt: &'static str, dd: String| {
+        marked(
+            "div",
+            d,
+            class,
+            list(vec![el("dt", &[], text(dt)), el("dd", &[], string(dd))]),
+        )
+    };
+    eld(
+        "section",
+        &["aria-label", "data-side", "class"],
+        Box::new([
+            st(format!("{letter}: {setting}")),
+            s(letter),
+            el::class(classes!(
+                "whatif-pane",
+                format!("side-{}", letter.to_ascii_lowercase())
+            )),
+        ]),
+        list(vec![
+            el(
+                "h3",
+                &[],
+                list(vec![
+                    el(
+                        "span",
+                        attrs!("class" = "side-letter"),
+                        string(format!("{letter} · {role}")),
+                    ),
+                    text(" "),
+                    el("span", attrs!("class" = "setting"), string(setting.clone())),
+                ]),
+            ),
+            eld(
+                "ul",
+                &["aria-label", "class"],
+                Box::new([s(t("Brokers", "Broker")), s("whatif-brokers")]),
+                list(brokers),
+            ),
+            el(
+                "table",
+                attrs!("class" = "whatif-table"),
+                list(vec![
+                    el(
+                        "thead",
+                        &[],
+                        el(
+                            "tr",
+                            &[],
+                            list(
+                                [
+                                    t("partition", "分区"),
+                                    "leader",
+                                    "ISR",
+                                    t("available", "可用"),
+                                    t("unavailable", "不可用时间"),
+                                ]
+                                .into_iter()
+                                .map(|h| el("th", &[], text(h)))
+                                .collect(),
+                            ),
+                        ),
+                    ),
+                    el("tbody", &[], list(rows)),
+                ]),
+            ),
+            eld(
+                "dl",
+                &["aria-label", "class"],
+                Box::new([s(t("Totals so far", "至今的合计")), s("whatif-summary")]),
+                list(vec![
+                    total(
+                        c.differs.unavailable_ms,
+                        classes!("unavailable-total", diff(c.differs.unavailable_ms)),
+                        t("unavailable, all partitions", "所有分区不可用时间"),
+                        secs(sum.unavailable_ms),
+                    ),
+                    total(
+                        c.differs.acked_records_lost,
+                        classes!(
+                            "records-lost",
+                            diff(c.differs.acked_records_lost),
+                            (sum.acked_records_lost > other.acked_records_lost).then_some("worse")
+                        ),
+                        t("acknowledged records lost", "丢失的已确认消息"),
+                        sum.acked_records_lost.to_string(),
+                    ),
+                    total(
+                        c.differs.unclean_elections,
+                        classes!("unclean-count", diff(c.differs.unclean_elections)),
+                        t("unclean elections", "unclean 选举次数"),
+                        sum.unclean_elections.to_string(),
+                    ),
+                    total(
+                        c.differs.controller,
+                        classes!("controller", diff(c.differs.controller)),
+                        t("controller", "控制器"),
+                        sum.controller
+                            .map_or_else(|| t("none", "无").to_string(), |b| format!("broker {b}")),
+                    ),
+                ]),
+            ),
+        ]),
+    )
 }
 
 /// The two runs side by side with one set of time controls; a close button
@@ -523,46 +805,175 @@ pub fn WhatIfPanes(props: &PanesProps) -> Html {
         .settings
         .iter()
         .any(|s| matches!(s, Setting::ZkMode { .. }));
-    html! {
-        <div class="whatif-overlay" role="dialog" aria-modal="true" aria-label={t("What if: two runs side by side", "假如：并排的两份运行")}
-            tabindex="-1" ref={root} onkeydown={on_key}>
-            <div class="whatif-head">
-                <h2>{ t("What if…", "假如……") }</h2>
-                <p class="whatif-fork-at">
-                    { if from_start {
-                        lang.f(|| format!("Both runs replay the actions up to {at}, each from time 0: the ZooKeeper access is fixed when the cluster starts, so they differ from the start."),
-                               || format!("两份运行都重放 {at} 之前的操作，各自从 0 时刻开始：ZooKeeper 访问方式在集群启动时确定，所以从一开始就不同。"))
-                    } else {
-                        lang.f(|| format!("Forked at {at}: the same run until then, one setting apart after; later scripted steps are left out of both."),
-                               || format!("在 {at} 分叉：之前完全相同，之后只差一个设置；之后的脚本步骤两边都不执行。"))
-                    } }
-                </p>
-                <button class="whatif-close" aria-label={t("Close the what-if and return to the page (Escape)", "关闭假如视图，回到页面（Esc）")} onclick={close}>{ t("close ×", "关闭 ×") }</button>
-            </div>
-            <div class="control-row whatif-controls" aria-label={t("Time controls for both runs", "两份运行共用的时间控制")} role="group">
-                <button class="play" aria-label={if model.playing { t("Pause both runs (space)", "暂停两份运行（空格）") } else { t("Play both runs (space)", "播放两份运行（空格）") }} onclick={send(WhatIfMsg::TogglePlay)}>
-                    { if model.playing { t("⏸ pause", "⏸ 暂停") } else { t("▶ play", "▶ 播放") } }
-                </button>
-                <button aria-label={t("Step back 100 ms (left arrow)", "后退 100 ms（←）")} onclick={send(WhatIfMsg::StepBack)}>{ t("◀ back", "◀ 后退") }</button>
-                <button aria-label={t("Step to the next event in either run (right arrow)", "前进到任一运行的下一个事件（→）")} onclick={send(WhatIfMsg::Step)}>{ t("step ▶", "单步 ▶") }</button>
-                <label>{ t("speed ", "速度 ") }
-                    <select aria-label={t("Playback speed", "播放速度")} onchange={on_speed}>
-                        { for SPEEDS.iter().enumerate().map(|(i, (_, name))| html! {
-                            <option value={i.to_string()} selected={i == model.speed}>{ *name }</option>
-                        }) }
-                    </select>
-                </label>
-                <span class="clock" aria-live="off">{ format!("t = {:.3} s", now as f64 / 1000.0) }</span>
-                <input class="scrub" type="range" min="0" max={max.to_string()} step="1" value={now.to_string()}
-                    aria-label={t("Time in both runs: scrub back and forth", "两份运行的时间：来回拖动")} oninput={on_seek} />
-            </div>
-            <div class="whatif-panes">
-                { pane(c, 0, lang) }
-                { pane(c, 1, lang) }
-            </div>
-            <p class="whatif-legend">{ t("Highlighted: differs between the two runs. ★ the controller.", "高亮：两份运行不同之处。★ 控制器。") }</p>
-        </div>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let button = |aria: &'static str, m: WhatIfMsg, label: &'static str| {
+        elo(
+            "button",
+            &["aria-label"],
+            Box::new([s(aria)]),
+            on(Box::new([click(send(m))])),
+            text(label),
+        )
+    };
+    tag(
+        "div",
+        root,
+        dynamic(
+            &["role", "aria-modal", "aria-label", "tabindex", "class"],
+            Box::new([
+                s("dialog"),
+                s("true"),
+                s(t("What if: two runs side by side", "假如：并排的两份运行")),
+                s("-1"),
+                s("whatif-overlay"),
+            ]),
+        ),
+        on(Box::new([keydown(on_key)])),
+        list(vec![
+            el(
+                "div",
+                attrs!("class" = "whatif-head"),
+                list(vec![
+                    el("h2", &[], text(t("What if…", "假如……"))),
+                    el(
+                        "p",
+                        attrs!("class" = "whatif-fork-at"),
+                        string(if from_start {
+                            lang.f(|| format!("Both runs replay the actions up to {at}, each from time 0: the ZooKeeper access is fixed when the cluster starts, so they differ from the start."),
+                                   || format!("两份运行都重放 {at} 之前的操作，各自从 0 时刻开始：ZooKeeper 访问方式在集群启动时确定，所以从一开始就不同。"))
+                        } else {
+                            lang.f(|| format!("Forked at {at}: the same run until then, one setting apart after; later scripted steps are left out of both."),
+                                   || format!("在 {at} 分叉：之前完全相同，之后只差一个设置；之后的脚本步骤两边都不执行。"))
+                        }),
+                    ),
+                    elo(
+                        "button",
+                        &["aria-label", "class"],
+                        Box::new([
+                            s(t(
+                                "Close the what-if and return to the page (Escape)",
+                                "关闭假如视图，回到页面（Esc）",
+                            )),
+                            s("whatif-close"),
+                        ]),
+                        on(Box::new([click(close)])),
+                        text(t("close ×", "关闭 ×")),
+                    ),
+                ]),
+            ),
+            eld(
+                "div",
+                &["aria-label", "role", "class"],
+                Box::new([
+                    s(t("Time controls for both runs", "两份运行共用的时间控制")),
+                    s("group"),
+                    s("control-row whatif-controls"),
+                ]),
+                list(vec![
+                    elo(
+                        "button",
+                        &["aria-label", "class"],
+                        Box::new([
+                            s(if model.playing {
+                                t("Pause both runs (space)", "暂停两份运行（空格）")
+                            } else {
+                                t("Play both runs (space)", "播放两份运行（空格）")
+                            }),
+                            s("play"),
+                        ]),
+                        on(Box::new([click(send(WhatIfMsg::TogglePlay))])),
+                        text(if model.playing {
+                            t("⏸ pause", "⏸ 暂停")
+                        } else {
+                            t("▶ play", "▶ 播放")
+                        }),
+                    ),
+                    button(
+                        t("Step back 100 ms (left arrow)", "后退 100 ms（←）"),
+                        WhatIfMsg::StepBack,
+                        t("◀ back", "◀ 后退"),
+                    ),
+                    button(
+                        t(
+                            "Step to the next event in either run (right arrow)",
+                            "前进到任一运行的下一个事件（→）",
+                        ),
+                        WhatIfMsg::Step,
+                        t("step ▶", "单步 ▶"),
+                    ),
+                    el(
+                        "label",
+                        &[],
+                        list(vec![
+                            text(t("speed ", "速度 ")),
+                            elo(
+                                "select",
+                                &["aria-label"],
+                                Box::new([s(t("Playback speed", "播放速度"))]),
+                                on(Box::new([change(on_speed)])),
+                                list(
+                                    SPEEDS
+                                        .iter()
+                                        .enumerate()
+                                        .map(|(i, (_, name))| {
+                                            eld(
+                                                "option",
+                                                &["value", "selected"],
+                                                Box::new([
+                                                    num(i as u64),
+                                                    flag("selected", i == model.speed),
+                                                ]),
+                                                text(name),
+                                            )
+                                        })
+                                        .collect(),
+                                ),
+                            ),
+                        ]),
+                    ),
+                    el(
+                        "span",
+                        attrs!("aria-live" = "off", "class" = "clock"),
+                        string(format!("t = {:.3} s", now as f64 / 1000.0)),
+                    ),
+                    input(
+                        Some(AttrValue::from(now.to_string())),
+                        None,
+                        dynamic(
+                            &["type", "min", "max", "step", "aria-label", "class"],
+                            Box::new([
+                                s("range"),
+                                s("0"),
+                                num(max),
+                                s("1"),
+                                s(t(
+                                    "Time in both runs: scrub back and forth",
+                                    "两份运行的时间：来回拖动",
+                                )),
+                                s("scrub"),
+                            ]),
+                        ),
+                        on(Box::new([input_ev(on_seek)])),
+                    ),
+                ]),
+            ),
+            el(
+                "div",
+                attrs!("class" = "whatif-panes"),
+                list(vec![pane(c, 0, lang), pane(c, 1, lang)]),
+            ),
+            el(
+                "p",
+                attrs!("class" = "whatif-legend"),
+                text(t(
+                    "Highlighted: differs between the two runs. ★ the controller.",
+                    "高亮：两份运行不同之处。★ 控制器。",
+                )),
+            ),
+        ]),
+    )
 }
 
 #[cfg(test)]

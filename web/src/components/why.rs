@@ -1,5 +1,6 @@
 //! Why: the controller's reasons for every election and refusal, from the trace.
 
+use crate::el::{attrs, class, el, eld, list, string, text};
 use crate::i18n::facts::{election_meaning_text, fact_text};
 use crate::i18n::use_lang;
 use kcsim_core::trace::TraceRecord;
@@ -70,25 +71,64 @@ pub struct WhyProps {
 #[component]
 pub fn Why(props: &WhyProps) -> Html {
     let lang = use_lang();
-    html! {
-        <section id="p-why" class="panel why" aria-label="Why">
-            <h2>{ lang.t("Why", "为什么") }</h2>
-            if props.records.is_empty() { <p class="quiet">{ lang.t("nothing decided yet", "还没有任何决策") }</p> }
-            <ol>
-                { for props.records.iter().map(|r| html! {
-                    <li class={classes!("why-line", r.kind.to_string())}>
-                        <span class="t">{ format!("{:.3} s", r.time_ms as f64 / 1000.0) }</span>
-                        <span class="actor">{ r.actor.to_string() }</span>
-                        <span class="text">{ fact_text(&r.fact(), lang) }</span>
-                        // Kafka's codes in words: NONE is the success code.
-                        { for kcsim_core::view::election_outcome(r).map(|o| html! {
-                            <span class={classes!("meaning", o.success.then_some("success"))}>{ format!(" — {}", election_meaning_text(&o.code, lang)) }</span>
-                        }) }
-                    </li>
-                }) }
-            </ol>
-        </section>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let items = props
+        .records
+        .iter()
+        .map(|r| {
+            let mut children = vec![
+                el(
+                    "span",
+                    attrs!("class" = "t"),
+                    string(format!("{:.3} s", r.time_ms as f64 / 1000.0)),
+                ),
+                el(
+                    "span",
+                    attrs!("class" = "actor"),
+                    string(r.actor.to_string()),
+                ),
+                el(
+                    "span",
+                    attrs!("class" = "text"),
+                    string(fact_text(&r.fact(), lang)),
+                ),
+            ];
+            // Kafka's codes in words: NONE is the success code.
+            children.extend(kcsim_core::view::election_outcome(r).map(|o| {
+                eld(
+                    "span",
+                    &["class"],
+                    Box::new([class(classes!("meaning", o.success.then_some("success")))]),
+                    string(format!(" — {}", election_meaning_text(&o.code, lang))),
+                )
+            }));
+            eld(
+                "li",
+                &["class"],
+                Box::new([class(classes!("why-line", r.kind.to_string()))]),
+                list(children),
+            )
+        })
+        .collect();
+    el(
+        "section",
+        attrs!("id" = "p-why", "aria-label" = "Why", "class" = "panel why"),
+        list(vec![
+            el("h2", &[], text(lang.t("Why", "为什么"))),
+            list(if props.records.is_empty() {
+                vec![el(
+                    "p",
+                    attrs!("class" = "quiet"),
+                    text(lang.t("nothing decided yet", "还没有任何决策")),
+                )]
+            } else {
+                Vec::new()
+            }),
+            el("ol", &[], list(items)),
+        ]),
+    )
 }
 
 #[cfg(test)]

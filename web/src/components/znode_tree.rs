@@ -1,7 +1,8 @@
 //! The ZooKeeper tree: every znode, ephemeral ones marked, watches counted,
 //! and, when asked for, its data exactly as stored.
 
-use crate::components::term::{Term, TermId};
+use crate::components::term::{term, TermId};
+use crate::el::{attrs, class, click, el, eld, elo, flag, list, on, prop, s, st, string, text};
 use crate::i18n::use_lang;
 use crate::state::Msg;
 use kcsim_core::controller::controller_znode_json;
@@ -73,34 +74,119 @@ pub fn ZnodeTree(props: &ZnodeTreeProps) -> Html {
             }),
         )
     });
-    html! {
-        <section id="p-zookeeper" class="panel znodes" aria-label="ZooKeeper">
-            <h2>{ "ZooKeeper" }</h2>
-            <div class="toggles">
-                <button aria-label={t("Delete /controller in ZooKeeper", "删除 ZooKeeper 中的 /controller")} disabled={props.controller.is_none()} onclick={delete}>{ t("delete /controller", "删除 /controller") }</button>
-                { for write.map(|(b, cb)| html! {
-                    <button aria-label={lang.f(|| format!("Write brokerid {b} into /controller"), || format!("把 brokerid {b} 写入 /controller"))} onclick={cb}>{ lang.f(|| format!("set /controller to broker {b}"), || format!("把 /controller 设为 broker {b}")) }</button>
-                }) }
-                <button class="show-data" aria-pressed={show_data.to_string()} aria-label={t("Show each znode's data", "显示每个 znode 的数据")} onclick={toggle_data}>
-                    { if *show_data { t("hide data", "隐藏数据") } else { t("show data", "显示数据") } }
-                </button>
-            </div>
-            <ul class="tree">
-                { for props.znodes.iter().map(|z| {
-                    let name = z.path.rsplit('/').next().unwrap_or_default();
-                    let class = classes!("znode", z.ephemeral.then_some("ephemeral"), (z.path == "/controller").then_some("controller-node"));
-                    html! {
-                        <li class={class} ~style={indent(z.depth)} data-path={z.path.clone()}>
-                            <span class="zname">{ name }</span>
-                            if z.ephemeral { <span class="tag"><Term name={TermId::EphemeralZnode}>{ "E" }</Term></span> }
-                            if z.watchers > 0 { <span class="tag watch" title={t("sessions watching it", "监听它的会话数")}>{ lang.f(|| format!("watched ×{}", z.watchers), || format!("被监听 ×{}", z.watchers)) }</span> }
-                            if *show_data && !z.data.is_empty() { <code class="zdata">{ &z.data }</code> }
-                        </li>
-                    }
-                }) }
-            </ul>
-        </section>
-    }
+    // Built with `crate::el` (the same nodes `html!` builds, without its
+    // inline construction): the order of each element's attributes is
+    // `html!`'s, `class` last.
+    let mut toggles = vec![elo(
+        "button",
+        &["aria-label", "disabled"],
+        Box::new([
+            s(t(
+                "Delete /controller in ZooKeeper",
+                "删除 ZooKeeper 中的 /controller",
+            )),
+            flag("disabled", props.controller.is_none()),
+        ]),
+        on(Box::new([click(delete)])),
+        text(t("delete /controller", "删除 /controller")),
+    )];
+    toggles.extend(write.map(|(b, cb)| {
+        elo(
+            "button",
+            &["aria-label"],
+            Box::new([st(lang.f(
+                || format!("Write brokerid {b} into /controller"),
+                || format!("把 brokerid {b} 写入 /controller"),
+            ))]),
+            on(Box::new([click(cb)])),
+            string(lang.f(
+                || format!("set /controller to broker {b}"),
+                || format!("把 /controller 设为 broker {b}"),
+            )),
+        )
+    }));
+    toggles.push(elo(
+        "button",
+        &["aria-pressed", "aria-label", "class"],
+        Box::new([
+            st(show_data.to_string()),
+            s(t("Show each znode's data", "显示每个 znode 的数据")),
+            s("show-data"),
+        ]),
+        on(Box::new([click(toggle_data)])),
+        text(if *show_data {
+            t("hide data", "隐藏数据")
+        } else {
+            t("show data", "显示数据")
+        }),
+    ));
+    let items = props
+        .znodes
+        .iter()
+        .map(|z| {
+            let name = z.path.rsplit('/').next().unwrap_or_default();
+            let cls = classes!(
+                "znode",
+                z.ephemeral.then_some("ephemeral"),
+                (z.path == "/controller").then_some("controller-node")
+            );
+            eld(
+                "li",
+                &["style", "data-path", "class"],
+                Box::new([prop(indent(z.depth)), st(z.path.clone()), class(cls)]),
+                list(vec![
+                    el("span", attrs!("class" = "zname"), string(name.to_string())),
+                    list(if z.ephemeral {
+                        vec![el(
+                            "span",
+                            attrs!("class" = "tag"),
+                            term(TermId::EphemeralZnode, text("E")),
+                        )]
+                    } else {
+                        Vec::new()
+                    }),
+                    list(if z.watchers > 0 {
+                        vec![eld(
+                            "span",
+                            &["title", "class"],
+                            Box::new([
+                                s(t("sessions watching it", "监听它的会话数")),
+                                s("tag watch"),
+                            ]),
+                            string(lang.f(
+                                || format!("watched ×{}", z.watchers),
+                                || format!("被监听 ×{}", z.watchers),
+                            )),
+                        )]
+                    } else {
+                        Vec::new()
+                    }),
+                    list(if *show_data && !z.data.is_empty() {
+                        vec![el(
+                            "code",
+                            attrs!("class" = "zdata"),
+                            string(z.data.clone()),
+                        )]
+                    } else {
+                        Vec::new()
+                    }),
+                ]),
+            )
+        })
+        .collect();
+    el(
+        "section",
+        attrs!(
+            "id" = "p-zookeeper",
+            "aria-label" = "ZooKeeper",
+            "class" = "panel znodes"
+        ),
+        list(vec![
+            el("h2", &[], text("ZooKeeper")),
+            el("div", attrs!("class" = "toggles"), list(toggles)),
+            el("ul", attrs!("class" = "tree"), list(items)),
+        ]),
+    )
 }
 
 #[cfg(test)]

@@ -232,6 +232,22 @@ pub(crate) fn on(listeners: Box<[Option<Rc<dyn Listener>>]>) -> Listeners {
     Listeners::Pending(listeners)
 }
 
+/// `<button aria-label={aria} onclick={cb}>{label}</button>`.
+#[inline(never)]
+pub(crate) fn labelled_button(
+    aria: String,
+    cb: Callback<yew::MouseEvent>,
+    label: &'static str,
+) -> Html {
+    elo(
+        "button",
+        &["aria-label"],
+        Box::new([st(aria)]),
+        on(Box::new([click(cb)])),
+        text(label),
+    )
+}
+
 /// `onclick={cb}`.
 #[inline(never)]
 pub(crate) fn click(cb: Callback<yew::MouseEvent>) -> Option<Rc<dyn Listener>> {

@@ -5,6 +5,7 @@
 //! which the core runs ([`SummaryCache::filter`]) and the page memoises per
 //! change; only the rows in sight are drawn.
 
+use crate::components::event_queue::{current_event, waiting_event};
 use crate::el::{
     attrs, change, class, click, dynamic, el, eld, elo, els, flag as bool_attr, input, input_ref,
     leaf, list, num, on, prop, s, scroll as on_scroll, st, string, submit, text, Attr,
@@ -445,29 +446,14 @@ pub fn BigQueues(props: &BigQueuesProps) -> Html {
         let mut events: Vec<Html> = q
             .current
             .iter()
-            .map(|(name, done)| {
-                let ms = done.saturating_sub(props.now_ms);
-                el(
-                    "li",
-                    attrs!("class" = "event current"),
-                    string(lang.f(
-                        || format!("▶ {name} (done in {ms} ms)"),
-                        || format!("▶ {name}（{ms} ms 后完成）"),
-                    )),
-                )
-            })
+            .map(|(name, done)| current_event(lang, name, *done, props.now_ms))
             .collect();
-        events.extend(q.waiting.iter().take(SHOWN).map(|(name, at)| {
-            let ms = props.now_ms.saturating_sub(*at);
-            el(
-                "li",
-                attrs!("class" = "event waiting"),
-                string(lang.f(
-                    || format!("{name} (waiting {ms} ms)"),
-                    || format!("{name}（已等待 {ms} ms）"),
-                )),
-            )
-        }));
+        events.extend(
+            q.waiting
+                .iter()
+                .take(SHOWN)
+                .map(|(name, at)| waiting_event(lang, name, *at, props.now_ms)),
+        );
         events.push(list(if more > 0 {
             vec![el(
                 "li",

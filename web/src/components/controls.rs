@@ -73,6 +73,45 @@ pub fn behind_status(l: Lang) -> &'static str {
     l.t(BEHIND_STATUS, "落后于实时：正在模拟繁忙的时刻")
 }
 
+/// The playback speed's `<label>` and `<select>` (the time bar's and
+/// What if…'s): `set` gets the chosen index into [`SPEEDS`].
+pub(crate) fn speed_select(lang: Lang, speed: usize, set: Callback<usize>) -> Html {
+    let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
+    let on_speed = Callback::from(move |e: Event| {
+        let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+        if let Ok(i) = v.parse::<usize>() {
+            set.emit(i);
+        }
+    });
+    el(
+        "label",
+        &[],
+        list(vec![
+            text(t("speed ", "速度 ")),
+            elo(
+                "select",
+                &["aria-label"],
+                Box::new([s(t("Playback speed", "播放速度"))]),
+                on(Box::new([change(on_speed)])),
+                list(
+                    SPEEDS
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (_, name))| {
+                            eld(
+                                "option",
+                                &["value", "selected"],
+                                Box::new([num(i as u64), flag("selected", i == speed)]),
+                                text(name),
+                            )
+                        })
+                        .collect(),
+                ),
+            ),
+        ]),
+    )
+}
+
 /// The time bar.
 #[component]
 pub fn Controls(props: &ControlsProps) -> Html {
@@ -88,15 +127,6 @@ pub fn Controls(props: &ControlsProps) -> Html {
             let v = e.target_unchecked_into::<HtmlInputElement>().value();
             if let Ok(ms) = v.parse::<u64>() {
                 cb.emit(Msg::Seek(ms));
-            }
-        })
-    };
-    let on_speed = {
-        let cb = props.on_msg.clone();
-        Callback::from(move |e: Event| {
-            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-            if let Ok(i) = v.parse::<usize>() {
-                cb.emit(Msg::SetSpeed(i));
             }
         })
     };
@@ -235,36 +265,7 @@ pub fn Controls(props: &ControlsProps) -> Html {
                 Msg::NextInteresting,
                 t("next event ▶▶", "下一事件 ▶▶"),
             ),
-            el(
-                "label",
-                &[],
-                list(vec![
-                    text(t("speed ", "速度 ")),
-                    elo(
-                        "select",
-                        &["aria-label"],
-                        Box::new([s(t("Playback speed", "播放速度"))]),
-                        on(Box::new([change(on_speed)])),
-                        list(
-                            SPEEDS
-                                .iter()
-                                .enumerate()
-                                .map(|(i, (_, name))| {
-                                    eld(
-                                        "option",
-                                        &["value", "selected"],
-                                        Box::new([
-                                            num(i as u64),
-                                            flag("selected", i == props.speed),
-                                        ]),
-                                        text(name),
-                                    )
-                                })
-                                .collect(),
-                        ),
-                    ),
-                ]),
-            ),
+            speed_select(lang, props.speed, props.on_msg.reform(Msg::SetSpeed)),
             elo(
                 "button",
                 &["aria-label", "disabled"],

@@ -1,7 +1,7 @@
 //! Each controller's single-threaded FIFO event queue and ControllerState.
 
 use crate::el::{attrs, class, el, eld, list, s, st, string, text};
-use crate::i18n::use_lang;
+use crate::i18n::{use_lang, Lang};
 use kcsim_core::view::QueueView;
 use yew::prelude::*;
 
@@ -31,29 +31,13 @@ pub fn EventQueue(props: &EventQueueProps) -> Html {
         let mut events: Vec<Html> = q
             .current
             .iter()
-            .map(|(name, done)| {
-                let ms = done.saturating_sub(props.now_ms);
-                el(
-                    "li",
-                    attrs!("class" = "event current"),
-                    string(lang.f(
-                        || format!("▶ {name} (done in {ms} ms)"),
-                        || format!("▶ {name}（{ms} ms 后完成）"),
-                    )),
-                )
-            })
+            .map(|(name, done)| current_event(lang, name, *done, props.now_ms))
             .collect();
-        events.extend(q.waiting.iter().map(|(name, at)| {
-            let ms = props.now_ms.saturating_sub(*at);
-            el(
-                "li",
-                attrs!("class" = "event waiting"),
-                string(lang.f(
-                    || format!("{name} (waiting {ms} ms)"),
-                    || format!("{name}（已等待 {ms} ms）"),
-                )),
-            )
-        }));
+        events.extend(
+            q.waiting
+                .iter()
+                .map(|(name, at)| waiting_event(lang, name, *at, props.now_ms)),
+        );
         events.push(list(if busy {
             Vec::new()
         } else {
@@ -89,5 +73,31 @@ pub fn EventQueue(props: &EventQueueProps) -> Html {
             s("panel queues"),
         ]),
         list(children),
+    )
+}
+
+/// An event queue's event in progress, and when it is done.
+pub(crate) fn current_event(lang: Lang, name: &str, done: u64, now_ms: u64) -> Html {
+    let ms = done.saturating_sub(now_ms);
+    el(
+        "li",
+        attrs!("class" = "event current"),
+        string(lang.f(
+            || format!("▶ {name} (done in {ms} ms)"),
+            || format!("▶ {name}（{ms} ms 后完成）"),
+        )),
+    )
+}
+
+/// An event queue's waiting event, and how long it has waited.
+pub(crate) fn waiting_event(lang: Lang, name: &str, at: u64, now_ms: u64) -> Html {
+    let ms = now_ms.saturating_sub(at);
+    el(
+        "li",
+        attrs!("class" = "event waiting"),
+        string(lang.f(
+            || format!("{name} (waiting {ms} ms)"),
+            || format!("{name}（已等待 {ms} ms）"),
+        )),
     )
 }

@@ -1,7 +1,7 @@
 //! Requests and watch notifications on the wire: inspect, delay, drop.
 
 use crate::components::term::{term, TermId};
-use crate::el::{attrs, class, click, el, eld, elo, leaf, list, num, on, s, st, string, text};
+use crate::el::{attrs, class, el, eld, leaf, list, num, s, st, string, text};
 use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
 use kcsim_core::view::MessageView;
@@ -53,15 +53,7 @@ pub fn Messages(props: &MessagesProps) -> Html {
                 .controller_epoch
                 .map(|e| format!(" · {} {e}", lang.t("epoch", "纪元")))
                 .unwrap_or_default();
-            let button = |aria: String, cb: Callback<MouseEvent>, label: &'static str| {
-                elo(
-                    "button",
-                    &["aria-label"],
-                    Box::new([st(aria)]),
-                    on(Box::new([click(cb)])),
-                    text(label),
-                )
-            };
+            let button = crate::el::labelled_button;
             eld(
                 "li",
                 &["data-message", "class"],

@@ -120,15 +120,7 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>, lang: Lang) -> Ht
             )
         })
         .collect();
-    let button = |aria: String, cb: Callback<MouseEvent>, label: &'static str| {
-        elo(
-            "button",
-            &["aria-label"],
-            Box::new([st(aria)]),
-            on(Box::new([click(cb)])),
-            text(label),
-        )
-    };
+    let button = crate::el::labelled_button;
     eld(
         "tr",
         &["data-partition", "class"],

@@ -785,18 +785,6 @@ pub fn WhatIfPanes(props: &PanesProps) -> Html {
             }
         })
     };
-    let on_speed = {
-        let model = model.clone();
-        Callback::from(move |e: Event| {
-            if let Ok(i) = e
-                .target_unchecked_into::<HtmlSelectElement>()
-                .value()
-                .parse::<usize>()
-            {
-                model.dispatch(WhatIfMsg::SetSpeed(i));
-            }
-        })
-    };
     let c = &*model.comparison;
     let now = model.now_ms();
     let max = model.horizon_ms.max(now).max(1);
@@ -903,36 +891,10 @@ pub fn WhatIfPanes(props: &PanesProps) -> Html {
                         WhatIfMsg::Step,
                         t("step ▶", "单步 ▶"),
                     ),
-                    el(
-                        "label",
-                        &[],
-                        list(vec![
-                            text(t("speed ", "速度 ")),
-                            elo(
-                                "select",
-                                &["aria-label"],
-                                Box::new([s(t("Playback speed", "播放速度"))]),
-                                on(Box::new([change(on_speed)])),
-                                list(
-                                    SPEEDS
-                                        .iter()
-                                        .enumerate()
-                                        .map(|(i, (_, name))| {
-                                            eld(
-                                                "option",
-                                                &["value", "selected"],
-                                                Box::new([
-                                                    num(i as u64),
-                                                    flag("selected", i == model.speed),
-                                                ]),
-                                                text(name),
-                                            )
-                                        })
-                                        .collect(),
-                                ),
-                            ),
-                        ]),
-                    ),
+                    super::controls::speed_select(lang, model.speed, {
+                        let model = model.clone();
+                        Callback::from(move |i| model.dispatch(WhatIfMsg::SetSpeed(i)))
+                    }),
                     el(
                         "span",
                         attrs!("aria-live" = "off", "class" = "clock"),

@@ -120,21 +120,28 @@ impl ControllerChannelManager {
         }
     }
 
-    /// Drop the channels from `from` to brokers not in `live`.
-    pub fn retain_live(&mut self, from: BrokerId, live: &BTreeMap<BrokerId, i64>) {
+    /// Drop the channels from `from` to brokers not in `live`. Returns, in
+    /// broker order, the brokers whose channel has a request queued and none
+    /// in flight: the ones a pump would put a request on the wire for
+    /// (pumping any other channel does nothing).
+    pub fn retain_live(&mut self, from: BrokerId, live: &BTreeMap<BrokerId, i64>) -> Vec<BrokerId> {
         // Both in broker order: one walk of each, and nothing allocated
-        // unless a channel goes.
+        // unless a channel goes or waits to be pumped.
         let mut live_ids = live.keys().peekable();
         let mut gone = Vec::new();
-        for (&(_, to), _) in self.channels_from(from) {
+        let mut ready = Vec::new();
+        for (&(_, to), ch) in self.channels_from(from) {
             while live_ids.next_if(|b| **b < to).is_some() {}
             if live_ids.peek() != Some(&&to) {
                 gone.push(to);
+            } else if ch.in_flight.is_none() && !ch.queue.is_empty() {
+                ready.push(to);
             }
         }
         for to in gone {
             self.remove_channel(from, to);
         }
+        ready
     }
 
     /// `sendRequestsToBrokers` as the event thread hands an event's due
@@ -161,23 +168,7 @@ impl ControllerChannelManager {
             *next_id += 1;
             self.enqueue(id, from, draft, epoch, now);
         }
-        // `retain_live` and the channels to pump, in one walk of the
-        // channels and the live brokers side by side.
-        let mut live_ids = live.keys().peekable();
-        let mut gone = Vec::new();
-        let mut ready = Vec::new();
-        for (&(_, to), ch) in self.channels_from(from) {
-            while live_ids.next_if(|b| **b < to).is_some() {}
-            if live_ids.peek() != Some(&&to) {
-                gone.push(to);
-            } else if ch.in_flight.is_none() && !ch.queue.is_empty() {
-                ready.push(to);
-            }
-        }
-        for to in gone {
-            self.remove_channel(from, to);
-        }
-        ready
+        self.retain_live(from, live)
     }
 
     /// The channels from `from`, in broker order.

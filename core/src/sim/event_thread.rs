@@ -273,8 +273,7 @@ impl Sim {
         let actor = crate::trace::Label::from(format!("controller-{broker}"));
         let time_ms = self.now.as_ms();
         for n in notes {
-            crate::trace::make_room(&mut self.trace, 1);
-            self.trace.push(TraceRecord::held_at_ms(
+            self.record(TraceRecord::held_at_ms(
                 time_ms,
                 actor.clone(),
                 n.kind,

@@ -670,9 +670,13 @@ impl Sim {
     }
 
     fn note(&mut self, actor: impl Into<String>, kind: &str, fact: crate::fact::Fact) {
+        self.record(TraceRecord::new(self.now, actor, kind, fact));
+    }
+
+    /// Append a record to the trace.
+    fn record(&mut self, r: TraceRecord) {
         crate::trace::make_room(&mut self.trace, 1);
-        self.trace
-            .push(TraceRecord::new(self.now, actor, kind, fact));
+        self.trace.push(r);
     }
 
     fn jitter(&mut self) -> u64 {

@@ -392,6 +392,18 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
         let (onclick, onkeydown) = seek(t);
         let time = labels.time(t);
         let now = (t == to_ms).then_some("now");
+        // Every row is a button that moves the time cursor to its moment.
+        let row_button = |aria: String, classes: Classes, body: Vec<Html>| {
+            let mut children = vec![time_cell(y, &time)];
+            children.extend(body);
+            elo(
+                "g",
+                &["data-time-ms", "tabindex", "role", "aria-label", "class"],
+                Box::new([num(t), s("0"), s("button"), st(aria), class(classes)]),
+                on(Box::new([click(onclick), keydown(onkeydown)])),
+                list(children),
+            )
+        };
         match row {
             Row::Arrow(a) => {
                 let shape = l.arrow_shape(y, a);
@@ -457,23 +469,15 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
                         string(label),
                     ),
                 ]);
-                elo(
-                    "g",
-                    &["data-time-ms", "tabindex", "role", "aria-label", "class"],
-                    Box::new([
-                        num(t),
-                        s("0"),
-                        s("button"),
-                        st(aria),
-                        class(classes!(
-                            "arrow",
-                            message_class(&a.message),
-                            outcome_class(a.outcome),
-                            now
-                        )),
-                    ]),
-                    on(Box::new([click(onclick), keydown(onkeydown)])),
-                    list(vec![time_cell(y, &time), body]),
+                row_button(
+                    aria,
+                    classes!(
+                        "arrow",
+                        message_class(&a.message),
+                        outcome_class(a.outcome),
+                        now
+                    ),
+                    vec![body],
                 )
             }
             Row::Mark(m) => {
@@ -483,19 +487,10 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
                     || format!("{time}: {label}. Go to this moment"),
                     || format!("{time}：{label}。跳到这一刻"),
                 );
-                elo(
-                    "g",
-                    &["data-time-ms", "tabindex", "role", "aria-label", "class"],
-                    Box::new([
-                        num(t),
-                        s("0"),
-                        s("button"),
-                        st(aria),
-                        class(classes!("mark", now)),
-                    ]),
-                    on(Box::new([click(onclick), keydown(onkeydown)])),
-                    list(vec![
-                        time_cell(y, &time),
+                row_button(
+                    aria,
+                    classes!("mark", now),
+                    vec![
                         leaf(
                             "rect",
                             &["x", "y", "width", "height"],
@@ -507,7 +502,7 @@ pub fn DiagramPane(props: &DiagramProps) -> Html {
                             Box::new([num((x + 10).into()), num((y + 4).into())]),
                             string(label),
                         ),
-                    ]),
+                    ],
                 )
             }
         }

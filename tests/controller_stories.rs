@@ -218,6 +218,45 @@ fn clean_shutdown_of_the_controller_moves_it_at_once() {
 }
 
 #[test]
+fn a_dead_broker_holds_no_metadata_cache_and_a_restart_fills_a_new_one() {
+    // Kafka: MetadataCache lives in the broker's process (KafkaServer.startup
+    // creates it empty; UpdateMetadata fills it), so kill -9 and a controlled
+    // shutdown's exit lose it; the restarted process learns everything again.
+    let mut s = Story::brokers(7, 3);
+    s.create_topic(6_000, "t", &[&[0, 1, 2], &[1, 2, 0], &[2, 0, 1]])
+        .until(10_000);
+    let c = s.controller();
+    let victim = s.running().into_iter().find(|b| *b != c).unwrap();
+    let stopped = s
+        .running()
+        .into_iter()
+        .find(|b| *b != c && *b != victim)
+        .unwrap();
+    let full = s.broker(victim).metadata.partitions.len();
+    assert!(full > 0, "a running broker caches every partition");
+    assert_eq!(s.broker(victim).metadata.controller_id, Some(c));
+    s.at(10_000, Action::KillBroker { broker: victim })
+        .at(10_000, Action::ShutdownBroker { broker: stopped })
+        .until(12_000);
+    for b in [victim, stopped] {
+        assert_eq!(s.broker(b).status, BrokerStatus::Dead, "broker {b}");
+        assert!(s.broker(b).metadata.partitions.is_empty(), "broker {b}");
+        assert_eq!(s.broker(b).metadata.controller_id, None, "broker {b}");
+    }
+    s.until(30_000)
+        .at(30_000, Action::StartBroker { broker: victim })
+        .at(30_000, Action::StartBroker { broker: stopped })
+        .until(45_000);
+    for b in [victim, stopped] {
+        assert_eq!(s.broker(b).status, BrokerStatus::Running, "broker {b}");
+        assert_eq!(s.broker(b).metadata.partitions.len(), full, "broker {b}");
+        assert_eq!(s.broker(b).metadata.controller_id, Some(c), "broker {b}");
+    }
+    s.assert_everyone_agrees();
+    s.assert_no_violations();
+}
+
+#[test]
 fn restarting_a_killed_broker_before_its_session_expires_fails() {
     // Kafka 2.x: KafkaZkClient.checkedEphemeralCreate throws NodeExistsException when
     // /brokers/ids/<id> belongs to another session; the broker fails to start.

@@ -22,6 +22,10 @@ impl Sim {
                     b.status = BrokerStatus::Dead;
                     b.exit = Some(crate::broker::BrokerExit::Killed);
                     b.controller = crate::controller::KafkaController::default();
+                    // Its metadata cache too: nothing reads a dead broker's,
+                    // and after a failover it would keep the whole old copy
+                    // alive beside the one the live brokers share.
+                    b.metadata = crate::broker::MetadataCache::default();
                 }
                 // What it held while paused comes now, to a dead process, as
                 // it would have come had it not been paused: each handler

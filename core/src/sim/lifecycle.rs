@@ -277,6 +277,8 @@ impl Sim {
         }
         b.status = BrokerStatus::Dead;
         b.exit = Some(crate::broker::BrokerExit::Clean);
+        // The process is gone, and its metadata cache with it (as at a kill).
+        b.metadata = crate::broker::MetadataCache::default();
         self.channels.remove_all_from(broker);
         self.fail_shutdown_requests_to(
             broker,

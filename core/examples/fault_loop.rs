@@ -72,14 +72,18 @@ fn main() {
         .get(3)
         .map_or(default_brokers, |a| a.parse().expect("brokers"));
     let scenario = kcsim_core::bench::cluster(1, brokers, partitions, 3).expect("cluster");
-    let mut sim = scenario.build();
+    let settle = || {
+        let mut sim = scenario.build();
+        while !(sim.now() > SimTime(1_000) && quiet_and_applied(&sim)) {
+            let Some(t) = sim.next_event_time() else {
+                break;
+            };
+            sim.run_until(t);
+        }
+        sim
+    };
     let t0 = std::time::Instant::now();
-    while !(sim.now() > SimTime(1_000) && quiet_and_applied(&sim)) {
-        let Some(t) = sim.next_event_time() else {
-            break;
-        };
-        sim.run_until(t);
-    }
+    let sim = settle();
     eprintln!(
         "settled at {} ms virtual, {:.0} ms wall",
         sim.now().as_ms(),
@@ -120,8 +124,11 @@ fn main() {
     let mut afters = Vec::new();
     let mut cpu_befores = Vec::new();
     let mut cpu_afters = Vec::new();
+    // FRESH=1: each run on a cluster settled anew, which shares nothing (no
+    // copy-on-write copies), instead of on a clone of one settled cluster.
+    let fresh = std::env::var_os("FRESH").is_some_and(|v| !v.is_empty());
     for _ in 0..runs {
-        let mut s = sim.clone();
+        let mut s = if fresh { settle() } else { sim.clone() };
         let at = SimTime(s.now().as_ms() + 1_000);
         s.schedule_action(at, action.clone()).expect("action");
         let deadline = SimTime(at.as_ms() + 120_000);

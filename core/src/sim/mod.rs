@@ -19,6 +19,7 @@ use crate::zk_client::paths;
 use serde::{Deserialize, Serialize};
 
 mod admin;
+mod assignment;
 mod data;
 mod event_thread;
 mod faults;
@@ -251,7 +252,7 @@ pub struct Sim {
     state_znodes: StateZnodes,
     /// Each topic's assignment per its znode: topic → partition → replicas
     /// (shared by clones until the topic's znode changes).
-    assignments: BTreeMap<String, std::rc::Rc<BTreeMap<u32, Vec<BrokerId>>>>,
+    assignments: BTreeMap<String, std::rc::Rc<assignment::TopicAssignment>>,
     /// The data plane: replica logs, produced records, fetch sessions.
     data: crate::data_plane::DataPlane,
     actions: BTreeMap<(SimTime, u64), Action>,

@@ -122,14 +122,14 @@ impl Sim {
                 let ar = self
                     .assignments
                     .get(tp.topic.as_str())
-                    .and_then(|a| a.get(&tp.partition));
+                    .and_then(|a| a.get(tp.partition));
                 // The leader expands the ISR from its own assignment (its
                 // last LeaderAndIsr's, Partition.maybeExpandIsr), which a
                 // reassignment completed without a leader move leaves old.
                 let widened: Option<Vec<crate::ids::BrokerId>> = ar
                     .filter(|a| l.isr.iter().any(|r| !a.contains(r)))
                     .map(|a| {
-                        let mut v = a.clone();
+                        let mut v = a.to_vec();
                         if let Some(lp) = l
                             .leader
                             .and_then(|b| self.brokers.get(&b))
@@ -139,7 +139,7 @@ impl Sim {
                         }
                         v
                     });
-                let ar = widened.as_ref().or(ar).map(Vec::as_slice);
+                let ar = widened.as_deref().or(ar);
                 self.checker
                     .check_partition(self.now, &tp, l, ar, last_epoch);
             }

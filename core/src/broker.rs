@@ -803,7 +803,7 @@ mod tests {
         };
         let mut b = Broker::new(BrokerId(1));
         let lai = |s| RequestBody::LeaderAndIsr {
-            partitions: vec![s],
+            partitions: vec![std::rc::Rc::new(s)],
         };
         b.handle_request(&request(1, -1, lai(state(3, 1, vec![1, 2]))));
         b.handle_request(&request(1, -1, lai(state(3, 2, vec![1, 2]))));
@@ -836,7 +836,9 @@ mod tests {
             replicas: vec![BrokerId(1), BrokerId(2)].into(),
             is_new: false,
         };
-        let lai = |partitions| RequestBody::LeaderAndIsr { partitions };
+        let lai = |partitions: Vec<PartitionStateInfo>| RequestBody::LeaderAndIsr {
+            partitions: partitions.into_iter().map(std::rc::Rc::new).collect(),
+        };
         let apply = |b: &mut Broker, partitions: Vec<PartitionStateInfo>| {
             let mut taken = Vec::new();
             let req = request(1, -1, lai(partitions));

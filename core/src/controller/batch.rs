@@ -6,7 +6,9 @@
 //! earlier one, as Kafka's maps do): a failover adds tens of thousands of
 //! entries, and sorting them once costs far less than keeping maps sorted.
 
-use super::channel::{PartitionStateInfo, RequestBody, LEADER_DURING_DELETE, NO_LEADER};
+use super::channel::{
+    PartitionStateInfo, RequestBody, SharedState, LEADER_DURING_DELETE, NO_LEADER,
+};
 use super::context::{ControllerContext, LeaderIsr};
 use super::election::BrokerIds;
 use super::{Env, RequestDraft};
@@ -20,10 +22,10 @@ pub struct RequestBatch {
     /// LeaderAndIsr entries per broker, in the order added: at the broker's
     /// index for ids below [`BY_ID`] (found without a search: a failover
     /// adds one per replica), in the map for any other id.
-    leader_and_isr_by_id: Vec<Vec<PartitionStateInfo>>,
+    leader_and_isr_by_id: Vec<Vec<SharedState>>,
     /// LeaderAndIsr entries for ids from [`BY_ID`] on (none a live broker
     /// has: scenarios allow ids up to 1,000; kept all the same).
-    leader_and_isr: BTreeMap<BrokerId, Vec<PartitionStateInfo>>,
+    leader_and_isr: BTreeMap<BrokerId, Vec<SharedState>>,
     update_metadata_brokers: BTreeSet<BrokerId>,
     /// UpdateMetadata goes to every live or shutting-down broker (what
     /// `addLeaderAndIsrRequestForBrokers` adds). The set of live brokers
@@ -34,6 +36,11 @@ pub struct RequestBatch {
     live_when_added: usize,
     /// Partitions for UpdateMetadata, in the order added (duplicates too).
     update_metadata_partitions: Vec<TopicPartition>,
+    /// The LeaderAndIsr states built, one per addition, in the order
+    /// added: an UpdateMetadata state equal to one of them is that state,
+    /// shared (a failover's start-up batch names each partition once, in
+    /// partition order, and its UpdateMetadata states are the same ones).
+    leader_and_isr_states: Vec<SharedState>,
     /// StopReplica entries per broker with their `delete` flag, in the order added.
     stop_replica: BTreeMap<BrokerId, Vec<(TopicPartition, bool)>>,
 }
@@ -91,13 +98,13 @@ impl RequestBatch {
         replicas: &BrokerIds,
         is_new: bool,
     ) {
-        // Built once and copied to each broker's list (its id lists are in
-        // place: a copy allocates nothing).
+        // Built once and shared by each broker's list.
         if let Some((last, rest)) = brokers.split_last() {
-            let info = partition_info(tp, l, replicas, is_new);
+            let info = std::rc::Rc::new(partition_info(tp, l, replicas, is_new));
             for b in rest {
-                self.leader_and_isr_list(*b).push(info.clone());
+                self.leader_and_isr_list(*b).push(std::rc::Rc::clone(&info));
             }
+            self.leader_and_isr_states.push(std::rc::Rc::clone(&info));
             self.leader_and_isr_list(*last).push(info);
         }
         self.add_update_metadata_to_all_live(ctx, std::slice::from_ref(tp));
@@ -116,10 +123,11 @@ impl RequestBatch {
     /// [`RequestBatch::reserve_leader_and_isr`]; nothing is added).
     pub fn reserve_update_metadata(&mut self, n: usize) {
         self.update_metadata_partitions.reserve(n);
+        self.leader_and_isr_states.reserve(n);
     }
 
     /// The LeaderAndIsr list of `to`.
-    fn leader_and_isr_list(&mut self, to: BrokerId) -> &mut Vec<PartitionStateInfo> {
+    fn leader_and_isr_list(&mut self, to: BrokerId) -> &mut Vec<SharedState> {
         if to.0 < BY_ID {
             let i = to.0 as usize;
             if self.leader_and_isr_by_id.len() <= i {
@@ -212,8 +220,12 @@ impl RequestBatch {
                     parts,
                     |p| &p.tp,
                     |kept, earlier| {
-                        // An entry already marked new stays new.
-                        kept.is_new |= earlier.is_new;
+                        // An entry already marked new stays new (the kept
+                        // state is copied first if other brokers' lists
+                        // share it: only this broker's entry changes).
+                        if earlier.is_new && !kept.is_new {
+                            std::rc::Rc::make_mut(kept).is_new = true;
+                        }
                     },
                 );
                 let n = partitions.len();
@@ -228,6 +240,14 @@ impl RequestBatch {
             // looked up in one walk of each map.
             let mut leadership = Walk::new(&ctx.leadership);
             let mut assignments = Walk::new(&ctx.assignments);
+            // The LeaderAndIsr states, if in partition order and each once
+            // (else none is looked at): a state equal to one of them is
+            // shared, not built again.
+            let mut built = self.leader_and_isr_states;
+            if !built.windows(2).all(|w| w[0].tp < w[1].tp) {
+                built.clear();
+            }
+            let mut built = built.into_iter().peekable();
             let partitions: super::channel::SharedStates = tps
                 .iter()
                 .filter_map(|tp| {
@@ -237,7 +257,11 @@ impl RequestBatch {
                     if deleting.contains(tp.topic.as_str()) {
                         info.leader = LEADER_DURING_DELETE;
                     }
-                    Some(std::rc::Rc::new(info))
+                    while built.next_if(|s| s.tp < *tp).is_some() {}
+                    match built.next_if(|s| s.tp == *tp) {
+                        Some(same) if *same == info => Some(same),
+                        _ => Some(std::rc::Rc::new(info)),
+                    }
                 })
                 .collect();
             let live: Vec<BrokerId> = ctx.live_or_shutting_down().into_iter().collect();
@@ -487,6 +511,185 @@ mod tests {
             .collect();
         assert_eq!(got, want);
         assert_eq!(got.len(), 7, "every live broker got one");
+    }
+
+    // Kafka: ControllerBrokerRequestBatch.addLeaderAndIsrRequestForBrokers
+    // keeps one entry per broker and partition, `isNew = isNew || alreadyNew`
+    // of that broker's earlier entry. A state shared by several brokers'
+    // lists and marked new for one of them stays as it was for the others.
+    #[test]
+    fn a_shared_state_marked_new_for_one_broker_is_new_for_that_broker_only() {
+        let tp = |p: u32| TopicPartition::new(crate::ids::Topic::from("t"), p);
+        let mut ctx = ControllerContext::default();
+        for b in 1..=3 {
+            ctx.live_brokers.insert(BrokerId(b), 10 + i64::from(b));
+        }
+        let l = |epoch: i32| LeaderIsr {
+            leader: Some(BrokerId(1)),
+            leader_epoch: epoch,
+            isr: vec![BrokerId(1), BrokerId(2)].into(),
+            zk_version: 0,
+            controller_epoch: 1,
+        };
+        let all = [BrokerId(1), BrokerId(2), BrokerId(3)];
+        let replicas = BrokerIds::from(&all[..]);
+        // (recipients, partition, leader epoch, is_new), in the order added.
+        let adds: Vec<(Vec<BrokerId>, u32, i32, bool)> = vec![
+            (vec![BrokerId(2)], 4, 1, true),
+            (all.to_vec(), 4, 2, false),
+            (all.to_vec(), 1, 3, false),
+            (vec![BrokerId(3)], 1, 4, false),
+            (vec![BrokerId(1), BrokerId(3)], 0, 5, true),
+            (all.to_vec(), 0, 6, false),
+        ];
+        let mut batch = RequestBatch::default();
+        // The model: one map per broker, updated in place as Kafka's is.
+        let mut model: BTreeMap<BrokerId, BTreeMap<u32, (i32, bool)>> = BTreeMap::new();
+        for (to, p, epoch, new) in &adds {
+            batch.add_leader_and_isr_with_replicas(&ctx, to, &tp(*p), &l(*epoch), &replicas, *new);
+            for b in to {
+                let m = model.entry(*b).or_default();
+                let already = m.get(p).is_some_and(|e| e.1);
+                m.insert(*p, (*epoch, *new || already));
+            }
+        }
+        let mut client = crate::zk_client::ZkClient::default();
+        let mut zk = crate::zk::Zk::default();
+        let config = crate::config::Config::default();
+        let mut out = super::super::Outbox::default();
+        let mut env = Env {
+            now: crate::time::SimTime(0),
+            me: BrokerId(7),
+            client: &mut client,
+            zk: &mut zk,
+            config: &config,
+            out: &mut out,
+        };
+        batch.send(&ctx, &BTreeSet::new(), &mut env);
+        let got: BTreeMap<BrokerId, BTreeMap<u32, (i32, bool)>> = out
+            .requests
+            .iter()
+            .filter_map(|r| match &r.body {
+                RequestBody::LeaderAndIsr { partitions } => Some((
+                    r.to,
+                    partitions
+                        .iter()
+                        .map(|p| (p.tp.partition, (p.leader_epoch, p.is_new)))
+                        .collect(),
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(got, model);
+        assert_eq!(got[&BrokerId(2)][&4], (2, true), "new for broker 2");
+        assert_eq!(got[&BrokerId(1)][&4], (2, false), "not for broker 1");
+        assert_eq!(got[&BrokerId(3)][&4], (2, false), "nor for broker 3");
+    }
+
+    // Kafka: ControllerBrokerRequestBatch.sendUpdateMetadataRequests builds
+    // each partition's state from the controller's context when the batch
+    // is sent. A LeaderAndIsr state equal to it is shared, not copied; one
+    // that differs (the leadership changed since it was added, the topic is
+    // being deleted, the replica is new) is not.
+    #[test]
+    fn update_metadata_states_are_the_context_s_and_shared_only_when_equal() {
+        let tp =
+            |p: u32| TopicPartition::new(crate::ids::Topic::from(if p < 5 { "a" } else { "d" }), p);
+        let mut ctx = ControllerContext::default();
+        for b in 1..=3 {
+            ctx.live_brokers.insert(BrokerId(b), 10 + i64::from(b));
+        }
+        let all = BrokerIds::from(&[BrokerId(1), BrokerId(2), BrokerId(3)][..]);
+        let l = |epoch: i32| LeaderIsr {
+            leader: Some(BrokerId(1)),
+            leader_epoch: epoch,
+            isr: vec![BrokerId(1), BrokerId(2)].into(),
+            zk_version: epoch,
+            controller_epoch: 1,
+        };
+        for p in [0, 1, 2, 3, 5] {
+            ctx.leadership.insert(tp(p), l(p as i32 + 10));
+            ctx.assignments.insert(tp(p), all.clone());
+        }
+        let deleting: BTreeSet<String> = ["d".to_string()].into();
+        // (partition, the leadership added, is_new)
+        let adds = [
+            (0, l(10), false),
+            (1, l(11), false),
+            (2, l(1), false),
+            (3, l(13), true),
+            (5, l(15), false),
+        ];
+        let run = |order: &[usize]| {
+            let mut batch = RequestBatch::default();
+            for i in order {
+                let (p, l, new) = &adds[*i];
+                batch.add_leader_and_isr_with_replicas(
+                    &ctx,
+                    &[BrokerId(2), BrokerId(3)],
+                    &tp(*p),
+                    l,
+                    &all,
+                    *new,
+                );
+            }
+            let mut client = crate::zk_client::ZkClient::default();
+            let mut zk = crate::zk::Zk::default();
+            let config = crate::config::Config::default();
+            let mut out = super::super::Outbox::default();
+            let mut env = Env {
+                now: crate::time::SimTime(0),
+                me: BrokerId(7),
+                client: &mut client,
+                zk: &mut zk,
+                config: &config,
+                out: &mut out,
+            };
+            batch.send(&ctx, &deleting, &mut env);
+            out.requests
+        };
+        for order in [vec![0, 1, 2, 3, 4], vec![4, 3, 2, 1, 0]] {
+            let requests = run(&order);
+            let lai: Vec<&SharedState> = requests
+                .iter()
+                .find_map(|r| match &r.body {
+                    RequestBody::LeaderAndIsr { partitions } => Some(partitions.iter().collect()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            let ums: Vec<&crate::controller::channel::SharedStates> = requests
+                .iter()
+                .filter_map(|r| match &r.body {
+                    RequestBody::UpdateMetadata { partitions, .. } => Some(partitions),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(ums.len(), 3, "one UpdateMetadata to each live broker");
+            let um = ums[0];
+            // The model: each state as the context holds it when sent.
+            let want: Vec<PartitionStateInfo> = [0, 1, 2, 3, 5]
+                .iter()
+                .map(|p| {
+                    let mut info = partition_info(&tp(*p), &l(*p as i32 + 10), &all, false);
+                    if *p == 5 {
+                        info.leader = LEADER_DURING_DELETE;
+                    }
+                    info
+                })
+                .collect();
+            let got: Vec<PartitionStateInfo> = um.iter().map(|s| (**s).clone()).collect();
+            assert_eq!(got, want);
+            assert_eq!(lai.len(), 5);
+            // Shared only where equal, and only when added in order.
+            let shared: Vec<bool> = um
+                .iter()
+                .zip(&lai)
+                .map(|(u, l)| std::rc::Rc::ptr_eq(u, l))
+                .collect();
+            let in_order = order[0] == 0;
+            assert_eq!(shared, vec![in_order, in_order, false, false, false]);
+            assert!(ums.iter().all(|u| std::rc::Rc::ptr_eq(u, um)));
+        }
     }
 
     // A list reserved and never added to leaves the batch empty.

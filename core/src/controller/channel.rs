@@ -15,6 +15,12 @@ pub const LEADER_DURING_DELETE: i32 = -2;
 /// of the request (and by the metadata caches built from it).
 pub type SharedStates = std::rc::Rc<[std::rc::Rc<PartitionStateInfo>]>;
 
+/// One partition's state in a LeaderAndIsr, shared by every broker's copy of
+/// the batch that carries it (built once per partition, not once per
+/// recipient: a failover's start-up batch names each partition to all its
+/// online replicas).
+pub type SharedState = std::rc::Rc<PartitionStateInfo>;
+
 /// One partition's leadership as carried in LeaderAndIsr and UpdateMetadata.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionStateInfo {
@@ -42,8 +48,9 @@ pub struct PartitionStateInfo {
 pub enum RequestBody {
     /// Become leader or follower for these partitions.
     LeaderAndIsr {
-        /// Per-partition leadership.
-        partitions: Vec<PartitionStateInfo>,
+        /// Per-partition leadership (each state shared by the batch's
+        /// requests that name the partition).
+        partitions: Vec<SharedState>,
     },
     /// Refresh the metadata cache.
     UpdateMetadata {

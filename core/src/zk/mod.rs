@@ -205,7 +205,17 @@ impl<'a> NodeCursor<'a> {
 
     /// The node at `path`, if any.
     pub fn get(&mut self, path: &str) -> Option<&'a Znode> {
-        let key = PathKey::from(path);
+        self.get_key(PathKey::from(path))
+    }
+
+    /// The state znode of a topic's partition
+    /// (`/brokers/topics/<topic>/partitions/<partition>/state`), if any:
+    /// [`NodeCursor::get`] of that path, without writing it out.
+    pub fn partition_state(&mut self, topic: &str, partition: u32) -> Option<&'a Znode> {
+        self.get_key(partition_state_key(topic, partition))
+    }
+
+    fn get_key(&mut self, key: PathKey) -> Option<&'a Znode> {
         let mut found = None;
         let mut walked = false;
         let ahead = self.at.as_ref().is_some_and(|at| key >= *at);
@@ -391,7 +401,9 @@ pub struct Zk {
     fired: Vec<WatchedEvent>,
     /// Watch triggers of the multi-op being applied; they fire only if it commits.
     #[serde(skip)]
-    triggers: Vec<(String, Trigger)>,
+    /// With the path's key for data triggers (the changed paths by moment
+    /// hold keys).
+    triggers: Vec<(String, Option<PathKey>, Trigger)>,
     /// Paths whose data or existence changed since the last `take_changed`.
     #[serde(skip)]
     changed: Vec<String>,
@@ -596,6 +608,14 @@ fn parent_of(path: &str) -> Option<&str> {
     }
 }
 
+/// The key of a partition's state znode, its path written out only when it
+/// is not held as a partition key ([`PathKey::partition`]).
+fn partition_state_key(topic: &str, partition: u32) -> PathKey {
+    PathKey::partition(topic, partition, true).unwrap_or_else(|| {
+        PathKey::from(format!("/brokers/topics/{topic}/partitions/{partition}/state").as_str())
+    })
+}
+
 fn valid_path(path: &str) -> bool {
     path == "/" || (path.starts_with('/') && !path.ends_with('/') && !path.contains("//"))
 }
@@ -786,6 +806,14 @@ impl Zk {
     /// The node at `path`, without setting a watch.
     pub fn node(&self, path: &str) -> Option<&Znode> {
         let key = PathKey::from(path);
+        self.nodes.get_hinted(&key, self.hint_of(&key))
+    }
+
+    /// The state znode of a topic's partition, without setting a watch:
+    /// [`Zk::node`] of `/brokers/topics/<topic>/partitions/<partition>/state`,
+    /// without writing the path out.
+    pub fn partition_state_node(&self, topic: &str, partition: u32) -> Option<&Znode> {
+        let key = partition_state_key(topic, partition);
         self.nodes.get_hinted(&key, self.hint_of(&key))
     }
 

@@ -40,10 +40,19 @@ impl Zk {
 
     /// The node at `path` as observers see it now.
     pub fn observed(&self, path: &str) -> Option<&Znode> {
-        let key = PathKey::from(path);
-        match self.pending.get(&key).and_then(|e| e.first()) {
+        self.observed_key(&PathKey::from(path))
+    }
+
+    /// The state znode of a topic's partition as observers see it now:
+    /// [`Zk::observed`] of its path, without writing the path out.
+    pub fn observed_partition_state(&self, topic: &str, partition: u32) -> Option<&Znode> {
+        self.observed_key(&super::partition_state_key(topic, partition))
+    }
+
+    fn observed_key(&self, key: &PathKey) -> Option<&Znode> {
+        match self.pending.get(key).and_then(|e| e.first()) {
             Some((_, before)) => before.as_deref(),
-            None => self.nodes.get_hinted(&key, self.hint_of(&key)),
+            None => self.nodes.get_hinted(key, self.hint_of(key)),
         }
     }
 

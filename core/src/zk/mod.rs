@@ -421,6 +421,12 @@ pub struct Zk {
     /// it holds (mostly one).
     #[serde(default)]
     pending: CowMap<PathKey, Befores>,
+    /// How many of `pending`'s paths are not a partition's (see
+    /// [`HeldCount`]): while none is, a lookup of such a path (the
+    /// simulator's reads of `/controller` and `/controller_epoch` after every
+    /// step) need not search `pending`.
+    #[serde(skip)]
+    pending_held: HeldCount,
     /// Changed paths to report once observers see them, by that moment, in
     /// the order they changed (a path changed twice at one moment is there
     /// twice). Also the index of `pending` by moment: every path given a
@@ -465,6 +471,42 @@ impl PartialEq for Hint {
 }
 
 impl Eq for Hint {}
+
+/// A count kept beside a map, or `None` when not known (a deserialized
+/// ensemble's, until first needed): a cache, not state, so two ensembles are
+/// equal whatever it holds.
+#[derive(Debug, Clone, Default)]
+struct HeldCount(std::cell::Cell<Option<usize>>);
+
+impl PartialEq for HeldCount {
+    fn eq(&self, _: &HeldCount) -> bool {
+        true
+    }
+}
+
+impl Eq for HeldCount {}
+
+impl HeldCount {
+    /// The count, from `count` if not known.
+    fn get(&self, count: impl FnOnce() -> usize) -> usize {
+        match self.0.get() {
+            Some(n) => n,
+            None => {
+                let n = count();
+                self.0.set(Some(n));
+                n
+            }
+        }
+    }
+
+    /// One more (`true`) or one fewer, if known.
+    fn step(&self, up: bool) {
+        if let Some(n) = self.0.get() {
+            self.0
+                .set(Some(if up { n + 1 } else { n.saturating_sub(1) }));
+        }
+    }
+}
 
 /// What observers see of a path until a moment: the node as it was before
 /// a change they do not see yet (`None`: there was none).
@@ -659,6 +701,7 @@ impl Zk {
             op_offset_us: 0,
             now: SimTime::ZERO,
             pending: CowMap::new(),
+            pending_held: HeldCount(std::cell::Cell::new(Some(0))),
             deferred_changed: CowMap::new(),
             new_visible: BTreeSet::new(),
             counters: Tally::default(),

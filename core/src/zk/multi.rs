@@ -96,6 +96,7 @@ impl Zk {
             // Indexed by moment through `deferred_changed`, where
             // `flush_triggers` puts this path (its data trigger) next.
             let mut before = Some(before);
+            let (held, len) = (key.held().is_some(), self.pending.len());
             let entries = self
                 .pending
                 .get_or_insert_with(key, || Befores::One((at, before.take().flatten())));
@@ -104,6 +105,9 @@ impl Zk {
                 if entries.last_at() != Some(at) {
                     entries.push((at, before));
                 }
+            }
+            if held && self.pending.len() > len {
+                self.pending_held.step(true);
             }
         }
         self.new_visible.insert(at);

@@ -427,6 +427,13 @@ pub struct Zk {
     /// step) need not search `pending`.
     #[serde(skip)]
     pending_held: HeldCount,
+    /// Whether each session is alive, by its id − 1 (ids are handed out in
+    /// order from 1): `sessions`' states for [`Zk::is_alive`], which the
+    /// simulator asks of every running broker's session after each quiet
+    /// step. Used only while it covers every id handed out (not in a
+    /// deserialized ensemble, which reads `sessions`).
+    #[serde(skip)]
+    alive: Alive,
     /// Changed paths to report once observers see them, by that moment, in
     /// the order they changed (a path changed twice at one moment is there
     /// twice). Also the index of `pending` by moment: every path given a
@@ -507,6 +514,19 @@ impl HeldCount {
         }
     }
 }
+
+/// [`Zk::alive`]: a cache, not state, so two ensembles are equal whatever
+/// it holds.
+#[derive(Debug, Clone, Default)]
+struct Alive(Vec<bool>);
+
+impl PartialEq for Alive {
+    fn eq(&self, _: &Alive) -> bool {
+        true
+    }
+}
+
+impl Eq for Alive {}
 
 /// What observers see of a path until a moment: the node as it was before
 /// a change they do not see yet (`None`: there was none).
@@ -702,6 +722,7 @@ impl Zk {
             now: SimTime::ZERO,
             pending: CowMap::new(),
             pending_held: HeldCount(std::cell::Cell::new(Some(0))),
+            alive: Alive::default(),
             deferred_changed: CowMap::new(),
             new_visible: BTreeSet::new(),
             counters: Tally::default(),
@@ -747,6 +768,9 @@ impl Zk {
         // From 1: a node's owner 0 is "none".
         let id = SessionId(self.next_session.max(1));
         self.next_session = id.0 + 1;
+        if self.alive.0.len() as u64 + 1 == id.0 {
+            self.alive.0.push(true);
+        }
         self.sessions.insert(
             id,
             Session {
@@ -772,6 +796,15 @@ impl Zk {
 
     /// Whether the session is alive.
     pub fn is_alive(&self, id: SessionId) -> bool {
+        let handed_out = self.next_session.saturating_sub(1);
+        if handed_out > 0 && self.alive.0.len() as u64 == handed_out {
+            return id
+                .0
+                .checked_sub(1)
+                .and_then(|i| usize::try_from(i).ok())
+                .and_then(|i| self.alive.0.get(i))
+                .is_some_and(|a| *a);
+        }
         self.sessions
             .get(&id)
             .is_some_and(|s| s.state == SessionState::Alive)
@@ -804,6 +837,13 @@ impl Zk {
         let owned = match self.sessions.get_mut(&id) {
             Some(s) if s.state == SessionState::Alive => {
                 s.state = how;
+                if let Some(a) =
+                    id.0.checked_sub(1)
+                        .and_then(|i| usize::try_from(i).ok())
+                        .and_then(|i| self.alive.0.get_mut(i))
+                {
+                    *a = false;
+                }
                 std::mem::take(&mut s.owned)
             }
             _ => return Err(ZkError::SessionExpired),

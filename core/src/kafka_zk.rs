@@ -296,28 +296,9 @@ pub fn peek_leader_isrs(zk: &Zk, tps: &[TopicPartition]) -> Vec<Option<LeaderIsr
     let order = path_order_by_runs(tps).unwrap_or_else(|| path_order_by_sort(tps));
     let mut out = vec![None; tps.len()];
     let mut cursor = zk.cursor();
-    let mut path = String::new();
-    // The topic whose `/brokers/topics/<topic>/partitions/` the path starts
-    // with, and that prefix's length: built once per topic (the order walks
-    // each topic's partitions together).
-    let mut prefix: Option<(&crate::ids::Topic, usize)> = None;
     for i in order {
         let tp = &tps[i];
-        match prefix {
-            Some((topic, len)) if *topic == tp.topic => path.truncate(len),
-            _ => {
-                path.clear();
-                path.push_str(paths::TOPICS);
-                path.push('/');
-                path.push_str(tp.topic.as_str());
-                path.push_str("/partitions/");
-                prefix = Some((&tp.topic, path.len()));
-            }
-        }
-        let mut digits = [0u8; 10];
-        path.push_str(decimal(tp.partition, &mut digits));
-        path.push_str("/state");
-        if let Some(node) = cursor.get(&path) {
+        if let Some(node) = cursor.partition_state(tp.topic.as_str(), tp.partition) {
             out[i] = node.data.partition_state(node.stat.version);
         }
     }

@@ -282,7 +282,7 @@ impl Sim {
             };
             for (p, replicas) in decode_topic_assignment(&node.data.text()).unwrap_or_default() {
                 let tp = crate::ids::TopicPartition::new(&*topic, p);
-                let state_node = self.zk.observed(&paths::partition_state(&tp));
+                let state_node = self.zk.observed_partition_state(&topic, p);
                 let l = state_node.and_then(|n| n.data.partition_state(n.stat.version));
                 let state = ctx
                     .and_then(|c| c.partition_states.get(&tp).copied())

@@ -205,7 +205,17 @@ impl<'a> NodeCursor<'a> {
 
     /// The node at `path`, if any.
     pub fn get(&mut self, path: &str) -> Option<&'a Znode> {
-        let key = PathKey::from(path);
+        self.get_key(PathKey::from(path))
+    }
+
+    /// The state znode of a topic's partition
+    /// (`/brokers/topics/<topic>/partitions/<partition>/state`), if any:
+    /// [`NodeCursor::get`] of that path, without writing it out.
+    pub fn partition_state(&mut self, topic: &str, partition: u32) -> Option<&'a Znode> {
+        self.get_key(partition_state_key(topic, partition))
+    }
+
+    fn get_key(&mut self, key: PathKey) -> Option<&'a Znode> {
         let mut found = None;
         let mut walked = false;
         let ahead = self.at.as_ref().is_some_and(|at| key >= *at);
@@ -391,7 +401,9 @@ pub struct Zk {
     fired: Vec<WatchedEvent>,
     /// Watch triggers of the multi-op being applied; they fire only if it commits.
     #[serde(skip)]
-    triggers: Vec<(String, Trigger)>,
+    /// With the path's key for data triggers (the changed paths by moment
+    /// hold keys).
+    triggers: Vec<(String, Option<PathKey>, Trigger)>,
     /// Paths whose data or existence changed since the last `take_changed`.
     #[serde(skip)]
     changed: Vec<String>,
@@ -409,6 +421,19 @@ pub struct Zk {
     /// it holds (mostly one).
     #[serde(default)]
     pending: CowMap<PathKey, Befores>,
+    /// How many of `pending`'s paths are not a partition's (see
+    /// [`HeldCount`]): while none is, a lookup of such a path (the
+    /// simulator's reads of `/controller` and `/controller_epoch` after every
+    /// step) need not search `pending`.
+    #[serde(skip)]
+    pending_held: HeldCount,
+    /// Whether each session is alive, by its id − 1 (ids are handed out in
+    /// order from 1): `sessions`' states for [`Zk::is_alive`], which the
+    /// simulator asks of every running broker's session after each quiet
+    /// step. Used only while it covers every id handed out (not in a
+    /// deserialized ensemble, which reads `sessions`).
+    #[serde(skip)]
+    alive: Alive,
     /// Changed paths to report once observers see them, by that moment, in
     /// the order they changed (a path changed twice at one moment is there
     /// twice). Also the index of `pending` by moment: every path given a
@@ -453,6 +478,55 @@ impl PartialEq for Hint {
 }
 
 impl Eq for Hint {}
+
+/// A count kept beside a map, or `None` when not known (a deserialized
+/// ensemble's, until first needed): a cache, not state, so two ensembles are
+/// equal whatever it holds.
+#[derive(Debug, Clone, Default)]
+struct HeldCount(std::cell::Cell<Option<usize>>);
+
+impl PartialEq for HeldCount {
+    fn eq(&self, _: &HeldCount) -> bool {
+        true
+    }
+}
+
+impl Eq for HeldCount {}
+
+impl HeldCount {
+    /// The count, from `count` if not known.
+    fn get(&self, count: impl FnOnce() -> usize) -> usize {
+        match self.0.get() {
+            Some(n) => n,
+            None => {
+                let n = count();
+                self.0.set(Some(n));
+                n
+            }
+        }
+    }
+
+    /// One more (`true`) or one fewer, if known.
+    fn step(&self, up: bool) {
+        if let Some(n) = self.0.get() {
+            self.0
+                .set(Some(if up { n + 1 } else { n.saturating_sub(1) }));
+        }
+    }
+}
+
+/// [`Zk::alive`]: a cache, not state, so two ensembles are equal whatever
+/// it holds.
+#[derive(Debug, Clone, Default)]
+struct Alive(Vec<bool>);
+
+impl PartialEq for Alive {
+    fn eq(&self, _: &Alive) -> bool {
+        true
+    }
+}
+
+impl Eq for Alive {}
 
 /// What observers see of a path until a moment: the node as it was before
 /// a change they do not see yet (`None`: there was none).
@@ -596,6 +670,14 @@ fn parent_of(path: &str) -> Option<&str> {
     }
 }
 
+/// The key of a partition's state znode, its path written out only when it
+/// is not held as a partition key ([`PathKey::partition`]).
+fn partition_state_key(topic: &str, partition: u32) -> PathKey {
+    PathKey::partition(topic, partition, true).unwrap_or_else(|| {
+        PathKey::from(format!("/brokers/topics/{topic}/partitions/{partition}/state").as_str())
+    })
+}
+
 fn valid_path(path: &str) -> bool {
     path == "/" || (path.starts_with('/') && !path.ends_with('/') && !path.contains("//"))
 }
@@ -639,6 +721,8 @@ impl Zk {
             op_offset_us: 0,
             now: SimTime::ZERO,
             pending: CowMap::new(),
+            pending_held: HeldCount(std::cell::Cell::new(Some(0))),
+            alive: Alive::default(),
             deferred_changed: CowMap::new(),
             new_visible: BTreeSet::new(),
             counters: Tally::default(),
@@ -684,6 +768,9 @@ impl Zk {
         // From 1: a node's owner 0 is "none".
         let id = SessionId(self.next_session.max(1));
         self.next_session = id.0 + 1;
+        if self.alive.0.len() as u64 + 1 == id.0 {
+            self.alive.0.push(true);
+        }
         self.sessions.insert(
             id,
             Session {
@@ -709,6 +796,15 @@ impl Zk {
 
     /// Whether the session is alive.
     pub fn is_alive(&self, id: SessionId) -> bool {
+        let handed_out = self.next_session.saturating_sub(1);
+        if handed_out > 0 && self.alive.0.len() as u64 == handed_out {
+            return id
+                .0
+                .checked_sub(1)
+                .and_then(|i| usize::try_from(i).ok())
+                .and_then(|i| self.alive.0.get(i))
+                .is_some_and(|a| *a);
+        }
         self.sessions
             .get(&id)
             .is_some_and(|s| s.state == SessionState::Alive)
@@ -741,6 +837,13 @@ impl Zk {
         let owned = match self.sessions.get_mut(&id) {
             Some(s) if s.state == SessionState::Alive => {
                 s.state = how;
+                if let Some(a) =
+                    id.0.checked_sub(1)
+                        .and_then(|i| usize::try_from(i).ok())
+                        .and_then(|i| self.alive.0.get_mut(i))
+                {
+                    *a = false;
+                }
                 std::mem::take(&mut s.owned)
             }
             _ => return Err(ZkError::SessionExpired),
@@ -786,6 +889,14 @@ impl Zk {
     /// The node at `path`, without setting a watch.
     pub fn node(&self, path: &str) -> Option<&Znode> {
         let key = PathKey::from(path);
+        self.nodes.get_hinted(&key, self.hint_of(&key))
+    }
+
+    /// The state znode of a topic's partition, without setting a watch:
+    /// [`Zk::node`] of `/brokers/topics/<topic>/partitions/<partition>/state`,
+    /// without writing the path out.
+    pub fn partition_state_node(&self, topic: &str, partition: u32) -> Option<&Znode> {
+        let key = partition_state_key(topic, partition);
         self.nodes.get_hinted(&key, self.hint_of(&key))
     }
 

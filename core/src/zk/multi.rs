@@ -23,7 +23,7 @@ enum Undo {
         parent: (i32, i64),
     },
     SetData {
-        path: String,
+        key: PathKey,
         data: ZnodeData,
         stat: Stat,
     },
@@ -81,31 +81,33 @@ impl Zk {
         // it deleted it (a create of it would have failed the multi-op).
         let any_deleted = undo.iter().any(|u| matches!(u, Undo::Deleted { .. }));
         for u in undo {
-            let (path, before) = match u {
-                Undo::Created { path, .. } => (path, None),
-                Undo::Deleted { path, node, .. } => (path, Some(Box::new(node))),
-                Undo::SetData { path, data, stat } => {
-                    let exists = !any_deleted || {
-                        let key = PathKey::from(path.as_str());
-                        self.nodes.get_hinted(&key, self.hint_of(&key)).is_some()
-                    };
+            let (key, before) = match u {
+                Undo::Created { path, .. } => (PathKey::from(path.as_str()), None),
+                Undo::Deleted { path, node, .. } => {
+                    (PathKey::from(path.as_str()), Some(Box::new(node)))
+                }
+                Undo::SetData { key, data, stat } => {
+                    let exists =
+                        !any_deleted || self.nodes.get_hinted(&key, self.hint_of(&key)).is_some();
                     let before = exists.then(|| Box::new(Znode { data, stat }));
-                    (path, before)
+                    (key, before)
                 }
             };
             // Indexed by moment through `deferred_changed`, where
             // `flush_triggers` puts this path (its data trigger) next.
             let mut before = Some(before);
+            let (held, len) = (key.held().is_some(), self.pending.len());
             let entries = self
                 .pending
-                .get_or_insert_with(PathKey::from(path.as_str()), || {
-                    Befores::One((at, before.take().flatten()))
-                });
+                .get_or_insert_with(key, || Befores::One((at, before.take().flatten())));
             // One before-image per path and moment: the first change's.
             if let Some(before) = before {
                 if entries.last_at() != Some(at) {
                     entries.push((at, before));
                 }
+            }
+            if held && self.pending.len() > len {
+                self.pending_held.step(true);
             }
         }
         self.new_visible.insert(at);
@@ -143,15 +145,16 @@ impl Zk {
             } => {
                 let zxid = self.zxid;
                 let now_ms = self.now.as_ms();
+                let key = PathKey::from(path.as_str());
                 let node = self
                     .nodes
-                    .get_mut_hinted(&PathKey::from(path.as_str()), &self.hint.0)
+                    .get_mut_hinted(&key, &self.hint.0)
                     .ok_or(ZkError::NoNode)?;
                 if version.is_some_and(|v| v != node.stat.version) {
                     return Err(ZkError::BadVersion);
                 }
                 undo.push(Undo::SetData {
-                    path: path.clone(),
+                    key: key.clone(),
                     data: std::mem::replace(&mut node.data, ZnodeData::from(data.as_str())),
                     stat: node.stat,
                 });
@@ -159,7 +162,7 @@ impl Zk {
                 node.stat.mzxid = zxid;
                 node.stat.mtime_ms = now_ms;
                 let stat = node.stat;
-                self.fire_data(path, WatchKind::NodeDataChanged);
+                self.fire_data(path, key, WatchKind::NodeDataChanged);
                 Ok(OpResult::SetData(stat))
             }
             Op::Delete { path, version } => {
@@ -214,7 +217,7 @@ impl Zk {
         parent.stat.pzxid = zxid;
         let now_ms = self.now.as_ms();
         self.nodes.insert(
-            key,
+            key.clone(),
             Znode {
                 data: ZnodeData::from(data),
                 stat: Stat {
@@ -232,7 +235,7 @@ impl Zk {
         if let Some(s) = owner.and_then(|o| self.sessions.get_mut(&o)) {
             s.owned.insert(full.clone());
         }
-        self.fire_data(&full, WatchKind::NodeCreated);
+        self.fire_data(&full, key, WatchKind::NodeCreated);
         self.fire_children(&parent_path);
         Ok((full, before))
     }
@@ -269,9 +272,9 @@ impl Zk {
             parent.stat.cversion += 1;
             parent.stat.pzxid = zxid;
         }
-        self.fire_data(path, WatchKind::NodeDeleted);
+        self.fire_data(path, key, WatchKind::NodeDeleted);
         self.triggers
-            .push((path.to_string(), Trigger::ChildOfDeleted));
+            .push((path.to_string(), None, Trigger::ChildOfDeleted));
         self.fire_children(&parent_path);
         Ok((node, before))
     }
@@ -302,8 +305,8 @@ impl Zk {
                     self.nodes.insert(PathKey::from(path.as_str()), node);
                     self.restore_parent(&path, parent);
                 }
-                Undo::SetData { path, data, stat } => {
-                    if let Some(node) = self.nodes.get_mut(&PathKey::from(&*path)) {
+                Undo::SetData { key, data, stat } => {
+                    if let Some(node) = self.nodes.get_mut(&key) {
                         node.data = data;
                         node.stat = stat;
                     }
@@ -326,24 +329,29 @@ impl Zk {
         self.op_offset_us = offset_us;
     }
 
-    fn fire_data(&mut self, path: &str, kind: WatchKind) {
-        self.triggers.push((path.to_string(), Trigger::Data(kind)));
+    /// `key`: `path`'s, for the list of paths changed by moment.
+    fn fire_data(&mut self, path: &str, key: PathKey, kind: WatchKind) {
+        self.triggers
+            .push((path.to_string(), Some(key), Trigger::Data(kind)));
     }
 
     fn fire_children(&mut self, path: &str) {
-        self.triggers.push((path.to_string(), Trigger::Children));
+        self.triggers
+            .push((path.to_string(), None, Trigger::Children));
     }
 
     /// Turn the committed changes' triggers into notifications. Each watch
     /// fires once and is gone.
     pub(super) fn flush_triggers(&mut self) {
-        for (path, trigger) in std::mem::take(&mut self.triggers) {
+        // Drained, and given back empty with its room for the next write.
+        let mut triggers = std::mem::take(&mut self.triggers);
+        for (path, key, trigger) in triggers.drain(..) {
             if matches!(trigger, Trigger::Data(_)) {
                 match self.visible_at() {
                     Some(at) => self
                         .deferred_changed
                         .get_or_insert_with(at, Vec::new)
-                        .push(PathKey::from(path.as_str())),
+                        .push(key.unwrap_or_else(|| PathKey::from(path.as_str()))),
                     None => self.changed.push(path.clone()),
                 }
             }
@@ -364,5 +372,6 @@ impl Zk {
                 }
             }
         }
+        self.triggers = triggers;
     }
 }

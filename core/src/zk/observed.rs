@@ -20,8 +20,12 @@ impl Zk {
             // Every path with a before-image for `at` is among these (a
             // path without one, or listed twice, finds nothing more to drop).
             for path in self.deferred_changed.remove(&at).unwrap_or_default() {
+                let len = self.pending.len();
                 self.pending
                     .update_or_remove(&path, |entries| entries.retain_after(now));
+                if self.pending.len() < len && path.held().is_some() {
+                    self.pending_held.step(false);
+                }
                 self.changed.push(path.text().into_owned());
             }
         }
@@ -40,11 +44,33 @@ impl Zk {
 
     /// The node at `path` as observers see it now.
     pub fn observed(&self, path: &str) -> Option<&Znode> {
-        let key = PathKey::from(path);
-        match self.pending.get(&key).and_then(|e| e.first()) {
-            Some((_, before)) => before.as_deref(),
-            None => self.nodes.get_hinted(&key, self.hint_of(&key)),
+        self.observed_key(&PathKey::from(path))
+    }
+
+    /// The state znode of a topic's partition as observers see it now:
+    /// [`Zk::observed`] of its path, without writing the path out.
+    pub fn observed_partition_state(&self, topic: &str, partition: u32) -> Option<&Znode> {
+        self.observed_key(&super::partition_state_key(topic, partition))
+    }
+
+    fn observed_key(&self, key: &PathKey) -> Option<&Znode> {
+        if key.held().is_some() && self.pending_held() == 0 {
+            return self.nodes.get_hinted(key, self.hint_of(key));
         }
+        match self.pending.get(key).and_then(|e| e.first()) {
+            Some((_, before)) => before.as_deref(),
+            None => self.nodes.get_hinted(key, self.hint_of(key)),
+        }
+    }
+
+    /// How many paths with changes not yet visible are not a partition's.
+    fn pending_held(&self) -> usize {
+        self.pending_held.get(|| {
+            self.pending
+                .iter()
+                .filter(|(k, _)| k.held().is_some())
+                .count()
+        })
     }
 
     /// The names of the children of the node at `path`, if observers see
@@ -167,8 +193,21 @@ mod tests {
         let mut zk = Zk::new();
         let s = zk.open_session(SimTime::ZERO, 6000);
         let mut seen: BTreeMap<String, Option<String>> = BTreeMap::new();
+        // Other paths and partitions' (held as numbers: the lookups of the
+        // others skip the pending changes while none of them has one).
+        let name = |k: u64| match k % 3 {
+            0 => format!("/brokers/topics/t/partitions/{k}"),
+            _ => format!("/n{k:03}"),
+        };
+        zk.create_recursive(
+            Some(s),
+            "/brokers/topics/t/partitions",
+            "",
+            CreateMode::Persistent,
+        )
+        .unwrap();
         for i in 0..200 {
-            let p = format!("/n{i:03}");
+            let p = name(i);
             zk.create(Some(s), &p, "v0", CreateMode::Persistent)
                 .unwrap();
             seen.insert(p, Some("v0".into()));
@@ -177,7 +216,7 @@ mod tests {
         // At 10 ms plus i µs·100: node i created, rewritten or deleted.
         let mut later: Vec<(SimTime, String, Option<String>)> = Vec::new();
         for i in 0..600u64 {
-            let p = format!("/n{:03}", (i * 7) % 250);
+            let p = name((i * 7) % 250);
             zk.set_op_offset_us(i * 100);
             let at = SimTime(10).plus_us_ceil(i * 100);
             let now_there = zk.node(&p).is_some();
@@ -206,7 +245,9 @@ mod tests {
             let all: Vec<(String, String)> = zk
                 .observed_nodes()
                 .into_iter()
-                .filter(|(p, _)| p.starts_with("/n"))
+                .filter(|(p, _)| {
+                    p.starts_with("/n") || p.starts_with("/brokers/topics/t/partitions/")
+                })
                 .map(|(p, n)| (p.to_string(), n.data.to_string()))
                 .collect();
             let model: Vec<(String, String)> = seen
@@ -224,6 +265,16 @@ mod tests {
                 }
             }
             observed(&zk, &seen);
+            let held = zk
+                .pending
+                .iter()
+                .filter(|(k, _)| k.held().is_some())
+                .count();
+            assert_eq!(zk.pending_held(), held);
+            // A deserialized copy counts its own.
+            let back: Zk = serde_json::from_str(&serde_json::to_string(&zk).unwrap()).unwrap();
+            observed(&back, &seen);
+            assert_eq!(back.pending_held(), held);
             if ms == 40 {
                 copy = Some((zk.clone(), seen.clone()));
             }

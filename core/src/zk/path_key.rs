@@ -74,7 +74,6 @@ const SUBTREE: [u32; 10] = [
     1,
 ];
 
-#[cfg(test)]
 /// A number's place among all numbers in text order, from its digits
 /// (canonical: no leading zeros, at most 9).
 fn rank(digits: &[u8]) -> u32 {
@@ -243,6 +242,43 @@ impl PathKey {
                 Cow::Owned(String::from_utf8(self.bytes(&mut buf).to_vec()).unwrap_or_default())
             }
         }
+    }
+}
+
+impl PathKey {
+    /// The key of `/brokers/topics/<topic>/partitions/<partition>` (with
+    /// `/state` after it if `state`), as [`PathKey::from`] makes it of that
+    /// path, without writing the path: `None` when that path is not held as
+    /// a partition key (a topic name longer than 17 bytes, empty or holding
+    /// a `/`; a number of 10 digits), which the caller then writes out.
+    pub(crate) fn partition(topic: &str, partition: u32, state: bool) -> Option<PathKey> {
+        let t = topic.as_bytes();
+        if t.is_empty() || t.len() > TOPIC || t.contains(&b'/') || partition >= 1_000_000_000 {
+            return None;
+        }
+        let mut name = [0u8; TOPIC + 1];
+        name[..t.len()].copy_from_slice(t);
+        name[t.len()] = b'/';
+        // The number's decimal digits, most significant first.
+        let mut digits = [0u8; 9];
+        let mut at = digits.len();
+        let mut n = partition;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let (hi, rest) = name.split_first_chunk::<8>()?;
+        let (lo, tail) = rest.split_first_chunk::<8>()?;
+        Some(PathKey::Partition {
+            hi: u64::from_be_bytes(*hi),
+            lo: u64::from_be_bytes(*lo),
+            tail: u16::from_be_bytes(*tail.first_chunk::<2>()?),
+            code: rank(digits.get(at..)?) * 2 + u32::from(state),
+        })
     }
 }
 
@@ -492,6 +528,56 @@ mod tests {
         assert_eq!(form("/brokers/topics/t/partitions/05"), 'h');
         assert_eq!(form("/brokers/topics/t/partitions/1000000000"), 'h');
         assert_eq!(form("/brokers/ids/1"), 'i');
+    }
+
+    #[test]
+    fn a_partition_key_made_from_numbers_is_the_one_its_path_makes() {
+        let topics = [
+            "a",
+            "a-b",
+            "a.c",
+            "ab",
+            "A",
+            "t",
+            "é",
+            "abcdefghijklmnopq",
+            "abcdefghijklmnopqr",
+            "",
+            "a/b",
+            "a/partitions/1",
+        ];
+        let mut numbers: Vec<u32> = (0..130).collect();
+        numbers.extend([
+            999,
+            1000,
+            99_999_999,
+            100_000_000,
+            999_999_999,
+            1_000_000_000,
+            u32::MAX,
+        ]);
+        for t in topics {
+            for &n in &numbers {
+                for state in [false, true] {
+                    let path = format!(
+                        "/brokers/topics/{t}/partitions/{n}{}",
+                        if state { "/state" } else { "" }
+                    );
+                    let from_path = PathKey::from(path.as_str());
+                    match PathKey::partition(t, n, state) {
+                        Some(key) => {
+                            assert!(key == from_path, "{path}");
+                            assert_eq!(key.cmp(&from_path), Ordering::Equal, "{path}");
+                            assert_eq!(key.text(), path.as_str());
+                        }
+                        None => assert!(!matches!(from_path, PathKey::Partition { .. }), "{path}"),
+                    }
+                }
+            }
+        }
+        assert!(PathKey::partition("t", 7, true).is_some());
+        assert!(PathKey::partition("abcdefghijklmnopqr", 7, true).is_none());
+        assert!(PathKey::partition("t", 1_000_000_000, false).is_none());
     }
 
     #[test]

@@ -356,3 +356,43 @@ fn stat_times_and_pzxid_follow_zookeeper() {
     assert_eq!(zk.multi(None, &ops), Err((1, ZkError::NoNode)));
     assert_eq!(zk, before);
 }
+
+#[test]
+fn whether_a_session_is_alive_follows_its_state_through_copies() {
+    // Kafka: a session is usable until the server expires it or the client
+    // closes it (ZooKeeper's SessionTracker). Checked against the sessions'
+    // own states, in an ensemble, a copy and a deserialized copy, for ids
+    // handed out and not.
+    let mut zk = Zk::new();
+    let check = |zk: &Zk| {
+        for id in 0..40u64 {
+            let want = zk
+                .session(SessionId(id))
+                .is_some_and(|s| s.state == SessionState::Alive);
+            assert_eq!(zk.is_alive(SessionId(id)), want, "{id}");
+        }
+    };
+    check(&zk);
+    let mut copies = Vec::new();
+    for i in 0..30u64 {
+        let s = zk.open_session(SimTime(i), 6000);
+        match i % 4 {
+            1 => zk.expire_session(SessionId(s.0 - 1)).unwrap_or(()),
+            3 => zk.close_session(s).unwrap(),
+            _ => {}
+        }
+        check(&zk);
+        if i % 10 == 5 {
+            let back: Zk = serde_json::from_str(&serde_json::to_string(&zk).unwrap()).unwrap();
+            copies.push((zk.clone(), back));
+        }
+    }
+    for (copy, mut back) in copies {
+        check(&copy);
+        check(&back);
+        let s = back.open_session(SimTime(99), 6000);
+        check(&back);
+        back.expire_session(s).unwrap();
+        check(&back);
+    }
+}

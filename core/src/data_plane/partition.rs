@@ -258,10 +258,11 @@ impl DataPlane {
                 // A time the leader recorded within the lag is enough: a
                 // cached session can only make it later. Only the others
                 // look up the follower's session.
-                if p.view.caught_up(&r).is_some_and(|t| now.since(t) <= lag) {
+                let recorded = p.view.caught_up(&r);
+                if recorded.is_some_and(|t| now.since(t) <= lag) {
                     continue;
                 }
-                let t = caught_up.at(p, r, tp);
+                let t = caught_up.at(recorded, r, tp);
                 if t.is_none_or(|t| now.since(t) > lag) {
                     out.insert(r);
                 }

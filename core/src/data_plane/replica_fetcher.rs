@@ -156,43 +156,32 @@ impl SessionCache {
 pub(super) struct CaughtUpWalk<'a> {
     data: &'a DataPlane,
     leader: BrokerId,
-    incarnation: u32,
-    /// Per follower met so far, by id: its session's members (none without a
-    /// cached session of this start of the leader), when the session last
-    /// ran, and how far the walk is in the members.
-    followers: Vec<(BrokerId, &'a [TopicPartition], SimTime, usize)>,
+    /// Per follower with a cached session of this start of the leader, by
+    /// id (read in one walk of the leader's sessions): its session, when
+    /// the session last ran (looked up when first asked), and how far the
+    /// walk is in its members.
+    followers: Vec<(BrokerId, &'a SessionCache, Option<SimTime>, usize)>,
 }
 
 impl CaughtUpWalk<'_> {
-    /// When `follower` was last caught up with the leader's log of `tp`
-    /// (`p`, the leader's replica of it): what a lookup of its session would
-    /// answer. Partitions asked about in ascending order are found in step;
-    /// one out of order is searched for.
+    /// When `follower` was last caught up with the leader's log of `tp`,
+    /// given `recorded`, the time the leader's replica of it records: what
+    /// a lookup of its session would answer. Partitions asked about in
+    /// ascending order are found in step; one out of order is searched for.
     pub(super) fn at(
         &mut self,
-        p: &LocalPartition,
+        recorded: Option<SimTime>,
         follower: BrokerId,
         tp: &TopicPartition,
     ) -> Option<SimTime> {
-        let recorded = p.view.caught_up(&follower);
-        let i = match self.followers.binary_search_by_key(&follower, |f| f.0) {
-            Ok(i) => i,
-            Err(i) => {
-                let (leader, data) = (self.leader, self.data);
-                let (members, last) = data
-                    .session_caches
-                    .get(&(leader, follower))
-                    .filter(|c| c.leader_incarnation == self.incarnation)
-                    .map_or((&[][..], SimTime::ZERO), |c| {
-                        (&c.members[..], data.session_caught_up(leader, follower, c))
-                    });
-                self.followers.insert(i, (follower, members, last, 0));
-                i
-            }
-        };
-        let Some((_, members, last, from)) = self.followers.get_mut(i) else {
+        let Ok(i) = self.followers.binary_search_by_key(&follower, |f| f.0) else {
             return recorded;
         };
+        let (leader, data) = (self.leader, self.data);
+        let Some((_, c, last, from)) = self.followers.get_mut(i) else {
+            return recorded;
+        };
+        let members = &c.members[..];
         let rest = members.get(*from..).unwrap_or(&[]);
         let has = match rest.binary_search(tp) {
             Ok(j) => {
@@ -210,7 +199,11 @@ impl CaughtUpWalk<'_> {
                 false
             }
         };
-        recorded.max(has.then_some(*last))
+        if !has {
+            return recorded;
+        }
+        let last = *last.get_or_insert_with(|| data.session_caught_up(leader, follower, c));
+        recorded.max(Some(last))
     }
 }
 
@@ -820,11 +813,19 @@ impl DataPlane {
     ///
     /// `incarnation` is the leader's start, as `env.brokers[leader]` holds it.
     pub(super) fn caught_up_walk(&self, leader: BrokerId, incarnation: u32) -> CaughtUpWalk<'_> {
+        let mut followers = Vec::new();
+        for (&(_, f), c) in self
+            .session_caches
+            .range((leader, BrokerId(0))..=(leader, BrokerId(u32::MAX)))
+        {
+            if c.leader_incarnation == incarnation {
+                followers.push((f, c, None, 0));
+            }
+        }
         CaughtUpWalk {
             data: self,
             leader,
-            incarnation,
-            followers: Vec::new(),
+            followers,
         }
     }
 

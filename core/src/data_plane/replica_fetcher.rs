@@ -161,6 +161,9 @@ pub(super) struct CaughtUpWalk<'a> {
     /// the session last ran (looked up when first asked), and how far the
     /// walk is in its members.
     followers: Vec<(BrokerId, &'a SessionCache, Option<SimTime>, usize)>,
+    /// By broker id, 1 + a follower's place in `followers` (0: none), when
+    /// the ids are small enough for it (`None`: searched for instead).
+    places: Option<Vec<u32>>,
 }
 
 impl CaughtUpWalk<'_> {
@@ -174,8 +177,15 @@ impl CaughtUpWalk<'_> {
         follower: BrokerId,
         tp: &TopicPartition,
     ) -> Option<SimTime> {
-        let Ok(i) = self.followers.binary_search_by_key(&follower, |f| f.0) else {
-            return recorded;
+        let i = match &self.places {
+            Some(places) => match places.get(follower.0 as usize) {
+                Some(&n) if n > 0 => n as usize - 1,
+                _ => return recorded,
+            },
+            None => match self.followers.binary_search_by_key(&follower, |f| f.0) {
+                Ok(i) => i,
+                Err(_) => return recorded,
+            },
         };
         let (leader, data) = (self.leader, self.data);
         let Some((_, c, last, from)) = self.followers.get_mut(i) else {
@@ -183,7 +193,13 @@ impl CaughtUpWalk<'_> {
         };
         let members = &c.members[..];
         let rest = members.get(*from..).unwrap_or(&[]);
-        let has = match rest.binary_search(tp) {
+        // In step, the next member is most often `tp` itself.
+        let found = if rest.first() == Some(tp) {
+            Ok(0)
+        } else {
+            rest.binary_search(tp)
+        };
+        let has = match found {
             Ok(j) => {
                 *from += j + 1;
                 true
@@ -822,10 +838,23 @@ impl DataPlane {
                 followers.push((f, c, None, 0));
             }
         }
+        // Ids up to a few times the sessions' count (a cluster's usual ids)
+        // are looked up by place, not searched for.
+        let highest = followers.last().map_or(0, |f| f.0 .0 as usize);
+        let places = (highest < 4 * followers.len() + 64).then(|| {
+            let mut places = vec![0u32; highest + 1];
+            for (i, f) in followers.iter().enumerate() {
+                if let Some(p) = places.get_mut(f.0 .0 as usize) {
+                    *p = i as u32 + 1;
+                }
+            }
+            places
+        });
         CaughtUpWalk {
             data: self,
             leader,
             followers,
+            places,
         }
     }
 

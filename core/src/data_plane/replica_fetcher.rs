@@ -156,17 +156,58 @@ impl SessionCache {
 pub(super) struct CaughtUpWalk<'a> {
     data: &'a DataPlane,
     leader: BrokerId,
-    /// Per follower with a cached session of this start of the leader, by
-    /// id (read in one walk of the leader's sessions): its session, when
-    /// the session last ran (looked up when first asked), and how far the
-    /// walk is in its members.
-    followers: Vec<(BrokerId, &'a SessionCache, Option<SimTime>, usize)>,
-    /// By broker id, 1 + a follower's place in `followers` (0: none), when
-    /// the ids are small enough for it (`None`: searched for instead).
+    incarnation: u32,
+    /// Per follower asked about so far: its session (none without a cached
+    /// session of this start of the leader), when the session last ran
+    /// (looked up when first needed), and how far the walk is in its
+    /// members. In the order asked when `places` is kept, by id otherwise.
+    followers: Vec<(BrokerId, Option<&'a SessionCache>, Option<SimTime>, usize)>,
+    /// By broker id, 1 + a follower's place in `followers` (0: not asked
+    /// yet), when the cluster's ids are small enough for it (`None`: each
+    /// follower is searched for).
     places: Option<Vec<u32>>,
 }
 
-impl CaughtUpWalk<'_> {
+impl<'a> CaughtUpWalk<'a> {
+    /// Where `follower` is in `followers`, its session looked up when it
+    /// is first asked about.
+    fn place(&mut self, follower: BrokerId) -> usize {
+        let (leader, data, incarnation) = (self.leader, self.data, self.incarnation);
+        let session = || -> Option<&'a SessionCache> {
+            data.session_caches
+                .get(&(leader, follower))
+                .filter(|c| c.leader_incarnation == incarnation)
+        };
+        let followers = &mut self.followers;
+        match &mut self.places {
+            Some(places) => match places.get_mut(follower.0 as usize) {
+                Some(n) => {
+                    if *n == 0 {
+                        followers.push((follower, session(), None, 0));
+                        *n = followers.len() as u32;
+                    }
+                    *n as usize - 1
+                }
+                // An id past the cluster's (not a broker's): found by a
+                // walk of the few asked about.
+                None => match followers.iter().position(|f| f.0 == follower) {
+                    Some(i) => i,
+                    None => {
+                        followers.push((follower, session(), None, 0));
+                        followers.len() - 1
+                    }
+                },
+            },
+            None => match followers.binary_search_by_key(&follower, |f| f.0) {
+                Ok(i) => i,
+                Err(i) => {
+                    followers.insert(i, (follower, session(), None, 0));
+                    i
+                }
+            },
+        }
+    }
+
     /// When `follower` was last caught up with the leader's log of `tp`,
     /// given `recorded`, the time the leader's replica of it records: what
     /// a lookup of its session would answer. Partitions asked about in
@@ -177,20 +218,12 @@ impl CaughtUpWalk<'_> {
         follower: BrokerId,
         tp: &TopicPartition,
     ) -> Option<SimTime> {
-        let i = match &self.places {
-            Some(places) => match places.get(follower.0 as usize) {
-                Some(&n) if n > 0 => n as usize - 1,
-                _ => return recorded,
-            },
-            None => match self.followers.binary_search_by_key(&follower, |f| f.0) {
-                Ok(i) => i,
-                Err(_) => return recorded,
-            },
-        };
+        let i = self.place(follower);
         let (leader, data) = (self.leader, self.data);
-        let Some((_, c, last, from)) = self.followers.get_mut(i) else {
+        let Some((_, Some(c), last, from)) = self.followers.get_mut(i) else {
             return recorded;
         };
+        let c: &'a SessionCache = c;
         let members = &c.members[..];
         let rest = members.get(*from..).unwrap_or(&[]);
         // In step, the next member is most often `tp` itself.
@@ -828,33 +861,22 @@ impl DataPlane {
     /// follower's session is looked up once.
     ///
     /// `incarnation` is the leader's start, as `env.brokers[leader]` holds it.
-    pub(super) fn caught_up_walk(&self, leader: BrokerId, incarnation: u32) -> CaughtUpWalk<'_> {
-        let mut followers = Vec::new();
-        for (&(_, f), c) in self
-            .session_caches
-            .range((leader, BrokerId(0))..=(leader, BrokerId(u32::MAX)))
-        {
-            if c.leader_incarnation == incarnation {
-                followers.push((f, c, None, 0));
-            }
-        }
-        // Ids up to a few times the sessions' count (a cluster's usual ids)
-        // are looked up by place, not searched for.
-        let highest = followers.last().map_or(0, |f| f.0 .0 as usize);
-        let places = (highest < 4 * followers.len() + 64).then(|| {
-            let mut places = vec![0u32; highest + 1];
-            for (i, f) in followers.iter().enumerate() {
-                if let Some(p) = places.get_mut(f.0 .0 as usize) {
-                    *p = i as u32 + 1;
-                }
-            }
-            places
-        });
+    /// `highest` is the highest broker id of the cluster, `brokers` how
+    /// many it has: ids up to a few times their count (a cluster's usual
+    /// ids) are looked up by place rather than searched for.
+    pub(super) fn caught_up_walk(
+        &self,
+        leader: BrokerId,
+        incarnation: u32,
+        (highest, brokers): (u32, usize),
+    ) -> CaughtUpWalk<'_> {
+        let highest = highest as usize;
         CaughtUpWalk {
             data: self,
             leader,
-            followers,
-            places,
+            incarnation,
+            followers: Vec::new(),
+            places: (highest < 4 * brokers + 64).then(|| vec![0u32; highest + 1]),
         }
     }
 

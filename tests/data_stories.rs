@@ -385,19 +385,28 @@ fn a_re_created_topic_starts_empty_and_inherits_nothing_from_the_deleted_one() {
 /// until its leaders drop it from their ISRs. Returns the story and the
 /// partitions fetched by 20 s (settled), 25 s (idle), 27 s (after the produce).
 fn fetch_sessions_story(full_fetches_only: bool) -> (Story, [u64; 3]) {
-    let mut s = Story::brokers(7, 3);
+    fetch_sessions_story_of([0, 1, 2], full_fetches_only)
+}
+
+/// [`fetch_sessions_story`] with the brokers named `ids` (the slowed
+/// follower is the third).
+fn fetch_sessions_story_of(ids: [u32; 3], full_fetches_only: bool) -> (Story, [u64; 3]) {
+    let mut s = Story {
+        sim: kcsim_core::Sim::new(7, kcsim_core::config::Config::default(), &ids.map(BrokerId)),
+    };
     s.sim.set_full_fetches_only(full_fetches_only);
     s.until(5_000);
+    let [a, b, c] = ids;
     s.create_topic(
         5_000,
         "t",
         &[
-            &[0, 1, 2],
-            &[1, 2, 0],
-            &[2, 0, 1],
-            &[0, 2, 1],
-            &[1, 0, 2],
-            &[2, 1, 0],
+            &[a, b, c],
+            &[b, c, a],
+            &[c, a, b],
+            &[a, c, b],
+            &[b, a, c],
+            &[c, b, a],
         ],
     );
     let fetched = |s: &Story| s.sim.data_plane().partitions_fetched();
@@ -421,7 +430,7 @@ fn fetch_sessions_story(full_fetches_only: bool) -> (Story, [u64; 3]) {
     s.at(
         27_000,
         Action::SlowBroker {
-            broker: BrokerId(2),
+            broker: BrokerId(c),
             lag_ms: 1_000_000,
         },
     )
@@ -493,6 +502,32 @@ fn incremental_fetch_sessions_detect_lag_at_exactly_the_time_full_fetches_do() {
             < full.sim.data_plane().partitions_fetched(),
         "the same story for a fraction of the work"
     );
+}
+
+#[test]
+fn fetch_sessions_of_brokers_with_large_ids_detect_lag_as_full_fetches_do() {
+    // Kafka: Partition.maybeShrinkIsr drops a follower whose
+    // lastCaughtUpTimeMs is older than replica.lag.time.max.ms, whatever
+    // the brokers' ids (broker.id is any non-negative int); the leader's
+    // isr-expiration reads the times an incremental session keeps by
+    // follower, here ids far apart (looked up by search, not by place).
+    let ids = [1_000, 70_000, 4_000_000];
+    let (incremental, _) = fetch_sessions_story_of(ids, false);
+    let (full, _) = fetch_sessions_story_of(ids, true);
+    let lines = |s: &Story| -> Vec<String> {
+        s.sim
+            .trace()
+            .iter()
+            .map(|r| format!("{} {} {} {}", r.time_ms, r.actor, r.kind, r.details()))
+            .collect()
+    };
+    assert_eq!(
+        incremental.records("isr_shrunk_by_leader").len(),
+        4,
+        "broker 4000000 leaves the ISR of the 4 partitions it follows"
+    );
+    assert_eq!(lines(&incremental), lines(&full));
+    incremental.assert_no_violations();
 }
 
 /// A slow follower of a partition on three brokers of four, and optionally a

@@ -247,7 +247,8 @@ impl DataPlane {
         }
         let mut slots = 0;
         let mut shrinks = Vec::new();
-        let mut caught_up = self.caught_up_walk(broker, incarnation);
+        let highest = env.brokers.keys().next_back().map_or(0, |b| b.0);
+        let mut caught_up = self.caught_up_walk(broker, incarnation, (highest, env.brokers.len()));
         for (tp, p) in &b.replicas {
             if p.leader != broker.0 as i32 {
                 continue;
@@ -258,10 +259,11 @@ impl DataPlane {
                 // A time the leader recorded within the lag is enough: a
                 // cached session can only make it later. Only the others
                 // look up the follower's session.
-                if p.view.caught_up(&r).is_some_and(|t| now.since(t) <= lag) {
+                let recorded = p.view.caught_up(&r);
+                if recorded.is_some_and(|t| now.since(t) <= lag) {
                     continue;
                 }
-                let t = caught_up.at(p, r, tp);
+                let t = caught_up.at(recorded, r, tp);
                 if t.is_none_or(|t| now.since(t) > lag) {
                     out.insert(r);
                 }

@@ -157,44 +157,82 @@ pub(super) struct CaughtUpWalk<'a> {
     data: &'a DataPlane,
     leader: BrokerId,
     incarnation: u32,
-    /// Per follower met so far, by id: its session's members (none without a
-    /// cached session of this start of the leader), when the session last
-    /// ran, and how far the walk is in the members.
-    followers: Vec<(BrokerId, &'a [TopicPartition], SimTime, usize)>,
+    /// Per follower asked about so far: its session (none without a cached
+    /// session of this start of the leader), when the session last ran
+    /// (looked up when first needed), and how far the walk is in its
+    /// members. In the order asked when `places` is kept, by id otherwise.
+    followers: Vec<(BrokerId, Option<&'a SessionCache>, Option<SimTime>, usize)>,
+    /// By broker id, 1 + a follower's place in `followers` (0: not asked
+    /// yet), when the cluster's ids are small enough for it (`None`: each
+    /// follower is searched for).
+    places: Option<Vec<u32>>,
 }
 
-impl CaughtUpWalk<'_> {
-    /// When `follower` was last caught up with the leader's log of `tp`
-    /// (`p`, the leader's replica of it): what a lookup of its session would
-    /// answer. Partitions asked about in ascending order are found in step;
-    /// one out of order is searched for.
+impl<'a> CaughtUpWalk<'a> {
+    /// Where `follower` is in `followers`, its session looked up when it
+    /// is first asked about.
+    fn place(&mut self, follower: BrokerId) -> usize {
+        let (leader, data, incarnation) = (self.leader, self.data, self.incarnation);
+        let session = || -> Option<&'a SessionCache> {
+            data.session_caches
+                .get(&(leader, follower))
+                .filter(|c| c.leader_incarnation == incarnation)
+        };
+        let followers = &mut self.followers;
+        match &mut self.places {
+            Some(places) => match places.get_mut(follower.0 as usize) {
+                Some(n) => {
+                    if *n == 0 {
+                        followers.push((follower, session(), None, 0));
+                        *n = followers.len() as u32;
+                    }
+                    *n as usize - 1
+                }
+                // An id past the cluster's (not a broker's): found by a
+                // walk of the few asked about.
+                None => match followers.iter().position(|f| f.0 == follower) {
+                    Some(i) => i,
+                    None => {
+                        followers.push((follower, session(), None, 0));
+                        followers.len() - 1
+                    }
+                },
+            },
+            None => match followers.binary_search_by_key(&follower, |f| f.0) {
+                Ok(i) => i,
+                Err(i) => {
+                    followers.insert(i, (follower, session(), None, 0));
+                    i
+                }
+            },
+        }
+    }
+
+    /// When `follower` was last caught up with the leader's log of `tp`,
+    /// given `recorded`, the time the leader's replica of it records: what
+    /// a lookup of its session would answer. Partitions asked about in
+    /// ascending order are found in step; one out of order is searched for.
     pub(super) fn at(
         &mut self,
-        p: &LocalPartition,
+        recorded: Option<SimTime>,
         follower: BrokerId,
         tp: &TopicPartition,
     ) -> Option<SimTime> {
-        let recorded = p.view.caught_up(&follower);
-        let i = match self.followers.binary_search_by_key(&follower, |f| f.0) {
-            Ok(i) => i,
-            Err(i) => {
-                let (leader, data) = (self.leader, self.data);
-                let (members, last) = data
-                    .session_caches
-                    .get(&(leader, follower))
-                    .filter(|c| c.leader_incarnation == self.incarnation)
-                    .map_or((&[][..], SimTime::ZERO), |c| {
-                        (&c.members[..], data.session_caught_up(leader, follower, c))
-                    });
-                self.followers.insert(i, (follower, members, last, 0));
-                i
-            }
-        };
-        let Some((_, members, last, from)) = self.followers.get_mut(i) else {
+        let i = self.place(follower);
+        let (leader, data) = (self.leader, self.data);
+        let Some((_, Some(c), last, from)) = self.followers.get_mut(i) else {
             return recorded;
         };
+        let c: &'a SessionCache = c;
+        let members = &c.members[..];
         let rest = members.get(*from..).unwrap_or(&[]);
-        let has = match rest.binary_search(tp) {
+        // In step, the next member is most often `tp` itself.
+        let found = if rest.first() == Some(tp) {
+            Ok(0)
+        } else {
+            rest.binary_search(tp)
+        };
+        let has = match found {
             Ok(j) => {
                 *from += j + 1;
                 true
@@ -210,7 +248,11 @@ impl CaughtUpWalk<'_> {
                 false
             }
         };
-        recorded.max(has.then_some(*last))
+        if !has {
+            return recorded;
+        }
+        let last = *last.get_or_insert_with(|| data.session_caught_up(leader, follower, c));
+        recorded.max(Some(last))
     }
 }
 
@@ -819,12 +861,22 @@ impl DataPlane {
     /// follower's session is looked up once.
     ///
     /// `incarnation` is the leader's start, as `env.brokers[leader]` holds it.
-    pub(super) fn caught_up_walk(&self, leader: BrokerId, incarnation: u32) -> CaughtUpWalk<'_> {
+    /// `highest` is the highest broker id of the cluster, `brokers` how
+    /// many it has: ids up to a few times their count (a cluster's usual
+    /// ids) are looked up by place rather than searched for.
+    pub(super) fn caught_up_walk(
+        &self,
+        leader: BrokerId,
+        incarnation: u32,
+        (highest, brokers): (u32, usize),
+    ) -> CaughtUpWalk<'_> {
+        let highest = highest as usize;
         CaughtUpWalk {
             data: self,
             leader,
             incarnation,
             followers: Vec::new(),
+            places: (highest < 4 * brokers + 64).then(|| vec![0u32; highest + 1]),
         }
     }
 

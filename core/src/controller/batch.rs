@@ -395,6 +395,28 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
+    /// What `batch` sends, as an event of controller 7 at time 0 would.
+    fn sent(
+        batch: RequestBatch,
+        ctx: &ControllerContext,
+        deleting: &BTreeSet<String>,
+    ) -> super::super::Outbox {
+        let mut client = crate::zk_client::ZkClient::default();
+        let mut zk = crate::zk::Zk::default();
+        let config = crate::config::Config::default();
+        let mut out = super::super::Outbox::default();
+        let mut env = Env {
+            now: crate::time::SimTime(0),
+            me: BrokerId(7),
+            client: &mut client,
+            zk: &mut zk,
+            config: &config,
+            out: &mut out,
+        };
+        batch.send(ctx, deleting, &mut env);
+        out
+    }
+
     /// What a map updated in place holds: the last entry added for each
     /// partition, with the `is_new` of any earlier one folded in.
     fn model(entries: &[(TopicPartition, u32, bool)]) -> Vec<(TopicPartition, u32, bool)> {
@@ -476,19 +498,7 @@ mod tests {
             }
         }
         assert!(!batch.is_empty());
-        let mut client = crate::zk_client::ZkClient::default();
-        let mut zk = crate::zk::Zk::default();
-        let config = crate::config::Config::default();
-        let mut out = super::super::Outbox::default();
-        let mut env = Env {
-            now: crate::time::SimTime(0),
-            me: BrokerId(7),
-            client: &mut client,
-            zk: &mut zk,
-            config: &config,
-            out: &mut out,
-        };
-        batch.send(&ctx, &BTreeSet::new(), &mut env);
+        let out = sent(batch, &ctx, &BTreeSet::new());
         let got: Vec<(BrokerId, i64, Vec<u32>)> = out
             .requests
             .iter()
@@ -553,19 +563,7 @@ mod tests {
                 m.insert(*p, (*epoch, *new || already));
             }
         }
-        let mut client = crate::zk_client::ZkClient::default();
-        let mut zk = crate::zk::Zk::default();
-        let config = crate::config::Config::default();
-        let mut out = super::super::Outbox::default();
-        let mut env = Env {
-            now: crate::time::SimTime(0),
-            me: BrokerId(7),
-            client: &mut client,
-            zk: &mut zk,
-            config: &config,
-            out: &mut out,
-        };
-        batch.send(&ctx, &BTreeSet::new(), &mut env);
+        let out = sent(batch, &ctx, &BTreeSet::new());
         let got: BTreeMap<BrokerId, BTreeMap<u32, (i32, bool)>> = out
             .requests
             .iter()
@@ -633,19 +631,7 @@ mod tests {
                     *new,
                 );
             }
-            let mut client = crate::zk_client::ZkClient::default();
-            let mut zk = crate::zk::Zk::default();
-            let config = crate::config::Config::default();
-            let mut out = super::super::Outbox::default();
-            let mut env = Env {
-                now: crate::time::SimTime(0),
-                me: BrokerId(7),
-                client: &mut client,
-                zk: &mut zk,
-                config: &config,
-                out: &mut out,
-            };
-            batch.send(&ctx, &deleting, &mut env);
+            let out = sent(batch, &ctx, &deleting);
             out.requests
         };
         for order in [vec![0, 1, 2, 3, 4], vec![4, 3, 2, 1, 0]] {

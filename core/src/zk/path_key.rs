@@ -169,13 +169,19 @@ fn partition_parts(path: &[u8]) -> Option<PathKey> {
         STATE => true,
         _ => return None,
     };
+    partition_key(&name, r * 2 + u32::from(state))
+}
+
+/// A partition's key from its topic's name (padded, then `/`) and its code
+/// (the number's place in text order, twice, plus one for `/state`).
+fn partition_key(name: &[u8; TOPIC + 1], code: u32) -> Option<PathKey> {
     let (hi, rest) = name.split_first_chunk::<8>()?;
     let (lo, tail) = rest.split_first_chunk::<8>()?;
     Some(PathKey::Partition {
         hi: u64::from_be_bytes(*hi),
         lo: u64::from_be_bytes(*lo),
         tail: u16::from_be_bytes(*tail.first_chunk::<2>()?),
-        code: r * 2 + u32::from(state),
+        code,
     })
 }
 
@@ -271,14 +277,7 @@ impl PathKey {
                 break;
             }
         }
-        let (hi, rest) = name.split_first_chunk::<8>()?;
-        let (lo, tail) = rest.split_first_chunk::<8>()?;
-        Some(PathKey::Partition {
-            hi: u64::from_be_bytes(*hi),
-            lo: u64::from_be_bytes(*lo),
-            tail: u16::from_be_bytes(*tail.first_chunk::<2>()?),
-            code: rank(digits.get(at..)?) * 2 + u32::from(state),
-        })
+        partition_key(&name, rank(digits.get(at..)?) * 2 + u32::from(state))
     }
 }
 

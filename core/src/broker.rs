@@ -442,13 +442,7 @@ type MemoEntry = (
 
 type WeakCache = std::rc::Weak<CowMap<TopicPartition, CachedPartition>>;
 
-impl PartialEq for MetadataMemo {
-    fn eq(&self, _: &MetadataMemo) -> bool {
-        true
-    }
-}
-
-impl Eq for MetadataMemo {}
+equal_whatever_it_holds!(MetadataMemo);
 
 impl MetadataMemo {
     /// How many results it remembers.

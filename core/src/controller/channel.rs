@@ -121,13 +121,7 @@ pub struct EpochSpanMemo {
     last: Option<(WeakStates, Option<(i32, i32)>)>,
 }
 
-impl PartialEq for EpochSpanMemo {
-    fn eq(&self, _: &EpochSpanMemo) -> bool {
-        true
-    }
-}
-
-impl Eq for EpochSpanMemo {}
+equal_whatever_it_holds!(EpochSpanMemo);
 
 impl EpochSpanMemo {
     /// `body.leader_epochs()`.

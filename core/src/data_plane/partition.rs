@@ -247,8 +247,7 @@ impl DataPlane {
         }
         let mut slots = 0;
         let mut shrinks = Vec::new();
-        let highest = env.brokers.keys().next_back().map_or(0, |b| b.0);
-        let mut caught_up = self.caught_up_walk(broker, incarnation, (highest, env.brokers.len()));
+        let mut caught_up = self.caught_up_walk(broker, incarnation);
         for (tp, p) in &b.replicas {
             if p.leader != broker.0 as i32 {
                 continue;

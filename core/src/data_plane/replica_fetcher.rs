@@ -98,13 +98,7 @@ impl Default for NumberMask {
     }
 }
 
-impl PartialEq for NumberMask {
-    fn eq(&self, _: &NumberMask) -> bool {
-        true
-    }
-}
-
-impl Eq for NumberMask {}
+equal_whatever_it_holds!(NumberMask);
 
 impl std::fmt::Debug for NumberMask {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -157,54 +151,28 @@ pub(super) struct CaughtUpWalk<'a> {
     data: &'a DataPlane,
     leader: BrokerId,
     incarnation: u32,
-    /// Per follower asked about so far: its session (none without a cached
-    /// session of this start of the leader), when the session last ran
-    /// (looked up when first needed), and how far the walk is in its
-    /// members. In the order asked when `places` is kept, by id otherwise.
+    /// Per follower asked about so far, by id: its session (none without a
+    /// cached session of this start of the leader), when the session last
+    /// ran (looked up when first needed), and how far the walk is in its
+    /// members.
     followers: Vec<(BrokerId, Option<&'a SessionCache>, Option<SimTime>, usize)>,
-    /// By broker id, 1 + a follower's place in `followers` (0: not asked
-    /// yet), when the cluster's ids are small enough for it (`None`: each
-    /// follower is searched for).
-    places: Option<Vec<u32>>,
 }
 
 impl<'a> CaughtUpWalk<'a> {
     /// Where `follower` is in `followers`, its session looked up when it
     /// is first asked about.
     fn place(&mut self, follower: BrokerId) -> usize {
-        let (leader, data, incarnation) = (self.leader, self.data, self.incarnation);
-        let session = || -> Option<&'a SessionCache> {
-            data.session_caches
-                .get(&(leader, follower))
-                .filter(|c| c.leader_incarnation == incarnation)
-        };
-        let followers = &mut self.followers;
-        match &mut self.places {
-            Some(places) => match places.get_mut(follower.0 as usize) {
-                Some(n) => {
-                    if *n == 0 {
-                        followers.push((follower, session(), None, 0));
-                        *n = followers.len() as u32;
-                    }
-                    *n as usize - 1
-                }
-                // An id past the cluster's (not a broker's): found by a
-                // walk of the few asked about.
-                None => match followers.iter().position(|f| f.0 == follower) {
-                    Some(i) => i,
-                    None => {
-                        followers.push((follower, session(), None, 0));
-                        followers.len() - 1
-                    }
-                },
-            },
-            None => match followers.binary_search_by_key(&follower, |f| f.0) {
-                Ok(i) => i,
-                Err(i) => {
-                    followers.insert(i, (follower, session(), None, 0));
-                    i
-                }
-            },
+        match self.followers.binary_search_by_key(&follower, |f| f.0) {
+            Ok(i) => i,
+            Err(i) => {
+                let session = self
+                    .data
+                    .session_caches
+                    .get(&(self.leader, follower))
+                    .filter(|c| c.leader_incarnation == self.incarnation);
+                self.followers.insert(i, (follower, session, None, 0));
+                i
+            }
         }
     }
 
@@ -861,22 +829,12 @@ impl DataPlane {
     /// follower's session is looked up once.
     ///
     /// `incarnation` is the leader's start, as `env.brokers[leader]` holds it.
-    /// `highest` is the highest broker id of the cluster, `brokers` how
-    /// many it has: ids up to a few times their count (a cluster's usual
-    /// ids) are looked up by place rather than searched for.
-    pub(super) fn caught_up_walk(
-        &self,
-        leader: BrokerId,
-        incarnation: u32,
-        (highest, brokers): (u32, usize),
-    ) -> CaughtUpWalk<'_> {
-        let highest = highest as usize;
+    pub(super) fn caught_up_walk(&self, leader: BrokerId, incarnation: u32) -> CaughtUpWalk<'_> {
         CaughtUpWalk {
             data: self,
             leader,
             incarnation,
             followers: Vec::new(),
-            places: (highest < 4 * brokers + 64).then(|| vec![0u32; highest + 1]),
         }
     }
 

@@ -471,13 +471,7 @@ pub struct Zk {
 #[derive(Debug, Clone, Default)]
 struct Hint(std::cell::Cell<(usize, usize)>);
 
-impl PartialEq for Hint {
-    fn eq(&self, _: &Hint) -> bool {
-        true
-    }
-}
-
-impl Eq for Hint {}
+equal_whatever_it_holds!(Hint);
 
 /// A count kept beside a map, or `None` when not known (a deserialized
 /// ensemble's, until first needed): a cache, not state, so two ensembles are
@@ -485,13 +479,7 @@ impl Eq for Hint {}
 #[derive(Debug, Clone, Default)]
 struct HeldCount(std::cell::Cell<Option<usize>>);
 
-impl PartialEq for HeldCount {
-    fn eq(&self, _: &HeldCount) -> bool {
-        true
-    }
-}
-
-impl Eq for HeldCount {}
+equal_whatever_it_holds!(HeldCount);
 
 impl HeldCount {
     /// The count, from `count` if not known.
@@ -520,13 +508,14 @@ impl HeldCount {
 #[derive(Debug, Clone, Default)]
 struct Alive(Vec<bool>);
 
-impl PartialEq for Alive {
-    fn eq(&self, _: &Alive) -> bool {
-        true
+equal_whatever_it_holds!(Alive);
+
+impl Alive {
+    /// Where session `id`'s flag is (ids are handed out from 1).
+    fn slot(id: SessionId) -> Option<usize> {
+        id.0.checked_sub(1).and_then(|i| usize::try_from(i).ok())
     }
 }
-
-impl Eq for Alive {}
 
 /// What observers see of a path until a moment: the node as it was before
 /// a change they do not see yet (`None`: there was none).
@@ -621,13 +610,7 @@ impl<'de> Deserialize<'de> for Befores {
 #[serde(transparent)]
 struct Tally(ZkCounters);
 
-impl PartialEq for Tally {
-    fn eq(&self, _: &Tally) -> bool {
-        true
-    }
-}
-
-impl Eq for Tally {}
+equal_whatever_it_holds!(Tally);
 
 impl std::ops::Deref for Tally {
     type Target = ZkCounters;
@@ -798,10 +781,7 @@ impl Zk {
     pub fn is_alive(&self, id: SessionId) -> bool {
         let handed_out = self.next_session.saturating_sub(1);
         if handed_out > 0 && self.alive.0.len() as u64 == handed_out {
-            return id
-                .0
-                .checked_sub(1)
-                .and_then(|i| usize::try_from(i).ok())
+            return Alive::slot(id)
                 .and_then(|i| self.alive.0.get(i))
                 .is_some_and(|a| *a);
         }
@@ -837,11 +817,7 @@ impl Zk {
         let owned = match self.sessions.get_mut(&id) {
             Some(s) if s.state == SessionState::Alive => {
                 s.state = how;
-                if let Some(a) =
-                    id.0.checked_sub(1)
-                        .and_then(|i| usize::try_from(i).ok())
-                        .and_then(|i| self.alive.0.get_mut(i))
-                {
+                if let Some(a) = Alive::slot(id).and_then(|i| self.alive.0.get_mut(i)) {
                     *a = false;
                 }
                 std::mem::take(&mut s.owned)
@@ -889,14 +865,6 @@ impl Zk {
     /// The node at `path`, without setting a watch.
     pub fn node(&self, path: &str) -> Option<&Znode> {
         let key = PathKey::from(path);
-        self.nodes.get_hinted(&key, self.hint_of(&key))
-    }
-
-    /// The state znode of a topic's partition, without setting a watch:
-    /// [`Zk::node`] of `/brokers/topics/<topic>/partitions/<partition>/state`,
-    /// without writing the path out.
-    pub fn partition_state_node(&self, topic: &str, partition: u32) -> Option<&Znode> {
-        let key = partition_state_key(topic, partition);
         self.nodes.get_hinted(&key, self.hint_of(&key))
     }
 

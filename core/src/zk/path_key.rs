@@ -265,19 +265,9 @@ impl PathKey {
         let mut name = [0u8; TOPIC + 1];
         name[..t.len()].copy_from_slice(t);
         name[t.len()] = b'/';
-        // The number's decimal digits, most significant first.
-        let mut digits = [0u8; 9];
-        let mut at = digits.len();
-        let mut n = partition;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        partition_key(&name, rank(digits.get(at..)?) * 2 + u32::from(state))
+        let mut digits = [0u8; 10];
+        let digits = crate::ids::decimal(partition, &mut digits).as_bytes();
+        partition_key(&name, rank(digits) * 2 + u32::from(state))
     }
 }
 

@@ -60,13 +60,14 @@ impl std::fmt::Debug for Host<'_> {
 }
 
 /// The names of the measurements, in the order they run.
-pub const NAMES: [&str; 9] = [
+pub const NAMES: [&str; 10] = [
     "startup",
     "failover",
     "broker_failure",
     "steady_idle",
     "steady_produce",
     "controlled_shutdown",
+    "hard_kill",
     "elections",
     "seek",
     "floor",
@@ -150,13 +151,13 @@ options (sizes are knobs; develop small):
   --quick                 tiny sizes, to check the harness (seconds)
   --only NAME             run only measurements starting with NAME (repeatable):
                           startup failover broker_failure steady_idle steady_produce
-                          controlled_shutdown elections seek
+                          controlled_shutdown hard_kill elections seek
   --brokers B             brokers of the failover cluster (default 100)
   --partitions P[,P...]   its partition counts (default 20000,200000)
   --rf R                  replication factor (default 3)
   --runs N                repetitions of failover/broker failure (median; default 3)
   --many-runs-up-to P     above P partitions run once (default 20000)
-  --shutdown-brokers B    controlled-shutdown cluster's brokers (default 20)
+  --shutdown-brokers B    controlled-shutdown (and hard_kill) cluster's brokers (default 20)
   --shutdown-partitions P its partitions (default 200000: 10000 leaders per broker)
   --steady-partitions P   steady-state cluster (default: the first --partitions)
   --steady-ms T           virtual ms per steady-state run (default 60000)
@@ -936,9 +937,13 @@ impl Bench<'_, '_> {
         }
     }
 
+    /// The controlled shutdown (kill -15) of the broker that leads the most
+    /// partitions in the shutdown cluster, and the hard kill (kill -9) of
+    /// the same broker: issue 13's "broker failure and controlled shutdown
+    /// of a 10,000-partition broker" at that shape.
     fn controlled_shutdown(&mut self) -> Result<(), String> {
         let o = self.o;
-        if !o.wants("controlled_shutdown") {
+        if !o.wants("controlled_shutdown") && !o.wants("hard_kill") {
             return Ok(());
         }
         let started = self.start(o.shutdown_brokers, o.shutdown_partitions, false)?;
@@ -955,16 +960,31 @@ impl Bench<'_, '_> {
         let mut inputs = self.inputs(o.shutdown_brokers, o.shutdown_partitions);
         inputs["victim_leads"] = json!(leads(victim));
         let path = format!("/brokers/ids/{}", victim.0);
-        self.fault(
-            "controlled_shutdown",
-            &started,
-            Action::ShutdownBroker { broker: victim },
-            BTreeSet::from([victim]),
-            &move |s: &Sim| s.zk().observed(&path).is_none(),
-            inputs,
-            "kill -15 (controlled shutdown) of a broker that is not the controller, until it has exited, every partition has a live leader and the ISRs no longer hold it, nothing in flight (Sim::is_quiet); *_from_deregistration_ms from the moment its /brokers/ids znode was gone",
-            ("wall_from_deregistration_ms", "virtual_from_deregistration_ms"),
-        );
+        let gone = move |s: &Sim| s.zk().observed(&path).is_none();
+        if o.wants("controlled_shutdown") {
+            self.fault(
+                "controlled_shutdown",
+                &started,
+                Action::ShutdownBroker { broker: victim },
+                BTreeSet::from([victim]),
+                &gone,
+                inputs.clone(),
+                "kill -15 (controlled shutdown) of a broker that is not the controller, until it has exited, every partition has a live leader and the ISRs no longer hold it, nothing in flight (Sim::is_quiet); *_from_deregistration_ms from the moment its /brokers/ids znode was gone",
+                ("wall_from_deregistration_ms", "virtual_from_deregistration_ms"),
+            );
+        }
+        if o.wants("hard_kill") {
+            self.fault(
+                "hard_kill",
+                &started,
+                Action::KillBroker { broker: victim },
+                BTreeSet::from([victim]),
+                &gone,
+                inputs,
+                "kill -9 of the broker controlled_shutdown shuts down (the same cluster and broker): new leaders for the partitions it led, ISR shrinks for those it followed; *_from_expiry_ms from the moment its session expired (its /brokers/ids znode gone)",
+                ("wall_from_expiry_ms", "virtual_from_expiry_ms"),
+            );
+        }
         Ok(())
     }
 
@@ -1356,6 +1376,7 @@ mod tests {
                 "failover",
                 "broker_failure",
                 "controlled_shutdown",
+                "hard_kill",
                 "floor"
             ]
         );
@@ -1388,17 +1409,23 @@ mod tests {
         let waited = get("broker_failure", "virtual_ms").unwrap()
             - get("broker_failure", "virtual_from_expiry_ms").unwrap();
         assert!(waited > 1_000.0 && waited <= session + 1_000.0, "{waited}");
-        // A controlled shutdown closes its session at once: no timeout to wait.
+        // A controlled shutdown closes its session at once: no timeout to wait;
+        // a hard kill of the same broker waits for it.
         assert!(get("controlled_shutdown", "virtual_ms").unwrap() < 1_000.0);
+        let waited = get("hard_kill", "virtual_ms").unwrap()
+            - get("hard_kill", "virtual_from_expiry_ms").unwrap();
+        assert!(waited > 1_000.0 && waited <= session + 1_000.0, "{waited}");
         assert!(get("startup", "virtual_ms").unwrap() > 0.0);
         assert_eq!(get("steady_idle", "virtual_ms"), Some(10_000.0));
         assert!(get("elections", "elections_per_s").unwrap() > 0.0);
         assert!(get("seek", "seek_p90_ms").unwrap() >= get("seek", "seek_median_ms").unwrap());
-        assert!(all
-            .iter()
-            .find(|m| m.name == "controlled_shutdown")
-            .and_then(|m| m.inputs.get("victim_leads")?.as_u64())
-            .is_some_and(|n| n > 0));
+        let leads = |n: &str| {
+            all.iter()
+                .find(|m| m.name == n)
+                .and_then(|m| m.inputs.get("victim_leads")?.as_u64())
+        };
+        assert!(leads("controlled_shutdown").is_some_and(|n| n > 0));
+        assert_eq!(leads("hard_kill"), leads("controlled_shutdown"));
         let t = table(&all);
         assert_eq!(t.lines().count(), 2 + all.len());
     }

@@ -24,7 +24,7 @@ use crate::cow_map::CowMap;
 use crate::ids::SessionId;
 use crate::time::SimTime;
 pub use data::ZnodeData;
-use path_key::PathKey;
+pub(crate) use path_key::{KeyTopic, PathKey};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -404,9 +404,10 @@ pub struct Zk {
     /// With the path's key for data triggers (the changed paths by moment
     /// hold keys).
     triggers: Vec<(String, Option<PathKey>, Trigger)>,
-    /// Paths whose data or existence changed since the last `take_changed`.
+    /// Paths whose data or existence changed since the last `take_changed`
+    /// (their keys: the simulator reads a partition's off its numbers).
     #[serde(skip)]
-    changed: Vec<String>,
+    changed: Vec<PathKey>,
     /// How far into its writer's work the operation being applied is, in µs.
     #[serde(skip)]
     op_offset_us: u64,
@@ -1021,6 +1022,16 @@ impl Zk {
 
     /// Paths created, changed or deleted since the last call, in order.
     pub fn take_changed(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.changed)
+            .iter()
+            .map(|k| k.text().into_owned())
+            .collect()
+    }
+
+    /// [`Zk::take_changed`] as keys, without writing the paths out: a
+    /// partition's names its topic and number ([`PathKey::as_partition`]),
+    /// and [`Zk::observed_key`] looks it up without parsing a path.
+    pub(crate) fn take_changed_keys(&mut self) -> Vec<PathKey> {
         std::mem::take(&mut self.changed)
     }
 

@@ -269,6 +269,40 @@ impl PathKey {
         let digits = crate::ids::decimal(partition, &mut digits).as_bytes();
         partition_key(&name, rank(digits) * 2 + u32::from(state))
     }
+
+    /// What a partition key names: its topic, its partition number and
+    /// whether it is the state znode ([`PathKey::partition`]'s inverse);
+    /// `None` for a key held as bytes (any other path, or a partition's
+    /// that is not held as numbers), which the caller reads as text.
+    pub(crate) fn as_partition(&self) -> Option<(KeyTopic, u32, bool)> {
+        let PathKey::Partition { hi, lo, tail, code } = self else {
+            return None;
+        };
+        let name = topic_name(*hi, *lo, *tail);
+        let len = name.iter().position(|&c| c == b'/')?;
+        let mut digits = [0u8; 9];
+        let d = unrank(code / 2, &mut digits);
+        let number = digits
+            .get(..d)?
+            .iter()
+            .fold(0u32, |n, c| n * 10 + u32::from(c - b'0'));
+        Some((KeyTopic { name, len }, number, code % 2 == 1))
+    }
+}
+
+/// A partition key's topic name ([`PathKey::as_partition`]), on the stack.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct KeyTopic {
+    /// The name followed by `/` and zeros.
+    name: [u8; TOPIC + 1],
+    len: usize,
+}
+
+impl KeyTopic {
+    /// The name (made from a `&str`, so it is valid UTF-8).
+    pub(crate) fn as_str(&self) -> &str {
+        std::str::from_utf8(self.name.get(..self.len).unwrap_or(&[])).unwrap_or("")
+    }
 }
 
 impl From<&str> for PathKey {
@@ -558,8 +592,14 @@ mod tests {
                             assert!(key == from_path, "{path}");
                             assert_eq!(key.cmp(&from_path), Ordering::Equal, "{path}");
                             assert_eq!(key.text(), path.as_str());
+                            // And back: what the key names.
+                            let (topic, number, st) = key.as_partition().unwrap();
+                            assert_eq!((topic.as_str(), number, st), (t, n, state), "{path}");
                         }
-                        None => assert!(!matches!(from_path, PathKey::Partition { .. }), "{path}"),
+                        None => {
+                            assert!(!matches!(from_path, PathKey::Partition { .. }), "{path}");
+                            assert!(from_path.as_partition().is_none(), "{path}");
+                        }
                     }
                 }
             }

@@ -196,6 +196,9 @@ pub struct NodeCursor<'a> {
     iter: Option<std::iter::Peekable<crate::cow_map::Iter<'a, PathKey, Znode>>>,
     /// The path last looked up.
     at: Option<PathKey>,
+    /// The topic of the last [`NodeCursor::partition_state`], its keys'
+    /// part (`None`: none yet, or not held as a partition key).
+    topic: Option<path_key::TopicKey>,
 }
 
 impl<'a> NodeCursor<'a> {
@@ -212,7 +215,15 @@ impl<'a> NodeCursor<'a> {
     /// (`/brokers/topics/<topic>/partitions/<partition>/state`), if any:
     /// [`NodeCursor::get`] of that path, without writing it out.
     pub fn partition_state(&mut self, topic: &str, partition: u32) -> Option<&'a Znode> {
-        self.get_key(partition_state_key(topic, partition))
+        // The topic's part of the key made once for its run of partitions.
+        if !self.topic.is_some_and(|t| t.is(topic)) {
+            self.topic = path_key::TopicKey::new(topic);
+        }
+        let key = self
+            .topic
+            .and_then(|t| t.partition(partition, true))
+            .unwrap_or_else(|| partition_state_key(topic, partition));
+        self.get_key(key)
     }
 
     fn get_key(&mut self, key: PathKey) -> Option<&'a Znode> {
@@ -904,6 +915,7 @@ impl Zk {
             nodes: &self.nodes,
             iter: None,
             at: None,
+            topic: None,
         }
     }
 

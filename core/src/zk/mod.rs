@@ -960,6 +960,17 @@ impl Zk {
         Ok(node)
     }
 
+    /// [`Zk::get_node`] of a topic's partition's state znode
+    /// (`/brokers/topics/<topic>/partitions/<partition>/state`) without a
+    /// watch, its path not written out.
+    pub fn get_partition_state(&mut self, topic: &str, partition: u32) -> Result<&Znode, ZkError> {
+        self.counters.reads += 1;
+        let key = partition_state_key(topic, partition);
+        self.nodes
+            .get_hinted(&key, self.hint_of(&key))
+            .ok_or(ZkError::NoNode)
+    }
+
     /// `exists`: the stat if the node exists; with `watch`, a watch is left
     /// either way, so the session also hears of the node's creation.
     pub fn exists(

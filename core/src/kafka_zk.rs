@@ -212,7 +212,7 @@ pub fn read_leader_isr(
     zk: &mut Zk,
     tp: &TopicPartition,
 ) -> Result<Option<LeaderIsr>, ZkError> {
-    match client.get_node(zk, &paths::partition_state(tp)) {
+    match client.get_partition_state(zk, tp) {
         Ok(node) => Ok(node.data.partition_state(node.stat.version)),
         Err(ZkError::NoNode) => Ok(None),
         Err(e) => Err(e),

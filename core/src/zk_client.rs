@@ -87,6 +87,9 @@ pub mod paths {
     }
 }
 
+const TOPICS_SLASH: &str = "/brokers/topics/";
+const PARTITIONS_SLASH: &str = "/partitions/";
+
 /// One broker's client: its session and its registered handlers.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ZkClient {
@@ -100,7 +103,20 @@ pub struct ZkClient {
     /// read and write through this client is charged on it.
     #[serde(skip)]
     pub meter: Meter,
+    /// Whether a data handler is registered under the last topic's
+    /// partitions asked about by [`ZkClient::get_partition_state`]: a
+    /// cache, forgotten by every change to `data_handlers` (made through
+    /// the register and unregister methods only).
+    #[serde(skip)]
+    pub(crate) partition_handlers: PartitionHandlers,
 }
+
+/// [`ZkClient::partition_handlers`]: a cache, not state, so two clients
+/// are equal whatever it holds.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PartitionHandlers(Option<(crate::ids::Topic, bool)>);
+
+equal_whatever_it_holds!(PartitionHandlers);
 
 impl ZkClient {
     fn data_watch(&self, path: &str) -> Option<SessionId> {
@@ -131,6 +147,31 @@ impl ZkClient {
         zk.get_node(path, self.data_watch(path))
     }
 
+    /// [`ZkClient::get_node`] of a partition's state znode: its path is
+    /// written out only when some handler is registered under the topic's
+    /// `/brokers/topics/<topic>/partitions/` (one might be this path's, and
+    /// the read then leaves a watch).
+    pub fn get_partition_state<'z>(
+        &mut self,
+        zk: &'z mut Zk,
+        tp: &crate::ids::TopicPartition,
+    ) -> Result<&'z Znode, ZkError> {
+        let any = match &self.partition_handlers.0 {
+            Some((topic, any)) if *topic == tp.topic => *any,
+            _ => {
+                let any = self.has_partition_handler(&tp.topic);
+                self.partition_handlers.0 = Some((tp.topic.clone(), any));
+                any
+            }
+        };
+        if any {
+            return self.get_node(zk, &paths::partition_state(tp));
+        }
+        self.live(zk)?;
+        self.meter.read();
+        zk.get_partition_state(&tp.topic, tp.partition)
+    }
+
     /// A `getData` without a watch whose answer the caller read off the
     /// tree in an ordered walk ([`Zk::cursor`]): checked, charged and
     /// counted as [`ZkClient::get_data`] would be.
@@ -139,6 +180,28 @@ impl ZkClient {
         self.meter.read();
         zk.count_read();
         Ok(())
+    }
+
+    /// Whether a data handler is registered under a topic's
+    /// `/brokers/topics/<topic>/partitions/` (the prefix written on the
+    /// stack, not the heap, for the names that fit).
+    fn has_partition_handler(&self, topic: &str) -> bool {
+        let mut buf = [0u8; 96];
+        let mut at = 0;
+        for part in [TOPICS_SLASH, topic, PARTITIONS_SLASH] {
+            let Some(to) = buf.get_mut(at..at + part.len()) else {
+                return self
+                    .has_data_handler_under(&format!("{TOPICS_SLASH}{topic}{PARTITIONS_SLASH}"));
+            };
+            to.copy_from_slice(part.as_bytes());
+            at += part.len();
+        }
+        match std::str::from_utf8(buf.get(..at).unwrap_or(&[])) {
+            Ok(prefix) => self.has_data_handler_under(prefix),
+            Err(_) => {
+                self.has_data_handler_under(&format!("{TOPICS_SLASH}{topic}{PARTITIONS_SLASH}"))
+            }
+        }
     }
 
     /// Whether a data handler is registered for some path starting with
@@ -184,6 +247,7 @@ impl ZkClient {
 
     /// `registerZNodeChangeHandler` for `path`.
     pub fn register_data_handler(&mut self, path: &str) {
+        self.partition_handlers.0 = None;
         self.data_handlers.insert(path.to_string());
     }
 
@@ -194,6 +258,7 @@ impl ZkClient {
 
     /// `unregisterZNodeChangeHandler`.
     pub fn unregister_data_handler(&mut self, path: &str) {
+        self.partition_handlers.0 = None;
         self.data_handlers.remove(path);
     }
 
@@ -209,5 +274,83 @@ impl ZkClient {
         } else {
             self.data_handlers.contains(path)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::TopicPartition;
+    use crate::time::SimTime;
+    use crate::zk::CreateMode;
+
+    // Kafka: KafkaZkClient.getTopicPartitionStates is a getData of each
+    // state znode, which leaves a watch only where a handler is registered
+    // for the path (ZooKeeperClient re-arms watches through its handlers).
+    // The read by topic and partition must answer, charge, count and watch
+    // exactly as the read of the written path does.
+    #[test]
+    fn a_state_read_by_partition_is_the_read_of_its_path() {
+        let mut zk = Zk::new();
+        let session = zk.open_session(SimTime::ZERO, 6_000);
+        let tps: Vec<TopicPartition> = ["t", "a-b", "a-very-long-topic-name-indeed"]
+            .iter()
+            .flat_map(|t| (0..12).map(move |p| TopicPartition::new(*t, p)))
+            .collect();
+        for tp in tps.iter().filter(|tp| tp.partition % 4 != 3) {
+            zk.create_recursive(
+                None,
+                &paths::partition_state(tp),
+                &format!("s{}", tp.partition),
+                CreateMode::Persistent,
+            )
+            .unwrap();
+        }
+        for handler in [None, Some(&tps[5]), Some(&tps[30]), Some(&tps[13])] {
+            let mut by_path = ZkClient {
+                session: Some(session),
+                ..ZkClient::default()
+            };
+            // A topic's own znode's handler (the controller's) is not one
+            // of its partitions'.
+            by_path.register_data_handler(&paths::topic("t"));
+            let mut by_key = by_path.clone();
+            let (mut a, mut b) = (zk.clone(), zk.clone());
+            // Each read once before the handler is registered, twice while
+            // it is, once after it is gone (the cache follows the handlers).
+            for round in 0..4 {
+                for client in [&mut by_path, &mut by_key] {
+                    match (round, handler) {
+                        (1, Some(tp)) => client.register_data_handler(&paths::partition_state(tp)),
+                        (3, Some(tp)) => {
+                            client.unregister_data_handler(&paths::partition_state(tp))
+                        }
+                        _ => {}
+                    }
+                }
+                for tp in &tps {
+                    let one = by_path
+                        .get_node(&mut a, &paths::partition_state(tp))
+                        .cloned();
+                    let two = by_key.get_partition_state(&mut b, tp).cloned();
+                    assert_eq!(one, two, "{tp}");
+                    assert_eq!(a.watches(), b.watches(), "{tp}");
+                }
+            }
+            assert_eq!(a.counters(), b.counters());
+            assert_eq!(a.watches(), b.watches());
+            assert_eq!(by_path.meter.reads, by_key.meter.reads);
+            assert_eq!(handler.is_some(), !b.watches().is_empty());
+        }
+        // A session that is over reads nothing.
+        zk.expire_session(session).unwrap();
+        let mut client = ZkClient {
+            session: Some(session),
+            ..ZkClient::default()
+        };
+        assert_eq!(
+            client.get_partition_state(&mut zk, &tps[0]).err(),
+            Some(ZkError::SessionExpired)
+        );
     }
 }

@@ -481,14 +481,45 @@ mod fast {
             Some(if negative { -n } else { n })
         }
 
+        /// One byte, `b`.
+        fn byte(&mut self, b: u8) -> Option<()> {
+            if self.peek()? == b {
+                self.at += 1;
+                Some(())
+            } else {
+                None
+            }
+        }
+
+        /// A JSON integer in `u32`'s range: `Some` exactly where
+        /// `u32::try_from(self.int()?)` is (no sign, no leading zero,
+        /// at most 10 digits), read without the sign's and the 18 digits'
+        /// checks.
+        fn uint(&mut self) -> Option<u32> {
+            let start = self.at;
+            let mut n: u64 = 0;
+            while let Some(d @ b'0'..=b'9') = self.peek() {
+                n = n * 10 + u64::from(d - b'0');
+                self.at += 1;
+                if self.at - start > 10 {
+                    return None;
+                }
+            }
+            let digits = self.at - start;
+            if digits == 0 || (digits > 1 && self.b.get(start) == Some(&b'0')) {
+                return None;
+            }
+            u32::try_from(n).ok()
+        }
+
         /// A broker id: an integer in `u32`'s range.
         fn id(&mut self) -> Option<BrokerId> {
-            u32::try_from(self.int()?).ok().map(BrokerId)
+            self.uint().map(BrokerId)
         }
 
         /// `[id,id,…]`, each id added to `out` by `push`.
         fn ids_into<T>(&mut self, mut out: T, push: fn(&mut T, BrokerId)) -> Option<T> {
-            self.lit("[")?;
+            self.byte(b'[')?;
             if self.peek() == Some(b']') {
                 self.at += 1;
                 return Some(out);
@@ -586,12 +617,10 @@ mod fast {
             c.at += 1;
         } else {
             loop {
-                c.lit("\"")?;
-                if c.peek() == Some(b'-') {
-                    return None;
-                }
-                let p = u32::try_from(c.int()?).ok()?;
-                c.lit("\":")?;
+                c.byte(b'"')?;
+                let p = c.uint()?;
+                c.byte(b'"')?;
+                c.byte(b':')?;
                 if out.last().is_some_and(|(last, _)| *last >= p) {
                     return None;
                 }
@@ -821,6 +850,13 @@ mod tests {
             r#"{"version":1,"partitions":{"+1":[1]}}"#.into(),
             r#"{"version":1,"partitions":{"-1":[1]}}"#.into(),
             r#"{"version":1,"partitions":{"4294967296":[1]}}"#.into(),
+            r#"{"version":1,"partitions":{"4294967295":[4294967295]}}"#.into(),
+            r#"{"version":1,"partitions":{"12345678901":[1]}}"#.into(),
+            r#"{"version":1,"partitions":{"0":[-0]}}"#.into(),
+            r#"{"version":1,"partitions":{"0":[00]}}"#.into(),
+            r#"{"version":1,"partitions":{"0":[0,01234567890]}}"#.into(),
+            r#"{"version":1,"partitions":{"0":[1],"1":[]}}"#.into(),
+            r#"{"version":1,"partitions":{"0":[1]"#.into(),
             r#"{"version":1,"partitions":{"0":[1]},"partitions":{"1":[2]}}"#.into(),
             r#"{"version":2,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}}x"#.into(),
             r#"{"version":2,"partitions":{"0":[1]},"adding_replicas":{"0":[2]},"removing_replicas":{}}"#.into(),

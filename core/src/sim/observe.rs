@@ -78,14 +78,36 @@ impl Sim {
 
     /// Follow the state znodes: which broker each partition's leader is.
     pub(super) fn note_zk_changes(&mut self) {
-        for path in self.zk.take_changed() {
+        let changed = self.zk.take_changed_keys();
+        // The topic of the last state znode read off its key: a controller
+        // event's writes run topic by topic.
+        let mut last: Option<(crate::zk::KeyTopic, crate::ids::Topic)> = None;
+        for key in &changed {
+            // A partition's path held as numbers: its topic and number
+            // without writing the path out and parsing it back.
+            if let Some((name, p, state)) = key.as_partition() {
+                if !state {
+                    continue;
+                }
+                let topic = match &last {
+                    Some((n, t)) if *n == name => t.clone(),
+                    _ => {
+                        let t = crate::ids::Topic::from(name.as_str());
+                        last = Some((name, t.clone()));
+                        t
+                    }
+                };
+                self.note_state_change(crate::ids::TopicPartition::new(topic, p), key);
+                continue;
+            }
+            let path = key.text();
             let Some(rest) = path.strip_prefix("/brokers/topics/") else {
                 continue;
             };
             let Some((topic, below)) = rest.split_once('/') else {
                 // The topic's assignment changed (created, rewritten or deleted).
                 let topic = rest;
-                let node = self.zk.observed(&path);
+                let node = self.zk.observed_key(key);
                 let gone = node.is_none();
                 let decoded = node
                     .and_then(|n| crate::znodes::decode_topic_assignment(&n.data.text()))
@@ -112,58 +134,65 @@ impl Sim {
                 continue;
             };
             let Ok(p) = p.parse::<u32>() else { continue };
-            let tp = crate::ids::TopicPartition::new(topic, p);
-            let state = self
-                .zk
-                .observed(&path)
-                .and_then(|n| n.data.partition_state(n.stat.version));
-            let last_epoch = self.state_znodes.get(&tp).and_then(|s| s.leader_epoch);
-            if let Some(l) = &state {
-                let ar = self
-                    .assignments
-                    .get(tp.topic.as_str())
-                    .and_then(|a| a.get(tp.partition));
-                // The leader expands the ISR from its own assignment (its
-                // last LeaderAndIsr's, Partition.maybeExpandIsr), which a
-                // reassignment completed without a leader move leaves old.
-                let widened: Option<Vec<crate::ids::BrokerId>> = ar
-                    .filter(|a| l.isr.iter().any(|r| !a.contains(r)))
-                    .map(|a| {
-                        let mut v = a.to_vec();
-                        if let Some(lp) = l
-                            .leader
-                            .and_then(|b| self.brokers.get(&b))
-                            .and_then(|b| b.replicas.get(&tp))
-                        {
-                            v.extend(lp.replicas.iter().copied());
-                        }
-                        v
-                    });
-                let ar = widened.as_deref().or(ar);
-                self.checker
-                    .check_partition(self.now, &tp, l, ar, last_epoch);
-            }
-            let leader = state.as_ref().and_then(|l| l.leader);
-            // A state that cannot be read keeps the last epoch read.
-            let leader_epoch = state.map(|l| l.leader_epoch).or(last_epoch);
-            match self.state_znodes.get_mut(&tp) {
-                Some(seen) => {
-                    seen.leader = leader;
-                    seen.changed_at = self.now;
-                    seen.leader_epoch = leader_epoch;
-                }
-                None => {
-                    let seen = super::StateSeen {
-                        leader,
-                        changed_at: self.now,
-                        availability: None,
-                        leader_epoch,
-                    };
-                    self.state_znodes.insert(tp.clone(), seen);
-                }
-            }
-            self.availability_changed.insert(tp);
+            self.note_state_change(crate::ids::TopicPartition::new(topic, p), key);
         }
+    }
+
+    /// Follow one partition's state znode (at `key`), changed.
+    fn note_state_change(&mut self, tp: crate::ids::TopicPartition, key: &crate::zk::PathKey) {
+        let state = self
+            .zk
+            .observed_key(key)
+            .and_then(|n| n.data.partition_state(n.stat.version));
+        // One search for the record read and then written (its chunk is
+        // copied here if shared, as the write would copy it).
+        let mut seen = self.state_znodes.get_mut(&tp);
+        let last_epoch = seen.as_ref().and_then(|s| s.leader_epoch);
+        if let Some(l) = &state {
+            let ar = self
+                .assignments
+                .get(tp.topic.as_str())
+                .and_then(|a| a.get(tp.partition));
+            // The leader expands the ISR from its own assignment (its
+            // last LeaderAndIsr's, Partition.maybeExpandIsr), which a
+            // reassignment completed without a leader move leaves old.
+            let widened: Option<Vec<crate::ids::BrokerId>> = ar
+                .filter(|a| l.isr.iter().any(|r| !a.contains(r)))
+                .map(|a| {
+                    let mut v = a.to_vec();
+                    if let Some(lp) = l
+                        .leader
+                        .and_then(|b| self.brokers.get(&b))
+                        .and_then(|b| b.replicas.get(&tp))
+                    {
+                        v.extend(lp.replicas.iter().copied());
+                    }
+                    v
+                });
+            let ar = widened.as_deref().or(ar);
+            self.checker
+                .check_partition(self.now, &tp, l, ar, last_epoch);
+        }
+        let leader = state.as_ref().and_then(|l| l.leader);
+        // A state that cannot be read keeps the last epoch read.
+        let leader_epoch = state.map(|l| l.leader_epoch).or(last_epoch);
+        match seen.take() {
+            Some(seen) => {
+                seen.leader = leader;
+                seen.changed_at = self.now;
+                seen.leader_epoch = leader_epoch;
+            }
+            None => {
+                let seen = super::StateSeen {
+                    leader,
+                    changed_at: self.now,
+                    availability: None,
+                    leader_epoch,
+                };
+                self.state_znodes.insert(tp.clone(), seen);
+            }
+        }
+        self.availability_changed.insert(tp);
     }
 
     /// Recompute which partitions are available: the leader in ZooKeeper is

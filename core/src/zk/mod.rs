@@ -24,7 +24,7 @@ use crate::cow_map::CowMap;
 use crate::ids::SessionId;
 use crate::time::SimTime;
 pub use data::ZnodeData;
-use path_key::PathKey;
+pub(crate) use path_key::{KeyTopic, PathKey};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -196,6 +196,9 @@ pub struct NodeCursor<'a> {
     iter: Option<std::iter::Peekable<crate::cow_map::Iter<'a, PathKey, Znode>>>,
     /// The path last looked up.
     at: Option<PathKey>,
+    /// The topic of the last [`NodeCursor::partition_state`], its keys'
+    /// part (`None`: none yet, or not held as a partition key).
+    topic: Option<path_key::TopicKey>,
 }
 
 impl<'a> NodeCursor<'a> {
@@ -212,7 +215,15 @@ impl<'a> NodeCursor<'a> {
     /// (`/brokers/topics/<topic>/partitions/<partition>/state`), if any:
     /// [`NodeCursor::get`] of that path, without writing it out.
     pub fn partition_state(&mut self, topic: &str, partition: u32) -> Option<&'a Znode> {
-        self.get_key(partition_state_key(topic, partition))
+        // The topic's part of the key made once for its run of partitions.
+        if !self.topic.is_some_and(|t| t.is(topic)) {
+            self.topic = path_key::TopicKey::new(topic);
+        }
+        let key = self
+            .topic
+            .and_then(|t| t.partition(partition, true))
+            .unwrap_or_else(|| partition_state_key(topic, partition));
+        self.get_key(key)
     }
 
     fn get_key(&mut self, key: PathKey) -> Option<&'a Znode> {
@@ -404,9 +415,10 @@ pub struct Zk {
     /// With the path's key for data triggers (the changed paths by moment
     /// hold keys).
     triggers: Vec<(String, Option<PathKey>, Trigger)>,
-    /// Paths whose data or existence changed since the last `take_changed`.
+    /// Paths whose data or existence changed since the last `take_changed`
+    /// (their keys: the simulator reads a partition's off its numbers).
     #[serde(skip)]
-    changed: Vec<String>,
+    changed: Vec<PathKey>,
     /// How far into its writer's work the operation being applied is, in µs.
     #[serde(skip)]
     op_offset_us: u64,
@@ -903,6 +915,7 @@ impl Zk {
             nodes: &self.nodes,
             iter: None,
             at: None,
+            topic: None,
         }
     }
 
@@ -945,6 +958,17 @@ impl Zk {
                 .insert(s);
         }
         Ok(node)
+    }
+
+    /// [`Zk::get_node`] of a topic's partition's state znode
+    /// (`/brokers/topics/<topic>/partitions/<partition>/state`) without a
+    /// watch, its path not written out.
+    pub fn get_partition_state(&mut self, topic: &str, partition: u32) -> Result<&Znode, ZkError> {
+        self.counters.reads += 1;
+        let key = partition_state_key(topic, partition);
+        self.nodes
+            .get_hinted(&key, self.hint_of(&key))
+            .ok_or(ZkError::NoNode)
     }
 
     /// `exists`: the stat if the node exists; with `watch`, a watch is left
@@ -1021,6 +1045,16 @@ impl Zk {
 
     /// Paths created, changed or deleted since the last call, in order.
     pub fn take_changed(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.changed)
+            .iter()
+            .map(|k| k.text().into_owned())
+            .collect()
+    }
+
+    /// [`Zk::take_changed`] as keys, without writing the paths out: a
+    /// partition's names its topic and number ([`PathKey::as_partition`]),
+    /// and [`Zk::observed_key`] looks it up without parsing a path.
+    pub(crate) fn take_changed_keys(&mut self) -> Vec<PathKey> {
         std::mem::take(&mut self.changed)
     }
 

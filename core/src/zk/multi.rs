@@ -352,7 +352,9 @@ impl Zk {
                         .deferred_changed
                         .get_or_insert_with(at, Vec::new)
                         .push(key.unwrap_or_else(|| PathKey::from(path.as_str()))),
-                    None => self.changed.push(path.clone()),
+                    None => self
+                        .changed
+                        .push(key.unwrap_or_else(|| PathKey::from(path.as_str()))),
                 }
             }
             let (map, kind) = match trigger {

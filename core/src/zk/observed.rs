@@ -19,14 +19,19 @@ impl Zk {
             }
             // Every path with a before-image for `at` is among these (a
             // path without one, or listed twice, finds nothing more to drop).
-            for path in self.deferred_changed.remove(&at).unwrap_or_default() {
+            let paths = self.deferred_changed.remove(&at).unwrap_or_default();
+            for path in &paths {
                 let len = self.pending.len();
                 self.pending
-                    .update_or_remove(&path, |entries| entries.retain_after(now));
+                    .update_or_remove(path, |entries| entries.retain_after(now));
                 if self.pending.len() < len && path.held().is_some() {
                     self.pending_held.step(false);
                 }
-                self.changed.push(path.text().into_owned());
+            }
+            if self.changed.is_empty() {
+                self.changed = paths;
+            } else {
+                self.changed.extend(paths);
             }
         }
     }
@@ -53,7 +58,8 @@ impl Zk {
         self.observed_key(&super::partition_state_key(topic, partition))
     }
 
-    fn observed_key(&self, key: &PathKey) -> Option<&Znode> {
+    /// [`Zk::observed`] of the path `key` stands for.
+    pub(crate) fn observed_key(&self, key: &PathKey) -> Option<&Znode> {
         if key.held().is_some() && self.pending_held() == 0 {
             return self.nodes.get_hinted(key, self.hint_of(key));
         }

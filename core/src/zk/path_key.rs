@@ -75,7 +75,9 @@ const SUBTREE: [u32; 10] = [
 ];
 
 /// A number's place among all numbers in text order, from its digits
-/// (canonical: no leading zeros, at most 9).
+/// (canonical: no leading zeros, at most 9): the tests' model of
+/// [`rank_of`] and of the parse in [`partition_parts`].
+#[cfg(test)]
 fn rank(digits: &[u8]) -> u32 {
     match digits {
         [b'0'] => 0,
@@ -258,16 +260,117 @@ impl PathKey {
     /// a partition key (a topic name longer than 17 bytes, empty or holding
     /// a `/`; a number of 10 digits), which the caller then writes out.
     pub(crate) fn partition(topic: &str, partition: u32, state: bool) -> Option<PathKey> {
+        TopicKey::new(topic)?.partition(partition, state)
+    }
+
+    /// What a partition key names: its topic, its partition number and
+    /// whether it is the state znode ([`PathKey::partition`]'s inverse);
+    /// `None` for a key held as bytes (any other path, or a partition's
+    /// that is not held as numbers), which the caller reads as text.
+    pub(crate) fn as_partition(&self) -> Option<(KeyTopic, u32, bool)> {
+        let PathKey::Partition { hi, lo, tail, code } = self else {
+            return None;
+        };
+        let name = topic_name(*hi, *lo, *tail);
+        let len = name.iter().position(|&c| c == b'/')?;
+        let mut digits = [0u8; 9];
+        let d = unrank(code / 2, &mut digits);
+        let number = digits
+            .get(..d)?
+            .iter()
+            .fold(0u32, |n, c| n * 10 + u32::from(c - b'0'));
+        Some((KeyTopic { name, len }, number, code % 2 == 1))
+    }
+}
+
+/// The part of a topic's partition keys that names the topic, made once
+/// for many of its partitions ([`TopicKey::partition`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TopicKey {
+    hi: u64,
+    lo: u64,
+    tail: u16,
+    /// The name's length.
+    len: u8,
+}
+
+impl TopicKey {
+    /// `None` where the topic's partition paths are not held as partition
+    /// keys (a name longer than 17 bytes, empty or holding a `/`).
+    pub(crate) fn new(topic: &str) -> Option<TopicKey> {
         let t = topic.as_bytes();
-        if t.is_empty() || t.len() > TOPIC || t.contains(&b'/') || partition >= 1_000_000_000 {
+        if t.is_empty() || t.len() > TOPIC || t.contains(&b'/') {
             return None;
         }
         let mut name = [0u8; TOPIC + 1];
         name[..t.len()].copy_from_slice(t);
         name[t.len()] = b'/';
-        let mut digits = [0u8; 10];
-        let digits = crate::ids::decimal(partition, &mut digits).as_bytes();
-        partition_key(&name, rank(digits) * 2 + u32::from(state))
+        let PathKey::Partition { hi, lo, tail, .. } = partition_key(&name, 0)? else {
+            return None;
+        };
+        Some(TopicKey {
+            hi,
+            lo,
+            tail,
+            len: t.len() as u8,
+        })
+    }
+
+    /// Whether this is `topic`'s.
+    pub(crate) fn is(&self, topic: &str) -> bool {
+        let name = topic_name(self.hi, self.lo, self.tail);
+        name.get(..usize::from(self.len)) == Some(topic.as_bytes())
+    }
+
+    /// [`PathKey::partition`] of this topic: `None` for a number of 10
+    /// digits (its path is then written out).
+    pub(crate) fn partition(&self, partition: u32, state: bool) -> Option<PathKey> {
+        Some(PathKey::Partition {
+            hi: self.hi,
+            lo: self.lo,
+            tail: self.tail,
+            code: rank_of(partition)? * 2 + u32::from(state),
+        })
+    }
+}
+
+/// [`rank`] of `n`'s decimal digits, without writing them as text: `None`
+/// from 10^9 (10 digits).
+fn rank_of(n: u32) -> Option<u32> {
+    if n >= 1_000_000_000 {
+        return None;
+    }
+    if n == 0 {
+        return Some(0);
+    }
+    // The digits, last first.
+    let mut digits = [0u32; 9];
+    let mut k = 0;
+    let mut m = n;
+    while m > 0 {
+        *digits.get_mut(k)? = m % 10;
+        m /= 10;
+        k += 1;
+    }
+    let mut r = 1 + (digits[k - 1] - 1) * SUBTREE[1];
+    for i in 1..k {
+        r += 1 + digits[k - 1 - i] * SUBTREE[i + 1];
+    }
+    Some(r)
+}
+
+/// A partition key's topic name ([`PathKey::as_partition`]), on the stack.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct KeyTopic {
+    /// The name followed by `/` and zeros.
+    name: [u8; TOPIC + 1],
+    len: usize,
+}
+
+impl KeyTopic {
+    /// The name (made from a `&str`, so it is valid UTF-8).
+    pub(crate) fn as_str(&self) -> &str {
+        std::str::from_utf8(self.name.get(..self.len).unwrap_or(&[])).unwrap_or("")
     }
 }
 
@@ -558,9 +661,23 @@ mod tests {
                             assert!(key == from_path, "{path}");
                             assert_eq!(key.cmp(&from_path), Ordering::Equal, "{path}");
                             assert_eq!(key.text(), path.as_str());
+                            // And back: what the key names.
+                            let (topic, number, st) = key.as_partition().unwrap();
+                            assert_eq!((topic.as_str(), number, st), (t, n, state), "{path}");
                         }
-                        None => assert!(!matches!(from_path, PathKey::Partition { .. }), "{path}"),
+                        None => {
+                            assert!(!matches!(from_path, PathKey::Partition { .. }), "{path}");
+                            assert!(from_path.as_partition().is_none(), "{path}");
+                        }
                     }
+                }
+            }
+        }
+        // A topic's part made once: it knows its own name only.
+        for t in topics {
+            if let Some(tk) = TopicKey::new(t) {
+                for other in topics {
+                    assert_eq!(tk.is(other), other == t, "{t} {other}");
                 }
             }
         }
@@ -587,6 +704,12 @@ mod tests {
         let mut texts: Vec<String> = ns.iter().map(u32::to_string).collect();
         texts.sort();
         let ranks: Vec<u32> = texts.iter().map(|t| rank(t.as_bytes())).collect();
+        // From the number itself, as from its text.
+        for &n in &ns {
+            assert_eq!(rank_of(n), Some(rank(n.to_string().as_bytes())), "{n}");
+        }
+        assert_eq!(rank_of(1_000_000_000), None);
+        assert_eq!(rank_of(u32::MAX), None);
         for (t, r) in texts.iter().zip(&ranks) {
             let mut out = [0u8; 9];
             let n = unrank(*r, &mut out);

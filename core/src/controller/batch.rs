@@ -72,6 +72,26 @@ pub fn partition_info(
     }
 }
 
+/// Whether `info` is what [`partition_info`] builds for its partition from
+/// `l`, `replicas` and `is_new`, with its leader then set to `leader` if
+/// given: equal field for field, without building it.
+fn is_partition_info(
+    info: &PartitionStateInfo,
+    l: &LeaderIsr,
+    replicas: &BrokerIds,
+    is_new: bool,
+    leader: Option<i32>,
+) -> bool {
+    let leader = leader.unwrap_or_else(|| l.leader.map_or(NO_LEADER, |b| b.0 as i32));
+    info.controller_epoch == l.controller_epoch
+        && info.leader == leader
+        && info.leader_epoch == l.leader_epoch
+        && info.isr == l.isr
+        && info.zk_version == l.zk_version
+        && info.replicas == *replicas
+        && info.is_new == is_new
+}
+
 impl RequestBatch {
     /// `addLeaderAndIsrRequestForBrokers`: LeaderAndIsr to `brokers`, and
     /// UpdateMetadata for the partition to every live or shutting-down broker.
@@ -253,14 +273,25 @@ impl RequestBatch {
                 .filter_map(|tp| {
                     let l = leadership.get(tp)?;
                     let replicas = assignments.get(tp).unwrap_or(&NO_REPLICAS);
-                    let mut info = partition_info(tp, l, replicas, false);
-                    if deleting.contains(tp.topic.as_str()) {
-                        info.leader = LEADER_DURING_DELETE;
-                    }
+                    let leader = if deleting.contains(tp.topic.as_str()) {
+                        Some(LEADER_DURING_DELETE)
+                    } else {
+                        None
+                    };
                     while built.next_if(|s| s.tp < *tp).is_some() {}
+                    // Compared field by field before a state is built: an
+                    // equal one is shared, and nothing is built.
                     match built.next_if(|s| s.tp == *tp) {
-                        Some(same) if *same == info => Some(same),
-                        _ => Some(std::rc::Rc::new(info)),
+                        Some(same) if is_partition_info(&same, l, replicas, false, leader) => {
+                            Some(same)
+                        }
+                        _ => {
+                            let mut info = partition_info(tp, l, replicas, false);
+                            if let Some(leader) = leader {
+                                info.leader = leader;
+                            }
+                            Some(std::rc::Rc::new(info))
+                        }
                     }
                 })
                 .collect();
@@ -675,6 +706,69 @@ mod tests {
             let in_order = order[0] == 0;
             assert_eq!(shared, vec![in_order, in_order, false, false, false]);
             assert!(ums.iter().all(|u| std::rc::Rc::ptr_eq(u, um)));
+        }
+    }
+
+    // The in-place comparison is the built state's equality: a state differing
+    // from what `partition_info` builds in any one field (or in the leader
+    // set for a topic being deleted) is not taken for it.
+    #[test]
+    fn is_partition_info_is_equality_with_the_built_state() {
+        let tp = TopicPartition::new("t", 3);
+        let replicas = BrokerIds::from(&[BrokerId(1), BrokerId(2), BrokerId(3)][..]);
+        let l = LeaderIsr {
+            leader: Some(BrokerId(2)),
+            leader_epoch: 7,
+            isr: vec![BrokerId(2), BrokerId(3)].into(),
+            zk_version: 5,
+            controller_epoch: 4,
+        };
+        let mut variants: Vec<PartitionStateInfo> = Vec::new();
+        let base = partition_info(&tp, &l, &replicas, false);
+        variants.push(base.clone());
+        let mut v = base.clone();
+        v.controller_epoch += 1;
+        variants.push(v);
+        for leader in [NO_LEADER, LEADER_DURING_DELETE, 1, 3] {
+            let mut v = base.clone();
+            v.leader = leader;
+            variants.push(v);
+        }
+        let mut v = base.clone();
+        v.leader_epoch += 1;
+        variants.push(v);
+        let mut v = base.clone();
+        v.isr = vec![BrokerId(2)].into();
+        variants.push(v);
+        let mut v = base.clone();
+        v.zk_version -= 1;
+        variants.push(v);
+        let mut v = base.clone();
+        v.replicas = BrokerIds::from(&[BrokerId(1), BrokerId(3), BrokerId(2)][..]);
+        variants.push(v);
+        let mut v = base.clone();
+        v.is_new = true;
+        variants.push(v);
+        let no_leader = LeaderIsr {
+            leader: None,
+            ..l.clone()
+        };
+        for info in &variants {
+            for lead in [&l, &no_leader] {
+                for is_new in [false, true] {
+                    for leader in [None, Some(LEADER_DURING_DELETE)] {
+                        let mut built = partition_info(&tp, lead, &replicas, is_new);
+                        if let Some(leader) = leader {
+                            built.leader = leader;
+                        }
+                        assert_eq!(
+                            is_partition_info(info, lead, &replicas, is_new, leader),
+                            *info == built,
+                            "{info:?} against {built:?}"
+                        );
+                    }
+                }
+            }
         }
     }
 

@@ -131,13 +131,23 @@ impl KafkaController {
     ) -> Result<(), ControllerError> {
         let mut batch = RequestBatch::default();
         let mut valid = Vec::with_capacity(tps.len());
+        // Whether each valid one is New (nothing changes the states between
+        // this loop and the elections that ask).
+        let mut valid_new: Vec<bool> = Vec::with_capacity(tps.len());
         for tp in tps {
-            let current = *self
-                .ctx
-                .partition_states
-                .get_or_insert_with(tp.clone(), || PartitionState::NonExistentPartition);
+            // Looked up first: a state held already is read without making
+            // its chunk (shared with a copy of the context) writable.
+            let current = match self.ctx.partition_states.get(tp) {
+                Some(s) => *s,
+                None => {
+                    let s = PartitionState::NonExistentPartition;
+                    self.ctx.partition_states.insert(tp.clone(), s);
+                    s
+                }
+            };
             if target.can_follow(current) {
                 valid.push(tp.clone());
+                valid_new.push(current == PartitionState::NewPartition);
             } else {
                 let e = PartitionStateChangeError::InvalidTransition {
                     tp: tp.clone(),
@@ -168,9 +178,9 @@ impl KafkaController {
                 // The new partitions stay in `valid` (in order), the others
                 // move to `existing` (in order): no second full-size list.
                 let mut existing = Vec::new();
+                let mut is_new = valid_new.into_iter();
                 valid.retain(|tp| {
-                    let is_new =
-                        self.ctx.partition_states.get(tp) == Some(&PartitionState::NewPartition);
+                    let is_new = is_new.next().unwrap_or(false);
                     if !is_new {
                         existing.push(tp.clone());
                     }
@@ -217,7 +227,13 @@ impl KafkaController {
         tp: &TopicPartition,
         state: PartitionState,
     ) {
-        let old = self.ctx.partition_states.insert(tp.clone(), state);
+        // Written only if it changes (an unchanged state leaves its chunk
+        // shared with a copy of the context).
+        let mut old = None;
+        self.ctx.partition_states.insert_with(tp, |held| {
+            old = held.copied();
+            (old != Some(state)).then_some(state)
+        });
         if old != Some(state) {
             env.note(
                 "partition_state",

@@ -41,6 +41,10 @@ pub struct RequestBatch {
     /// shared (a failover's start-up batch names each partition once, in
     /// partition order, and its UpdateMetadata states are the same ones).
     leader_and_isr_states: Vec<SharedState>,
+    /// Whether each of those states is, by its adder's word, what the
+    /// context holds for its partition when the batch is sent (see
+    /// [`RequestBatch::states_stay_current`]).
+    states_current: bool,
     /// StopReplica entries per broker with their `delete` flag, in the order added.
     stop_replica: BTreeMap<BrokerId, Vec<(TopicPartition, bool)>>,
 }
@@ -144,6 +148,15 @@ impl RequestBatch {
     pub fn reserve_update_metadata(&mut self, n: usize) {
         self.update_metadata_partitions.reserve(n);
         self.leader_and_isr_states.reserve(n);
+    }
+
+    /// The adder's word that every LeaderAndIsr state of this batch is built
+    /// from the context's leadership and assignment of its partition, not
+    /// new, and that neither changes before the batch is sent (a failover's
+    /// start-up batch): an UpdateMetadata state is then that state, taken
+    /// without looking the partition up again (checked in debug builds).
+    pub fn states_stay_current(&mut self) {
+        self.states_current = true;
     }
 
     /// The LeaderAndIsr list of `to`.
@@ -268,9 +281,26 @@ impl RequestBatch {
                 built.clear();
             }
             let mut built = built.into_iter().peekable();
+            let current = self.states_current;
             let partitions: super::channel::SharedStates = tps
                 .iter()
                 .filter_map(|tp| {
+                    if current {
+                        while built.next_if(|s| s.tp < *tp).is_some() {}
+                        let same = built.next_if(|s| {
+                            s.tp == *tp && !s.is_new && !deleting.contains(tp.topic.as_str())
+                        });
+                        if let Some(same) = same {
+                            debug_assert!(
+                                ctx.leadership.get(tp).is_some_and(|l| {
+                                    let replicas = ctx.assignments.get(tp).unwrap_or(&NO_REPLICAS);
+                                    is_partition_info(&same, l, replicas, false, None)
+                                }),
+                                "a state said to stay current changed: {same:?}"
+                            );
+                            return Some(same);
+                        }
+                    }
                     let l = leadership.get(tp)?;
                     let replicas = assignments.get(tp).unwrap_or(&NO_REPLICAS);
                     let leader = if deleting.contains(tp.topic.as_str()) {
@@ -770,6 +800,74 @@ mod tests {
                 }
             }
         }
+    }
+
+    // Kafka: sendUpdateMetadataRequests builds each partition's state from
+    // the context when the batch is sent. A batch whose adder vouches its
+    // states stay current sends exactly what one that looks them up sends
+    // (a topic being deleted and a replica marked new still get their own),
+    // sharing the LeaderAndIsr states where they are the same.
+    #[test]
+    fn states_said_to_stay_current_send_what_the_lookups_send() {
+        let tp =
+            |p: u32| TopicPartition::new(crate::ids::Topic::from(if p < 6 { "a" } else { "d" }), p);
+        let mut ctx = ControllerContext::default();
+        for b in 1..=3 {
+            ctx.live_brokers.insert(BrokerId(b), 10 + i64::from(b));
+        }
+        let all = BrokerIds::from(&[BrokerId(1), BrokerId(2), BrokerId(3)][..]);
+        for p in 0..8u32 {
+            let l = LeaderIsr {
+                leader: Some(BrokerId(1 + p % 3)),
+                leader_epoch: p as i32,
+                isr: vec![BrokerId(1 + p % 3)].into(),
+                zk_version: p as i32 * 2,
+                controller_epoch: 1,
+            };
+            ctx.leadership.insert(tp(p), l);
+            ctx.assignments.insert(tp(p), all.clone());
+        }
+        let deleting: BTreeSet<String> = ["d".to_string()].into();
+        let run = |current: bool| {
+            let mut batch = RequestBatch::default();
+            if current {
+                batch.states_stay_current();
+            }
+            // Partition 4 has none added (its UpdateMetadata state is looked up).
+            for p in [0u32, 1, 2, 3, 5, 6, 7] {
+                let (t, l) = (tp(p), &ctx.leadership[&tp(p)]);
+                batch.add_leader_and_isr_with_replicas(&ctx, &all[1..], &t, l, &all, p == 2);
+            }
+            batch.add_update_metadata_to_all_live(&ctx, &[tp(4)]);
+            sent(batch, &ctx, &deleting).requests
+        };
+        let (looked_up, vouched) = (run(false), run(true));
+        assert_eq!(vouched, looked_up);
+        let um = |requests: &[RequestDraft]| -> Vec<bool> {
+            let lai: Vec<SharedState> = requests
+                .iter()
+                .find_map(|r| match &r.body {
+                    RequestBody::LeaderAndIsr { partitions } => Some(partitions.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            requests
+                .iter()
+                .find_map(|r| match &r.body {
+                    RequestBody::UpdateMetadata { partitions, .. } => Some(
+                        partitions
+                            .iter()
+                            .map(|s| lai.iter().any(|l| std::rc::Rc::ptr_eq(l, s)))
+                            .collect(),
+                    ),
+                    _ => None,
+                })
+                .unwrap_or_default()
+        };
+        // Shared: 0, 1, 3, 5; not: 2 (new), 4 (none added), 6, 7 (deleting).
+        let want = vec![true, true, false, true, false, true, false, false];
+        assert_eq!(um(&looked_up), want);
+        assert_eq!(um(&vouched), want);
     }
 
     // A list reserved and never added to leaves the batch empty.

@@ -486,7 +486,10 @@ impl KafkaController {
             };
             return Ok(Some(election_failed(env, e)));
         }
-        let assignment = self.ctx.assignments.get(tp).map_or(&[][..], |a| &a[..]);
+        // Copied (in place up to six ids): the LeaderAndIsr entries below
+        // carry it, and the write in between changes only the leadership.
+        let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
+        let assignment = &replicas[..];
         let live = &sets.live;
         let result: ElectionResult = match strategy {
             Strategy::Offline { allow_unclean } => {
@@ -540,7 +543,14 @@ impl KafkaController {
                         leader_epoch: written.leader_epoch,
                     },
                 );
-                batch.add_leader_and_isr(&self.ctx, &result.recipients, tp, &written, false);
+                batch.add_leader_and_isr_with_replicas(
+                    &self.ctx,
+                    &result.recipients,
+                    tp,
+                    &written,
+                    &replicas,
+                    false,
+                );
                 Ok(Some(Ok(())))
             }
         }

@@ -93,6 +93,8 @@ impl KafkaController {
             // the ones the general path builds, without its three ordered-map
             // lookups per replica.
             let mut batch = RequestBatch::default();
+            // Built from the context below, not new, and sent right after.
+            batch.states_stay_current();
             for (i, n) in online_per_broker.iter().enumerate() {
                 batch.reserve_leader_and_isr(BrokerId(i as u32), *n);
             }

@@ -41,9 +41,9 @@ pub struct RequestBatch {
     /// shared (a failover's start-up batch names each partition once, in
     /// partition order, and its UpdateMetadata states are the same ones).
     leader_and_isr_states: Vec<SharedState>,
-    /// Whether each of those states is, by its adder's word, what the
-    /// context holds for its partition when the batch is sent (see
-    /// [`RequestBatch::states_stay_current`]).
+    /// Whether each of those states not marked new is, by its adder's
+    /// word, what the context holds for its partition when the batch is
+    /// sent (see [`RequestBatch::states_stay_current`]).
     states_current: bool,
     /// StopReplica entries per broker with their `delete` flag, in the order added.
     stop_replica: BTreeMap<BrokerId, Vec<(TopicPartition, bool)>>,
@@ -150,11 +150,14 @@ impl RequestBatch {
         self.leader_and_isr_states.reserve(n);
     }
 
-    /// The adder's word that every LeaderAndIsr state of this batch is built
-    /// from the context's leadership and assignment of its partition, not
-    /// new, and that neither changes before the batch is sent (a failover's
-    /// start-up batch): an UpdateMetadata state is then that state, taken
-    /// without looking the partition up again (checked in debug builds).
+    /// The adder's word that every LeaderAndIsr state of this batch not
+    /// marked new is built from its partition's leadership and assignment
+    /// as the context holds them when the batch is sent, unless the
+    /// partition is added twice (a failover's start-up batch; the state
+    /// machines' batches, whose states are the leaderships just written or
+    /// read): an UpdateMetadata state is then that state, taken without
+    /// looking the partition up again (checked in debug builds). A batch
+    /// with a partition added twice, or out of order, looks every state up.
     pub fn states_stay_current(&mut self) {
         self.states_current = true;
     }

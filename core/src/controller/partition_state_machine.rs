@@ -130,6 +130,11 @@ impl KafkaController {
         mut results: Option<&mut BTreeMap<TopicPartition, TransitionResult>>,
     ) -> Result<(), ControllerError> {
         let mut batch = RequestBatch::default();
+        // Its LeaderAndIsr states are each partition's leadership as written,
+        // with its assignment (new ones marked so); nothing after changes
+        // either but a second election of the same partition (which the
+        // batch then sees).
+        batch.states_stay_current();
         let mut valid = Vec::with_capacity(tps.len());
         // Whether each valid one is New (nothing changes the states between
         // this loop and the elections that ask).

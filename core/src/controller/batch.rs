@@ -41,6 +41,10 @@ pub struct RequestBatch {
     /// shared (a failover's start-up batch names each partition once, in
     /// partition order, and its UpdateMetadata states are the same ones).
     leader_and_isr_states: Vec<SharedState>,
+    /// Whether each of those states not marked new is, by its adder's
+    /// word, what the context holds for its partition when the batch is
+    /// sent (see [`RequestBatch::states_stay_current`]).
+    states_current: bool,
     /// StopReplica entries per broker with their `delete` flag, in the order added.
     stop_replica: BTreeMap<BrokerId, Vec<(TopicPartition, bool)>>,
 }
@@ -70,6 +74,26 @@ pub fn partition_info(
         replicas: replicas.clone(),
         is_new,
     }
+}
+
+/// Whether `info` is what [`partition_info`] builds for its partition from
+/// `l`, `replicas` and `is_new`, with its leader then set to `leader` if
+/// given: equal field for field, without building it.
+fn is_partition_info(
+    info: &PartitionStateInfo,
+    l: &LeaderIsr,
+    replicas: &BrokerIds,
+    is_new: bool,
+    leader: Option<i32>,
+) -> bool {
+    let leader = leader.unwrap_or_else(|| l.leader.map_or(NO_LEADER, |b| b.0 as i32));
+    info.controller_epoch == l.controller_epoch
+        && info.leader == leader
+        && info.leader_epoch == l.leader_epoch
+        && info.isr == l.isr
+        && info.zk_version == l.zk_version
+        && info.replicas == *replicas
+        && info.is_new == is_new
 }
 
 impl RequestBatch {
@@ -124,6 +148,18 @@ impl RequestBatch {
     pub fn reserve_update_metadata(&mut self, n: usize) {
         self.update_metadata_partitions.reserve(n);
         self.leader_and_isr_states.reserve(n);
+    }
+
+    /// The adder's word that every LeaderAndIsr state of this batch not
+    /// marked new is built from its partition's leadership and assignment
+    /// as the context holds them when the batch is sent, unless the
+    /// partition is added twice (a failover's start-up batch; the state
+    /// machines' batches, whose states are the leaderships just written or
+    /// read): an UpdateMetadata state is then that state, taken without
+    /// looking the partition up again (checked in debug builds). A batch
+    /// with a partition added twice, or out of order, looks every state up.
+    pub fn states_stay_current(&mut self) {
+        self.states_current = true;
     }
 
     /// The LeaderAndIsr list of `to`.
@@ -248,19 +284,47 @@ impl RequestBatch {
                 built.clear();
             }
             let mut built = built.into_iter().peekable();
+            let current = self.states_current;
             let partitions: super::channel::SharedStates = tps
                 .iter()
                 .filter_map(|tp| {
+                    if current {
+                        while built.next_if(|s| s.tp < *tp).is_some() {}
+                        let same = built.next_if(|s| {
+                            s.tp == *tp && !s.is_new && !deleting.contains(tp.topic.as_str())
+                        });
+                        if let Some(same) = same {
+                            debug_assert!(
+                                ctx.leadership.get(tp).is_some_and(|l| {
+                                    let replicas = ctx.assignments.get(tp).unwrap_or(&NO_REPLICAS);
+                                    is_partition_info(&same, l, replicas, false, None)
+                                }),
+                                "a state said to stay current changed: {same:?}"
+                            );
+                            return Some(same);
+                        }
+                    }
                     let l = leadership.get(tp)?;
                     let replicas = assignments.get(tp).unwrap_or(&NO_REPLICAS);
-                    let mut info = partition_info(tp, l, replicas, false);
-                    if deleting.contains(tp.topic.as_str()) {
-                        info.leader = LEADER_DURING_DELETE;
-                    }
+                    let leader = if deleting.contains(tp.topic.as_str()) {
+                        Some(LEADER_DURING_DELETE)
+                    } else {
+                        None
+                    };
                     while built.next_if(|s| s.tp < *tp).is_some() {}
+                    // Compared field by field before a state is built: an
+                    // equal one is shared, and nothing is built.
                     match built.next_if(|s| s.tp == *tp) {
-                        Some(same) if *same == info => Some(same),
-                        _ => Some(std::rc::Rc::new(info)),
+                        Some(same) if is_partition_info(&same, l, replicas, false, leader) => {
+                            Some(same)
+                        }
+                        _ => {
+                            let mut info = partition_info(tp, l, replicas, false);
+                            if let Some(leader) = leader {
+                                info.leader = leader;
+                            }
+                            Some(std::rc::Rc::new(info))
+                        }
                     }
                 })
                 .collect();
@@ -676,6 +740,137 @@ mod tests {
             assert_eq!(shared, vec![in_order, in_order, false, false, false]);
             assert!(ums.iter().all(|u| std::rc::Rc::ptr_eq(u, um)));
         }
+    }
+
+    // The in-place comparison is the built state's equality: a state differing
+    // from what `partition_info` builds in any one field (or in the leader
+    // set for a topic being deleted) is not taken for it.
+    #[test]
+    fn is_partition_info_is_equality_with_the_built_state() {
+        let tp = TopicPartition::new("t", 3);
+        let replicas = BrokerIds::from(&[BrokerId(1), BrokerId(2), BrokerId(3)][..]);
+        let l = LeaderIsr {
+            leader: Some(BrokerId(2)),
+            leader_epoch: 7,
+            isr: vec![BrokerId(2), BrokerId(3)].into(),
+            zk_version: 5,
+            controller_epoch: 4,
+        };
+        let mut variants: Vec<PartitionStateInfo> = Vec::new();
+        let base = partition_info(&tp, &l, &replicas, false);
+        variants.push(base.clone());
+        let mut v = base.clone();
+        v.controller_epoch += 1;
+        variants.push(v);
+        for leader in [NO_LEADER, LEADER_DURING_DELETE, 1, 3] {
+            let mut v = base.clone();
+            v.leader = leader;
+            variants.push(v);
+        }
+        let mut v = base.clone();
+        v.leader_epoch += 1;
+        variants.push(v);
+        let mut v = base.clone();
+        v.isr = vec![BrokerId(2)].into();
+        variants.push(v);
+        let mut v = base.clone();
+        v.zk_version -= 1;
+        variants.push(v);
+        let mut v = base.clone();
+        v.replicas = BrokerIds::from(&[BrokerId(1), BrokerId(3), BrokerId(2)][..]);
+        variants.push(v);
+        let mut v = base.clone();
+        v.is_new = true;
+        variants.push(v);
+        let no_leader = LeaderIsr {
+            leader: None,
+            ..l.clone()
+        };
+        for info in &variants {
+            for lead in [&l, &no_leader] {
+                for is_new in [false, true] {
+                    for leader in [None, Some(LEADER_DURING_DELETE)] {
+                        let mut built = partition_info(&tp, lead, &replicas, is_new);
+                        if let Some(leader) = leader {
+                            built.leader = leader;
+                        }
+                        assert_eq!(
+                            is_partition_info(info, lead, &replicas, is_new, leader),
+                            *info == built,
+                            "{info:?} against {built:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    // Kafka: sendUpdateMetadataRequests builds each partition's state from
+    // the context when the batch is sent. A batch whose adder vouches its
+    // states stay current sends exactly what one that looks them up sends
+    // (a topic being deleted and a replica marked new still get their own),
+    // sharing the LeaderAndIsr states where they are the same.
+    #[test]
+    fn states_said_to_stay_current_send_what_the_lookups_send() {
+        let tp =
+            |p: u32| TopicPartition::new(crate::ids::Topic::from(if p < 6 { "a" } else { "d" }), p);
+        let mut ctx = ControllerContext::default();
+        for b in 1..=3 {
+            ctx.live_brokers.insert(BrokerId(b), 10 + i64::from(b));
+        }
+        let all = BrokerIds::from(&[BrokerId(1), BrokerId(2), BrokerId(3)][..]);
+        for p in 0..8u32 {
+            let l = LeaderIsr {
+                leader: Some(BrokerId(1 + p % 3)),
+                leader_epoch: p as i32,
+                isr: vec![BrokerId(1 + p % 3)].into(),
+                zk_version: p as i32 * 2,
+                controller_epoch: 1,
+            };
+            ctx.leadership.insert(tp(p), l);
+            ctx.assignments.insert(tp(p), all.clone());
+        }
+        let deleting: BTreeSet<String> = ["d".to_string()].into();
+        let run = |current: bool| {
+            let mut batch = RequestBatch::default();
+            if current {
+                batch.states_stay_current();
+            }
+            // Partition 4 has none added (its UpdateMetadata state is looked up).
+            for p in [0u32, 1, 2, 3, 5, 6, 7] {
+                let (t, l) = (tp(p), &ctx.leadership[&tp(p)]);
+                batch.add_leader_and_isr_with_replicas(&ctx, &all[1..], &t, l, &all, p == 2);
+            }
+            batch.add_update_metadata_to_all_live(&ctx, &[tp(4)]);
+            sent(batch, &ctx, &deleting).requests
+        };
+        let (looked_up, vouched) = (run(false), run(true));
+        assert_eq!(vouched, looked_up);
+        let um = |requests: &[RequestDraft]| -> Vec<bool> {
+            let lai: Vec<SharedState> = requests
+                .iter()
+                .find_map(|r| match &r.body {
+                    RequestBody::LeaderAndIsr { partitions } => Some(partitions.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            requests
+                .iter()
+                .find_map(|r| match &r.body {
+                    RequestBody::UpdateMetadata { partitions, .. } => Some(
+                        partitions
+                            .iter()
+                            .map(|s| lai.iter().any(|l| std::rc::Rc::ptr_eq(l, s)))
+                            .collect(),
+                    ),
+                    _ => None,
+                })
+                .unwrap_or_default()
+        };
+        // Shared: 0, 1, 3, 5; not: 2 (new), 4 (none added), 6, 7 (deleting).
+        let want = vec![true, true, false, true, false, true, false, false];
+        assert_eq!(um(&looked_up), want);
+        assert_eq!(um(&vouched), want);
     }
 
     // A list reserved and never added to leaves the batch empty.

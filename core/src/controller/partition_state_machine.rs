@@ -130,14 +130,29 @@ impl KafkaController {
         mut results: Option<&mut BTreeMap<TopicPartition, TransitionResult>>,
     ) -> Result<(), ControllerError> {
         let mut batch = RequestBatch::default();
+        // Its LeaderAndIsr states are each partition's leadership as written,
+        // with its assignment (new ones marked so); nothing after changes
+        // either but a second election of the same partition (which the
+        // batch then sees).
+        batch.states_stay_current();
         let mut valid = Vec::with_capacity(tps.len());
+        // Whether each valid one is New (nothing changes the states between
+        // this loop and the elections that ask).
+        let mut valid_new: Vec<bool> = Vec::with_capacity(tps.len());
         for tp in tps {
-            let current = *self
-                .ctx
-                .partition_states
-                .get_or_insert_with(tp.clone(), || PartitionState::NonExistentPartition);
+            // Looked up first: a state held already is read without making
+            // its chunk (shared with a copy of the context) writable.
+            let current = match self.ctx.partition_states.get(tp) {
+                Some(s) => *s,
+                None => {
+                    let s = PartitionState::NonExistentPartition;
+                    self.ctx.partition_states.insert(tp.clone(), s);
+                    s
+                }
+            };
             if target.can_follow(current) {
                 valid.push(tp.clone());
+                valid_new.push(current == PartitionState::NewPartition);
             } else {
                 let e = PartitionStateChangeError::InvalidTransition {
                     tp: tp.clone(),
@@ -168,9 +183,9 @@ impl KafkaController {
                 // The new partitions stay in `valid` (in order), the others
                 // move to `existing` (in order): no second full-size list.
                 let mut existing = Vec::new();
+                let mut is_new = valid_new.into_iter();
                 valid.retain(|tp| {
-                    let is_new =
-                        self.ctx.partition_states.get(tp) == Some(&PartitionState::NewPartition);
+                    let is_new = is_new.next().unwrap_or(false);
                     if !is_new {
                         existing.push(tp.clone());
                     }
@@ -217,7 +232,13 @@ impl KafkaController {
         tp: &TopicPartition,
         state: PartitionState,
     ) {
-        let old = self.ctx.partition_states.insert(tp.clone(), state);
+        // Written only if it changes (an unchanged state leaves its chunk
+        // shared with a copy of the context).
+        let mut old = None;
+        self.ctx.partition_states.insert_with(tp, |held| {
+            old = held.copied();
+            (old != Some(state)).then_some(state)
+        });
         if old != Some(state) {
             env.note(
                 "partition_state",
@@ -470,7 +491,10 @@ impl KafkaController {
             };
             return Ok(Some(election_failed(env, e)));
         }
-        let assignment = self.ctx.assignments.get(tp).map_or(&[][..], |a| &a[..]);
+        // Copied (in place up to six ids): the LeaderAndIsr entries below
+        // carry it, and the write in between changes only the leadership.
+        let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
+        let assignment = &replicas[..];
         let live = &sets.live;
         let result: ElectionResult = match strategy {
             Strategy::Offline { allow_unclean } => {
@@ -524,7 +548,14 @@ impl KafkaController {
                         leader_epoch: written.leader_epoch,
                     },
                 );
-                batch.add_leader_and_isr(&self.ctx, &result.recipients, tp, &written, false);
+                batch.add_leader_and_isr_with_replicas(
+                    &self.ctx,
+                    &result.recipients,
+                    tp,
+                    &written,
+                    &replicas,
+                    false,
+                );
                 Ok(Some(Ok(())))
             }
         }

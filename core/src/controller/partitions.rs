@@ -121,15 +121,21 @@ impl KafkaController {
                 tps.extend(super::rebalance::decode_partition_list(&data).unwrap_or_default());
             }
         }
+        // In order (a set): the assignments looked up in one walk.
+        let mut assigned = super::batch::Walk::new(&self.ctx.assignments);
         let tps: Vec<TopicPartition> = tps
             .into_iter()
-            .filter(|tp| self.ctx.assignments.contains_key(tp))
+            .filter(|tp| assigned.get(tp).is_some())
             .collect();
         let result = (|| {
             let states = read_leader_isrs(env.client, env.zk, &tps)?;
             for (tp, l) in tps.iter().zip(states) {
                 if let Some(l) = l {
-                    self.ctx.leadership.insert(tp.clone(), l);
+                    // Written only if it changed: an unchanged one leaves its
+                    // chunk shared with a copy of the context.
+                    self.ctx
+                        .leadership
+                        .insert_with(tp, |held| (held != Some(&l)).then_some(l));
                 }
             }
             if !tps.is_empty() {

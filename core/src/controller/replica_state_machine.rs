@@ -93,6 +93,8 @@ impl KafkaController {
             // the ones the general path builds, without its three ordered-map
             // lookups per replica.
             let mut batch = RequestBatch::default();
+            // Built from the context below, not new, and sent right after.
+            batch.states_stay_current();
             for (i, n) in online_per_broker.iter().enumerate() {
                 batch.reserve_leader_and_isr(BrokerId(i as u32), *n);
             }
@@ -128,6 +130,13 @@ impl KafkaController {
             return Ok(());
         }
         let mut batch = RequestBatch::default();
+        if target == ReplicaState::OfflineReplica {
+            // Its LeaderAndIsr states are each partition's leadership as
+            // written or read, with its assignment, not new; nothing after
+            // changes either but a second addition for the same partition
+            // (which the batch then sees).
+            batch.states_stay_current();
+        }
         // Grouped by broker in broker order, each group in the order given
         // (a stable sort).
         let mut by_broker: Vec<&(TopicPartition, BrokerId)> = replicas.iter().collect();

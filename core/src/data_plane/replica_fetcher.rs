@@ -177,19 +177,23 @@ impl<'a> CaughtUpWalk<'a> {
     }
 
     /// When `follower` was last caught up with the leader's log of `tp`,
-    /// given `recorded`, the time the leader's replica of it records: what
-    /// a lookup of its session would answer. Partitions asked about in
+    /// given `recorded`, the time the leader's replica of it records: the
+    /// later of that and what a lookup of its session would answer. When
+    /// the session's time alone is `enough`, it is the answer and
+    /// `recorded` is not read (the leader's view of the replica is not
+    /// touched): the later time is as enough. Partitions asked about in
     /// ascending order are found in step; one out of order is searched for.
     pub(super) fn at(
         &mut self,
-        recorded: Option<SimTime>,
+        recorded: impl FnOnce() -> Option<SimTime>,
         follower: BrokerId,
         tp: &TopicPartition,
+        enough: impl FnOnce(SimTime) -> bool,
     ) -> Option<SimTime> {
         let i = self.place(follower);
         let (leader, data) = (self.leader, self.data);
         let Some((_, Some(c), last, from)) = self.followers.get_mut(i) else {
-            return recorded;
+            return recorded();
         };
         let c: &'a SessionCache = c;
         let members = &c.members[..];
@@ -217,10 +221,13 @@ impl<'a> CaughtUpWalk<'a> {
             }
         };
         if !has {
-            return recorded;
+            return recorded();
         }
         let last = *last.get_or_insert_with(|| data.session_caught_up(leader, follower, c));
-        recorded.max(Some(last))
+        if enough(last) {
+            return Some(last);
+        }
+        recorded().max(Some(last))
     }
 }
 

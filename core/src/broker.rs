@@ -305,6 +305,13 @@ impl From<LocalPartition> for StoredPartition {
 }
 
 impl LocalPartition {
+    /// How many (partition it leads, ISR follower) pairs this replica
+    /// gives broker `id`: its ISR's other members if `id` leads it, else
+    /// none (what `isr-expiration` checks; see [`Taken::led_slots`]).
+    pub fn led_slots(&self, id: BrokerId) -> u64 {
+        led_slots(id, self.leader, &self.isr)
+    }
+
     fn from_info(p: &crate::controller::channel::PartitionStateInfo) -> LocalPartition {
         LocalPartition {
             leader: p.leader,
@@ -530,6 +537,35 @@ pub enum BrokerExit {
     StartupFailed,
 }
 
+/// What a broker did with a controller request it applied, for its data
+/// plane ([`Broker::handle_request_taking`]).
+#[derive(Debug, Default)]
+pub struct Taken {
+    /// For a LeaderAndIsr, which of its partitions the broker took, in the
+    /// request's order (the others it ignored, and so must its data plane).
+    pub partitions: Vec<bool>,
+    /// How many more (partition it leads, ISR follower) pairs
+    /// ([`LocalPartition::led_slots`]) its replicas give it than before
+    /// the request (a LeaderAndIsr or StopReplica changes them), so that
+    /// the data plane's count of them need not be made again by a walk of
+    /// every hosted replica.
+    pub led_slots: i64,
+}
+
+/// The pairs of [`LocalPartition::led_slots`] of a partition with this
+/// leader and ISR.
+pub fn led_slots(id: BrokerId, leader: i32, isr: &[BrokerId]) -> u64 {
+    if leader != id.0 as i32 {
+        return 0;
+    }
+    isr.iter().filter(|r| **r != id).count() as u64
+}
+
+/// `after - before`, as a signed count.
+fn slot_change(before: u64, after: u64) -> i64 {
+    after as i64 - before as i64
+}
+
 /// One broker.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Broker {
@@ -637,17 +673,19 @@ impl Broker {
         req: &ControlRequest,
         memo: &mut MetadataMemo,
     ) -> ApiError {
-        self.handle_request_taking(req, memo, &mut Vec::new())
+        self.handle_request_taking(req, memo, &mut Taken::default())
     }
 
     /// [`Broker::handle_request_with`], saying in `taken`, for a
     /// LeaderAndIsr it applies, which of its partitions the broker took
-    /// (the others it ignored, and so must its data plane).
+    /// (the others it ignored, and so must its data plane), and for a
+    /// LeaderAndIsr or StopReplica how the pairs of [`Taken::led_slots`]
+    /// changed (added to what `taken` holds).
     pub fn handle_request_taking(
         &mut self,
         req: &ControlRequest,
         memo: &mut MetadataMemo,
-        taken: &mut Vec<bool>,
+        taken: &mut Taken,
     ) -> ApiError {
         // KIP-380: a request meant for an earlier registration of this broker.
         if req.broker_epoch != -1 && req.broker_epoch < self.broker_epoch {
@@ -659,11 +697,23 @@ impl Broker {
         self.controller_epoch_seen = req.controller_epoch;
         match &req.body {
             RequestBody::LeaderAndIsr { partitions } => {
+                let id = self.id;
+                let (mut before, mut after) = (0u64, 0u64);
+                // Whether it takes `p` over `l`, counting the pairs each gives.
+                let mut take = |l: Option<&LocalPartition>, p: &PartitionStateInfo| {
+                    let take = Self::takes(id, l, p);
+                    if take {
+                        before += l.map_or(0, |l| l.led_slots(id));
+                        after += led_slots(id, p.leader, &p.isr);
+                    }
+                    take
+                };
+                let taken_list = &mut taken.partitions;
                 if partitions.windows(2).all(|w| w[0].tp < w[1].tp) {
                     // In partition order, each once (as the controller sends
                     // them): which it takes is read in one walk of its map,
                     // then those are written.
-                    let from = taken.len();
+                    let from = taken_list.len();
                     if partitions.len().saturating_mul(4) >= self.replicas.len() {
                         // Most of the map (a new controller's requests):
                         // the map and the request are merged, entry by
@@ -672,16 +722,16 @@ impl Broker {
                         for p in partitions {
                             while local.next_if(|(tp, _)| **tp < p.tp).is_some() {}
                             let l = local.peek().filter(|(tp, _)| **tp == p.tp).map(|e| e.1);
-                            taken.push(Self::takes(self.id, l, p));
+                            taken_list.push(take(l, p));
                         }
                     } else {
                         let mut ps = partitions.iter();
                         self.replicas
                             .visit_sorted(partitions.iter().map(|p| &p.tp), |l| {
-                                taken.push(ps.next().is_some_and(|p| Self::takes(self.id, l, p)));
+                                taken_list.push(ps.next().is_some_and(|p| take(l, p)));
                             });
                     }
-                    let took = taken.get(from..).unwrap_or(&[]);
+                    let took = taken_list.get(from..).unwrap_or(&[]);
                     for (p, take) in partitions.iter().zip(took) {
                         if *take {
                             self.replicas
@@ -692,12 +742,13 @@ impl Broker {
                     for p in partitions {
                         // One search per partition: whether it takes it,
                         // and where it goes.
-                        let take = self.replicas.insert_with(&p.tp, |l| {
-                            Self::takes(self.id, l, p).then(|| LocalPartition::from_info(p))
+                        let took = self.replicas.insert_with(&p.tp, |l| {
+                            take(l, p).then(|| LocalPartition::from_info(p))
                         });
-                        taken.push(take);
+                        taken_list.push(took);
                     }
                 }
+                taken.led_slots += slot_change(before, after);
             }
             RequestBody::UpdateMetadata {
                 partitions,
@@ -708,9 +759,13 @@ impl Broker {
                 self.metadata.partitions = memo.apply(&self.metadata.partitions, partitions);
             }
             RequestBody::StopReplica { partitions, .. } => {
+                let mut before = 0;
                 for tp in partitions {
-                    self.replicas.remove(tp);
+                    if let Some(l) = self.replicas.remove(tp) {
+                        before += l.led_slots(self.id);
+                    }
                 }
+                taken.led_slots += slot_change(before, 0);
             }
             // Addressed to the controller's event queue, never handled here.
             RequestBody::ControlledShutdown { .. } => {}
@@ -834,10 +889,10 @@ mod tests {
             partitions: partitions.into_iter().map(std::rc::Rc::new).collect(),
         };
         let apply = |b: &mut Broker, partitions: Vec<PartitionStateInfo>| {
-            let mut taken = Vec::new();
+            let mut taken = Taken::default();
             let req = request(1, -1, lai(partitions));
             b.handle_request_taking(&req, &mut MetadataMemo::default(), &mut taken);
-            taken
+            taken.partitions
         };
         let mut sorted = Broker::new(BrokerId(1));
         let mut shuffled = Broker::new(BrokerId(1));

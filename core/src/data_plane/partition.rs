@@ -227,9 +227,12 @@ impl DataPlane {
     /// Kafka checks every partition; here, when the broker's cached fetch
     /// sessions show every (partition, ISR follower) pair it leads caught up
     /// within `replica.lag.time.max.ms`, no partition can shrink and none is
-    /// looked at. Otherwise every partition is checked, with each follower's
-    /// last-caught-up time as the leader recorded it or, when that is older
-    /// than the lag, as [`DataPlane::caught_up_walk`] gives it.
+    /// looked at (the count of those pairs is made by a walk once, then
+    /// kept as requests and ISR writes change it). Otherwise every
+    /// partition is checked, with each follower's last-caught-up time as
+    /// its cached session gives it ([`DataPlane::caught_up_walk`]) or, when
+    /// that is not within the lag, the later of it and what the leader
+    /// recorded.
     pub(super) fn maybe_shrink_isr(&mut self, env: &mut Env, broker: BrokerId) {
         let now = env.now;
         let lag = env.config.replica_lag_time_max_ms;
@@ -255,14 +258,13 @@ impl DataPlane {
             let mut out = BTreeSet::new();
             for r in p.isr.iter().copied().filter(|r| *r != broker) {
                 slots += 1;
-                // A time the leader recorded within the lag is enough: a
-                // cached session can only make it later. Only the others
-                // look up the follower's session.
-                let recorded = p.view.caught_up(&r);
-                if recorded.is_some_and(|t| now.since(t) <= lag) {
-                    continue;
-                }
-                let t = caught_up.at(recorded, r, tp);
+                // The follower's cached session, when it holds the
+                // partition and ran within the lag, is enough (its time can
+                // only be later than the one the leader recorded): the
+                // leader's view, a block of its own, is read only for the
+                // others.
+                let recent = |t: crate::time::SimTime| now.since(t) <= lag;
+                let t = caught_up.at(|| p.view.caught_up(&r), r, tp, recent);
                 if t.is_none_or(|t| now.since(t) > lag) {
                     out.insert(r);
                 }
@@ -287,6 +289,23 @@ impl DataPlane {
         }
     }
 
+    /// The (partition it leads, ISR follower) pairs of `broker` changed by
+    /// `by`: its count, if it has one made in this start, follows; one made
+    /// in an earlier start is dropped (the next `isr-expiration` counts
+    /// again).
+    pub(super) fn change_leader_slots(&mut self, env: &Env, broker: BrokerId, by: i64) {
+        let incarnation = env.incarnation(broker);
+        let Some((counted_in, slots)) = self.leader_slots.get_mut(&broker) else {
+            return;
+        };
+        match slots.checked_add_signed(by) {
+            Some(n) if *counted_in == incarnation => *slots = n,
+            _ => {
+                self.leader_slots.remove(&broker);
+            }
+        }
+    }
+
     /// A leader writes a new ISR for a partition it leads (same leader epoch,
     /// conditional on its cached zkVersion; on a mismatch it skips, as
     /// Kafka 2.x's `Partition.updateIsr` does). Returns whether it wrote.
@@ -299,15 +318,23 @@ impl DataPlane {
         tp: &TopicPartition,
         isr: BrokerIds,
     ) -> bool {
-        let replicas: Vec<BrokerId> =
+        let (replicas, before): (Vec<BrokerId>, u64) =
             match env.brokers.get(&leader).and_then(|b| b.replicas.get(tp)) {
-                Some(p) => p.replicas.iter().chain(&p.isr).copied().collect(),
+                Some(p) => (
+                    p.replicas.iter().chain(&p.isr).copied().collect(),
+                    p.led_slots(leader),
+                ),
                 None => return false,
             };
         if !write_isr(env, leader, tp, &isr) {
             return false;
         }
-        self.leader_slots.remove(&leader);
+        let after = env
+            .brokers
+            .get(&leader)
+            .and_then(|b| b.replicas.get(tp))
+            .map_or(0, |p| p.led_slots(leader));
+        self.change_leader_slots(env, leader, after as i64 - before as i64);
         for r in replicas {
             if isr.contains(&r) {
                 self.touch(leader, tp, &[r]);

@@ -78,6 +78,14 @@ pub struct SessionCache {
     /// and `isr-expiration` does not count the session as covering.
     #[serde(default)]
     resync: bool,
+    /// The members the leader did not lead at the session's last full
+    /// round (sorted): a round does nothing with them, and they stay so
+    /// while they are members (the leader taking one is a LeaderAndIsr
+    /// that removes it from the cache). `led` and these make up the
+    /// members (a cache read back without them, from before they were
+    /// kept, is closed at its first change, as all were then).
+    #[serde(default)]
+    not_led: Vec<TopicPartition>,
     /// The members' partition numbers, as a filter (derived from
     /// `members`: not serialized, not compared).
     #[serde(skip)]
@@ -177,19 +185,23 @@ impl<'a> CaughtUpWalk<'a> {
     }
 
     /// When `follower` was last caught up with the leader's log of `tp`,
-    /// given `recorded`, the time the leader's replica of it records: what
-    /// a lookup of its session would answer. Partitions asked about in
+    /// given `recorded`, the time the leader's replica of it records: the
+    /// later of that and what a lookup of its session would answer. When
+    /// the session's time alone is `enough`, it is the answer and
+    /// `recorded` is not read (the leader's view of the replica is not
+    /// touched): the later time is as enough. Partitions asked about in
     /// ascending order are found in step; one out of order is searched for.
     pub(super) fn at(
         &mut self,
-        recorded: Option<SimTime>,
+        recorded: impl FnOnce() -> Option<SimTime>,
         follower: BrokerId,
         tp: &TopicPartition,
+        enough: impl FnOnce(SimTime) -> bool,
     ) -> Option<SimTime> {
         let i = self.place(follower);
         let (leader, data) = (self.leader, self.data);
         let Some((_, Some(c), last, from)) = self.followers.get_mut(i) else {
-            return recorded;
+            return recorded();
         };
         let c: &'a SessionCache = c;
         let members = &c.members[..];
@@ -217,10 +229,13 @@ impl<'a> CaughtUpWalk<'a> {
             }
         };
         if !has {
-            return recorded;
+            return recorded();
         }
         let last = *last.get_or_insert_with(|| data.session_caught_up(leader, follower, c));
-        recorded.max(Some(last))
+        if enough(last) {
+            return Some(last);
+        }
+        recorded().max(Some(last))
     }
 }
 
@@ -450,6 +465,11 @@ impl DataPlane {
                 i += 1;
             }
             if member && !c.dirty.contains(tp) {
+                if c.not_led.binary_search(tp).is_ok() {
+                    // Still not led: the round does nothing with it.
+                    known.push(Some(Member::NotLed));
+                    continue;
+                }
                 known.push(Some(Member::Idle));
                 skipped.push(tp.clone());
                 continue;
@@ -556,10 +576,11 @@ impl DataPlane {
         }
         let mut led = 0;
         let mut dirty = BTreeSet::new();
+        let mut not_led = Vec::new();
         for (i, tp) in members.iter().enumerate() {
             let seen = known.get(i).copied().flatten();
             match seen.unwrap_or_else(|| self.member(env, follower, leader, tp)) {
-                Member::NotLed => {}
+                Member::NotLed => not_led.push(tp.clone()),
                 Member::Idle => led += 1,
                 Member::Pending => {
                     led += 1;
@@ -580,6 +601,7 @@ impl DataPlane {
                 dirty,
                 parked: false,
                 resync: false,
+                not_led,
             },
         );
     }
@@ -761,9 +783,11 @@ impl DataPlane {
     /// not led);
     /// the others stay, and the next round, a full one, skips them: by the
     /// cache's invariant each is idle, so a full round would only have set
-    /// its time, which the cache still gives lazily. Without that invariant
-    /// to lean on (a member the leader did not lead, another start, full
-    /// fetches only) the cache is closed as before.
+    /// its time, which the cache still gives lazily; a member the leader
+    /// did not lead (`not_led`) still is not, and a round does nothing with
+    /// it. Without that invariant to lean on (another start, full fetches
+    /// only, a cache read back without its `not_led`) the cache is closed
+    /// as before.
     pub(super) fn resync_session_cache(
         &mut self,
         env: &mut Env,
@@ -778,7 +802,7 @@ impl DataPlane {
             !self.full_fetches_only
                 && c.leader_incarnation == env.incarnation(leader)
                 && c.follower_incarnation == env.incarnation(follower)
-                && (c.resync || c.led == c.members.len() as u64)
+                && (c.resync || c.led + c.not_led.len() as u64 == c.members.len() as u64)
         });
         if !keep {
             self.close_session_cache(env, leader, follower);
@@ -800,6 +824,9 @@ impl DataPlane {
             }
         }
         c.members = kept.into();
+        if !c.not_led.is_empty() {
+            c.not_led.retain(|m| !changed(m));
+        }
         if write_back {
             let at = c.caught_up_at;
             Self::mark_all_caught_up(env, leader, follower, &gone, at);

@@ -8,6 +8,7 @@ use super::{
     BrokerTask, DataPlane, Env, FollowUp, ISR_PROPAGATION_BLACKOUT_MS, ISR_PROPAGATION_CHECK_MS,
     ISR_PROPAGATION_INTERVAL_MS,
 };
+use crate::broker::Taken;
 use crate::controller::channel::{ControlRequest, RequestBody};
 use crate::ids::{BrokerId, TopicPartition};
 use crate::zk::CreateMode;
@@ -67,9 +68,10 @@ impl DataPlane {
         env: &mut Env,
         broker: BrokerId,
         req: &ControlRequest,
-        taken: &[bool],
+        taken: &Taken,
         state_leader_epoch: impl Fn(&TopicPartition) -> Option<i32>,
     ) {
+        let (led_slots, taken) = (taken.led_slots, &taken.partitions[..]);
         let changed: Vec<&TopicPartition> = match &req.body {
             RequestBody::LeaderAndIsr { partitions } => partitions
                 .iter()
@@ -88,7 +90,12 @@ impl DataPlane {
             // incrementally: `FetchSession.update`).
             let taken = matches!(req.body, RequestBody::LeaderAndIsr { .. });
             self.close_session_caches_holding(env, broker, &changed, taken);
-            self.leader_slots.remove(&broker);
+        }
+        // The request changed the pairs its `isr-expiration` counts by
+        // `led_slots`: the count is kept (no walk of every hosted replica to
+        // make it again), unless it was made in another start.
+        if led_slots != 0 {
+            self.change_leader_slots(env, broker, led_slots);
         }
         match &req.body {
             RequestBody::LeaderAndIsr { partitions } => {

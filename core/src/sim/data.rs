@@ -3,6 +3,7 @@
 //! it reports back into events, trace lines, violations and counters.
 
 use super::{Sim, SimEvent, StateZnodes};
+use crate::broker::Taken;
 use crate::controller::channel::ControlRequest;
 use crate::data_plane::park::QueueKey;
 use crate::data_plane::{BrokerTask, DataPlane, Env, FollowUp, Outbox};
@@ -97,7 +98,7 @@ impl Sim {
         &mut self,
         broker: BrokerId,
         req: &ControlRequest,
-        taken: &[bool],
+        taken: &Taken,
     ) {
         self.with_data(|d, env, seen| {
             d.after_request_applied(env, broker, req, taken, |tp| {

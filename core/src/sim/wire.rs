@@ -80,7 +80,7 @@ impl Sim {
         let seen_before = b.controller_epoch_seen;
         // Which of a LeaderAndIsr's partitions the broker took (the others
         // it ignored, and so does its data plane).
-        let mut taken = Vec::new();
+        let mut taken = Default::default();
         let error = b.handle_request_taking(&req, &mut self.metadata_memo, &mut taken);
         let applied = error == ApiError::None;
         if applied && req.controller_epoch < seen_before {

@@ -288,12 +288,10 @@ impl RequestBatch {
             let partitions: super::channel::SharedStates = tps
                 .iter()
                 .filter_map(|tp| {
-                    if current {
-                        while built.next_if(|s| s.tp < *tp).is_some() {}
-                        let same = built.next_if(|s| {
-                            s.tp == *tp && !s.is_new && !deleting.contains(tp.topic.as_str())
-                        });
-                        if let Some(same) = same {
+                    while built.next_if(|s| s.tp < *tp).is_some() {}
+                    let deleted = deleting.contains(tp.topic.as_str());
+                    if current && !deleted {
+                        if let Some(same) = built.next_if(|s| s.tp == *tp && !s.is_new) {
                             debug_assert!(
                                 ctx.leadership.get(tp).is_some_and(|l| {
                                     let replicas = ctx.assignments.get(tp).unwrap_or(&NO_REPLICAS);
@@ -306,12 +304,7 @@ impl RequestBatch {
                     }
                     let l = leadership.get(tp)?;
                     let replicas = assignments.get(tp).unwrap_or(&NO_REPLICAS);
-                    let leader = if deleting.contains(tp.topic.as_str()) {
-                        Some(LEADER_DURING_DELETE)
-                    } else {
-                        None
-                    };
-                    while built.next_if(|s| s.tp < *tp).is_some() {}
+                    let leader = deleted.then_some(LEADER_DURING_DELETE);
                     // Compared field by field before a state is built: an
                     // equal one is shared, and nothing is built.
                     match built.next_if(|s| s.tp == *tp) {

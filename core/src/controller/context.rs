@@ -70,6 +70,13 @@ impl ControllerContext {
             && (include_shutting_down || !self.shutting_down.contains(&broker))
     }
 
+    /// Set `tp`'s leadership to `l`, written only if it differs (an equal
+    /// one leaves its chunk shared with a copy of the context).
+    pub fn set_leadership(&mut self, tp: &TopicPartition, l: &LeaderIsr) {
+        self.leadership
+            .insert_with(tp, |held| (held != Some(l)).then(|| l.clone()));
+    }
+
     /// Partitions of one topic, in partition order.
     pub fn partitions_of<'a>(&'a self, topic: &'a str) -> impl Iterator<Item = &'a TopicPartition> {
         self.assignments.keys().filter(move |tp| tp.topic == topic)

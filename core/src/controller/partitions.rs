@@ -133,9 +133,7 @@ impl KafkaController {
                 if let Some(l) = l {
                     // Written only if it changed: an unchanged one leaves its
                     // chunk shared with a copy of the context.
-                    self.ctx
-                        .leadership
-                        .insert_with(tp, |held| (held != Some(&l)).then_some(l));
+                    self.ctx.set_leadership(tp, &l);
                 }
             }
             if !tps.is_empty() {

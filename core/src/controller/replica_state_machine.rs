@@ -308,9 +308,7 @@ impl KafkaController {
                     // Most often what the context holds already (a broker
                     // shut down in a controlled way left every ISR): then
                     // nothing is written, and no shared chunk copied.
-                    self.ctx
-                        .leadership
-                        .insert_with(tp, |held| (held != Some(&current)).then(|| current.clone()));
+                    self.ctx.set_leadership(tp, &current);
                     out.push((tp.clone(), current));
                     break;
                 }

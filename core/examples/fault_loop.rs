@@ -132,25 +132,30 @@ fn main() {
         let at = SimTime(s.now().as_ms() + 1_000);
         s.schedule_action(at, action.clone()).expect("action");
         let deadline = SimTime(at.as_ms() + 120_000);
+        let fetched0 = s.data_plane().partitions_fetched();
         let c0 = cpu_ms();
         let t0 = std::time::Instant::now();
         before_mark(&mut s, &*mark, deadline);
         let t1 = std::time::Instant::now();
         let c1 = cpu_ms();
         let marked = s.now();
+        let fetched1 = s.data_plane().partitions_fetched();
         after_mark(&mut s, deadline, victim);
         let t2 = std::time::Instant::now();
         let c2 = cpu_ms();
+        let fetched2 = s.data_plane().partitions_fetched();
         cpu_befores.push(c1 - c0);
         cpu_afters.push(c2 - c1);
         befores.push((t1 - t0).as_secs_f64() * 1e3);
         afters.push((t2 - t1).as_secs_f64() * 1e3);
         eprintln!(
-            "{mode}: before mark {:.1} ms ({} virtual ms), after {:.1} ms ({} virtual ms)",
+            "{mode}: before mark {:.1} ms ({} virtual ms, {} partitions replicated), after {:.1} ms ({} virtual ms, {} replicated)",
             befores.last().unwrap_or(&0.0),
             marked.as_ms() - at.as_ms(),
+            fetched1 - fetched0,
             afters.last().unwrap_or(&0.0),
-            s.now().as_ms() - marked.as_ms()
+            s.now().as_ms() - marked.as_ms(),
+            fetched2 - fetched1
         );
         drop(s);
     }

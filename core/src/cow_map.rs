@@ -39,6 +39,11 @@ pub struct CowMap<K, V> {
     /// up to `bounds[i]`, exclusive.
     bounds: Vec<K>,
     len: usize,
+    /// Where the last lookup found its key (chunk, position): most walks
+    /// look keys up in key order, and the next is then the entry after
+    /// ([`CowMap::locate_hinted`]). A cache, not content: it takes no part
+    /// in equality, and a stale one is never used.
+    hint: std::cell::Cell<(usize, usize)>,
 }
 
 impl<K, V> Default for CowMap<K, V> {
@@ -47,6 +52,7 @@ impl<K, V> Default for CowMap<K, V> {
             chunks: Vec::new(),
             bounds: Vec::new(),
             len: 0,
+            hint: std::cell::Cell::new((0, 0)),
         }
     }
 }
@@ -87,9 +93,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        let chunk = self.chunks.get(self.chunk_of(key))?;
-        let i = find(chunk, key).ok()?;
-        chunk.get(i).map(|(_, v)| v)
+        self.get_hinted(key, &self.hint)
     }
 
     /// Whether `key` has a value.
@@ -108,36 +112,62 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        let c = self.chunk_of(key);
+        let (c, i) = self.locate_hinted(key, &self.hint)?;
         let chunk = self.chunks.get_mut(c)?;
-        let i = find(chunk, key).ok()?;
         Rc::make_mut(chunk).get_mut(i).map(|(_, v)| v)
     }
 
-    /// [`CowMap::get`], first trying where `hint` says the last hinted
-    /// lookup found its key (a chunk and a position in it): the entry there
-    /// is used only if its key is `key` (keys are unique, so it is the one),
-    /// so a stale hint costs one comparison and never a wrong answer. A hit
-    /// of a full search is remembered in `hint`.
-    pub fn get_hinted<Q>(&self, key: &Q, hint: &std::cell::Cell<(usize, usize)>) -> Option<&V>
+    /// Where `key` is, first trying where `hint` says the last hinted
+    /// lookup found its key (a chunk and a position in it), then the entry
+    /// after it (a walk in key order finds each key there): an entry is used
+    /// only if its key is `key` (keys are unique, so it is the one), so a
+    /// stale hint costs a comparison or two and never a wrong answer. Where
+    /// the key was found is remembered in `hint`.
+    fn locate_hinted<Q>(
+        &self,
+        key: &Q,
+        hint: &std::cell::Cell<(usize, usize)>,
+    ) -> Option<(usize, usize)>
     where
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
         let (c, i) = hint.get();
-        if let Some((k, v)) = self.chunks.get(c).and_then(|chunk| chunk.get(i)) {
-            if k.borrow() == key {
-                return Some(v);
-            }
+        let is_key = |c: usize, i: usize| {
+            self.chunks
+                .get(c)
+                .and_then(|chunk| chunk.get(i))
+                .is_some_and(|(k, _)| k.borrow() == key)
+        };
+        if is_key(c, i) {
+            return Some((c, i));
         }
-        let c = self.chunk_of(key);
-        let chunk = self.chunks.get(c)?;
-        let i = find(chunk, key).ok()?;
-        hint.set((c, i));
-        chunk.get(i).map(|(_, v)| v)
+        let next = if self.chunks.get(c).is_some_and(|chunk| i + 1 < chunk.len()) {
+            (c, i + 1)
+        } else {
+            (c + 1, 0)
+        };
+        let at = if is_key(next.0, next.1) {
+            next
+        } else {
+            let c = self.chunk_of(key);
+            (c, find(self.chunks.get(c)?, key).ok()?)
+        };
+        hint.set(at);
+        Some(at)
     }
 
-    /// [`CowMap::get_mut`] with a hint, as [`CowMap::get_hinted`].
+    /// [`CowMap::get`] with a hint ([`CowMap::locate_hinted`]).
+    pub fn get_hinted<Q>(&self, key: &Q, hint: &std::cell::Cell<(usize, usize)>) -> Option<&V>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let (c, i) = self.locate_hinted(key, hint)?;
+        self.chunks.get(c)?.get(i).map(|(_, v)| v)
+    }
+
+    /// [`CowMap::get_mut`] with a hint ([`CowMap::locate_hinted`]).
     pub fn get_mut_hinted<Q>(
         &mut self,
         key: &Q,
@@ -147,17 +177,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        let (mut c, mut i) = hint.get();
-        let hit = self
-            .chunks
-            .get(c)
-            .and_then(|chunk| chunk.get(i))
-            .is_some_and(|(k, _)| k.borrow() == key);
-        if !hit {
-            c = self.chunk_of(key);
-            i = find(self.chunks.get(c)?, key).ok()?;
-            hint.set((c, i));
-        }
+        let (c, i) = self.locate_hinted(key, hint)?;
         let chunk = self.chunks.get_mut(c)?;
         Rc::make_mut(chunk).get_mut(i).map(|(_, v)| v)
     }
@@ -193,9 +213,8 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        let chunk = self.chunks.get(self.chunk_of(key))?;
-        let i = find(chunk, key).ok()?;
-        chunk.get(i).map(|(k, v)| (k, v))
+        let (c, i) = self.locate_hinted(key, &self.hint)?;
+        self.chunks.get(c)?.get(i).map(|(k, v)| (k, v))
     }
 
     /// The value for `key`, to change, if `needs` says it must change: its
@@ -205,9 +224,8 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        let c = self.chunk_of(key);
+        let (c, i) = self.locate_hinted(key, &self.hint)?;
         let chunk = self.chunks.get_mut(c)?;
-        let i = find(chunk, key).ok()?;
         if !chunk.get(i).is_some_and(|(_, v)| needs(v)) {
             return None;
         }
@@ -363,7 +381,10 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
 
     /// Set the value for `key`; returns the one it replaced.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
-        let (c, at) = self.slot_for_insert(&key);
+        let (c, at) = match self.locate_hinted(&key, &self.hint) {
+            Some((c, i)) => (c, Ok(i)),
+            None => self.slot_for_insert(&key),
+        };
         let chunk = Rc::make_mut(&mut self.chunks[c]);
         match at {
             Ok(i) => chunk.get_mut(i).map(|(_, v)| std::mem::replace(v, value)),
@@ -379,7 +400,10 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     /// The value for `key`, to change, made with `make` first if there is
     /// none (`BTreeMap`'s `entry(key).or_insert_with(make)`).
     pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
-        let (c, at) = self.slot_for_insert(&key);
+        let (c, at) = match self.locate_hinted(&key, &self.hint) {
+            Some((c, i)) => (c, Ok(i)),
+            None => self.slot_for_insert(&key),
+        };
         let chunk = Rc::make_mut(&mut self.chunks[c]);
         let i = match at {
             Ok(i) => i,
@@ -872,12 +896,21 @@ mod tests {
                         }
                     }
                 }
-                3 => {
+                3 if step % 2 == 0 => {
                     if let Some(v) = m.get_mut_hinted(&k, &hint) {
                         *v += 10;
                     }
                     if let Some(v) = want.get_mut(&k) {
                         *v += 10;
+                    }
+                }
+                3 => {
+                    // Changed only when `needs` says so.
+                    if let Some(v) = m.get_mut_if(&k, |v| v % 3 == 0) {
+                        *v += 7;
+                    }
+                    if let Some(v) = want.get_mut(&k).filter(|v| **v % 3 == 0) {
+                        *v += 7;
                     }
                 }
                 _ => {
@@ -900,6 +933,29 @@ mod tests {
             assert_eq!(c.get_hinted(&k, &hint), c_want.get(&k));
             assert_eq!(m.get_hinted(&k, &hint), want.get(&k));
         }
+        // A walk in key order (each key found at the entry after the last,
+        // or at the next chunk's start), forwards and backwards, with its
+        // own hint, keys missing from the map included; then the map's own
+        // hint (`get`, `insert`, `get_or_insert_with`) through a walk that
+        // changes and adds entries as it goes.
+        let walk = Cell::new((0, 0));
+        for k in (0..700).chain((0..700).rev()) {
+            assert_eq!(m.get_hinted(&k, &walk), want.get(&k), "{k}");
+        }
+        for k in (0..800).step_by(3).chain((0..800).rev()) {
+            assert_eq!(m.get(&k), want.get(&k), "{k}");
+            if k % 2 == 0 {
+                assert_eq!(m.insert(k, k + 1), want.insert(k, k + 1));
+            } else {
+                *m.get_or_insert_with(k, || 5) += 1;
+                *want.entry(k).or_insert(5) += 1;
+            }
+        }
+        assert!(m
+            .iter()
+            .map(|(k, v)| (*k, *v))
+            .eq(want.iter().map(|(k, v)| (*k, *v))));
+        assert_eq!(m.len(), want.len());
         assert!(c
             .iter()
             .map(|(k, v)| (*k, *v))

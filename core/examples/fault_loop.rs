@@ -22,6 +22,18 @@ fn cpu_ms() -> f64 {
         .map_or(f64::NAN, |ns| ns / 1e6)
 }
 
+/// Minor page faults of this process so far (`/proc/self/stat`, field 10;
+/// 0 where there is none): first touches of memory the kernel must zero.
+fn minor_faults() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let rest = s.get(s.rfind(')')? + 2..)?;
+            rest.split_whitespace().nth(7)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
 fn quiet_and_applied(sim: &Sim) -> bool {
     let epoch = sim.controller_epoch();
     sim.controller_id().is_some()
@@ -133,6 +145,7 @@ fn main() {
         s.schedule_action(at, action.clone()).expect("action");
         let deadline = SimTime(at.as_ms() + 120_000);
         let fetched0 = s.data_plane().partitions_fetched();
+        let faults0 = minor_faults();
         let c0 = cpu_ms();
         let t0 = std::time::Instant::now();
         before_mark(&mut s, &*mark, deadline);
@@ -140,22 +153,26 @@ fn main() {
         let c1 = cpu_ms();
         let marked = s.now();
         let fetched1 = s.data_plane().partitions_fetched();
+        let faults1 = minor_faults();
         after_mark(&mut s, deadline, victim);
         let t2 = std::time::Instant::now();
         let c2 = cpu_ms();
         let fetched2 = s.data_plane().partitions_fetched();
+        let faults2 = minor_faults();
         cpu_befores.push(c1 - c0);
         cpu_afters.push(c2 - c1);
         befores.push((t1 - t0).as_secs_f64() * 1e3);
         afters.push((t2 - t1).as_secs_f64() * 1e3);
         eprintln!(
-            "{mode}: before mark {:.1} ms ({} virtual ms, {} partitions replicated), after {:.1} ms ({} virtual ms, {} replicated)",
+            "{mode}: before mark {:.1} ms ({} virtual ms, {} partitions replicated, {} page faults), after {:.1} ms ({} virtual ms, {} replicated, {} page faults)",
             befores.last().unwrap_or(&0.0),
             marked.as_ms() - at.as_ms(),
             fetched1 - fetched0,
+            faults1 - faults0,
             afters.last().unwrap_or(&0.0),
             s.now().as_ms() - marked.as_ms(),
-            fetched2 - fetched1
+            fetched2 - fetched1,
+            faults2 - faults1
         );
         drop(s);
     }

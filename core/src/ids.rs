@@ -220,9 +220,10 @@ pub struct TopicPartition {
     pub partition: u32,
 }
 
-// The key of every per-partition map: 16 bytes (a thin topic pointer and
-// the number), not 24 as with a `Rc<str>` topic.
-const _: () = assert!(std::mem::size_of::<TopicPartition>() == 16);
+// The key of every per-partition map: a thin topic pointer and the number,
+// two words (16 bytes natively, 8 in WebAssembly), not three as with a
+// `Rc<str>` topic.
+const _: () = assert!(std::mem::size_of::<TopicPartition>() == 2 * std::mem::size_of::<usize>());
 
 impl TopicPartition {
     /// `topic`-`partition`.

@@ -464,21 +464,31 @@ mod fast {
             if negative {
                 self.at += 1;
             }
+            let n = self.digits(18)? as i64;
+            // serde_json reads `-0` as a float: left to it.
+            if negative && n == 0 {
+                return None;
+            }
+            Some(if negative { -n } else { n })
+        }
+
+        /// The digits of a JSON integer without its sign (`0|[1-9][0-9]*`),
+        /// at most `most` of them (at most 19, so that they fit).
+        fn digits(&mut self, most: usize) -> Option<u64> {
             let start = self.at;
-            let mut n: i64 = 0;
+            let mut n: u64 = 0;
             while let Some(d @ b'0'..=b'9') = self.peek() {
-                n = n * 10 + i64::from(d - b'0');
+                n = n * 10 + u64::from(d - b'0');
                 self.at += 1;
-                if self.at - start > 18 {
+                if self.at - start > most {
                     return None;
                 }
             }
             let digits = self.at - start;
-            // serde_json reads `-0` as a float: left to it.
-            if digits == 0 || (digits > 1 && self.b[start] == b'0') || (negative && n == 0) {
+            if digits == 0 || (digits > 1 && self.b.get(start) == Some(&b'0')) {
                 return None;
             }
-            Some(if negative { -n } else { n })
+            Some(n)
         }
 
         /// One byte, `b`.
@@ -496,20 +506,7 @@ mod fast {
         /// at most 10 digits), read without the sign's and the 18 digits'
         /// checks.
         fn uint(&mut self) -> Option<u32> {
-            let start = self.at;
-            let mut n: u64 = 0;
-            while let Some(d @ b'0'..=b'9') = self.peek() {
-                n = n * 10 + u64::from(d - b'0');
-                self.at += 1;
-                if self.at - start > 10 {
-                    return None;
-                }
-            }
-            let digits = self.at - start;
-            if digits == 0 || (digits > 1 && self.b.get(start) == Some(&b'0')) {
-                return None;
-            }
-            u32::try_from(n).ok()
+            u32::try_from(self.digits(10)?).ok()
         }
 
         /// A broker id: an integer in `u32`'s range.

@@ -117,12 +117,16 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         Rc::make_mut(chunk).get_mut(i).map(|(_, v)| v)
     }
 
-    /// Where `key` is, first trying where `hint` says the last hinted
-    /// lookup found its key (a chunk and a position in it), then the entry
-    /// after it (a walk in key order finds each key there): an entry is used
-    /// only if its key is `key` (keys are unique, so it is the one), so a
-    /// stale hint costs a comparison or two and never a wrong answer. Where
-    /// the key was found is remembered in `hint`.
+    /// Where `key` is, starting from where `hint` says the last hinted
+    /// lookup found its key (a chunk and a position in it): the entry there
+    /// if it is `key`; if `key` comes after it, a search forward from there
+    /// (the rest of that chunk when `key` is within it, else a galloping
+    /// search over the following chunks' bounds), so a walk in key order,
+    /// dense or sparse, finds each key near the last; otherwise the full
+    /// search. A stale hint (after changes, or from another copy) costs a
+    /// comparison and never a wrong answer: an entry is used only if its key
+    /// is `key`, and the forward search relies only on the map's order.
+    /// Where the key was found is remembered in `hint`.
     fn locate_hinted<Q>(
         &self,
         key: &Q,
@@ -133,22 +137,39 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         Q: Ord + ?Sized,
     {
         let (c, i) = hint.get();
-        let is_key = |c: usize, i: usize| {
-            self.chunks
-                .get(c)
-                .and_then(|chunk| chunk.get(i))
-                .is_some_and(|(k, _)| k.borrow() == key)
+        let ahead = match self.chunks.get(c).and_then(|chunk| chunk.get(i)) {
+            Some((k, _)) => match k.borrow().cmp(key) {
+                std::cmp::Ordering::Equal => return Some((c, i)),
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Greater => false,
+            },
+            None => false,
         };
-        if is_key(c, i) {
-            return Some((c, i));
-        }
-        let next = if self.chunks.get(c).is_some_and(|chunk| i + 1 < chunk.len()) {
-            (c, i + 1)
-        } else {
-            (c + 1, 0)
-        };
-        let at = if is_key(next.0, next.1) {
-            next
+        let at = if ahead {
+            // `key` is after an entry of chunk `c`: in chunk `c` or later.
+            let chunk = self.chunks.get(c)?;
+            let within = chunk.last().is_some_and(|(last, _)| key <= last.borrow());
+            if within {
+                let rest = chunk.get(i + 1..)?;
+                (c, i + 1 + find(rest, key).ok()?)
+            } else {
+                // How many of the bounds from `bounds[c]` on are at most
+                // `key`: doubling steps, then a binary search in the last.
+                let rest = self.bounds.get(c..).unwrap_or(&[]);
+                let mut hi = 1;
+                while hi <= rest.len() && rest.get(hi - 1).is_some_and(|b| b.borrow() <= key) {
+                    hi *= 2;
+                }
+                let lo = hi / 2;
+                let hi = hi.min(rest.len());
+                let n = lo
+                    + rest
+                        .get(lo..hi)
+                        .unwrap_or(&[])
+                        .partition_point(|b| b.borrow() <= key);
+                let c = c + n;
+                (c, find(self.chunks.get(c)?, key).ok()?)
+            }
         } else {
             let c = self.chunk_of(key);
             (c, find(self.chunks.get(c)?, key).ok()?)
@@ -237,10 +258,8 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     /// no chunk split). Returns whether it set one. An existing entry keeps
     /// its key, as with [`CowMap::insert`].
     pub fn insert_with(&mut self, key: &K, make: impl FnOnce(Option<&V>) -> Option<V>) -> bool {
-        let c = self.chunk_of(key);
-        let at = self.chunks.get(c).map(|chunk| find(chunk, key));
-        match at {
-            Some(Ok(i)) => {
+        match self.locate_hinted(key, &self.hint) {
+            Some((c, i)) => {
                 let Some(chunk) = self.chunks.get_mut(c) else {
                     return false;
                 };
@@ -252,7 +271,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
                 }
                 true
             }
-            _ => match make(None) {
+            None => match make(None) {
                 Some(v) => {
                     self.insert(key.clone(), v);
                     true
@@ -863,6 +882,41 @@ mod tests {
         }
     }
 
+    /// Lookups in key order with gaps of any size (the search forward from
+    /// the last key found: within its chunk, or galloping over the chunks
+    /// after it) answer as a `BTreeMap` does, for keys present and absent,
+    /// and a lookup backwards falls back to the full search.
+    #[test]
+    fn walks_forward_with_gaps_of_any_size_find_what_a_btree_map_finds() {
+        let mut m: CowMap<u32, u32> = CowMap::new();
+        let mut want: BTreeMap<u32, u32> = BTreeMap::new();
+        // Even keys only, inserted in a scrambled order: chunks of every
+        // fill, about a thousand of them.
+        let mut x: u32 = 99;
+        for _ in 0..40_000 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let k = ((x >> 4) % 40_000) * 2;
+            m.insert(k, k + 1);
+            want.insert(k, k + 1);
+        }
+        assert!(m.chunk_count() > 500, "{}", m.chunk_count());
+        for step in [1u32, 3, 47, 48, 49, 95, 500, 2_001, 9_999, 30_000] {
+            let mut k = step % 5;
+            while k < 80_010 {
+                assert_eq!(m.get(&k), want.get(&k), "{k} by {step}");
+                k += step;
+            }
+        }
+        // Random gaps forward, with a step back now and then.
+        for _ in 0..20_000 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let k = (x >> 3) % 80_010;
+            assert_eq!(m.get(&k), want.get(&k), "{k}");
+            let k2 = k.saturating_add((x >> 20) % 3_000);
+            assert_eq!(m.get(&k2), want.get(&k2), "{k2}");
+        }
+    }
+
     /// Hinted lookups and `update_or_remove` answer as a `BTreeMap` does,
     /// whatever the hint (fresh, stale after splits and removals, or taken
     /// in another copy), and a copy taken midway keeps its entries.
@@ -941,6 +995,14 @@ mod tests {
         let walk = Cell::new((0, 0));
         for k in (0..700).chain((0..700).rev()) {
             assert_eq!(m.get_hinted(&k, &walk), want.get(&k), "{k}");
+        }
+        // Sparse walks in key order (a search forward from the last key
+        // found, within its chunk or galloping over the next chunks).
+        for step in [2u32, 7, 31, 97, 401] {
+            let sparse = Cell::new((0, 0));
+            for k in (step / 2..800).step_by(step as usize) {
+                assert_eq!(m.get_hinted(&k, &sparse), want.get(&k), "{k} by {step}");
+            }
         }
         for k in (0..800).step_by(3).chain((0..800).rev()) {
             assert_eq!(m.get(&k), want.get(&k), "{k}");

@@ -136,46 +136,72 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
+        let (c, at) = self.position_hinted(key, hint);
+        at.ok().map(|i| (c, i))
+    }
+
+    /// [`CowMap::locate_hinted`]'s search, answering for a key with no
+    /// entry too: the chunk that holds or would hold `key`, and `Ok(index)`
+    /// or `Err(where it would go)` in it (chunk 0, `Err(0)`, in a map with
+    /// no chunk). Only a found key is remembered in `hint`.
+    fn position_hinted<Q>(
+        &self,
+        key: &Q,
+        hint: &std::cell::Cell<(usize, usize)>,
+    ) -> (usize, Result<usize, usize>)
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let in_chunk = |c: usize| self.chunks.get(c).map_or(Err(0), |chunk| find(chunk, key));
         let (c, i) = hint.get();
         let ahead = match self.chunks.get(c).and_then(|chunk| chunk.get(i)) {
             Some((k, _)) => match k.borrow().cmp(key) {
-                std::cmp::Ordering::Equal => return Some((c, i)),
+                std::cmp::Ordering::Equal => return (c, Ok(i)),
                 std::cmp::Ordering::Less => true,
                 std::cmp::Ordering::Greater => false,
             },
             None => false,
         };
-        let at = if ahead {
-            // `key` is after an entry of chunk `c`: in chunk `c` or later.
-            let chunk = self.chunks.get(c)?;
-            let within = chunk.last().is_some_and(|(last, _)| key <= last.borrow());
-            if within {
-                let rest = chunk.get(i + 1..)?;
-                (c, i + 1 + find(rest, key).ok()?)
-            } else {
-                // How many of the bounds from `bounds[c]` on are at most
-                // `key`: doubling steps, then a binary search in the last.
-                let rest = self.bounds.get(c..).unwrap_or(&[]);
-                let mut hi = 1;
-                while hi <= rest.len() && rest.get(hi - 1).is_some_and(|b| b.borrow() <= key) {
-                    hi *= 2;
-                }
-                let lo = hi / 2;
-                let hi = hi.min(rest.len());
-                let n = lo
-                    + rest
-                        .get(lo..hi)
-                        .unwrap_or(&[])
-                        .partition_point(|b| b.borrow() <= key);
-                let c = c + n;
-                (c, find(self.chunks.get(c)?, key).ok()?)
-            }
-        } else {
+        let (c, at) = if !ahead {
             let c = self.chunk_of(key);
-            (c, find(self.chunks.get(c)?, key).ok()?)
+            (c, in_chunk(c))
+        } else if self
+            .chunks
+            .get(c)
+            .and_then(|chunk| chunk.last())
+            .is_some_and(|(last, _)| key <= last.borrow())
+        {
+            // `key` is after entry `i` of chunk `c` and not after its last.
+            let rest = self
+                .chunks
+                .get(c)
+                .and_then(|chunk| chunk.get(i + 1..))
+                .unwrap_or(&[]);
+            let at = find(rest, key);
+            (c, at.map(|j| i + 1 + j).map_err(|j| i + 1 + j))
+        } else {
+            // Beyond chunk `c`: how many of the bounds from `bounds[c]` on
+            // are at most `key`, by doubling steps, then a binary search in
+            // the last step.
+            let rest = self.bounds.get(c..).unwrap_or(&[]);
+            let mut hi = 1;
+            while hi <= rest.len() && rest.get(hi - 1).is_some_and(|b| b.borrow() <= key) {
+                hi *= 2;
+            }
+            let lo = hi / 2;
+            let hi = hi.min(rest.len());
+            let n = lo
+                + rest
+                    .get(lo..hi)
+                    .unwrap_or(&[])
+                    .partition_point(|b| b.borrow() <= key);
+            (c + n, in_chunk(c + n))
         };
-        hint.set(at);
-        Some(at)
+        if let Ok(i) = at {
+            hint.set((c, i));
+        }
+        (c, at)
     }
 
     /// [`CowMap::get`] with a hint ([`CowMap::locate_hinted`]).
@@ -372,10 +398,8 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         if self.chunks.is_empty() {
             self.chunks.push(Rc::new(Vec::new()));
         }
-        let c = self.chunk_of(key);
-        let chunk = &self.chunks[c];
-        let at = find(chunk, key);
-        if at.is_ok() || chunk.len() < CHUNK_MAX {
+        let (c, at) = self.position_hinted(key, &self.hint);
+        if at.is_ok() || self.chunks[c].len() < CHUNK_MAX {
             return (c, at);
         }
         let chunk = Rc::make_mut(&mut self.chunks[c]);
@@ -400,10 +424,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
 
     /// Set the value for `key`; returns the one it replaced.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
-        let (c, at) = match self.locate_hinted(&key, &self.hint) {
-            Some((c, i)) => (c, Ok(i)),
-            None => self.slot_for_insert(&key),
-        };
+        let (c, at) = self.slot_for_insert(&key);
         let chunk = Rc::make_mut(&mut self.chunks[c]);
         match at {
             Ok(i) => chunk.get_mut(i).map(|(_, v)| std::mem::replace(v, value)),
@@ -419,10 +440,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     /// The value for `key`, to change, made with `make` first if there is
     /// none (`BTreeMap`'s `entry(key).or_insert_with(make)`).
     pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
-        let (c, at) = match self.locate_hinted(&key, &self.hint) {
-            Some((c, i)) => (c, Ok(i)),
-            None => self.slot_for_insert(&key),
-        };
+        let (c, at) = self.slot_for_insert(&key);
         let chunk = Rc::make_mut(&mut self.chunks[c]);
         let i = match at {
             Ok(i) => i,

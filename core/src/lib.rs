@@ -79,6 +79,7 @@ pub mod legacy;
 pub mod lesson;
 pub mod log;
 pub mod observer;
+pub mod partition_map;
 pub mod projection;
 pub mod report;
 pub mod rng;

@@ -1,0 +1,846 @@
+//! An ordered map keyed by [`TopicPartition`] for the maps that hold (nearly)
+//! every partition of the cluster: the controller's assignments, leaderships
+//! and replica states, ZooKeeper's state znodes as the simulator tracks
+//! them, the committed offsets. Kafka numbers a topic's partitions from 0
+//! with no gaps, so a partition's entry is found by its number, not searched
+//! for: the topics are a short sorted list (the last one used is tried
+//! first), and each topic's entries sit in numbered chunks of
+//! [`SLOTS`] slots, chunk `p / SLOTS`, slot `p % SLOTS`. A lookup is a
+//! topic comparison and two indexings, wherever the last lookup was (a
+//! [`CowMap`](crate::cow_map::CowMap) searches: fast for walks in key order,
+//! a binary search in a chunk of 48 for the controller's walks broker by
+//! broker).
+//!
+//! It shares what its copies have in common as `CowMap` does: each chunk is
+//! behind a reference count, cloning the map copies the chunk lists, and a
+//! change copies only the chunk it touches (`Rc::make_mut`). It behaves as a
+//! `BTreeMap`: iteration in (topic, partition) order, equality of entries,
+//! serialized as a map. Partition numbers far apart cost nothing between
+//! them: a topic's chunks are a sorted list, searched only when chunk `k` is
+//! not at position `k`.
+
+use crate::ids::{Topic, TopicPartition};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::rc::Rc;
+
+/// Slots per chunk: a change to a shared map copies this many entries.
+pub const SLOTS: usize = 32;
+
+/// One chunk's slots, `p % SLOTS` for partition `p`; no longer than its
+/// highest entry needs (a topic of three partitions holds three slots).
+type Slots<V> = Vec<Option<(TopicPartition, V)>>;
+
+/// One topic's entries: (chunk number, its slots), by chunk number. No
+/// chunk is empty, and no topic is kept without a chunk.
+#[derive(Clone)]
+struct TopicEntries<V> {
+    topic: Topic,
+    chunks: Vec<(u32, Rc<Slots<V>>)>,
+}
+
+impl<V> TopicEntries<V> {
+    /// Where chunk `n` is in `chunks`, or where it would go.
+    #[inline]
+    fn chunk_position(&self, n: u32) -> Result<usize, usize> {
+        match self.chunks.get(n as usize) {
+            Some((m, _)) if *m == n => Ok(n as usize),
+            _ => self.chunks.binary_search_by_key(&n, |(m, _)| *m),
+        }
+    }
+}
+
+/// Chunk number and slot of partition `p`.
+#[inline]
+fn split(p: u32) -> (u32, usize) {
+    (p / SLOTS as u32, p as usize % SLOTS)
+}
+
+/// A map by [`TopicPartition`] with partitions found by number (see the
+/// module's doc).
+#[derive(Clone)]
+pub struct PartitionMap<V> {
+    /// By topic.
+    topics: Vec<TopicEntries<V>>,
+    len: usize,
+    /// The topic of the last lookup (an index into `topics`): a cache, not
+    /// content; a stale one costs a comparison.
+    hint: Cell<usize>,
+}
+
+impl<V> Default for PartitionMap<V> {
+    fn default() -> Self {
+        PartitionMap {
+            topics: Vec::new(),
+            len: 0,
+            hint: Cell::new(0),
+        }
+    }
+}
+
+/// Where an entry is: topic, chunk (positions in the lists) and slot.
+type At = (usize, usize, usize);
+
+impl<V: Clone> PartitionMap<V> {
+    /// An empty map.
+    pub fn new() -> Self {
+        PartitionMap::default()
+    }
+
+    /// How many entries.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Where `topic` is in `topics`, or where it would go.
+    #[inline]
+    fn topic_position(&self, topic: &Topic) -> Result<usize, usize> {
+        let h = self.hint.get();
+        if let Some(t) = self.topics.get(h) {
+            if t.topic.cmp(topic).is_eq() {
+                return Ok(h);
+            }
+        }
+        let at = self.topics.binary_search_by(|t| t.topic.cmp(topic));
+        if let Ok(i) = at {
+            self.hint.set(i);
+        }
+        at
+    }
+
+    /// Where `key`'s entry is, if it has one.
+    #[inline]
+    fn locate(&self, key: &TopicPartition) -> Option<At> {
+        let t = self.topic_position(&key.topic).ok()?;
+        let entries = self.topics.get(t)?;
+        let (n, s) = split(key.partition);
+        let c = entries.chunk_position(n).ok()?;
+        let (_, slots) = entries.chunks.get(c)?;
+        slots.get(s)?.as_ref()?;
+        Some((t, c, s))
+    }
+
+    fn at(&self, (t, c, s): At) -> Option<&(TopicPartition, V)> {
+        self.topics.get(t)?.chunks.get(c)?.1.get(s)?.as_ref()
+    }
+
+    /// The entry at `at`, to change (its chunk copied first if shared).
+    fn at_mut(&mut self, (t, c, s): At) -> Option<&mut (TopicPartition, V)> {
+        let (_, slots) = self.topics.get_mut(t)?.chunks.get_mut(c)?;
+        Rc::make_mut(slots).get_mut(s)?.as_mut()
+    }
+
+    /// The value for `key`.
+    #[inline]
+    pub fn get(&self, key: &TopicPartition) -> Option<&V> {
+        self.at(self.locate(key)?).map(|(_, v)| v)
+    }
+
+    /// The key and value for `key`.
+    pub fn get_key_value(&self, key: &TopicPartition) -> Option<(&TopicPartition, &V)> {
+        self.at(self.locate(key)?).map(|(k, v)| (k, v))
+    }
+
+    /// Whether `key` has a value.
+    pub fn contains_key(&self, key: &TopicPartition) -> bool {
+        self.locate(key).is_some()
+    }
+
+    /// The value for `key`, to change (its chunk is copied first if another
+    /// copy of the map shares it).
+    pub fn get_mut(&mut self, key: &TopicPartition) -> Option<&mut V> {
+        let at = self.locate(key)?;
+        self.at_mut(at).map(|(_, v)| v)
+    }
+
+    /// The value for `key`, to change, only if `needs` says the present one
+    /// must change: a shared chunk is not copied for a value left as it is.
+    pub fn get_mut_if(
+        &mut self,
+        key: &TopicPartition,
+        needs: impl FnOnce(&V) -> bool,
+    ) -> Option<&mut V> {
+        let at = self.locate(key)?;
+        if !self.at(at).is_some_and(|(_, v)| needs(v)) {
+            return None;
+        }
+        self.at_mut(at).map(|(_, v)| v)
+    }
+
+    /// Change `key`'s value with `change`, which says whether to keep it
+    /// (`false` removes the entry); whether there was one.
+    pub fn update_or_remove(
+        &mut self,
+        key: &TopicPartition,
+        change: impl FnOnce(&mut V) -> bool,
+    ) -> bool {
+        let Some(at) = self.locate(key) else {
+            return false;
+        };
+        if self.at_mut(at).is_none_or(|(_, v)| change(v)) {
+            return true;
+        }
+        self.remove_at(at);
+        true
+    }
+
+    /// Set `key`'s value to what `make` returns from the present one
+    /// (`None` to leave it as it is, or absent): a shared chunk is copied
+    /// only for a value that is set. Whether one was.
+    pub fn insert_with(
+        &mut self,
+        key: &TopicPartition,
+        make: impl FnOnce(Option<&V>) -> Option<V>,
+    ) -> bool {
+        match self.locate(key) {
+            Some(at) => {
+                let Some(v) = make(self.at(at).map(|(_, v)| v)) else {
+                    return false;
+                };
+                if let Some((_, old)) = self.at_mut(at) {
+                    *old = v;
+                }
+                true
+            }
+            None => match make(None) {
+                Some(v) => {
+                    self.insert(key.clone(), v);
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// Call `f` with the value of each of `keys` (or none), in their order.
+    /// (Each is found by its number; kept for the callers written for
+    /// `CowMap`'s walks.)
+    pub fn visit_sorted<'k>(
+        &self,
+        keys: impl IntoIterator<Item = &'k TopicPartition>,
+        mut f: impl FnMut(Option<&V>),
+    ) {
+        for key in keys {
+            f(self.get(key));
+        }
+    }
+
+    /// Change each of `keys`' values for which `needs` holds with `change`
+    /// (a chunk is copied only for a value that changes).
+    pub fn update_sorted<'k>(
+        &mut self,
+        keys: impl IntoIterator<Item = &'k TopicPartition>,
+        mut needs: impl FnMut(&V) -> bool,
+        mut change: impl FnMut(&mut V),
+    ) {
+        for key in keys {
+            if let Some(v) = self.get_mut_if(key, &mut needs) {
+                change(v);
+            }
+        }
+    }
+
+    /// The slot for `key`, made (with its topic and chunk) if missing:
+    /// where it is, and whether it holds an entry.
+    fn slot_for_insert(&mut self, key: &TopicPartition) -> (At, bool) {
+        let t = match self.topic_position(&key.topic) {
+            Ok(t) => t,
+            Err(t) => {
+                self.topics.insert(
+                    t,
+                    TopicEntries {
+                        topic: key.topic.clone(),
+                        chunks: Vec::new(),
+                    },
+                );
+                self.hint.set(t);
+                t
+            }
+        };
+        let (n, s) = split(key.partition);
+        let entries = &mut self.topics[t];
+        let c = match entries.chunk_position(n) {
+            Ok(c) => c,
+            Err(c) => {
+                entries.chunks.insert(c, (n, Rc::new(Vec::new())));
+                c
+            }
+        };
+        let held = entries.chunks[c].1.get(s).is_some_and(Option::is_some);
+        ((t, c, s), held)
+    }
+
+    /// Set the value for `key`; returns the one it replaced.
+    pub fn insert(&mut self, key: TopicPartition, value: V) -> Option<V> {
+        let ((t, c, s), held) = self.slot_for_insert(&key);
+        let slots = Rc::make_mut(&mut self.topics[t].chunks[c].1);
+        if held {
+            return slots
+                .get_mut(s)
+                .and_then(Option::as_mut)
+                .map(|(_, v)| std::mem::replace(v, value));
+        }
+        if slots.len() <= s {
+            slots.resize_with(s + 1, || None);
+        }
+        slots[s] = Some((key, value));
+        self.len += 1;
+        None
+    }
+
+    /// The value for `key`, to change, made with `make` first if there is
+    /// none.
+    pub fn get_or_insert_with(&mut self, key: TopicPartition, make: impl FnOnce() -> V) -> &mut V {
+        let ((t, c, s), held) = self.slot_for_insert(&key);
+        let slots = Rc::make_mut(&mut self.topics[t].chunks[c].1);
+        if !held {
+            if slots.len() <= s {
+                slots.resize_with(s + 1, || None);
+            }
+            slots[s] = Some((key, make()));
+            self.len += 1;
+        }
+        match &mut slots[s] {
+            Some((_, v)) => v,
+            None => unreachable_slot(),
+        }
+    }
+
+    /// Remove `key`'s entry; returns its value.
+    pub fn remove(&mut self, key: &TopicPartition) -> Option<V> {
+        let at = self.locate(key)?;
+        self.remove_at(at)
+    }
+
+    fn remove_at(&mut self, (t, c, s): At) -> Option<V> {
+        let entries = self.topics.get_mut(t)?;
+        let (_, slots) = entries.chunks.get_mut(c)?;
+        let slots = Rc::make_mut(slots);
+        let (_, old) = slots.get_mut(s)?.take()?;
+        self.len -= 1;
+        while slots.last().is_some_and(Option::is_none) {
+            slots.pop();
+        }
+        if slots.is_empty() {
+            entries.chunks.remove(c);
+            if entries.chunks.is_empty() {
+                self.topics.remove(t);
+            }
+        }
+        Some(old)
+    }
+
+    /// Every entry in key order.
+    pub fn iter(&self) -> Iter<'_, V> {
+        Iter::between(&self.topics, (0, 0, 0), (self.topics.len(), 0, 0))
+    }
+
+    /// Every key in order.
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &TopicPartition> + Clone {
+        self.iter().map(|(k, _)| k)
+    }
+
+    /// Every value in key order.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + Clone {
+        self.iter().map(|(_, v)| v)
+    }
+
+    /// The entry with the lowest key.
+    pub fn first_key_value(&self) -> Option<(&TopicPartition, &V)> {
+        self.iter().next()
+    }
+
+    /// The entries from `from` on, in key order.
+    pub fn range_from<'a>(&'a self, from: Bound<&TopicPartition>) -> Iter<'a, V> {
+        let end = (self.topics.len(), 0, 0);
+        let (key, past) = match from {
+            Bound::Included(k) => (k, false),
+            Bound::Excluded(k) => (k, true),
+            Bound::Unbounded => return self.iter(),
+        };
+        let start = match self.topics.binary_search_by(|t| t.topic.cmp(&key.topic)) {
+            Err(t) => (t, 0, 0),
+            Ok(t) => {
+                let entries = &self.topics[t];
+                let (n, s) = split(key.partition);
+                match entries.chunk_position(n) {
+                    Err(c) => (t, c, 0),
+                    Ok(c) => (t, c, s + usize::from(past)),
+                }
+            }
+        };
+        Iter::between(&self.topics, start, end)
+    }
+
+    /// Keep only the entries for which `keep` holds.
+    pub fn retain(&mut self, mut keep: impl FnMut(&TopicPartition, &V) -> bool) {
+        let gone: Vec<TopicPartition> = self
+            .iter()
+            .filter(|(k, v)| !keep(k, v))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in gone {
+            self.remove(&k);
+        }
+    }
+
+    /// How many entries this holds in chunks that `other` does not share:
+    /// what a snapshot costs beside the map it was taken from.
+    pub fn unshared_entries(&self, other: Option<&Self>) -> usize {
+        let theirs: std::collections::BTreeSet<*const ()> = other
+            .map(|o| {
+                o.topics
+                    .iter()
+                    .flat_map(|t| t.chunks.iter())
+                    .map(|(_, c)| Rc::as_ptr(c).cast::<()>())
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.topics
+            .iter()
+            .flat_map(|t| t.chunks.iter())
+            .filter(|(_, c)| !theirs.contains(&Rc::as_ptr(c).cast::<()>()))
+            .map(|(_, c)| c.iter().filter(|s| s.is_some()).count())
+            .sum()
+    }
+
+    /// How many chunks.
+    pub fn chunk_count(&self) -> usize {
+        self.topics.iter().map(|t| t.chunks.len()).sum()
+    }
+
+    /// A map of `entries`, which must be in ascending key order (checked:
+    /// otherwise they are inserted one by one).
+    pub fn from_sorted(entries: Vec<(TopicPartition, V)>) -> Self {
+        let mut m = PartitionMap::new();
+        if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
+            for (k, v) in entries {
+                m.insert(k, v);
+            }
+            return m;
+        }
+        m.len = entries.len();
+        let mut chunk: Option<(u32, Slots<V>)> = None;
+        for (k, v) in entries {
+            let (n, s) = split(k.partition);
+            let new_topic = m
+                .topics
+                .last()
+                .is_none_or(|t| !t.topic.cmp(&k.topic).is_eq());
+            let new_chunk = new_topic || chunk.as_ref().is_none_or(|(c, _)| *c != n);
+            if new_chunk {
+                if let (Some(done), Some(t)) = (chunk.take(), m.topics.last_mut()) {
+                    t.chunks.push((done.0, Rc::new(done.1)));
+                }
+            }
+            if new_topic {
+                m.topics.push(TopicEntries {
+                    topic: k.topic.clone(),
+                    chunks: Vec::new(),
+                });
+            }
+            let (_, slots) = chunk.get_or_insert_with(|| (n, Vec::new()));
+            if slots.len() <= s {
+                slots.resize_with(s + 1, || None);
+            }
+            slots[s] = Some((k, v));
+        }
+        if let (Some(done), Some(t)) = (chunk.take(), m.topics.last_mut()) {
+            t.chunks.push((done.0, Rc::new(done.1)));
+        }
+        m
+    }
+}
+
+/// A slot just filled is empty: cannot happen.
+#[cold]
+#[allow(clippy::panic)]
+fn unreachable_slot() -> ! {
+    panic!("PartitionMap: a slot just filled is empty")
+}
+
+/// The entries of a [`PartitionMap`] in key order, both ways.
+#[derive(Clone)]
+pub struct Iter<'a, V> {
+    topics: &'a [TopicEntries<V>],
+    /// The next slot to read from the front: (topic, chunk, slot), or
+    /// (topics.len(), 0, 0) at the end.
+    front: At,
+    /// The slot after the next one to read from the back, in the same form.
+    back: At,
+}
+
+impl<V> std::fmt::Debug for Iter<'_, V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Iter").finish_non_exhaustive()
+    }
+}
+
+impl<'a, V> Iter<'a, V> {
+    fn between(topics: &'a [TopicEntries<V>], front: At, back: At) -> Self {
+        let mut it = Iter {
+            topics,
+            front,
+            back,
+        };
+        it.front = it.settle(front);
+        it
+    }
+
+    /// `at` moved forward to the first slot that exists at or after it, or
+    /// to the end.
+    fn settle(&self, (mut t, mut c, mut s): At) -> At {
+        while let Some(entries) = self.topics.get(t) {
+            if let Some((_, slots)) = entries.chunks.get(c) {
+                if s < slots.len() {
+                    return (t, c, s);
+                }
+                c += 1;
+            } else {
+                t += 1;
+                c = 0;
+            }
+            s = 0;
+        }
+        (self.topics.len(), 0, 0)
+    }
+
+    fn slot(&self, (t, c, s): At) -> Option<&'a Option<(TopicPartition, V)>> {
+        self.topics.get(t)?.chunks.get(c)?.1.get(s)
+    }
+}
+
+impl<'a, V> Iterator for Iter<'a, V> {
+    type Item = (&'a TopicPartition, &'a V);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.front < self.back {
+            let here = self.slot(self.front);
+            let (t, c, s) = self.front;
+            self.front = self.settle((t, c, s + 1));
+            if let Some(Some((k, v))) = here {
+                return Some((k, v));
+            }
+        }
+        None
+    }
+}
+
+impl<V> DoubleEndedIterator for Iter<'_, V> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        while self.front < self.back {
+            // The slot before `back`.
+            let (mut t, mut c, s) = self.back;
+            let prev = if s > 0 {
+                (t, c, s - 1)
+            } else {
+                loop {
+                    if c > 0 {
+                        c -= 1;
+                    } else if t > 0 {
+                        t -= 1;
+                        c = self.topics.get(t).map_or(0, |e| e.chunks.len());
+                        continue;
+                    } else {
+                        return None;
+                    }
+                    let len = self
+                        .topics
+                        .get(t)
+                        .and_then(|e| e.chunks.get(c))
+                        .map_or(0, |(_, slots)| slots.len());
+                    if len > 0 {
+                        break (t, c, len - 1);
+                    }
+                }
+            };
+            self.back = prev;
+            if prev < self.front {
+                return None;
+            }
+            if let Some(Some((k, v))) = self.slot(prev) {
+                return Some((k, v));
+            }
+        }
+        None
+    }
+}
+
+impl<'a, V: Clone> IntoIterator for &'a PartitionMap<V> {
+    type Item = (&'a TopicPartition, &'a V);
+    type IntoIter = Iter<'a, V>;
+    fn into_iter(self) -> Iter<'a, V> {
+        self.iter()
+    }
+}
+
+impl<V: Clone + PartialEq> PartialEq for PartitionMap<V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl<V: Clone + Eq> Eq for PartitionMap<V> {}
+
+impl<V: Clone + std::fmt::Debug> std::fmt::Debug for PartitionMap<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<V: Clone> FromIterator<(TopicPartition, V)> for PartitionMap<V> {
+    fn from_iter<I: IntoIterator<Item = (TopicPartition, V)>>(iter: I) -> Self {
+        let mut m = PartitionMap::new();
+        for (k, v) in iter {
+            m.insert(k, v);
+        }
+        m
+    }
+}
+
+impl<V: Clone> std::ops::Index<&TopicPartition> for PartitionMap<V> {
+    type Output = V;
+    #[allow(clippy::panic)]
+    fn index(&self, key: &TopicPartition) -> &V {
+        match self.get(key) {
+            Some(v) => v,
+            None => panic!("no entry for the key"),
+        }
+    }
+}
+
+impl<V: Clone + Serialize> Serialize for PartitionMap<V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
+    }
+}
+
+impl<'de, V: Clone + Deserialize<'de>> Deserialize<'de> for PartitionMap<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let m = BTreeMap::<TopicPartition, V>::deserialize(d)?;
+        Ok(PartitionMap::from_sorted(m.into_iter().collect()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// Keys of three topics (one created late, sorting first), mostly the
+    /// low partition numbers a topic has, some far past them.
+    fn key(rng: &mut Rng) -> TopicPartition {
+        let topic = ["orders", "clicks", "a-late-topic"][rng.below(3) as usize];
+        let partition = match rng.below(20) {
+            0 => 1_000 + rng.below(100) as u32,
+            1 => u32::MAX - rng.below(3) as u32,
+            _ => rng.below(300) as u32,
+        };
+        TopicPartition::new(topic, partition)
+    }
+
+    fn assert_same(m: &PartitionMap<u64>, b: &BTreeMap<TopicPartition, u64>) {
+        assert_eq!(m.len(), b.len());
+        assert!(m.iter().eq(b.iter()));
+        assert!(m.iter().rev().eq(b.iter().rev()));
+        assert_eq!(m.is_empty(), b.is_empty());
+        assert_eq!(m.first_key_value(), b.first_key_value());
+    }
+
+    /// Random inserts, removals and changes (each kind of update) do to the
+    /// map what they do to a `BTreeMap`: the same answers, the same entries
+    /// in the same order both ways; a copy taken midway is unchanged by
+    /// what follows, and the copies share all they have not changed.
+    /// (The controller's and ZooKeeper's per-partition maps must read as
+    /// the ordered maps they replace: traces and final states print them.)
+    #[test]
+    fn it_behaves_as_a_btree_map_and_copies_do_not_see_later_changes() {
+        let mut rng = Rng::new(7);
+        let mut m: PartitionMap<u64> = PartitionMap::new();
+        let mut b: BTreeMap<TopicPartition, u64> = BTreeMap::new();
+        let mut copy = None;
+        for step in 0..30_000u64 {
+            let k = key(&mut rng);
+            match rng.below(10) {
+                0..=3 => assert_eq!(m.insert(k.clone(), step), b.insert(k.clone(), step)),
+                4 | 5 => assert_eq!(m.remove(&k), b.remove(&k)),
+                6 => {
+                    let got = m.get_mut_if(&k, |v| v % 2 == 0).map(|v| {
+                        *v += 1;
+                        *v
+                    });
+                    let want = b.get_mut(&k).filter(|v| **v % 2 == 0).map(|v| {
+                        *v += 1;
+                        *v
+                    });
+                    assert_eq!(got, want);
+                }
+                7 => {
+                    let keep = |v: &mut u64| {
+                        *v += 3;
+                        *v % 4 != 0
+                    };
+                    let had = b.contains_key(&k);
+                    if let Some(v) = b.get_mut(&k) {
+                        if !keep(v) {
+                            b.remove(&k);
+                        }
+                    }
+                    assert_eq!(m.update_or_remove(&k, keep), had);
+                }
+                8 => {
+                    let make = |v: Option<&u64>| match v {
+                        Some(v) if v % 3 == 0 => None,
+                        Some(v) => Some(v + 10),
+                        None => Some(step),
+                    };
+                    let want = make(b.get(&k));
+                    if let Some(v) = want {
+                        b.insert(k.clone(), v);
+                    }
+                    assert_eq!(m.insert_with(&k, make), want.is_some());
+                }
+                _ => {
+                    *m.get_or_insert_with(k.clone(), || step) += 1;
+                    *b.entry(k.clone()).or_insert(step) += 1;
+                }
+            }
+            assert_eq!(m.get(&k), b.get(&k));
+            assert_eq!(m.get_key_value(&k), b.get_key_value(&k));
+            assert_eq!(m.contains_key(&k), b.contains_key(&k));
+            if step == 15_000 {
+                copy = Some((m.clone(), b.clone()));
+            }
+        }
+        assert_same(&m, &b);
+        assert!(m.chunk_count() > 20);
+        let (mc, bc) = copy.unwrap();
+        assert_same(&mc, &bc);
+        assert_eq!(mc.unshared_entries(None), mc.len());
+        assert_eq!(m.clone().unshared_entries(Some(&m)), 0);
+        let mut one_change = m.clone();
+        if let Some(v) = one_change.get_mut(&TopicPartition::new("orders", 40)) {
+            *v += 1;
+        }
+        assert!(one_change.unshared_entries(Some(&m)) <= SLOTS);
+        assert_eq!(format!("{m:?}"), format!("{b:?}"));
+        m.retain(|k, v| k.partition % 2 == 0 || *v % 3 == 0);
+        b.retain(|k, v| k.partition % 2 == 0 || *v % 3 == 0);
+        assert_same(&m, &b);
+        let keys: Vec<TopicPartition> = b.keys().cloned().collect();
+        for k in &keys {
+            m.remove(k);
+        }
+        assert!(m.is_empty() && m.chunk_count() == 0);
+        assert_eq!(m.iter().count() + m.iter().rev().count(), 0);
+    }
+
+    /// `range_from` starts where `BTreeMap::range` does, for keys present,
+    /// absent, past a topic's last chunk and between topics; an iterator
+    /// read from both ends meets in the middle without repeating an entry.
+    #[test]
+    fn ranges_and_both_ended_reads_match_a_btree_map() {
+        let mut rng = Rng::new(11);
+        let mut m: PartitionMap<u64> = PartitionMap::new();
+        let mut b: BTreeMap<TopicPartition, u64> = BTreeMap::new();
+        for i in 0..3_000u64 {
+            let k = key(&mut rng);
+            if i % 4 == 3 {
+                m.remove(&k);
+                b.remove(&k);
+            } else {
+                m.insert(k.clone(), i);
+                b.insert(k, i);
+            }
+        }
+        let mut probes: Vec<TopicPartition> = (0..400).map(|_| key(&mut rng)).collect();
+        probes.extend([
+            TopicPartition::new("a", 0),
+            TopicPartition::new("zzz", 0),
+            TopicPartition::new("clicks", 299),
+            TopicPartition::new("clicks", 300),
+            TopicPartition::new("orders", u32::MAX),
+        ]);
+        for p in &probes {
+            assert!(m
+                .range_from(Bound::Included(p))
+                .eq(b.range((Bound::Included(p.clone()), Bound::Unbounded))));
+            assert!(m
+                .range_from(Bound::Excluded(p))
+                .eq(b.range((Bound::Excluded(p.clone()), Bound::Unbounded))));
+        }
+        for pattern in [0b1u64, 0b10, 0b110, 0b1011_0101] {
+            let mut it = m.iter();
+            let mut seen = Vec::new();
+            let mut i = 0;
+            loop {
+                let next = if (pattern >> (i % 8)) & 1 == 1 {
+                    it.next_back()
+                } else {
+                    it.next()
+                };
+                i += 1;
+                match next {
+                    Some((k, _)) => seen.push(k.clone()),
+                    None => break,
+                }
+            }
+            seen.sort();
+            let all: Vec<TopicPartition> = b.keys().cloned().collect();
+            assert_eq!(seen, all, "pattern {pattern:b}");
+        }
+    }
+
+    /// A map built from sorted entries is the map built by inserting them;
+    /// unsorted entries are inserted one by one. The walks in step
+    /// (`visit_sorted`, `update_sorted`) see and change what lookups would,
+    /// and copy no chunk whose values stay.
+    #[test]
+    fn built_from_sorted_entries_and_walked_in_step() {
+        let entries: Vec<(TopicPartition, u64)> = ["b", "a"]
+            .iter()
+            .flat_map(|t| {
+                (0..200u32)
+                    .filter(|p| p % 7 != 3)
+                    .map(move |p| (TopicPartition::new(*t, p), u64::from(p)))
+            })
+            .collect();
+        let built = PartitionMap::from_sorted(entries.clone());
+        let inserted: PartitionMap<u64> = entries.iter().cloned().collect();
+        let b: BTreeMap<TopicPartition, u64> = entries.iter().cloned().collect();
+        assert_same(&built, &b);
+        assert_same(&inserted, &b);
+        let mut sorted = entries.clone();
+        sorted.sort();
+        let from_sorted = PartitionMap::from_sorted(sorted);
+        assert_same(&from_sorted, &b);
+        assert_eq!(from_sorted.chunk_count(), 2 * 200usize.div_ceil(SLOTS));
+        let keys: Vec<TopicPartition> = (0..250u32).map(|p| TopicPartition::new("a", p)).collect();
+        let mut seen = Vec::new();
+        from_sorted.visit_sorted(keys.iter(), |v| seen.push(v.copied()));
+        let want: Vec<Option<u64>> = keys.iter().map(|k| b.get(k).copied()).collect();
+        assert_eq!(seen, want);
+        let mut changed = from_sorted.clone();
+        changed.update_sorted(keys.iter(), |v| *v < 40, |v| *v += 1_000);
+        let mut b2 = b.clone();
+        for k in &keys {
+            if let Some(v) = b2.get_mut(k).filter(|v| **v < 40) {
+                *v += 1_000;
+            }
+        }
+        assert_same(&changed, &b2);
+        // Partitions 0..40 of "a" span two chunks; the rest stay shared.
+        assert_eq!(
+            changed.unshared_entries(Some(&from_sorted)),
+            (0..2 * SLOTS as u32).filter(|p| p % 7 != 3).count()
+        );
+    }
+}

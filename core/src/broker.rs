@@ -11,6 +11,7 @@ use crate::controller::KafkaController;
 use crate::cow_map::CowMap;
 use crate::data_plane::replica_map::ReplicaMap;
 use crate::ids::{BrokerId, TopicPartition};
+use crate::partition_map::PartitionMap;
 use crate::time::SimTime;
 use crate::zk_client::ZkClient;
 use serde::{Deserialize, Serialize};
@@ -337,7 +338,7 @@ pub struct MetadataCache {
 }
 
 /// Partition states cached by a broker, as a persistent map: copies share
-/// what they have in common, chunk by chunk ([`CowMap`]). Every broker of a
+/// what they have in common, chunk by chunk ([`PartitionMap`]). Every broker of a
 /// cluster holds the same states (the controller sends each
 /// UpdateMetadata's states to all of them), so in the simulator they hold
 /// one copy between them: a change copies only the chunks it touches, and
@@ -346,7 +347,7 @@ pub struct MetadataCache {
 /// would hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionCache {
-    map: std::rc::Rc<CowMap<TopicPartition, CachedPartition>>,
+    map: std::rc::Rc<PartitionMap<CachedPartition>>,
 }
 
 /// A partition's state in a metadata cache: the state as the UpdateMetadata
@@ -356,7 +357,7 @@ pub type CachedPartition = std::rc::Rc<PartitionStateInfo>;
 impl Default for PartitionCache {
     fn default() -> PartitionCache {
         PartitionCache {
-            map: std::rc::Rc::new(CowMap::new()),
+            map: std::rc::Rc::new(PartitionMap::new()),
         }
     }
 }
@@ -447,7 +448,7 @@ type MemoEntry = (
     WeakCache,
 );
 
-type WeakCache = std::rc::Weak<CowMap<TopicPartition, CachedPartition>>;
+type WeakCache = std::rc::Weak<PartitionMap<CachedPartition>>;
 
 equal_whatever_it_holds!(MetadataMemo);
 

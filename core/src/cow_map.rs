@@ -2,8 +2,8 @@
 //! are kept in key-ordered chunks (short sorted vectors) behind reference
 //! counts, so cloning the map copies only the list of chunks, and a change
 //! to a copy copies only the chunk it touches (`Rc::make_mut`). The
-//! simulator's large per-partition maps (a broker's hosted replicas and
-//! metadata cache, ZooKeeper's znodes, the replica logs) use it, so that a
+//! simulator's large sparse maps (a broker's hosted replicas, ZooKeeper's
+//! znodes, each broker's replica logs) use it, so that a
 //! snapshot of a simulation (the timeline's, or a benchmark's clone before a
 //! fault) costs a little per chunk instead of a whole copy; and a chunk holds
 //! its entries side by side, with none of a tree's per-node overhead. Walks
@@ -13,6 +13,10 @@
 //!
 //! It behaves as a `BTreeMap`: iteration is in key order, equality compares
 //! the entries (never how they are chunked), and it serializes as a map.
+//! The maps that hold every partition of the cluster (the controller's, the
+//! metadata caches, the committed offsets) are
+//! [`PartitionMap`](crate::partition_map::PartitionMap)s instead: the same
+//! sharing, with a partition found by its number rather than searched for.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Borrow;

@@ -100,14 +100,17 @@ impl<V: Clone> PartitionMap<V> {
     }
 
     /// Where `topic` is in `topics`, or where it would go.
-    #[inline]
+    #[inline(always)]
     fn topic_position(&self, topic: &Topic) -> Result<usize, usize> {
         let h = self.hint.get();
-        if let Some(t) = self.topics.get(h) {
-            if t.topic.cmp(topic).is_eq() {
-                return Ok(h);
-            }
+        if self.topics.get(h).is_some_and(|t| t.topic == *topic) {
+            return Ok(h);
         }
+        self.topic_search(topic)
+    }
+
+    /// [`PartitionMap::topic_position`] when the hint is not `topic`.
+    fn topic_search(&self, topic: &Topic) -> Result<usize, usize> {
         let at = self.topics.binary_search_by(|t| t.topic.cmp(topic));
         if let Ok(i) = at {
             self.hint.set(i);
@@ -287,10 +290,7 @@ impl<V: Clone> PartitionMap<V> {
                 .and_then(Option::as_mut)
                 .map(|(_, v)| std::mem::replace(v, value));
         }
-        if slots.len() <= s {
-            slots.resize_with(s + 1, || None);
-        }
-        slots[s] = Some((key, value));
+        put(slots, s, (key, value));
         self.len += 1;
         None
     }
@@ -301,10 +301,7 @@ impl<V: Clone> PartitionMap<V> {
         let ((t, c, s), held) = self.slot_for_insert(&key);
         let slots = Rc::make_mut(&mut self.topics[t].chunks[c].1);
         if !held {
-            if slots.len() <= s {
-                slots.resize_with(s + 1, || None);
-            }
-            slots[s] = Some((key, make()));
+            put(slots, s, (key, make()));
             self.len += 1;
         }
         match &mut slots[s] {
@@ -339,7 +336,7 @@ impl<V: Clone> PartitionMap<V> {
 
     /// Every entry in key order.
     pub fn iter(&self) -> Iter<'_, V> {
-        Iter::between(&self.topics, (0, 0, 0), (self.topics.len(), 0, 0))
+        Iter::from(&self.topics, (0, 0, 0))
     }
 
     /// Every key in order.
@@ -359,7 +356,6 @@ impl<V: Clone> PartitionMap<V> {
 
     /// The entries from `from` on, in key order.
     pub fn range_from<'a>(&'a self, from: Bound<&TopicPartition>) -> Iter<'a, V> {
-        let end = (self.topics.len(), 0, 0);
         let (key, past) = match from {
             Bound::Included(k) => (k, false),
             Bound::Excluded(k) => (k, true),
@@ -376,7 +372,7 @@ impl<V: Clone> PartitionMap<V> {
                 }
             }
         };
-        Iter::between(&self.topics, start, end)
+        Iter::from(&self.topics, start)
     }
 
     /// Keep only the entries for which `keep` holds.
@@ -427,35 +423,67 @@ impl<V: Clone> PartitionMap<V> {
             return m;
         }
         m.len = entries.len();
+        // The chunk being filled: its number and slots.
         let mut chunk: Option<(u32, Slots<V>)> = None;
         for (k, v) in entries {
             let (n, s) = split(k.partition);
-            let new_topic = m
+            let same_topic = m
                 .topics
                 .last()
-                .is_none_or(|t| !t.topic.cmp(&k.topic).is_eq());
-            let new_chunk = new_topic || chunk.as_ref().is_none_or(|(c, _)| *c != n);
-            if new_chunk {
-                if let (Some(done), Some(t)) = (chunk.take(), m.topics.last_mut()) {
-                    t.chunks.push((done.0, Rc::new(done.1)));
+                .is_some_and(|t| t.topic.cmp(&k.topic).is_eq());
+            if let (true, Some((c, slots))) = (same_topic, chunk.as_mut()) {
+                if *c == n {
+                    put(slots, s, (k, v));
+                    continue;
                 }
             }
-            if new_topic {
+            if let (Some((c, slots)), Some(t)) = (chunk.take(), m.topics.last_mut()) {
+                t.chunks.push((c, Rc::new(slots)));
+            }
+            if !same_topic {
                 m.topics.push(TopicEntries {
                     topic: k.topic.clone(),
                     chunks: Vec::new(),
                 });
             }
-            let (_, slots) = chunk.get_or_insert_with(|| (n, Vec::new()));
-            if slots.len() <= s {
-                slots.resize_with(s + 1, || None);
-            }
-            slots[s] = Some((k, v));
+            let mut slots = Vec::with_capacity(SLOTS);
+            put(&mut slots, s, (k, v));
+            chunk = Some((n, slots));
         }
-        if let (Some(done), Some(t)) = (chunk.take(), m.topics.last_mut()) {
-            t.chunks.push((done.0, Rc::new(done.1)));
+        if let (Some((c, slots)), Some(t)) = (chunk.take(), m.topics.last_mut()) {
+            t.chunks.push((c, Rc::new(slots)));
         }
         m
+    }
+}
+
+/// Fill slot `s` of `slots`, lengthening them if they are shorter (by a
+/// whole chunk's room at once: a topic's partitions are mostly added in
+/// order, one slot at a time).
+#[inline(always)]
+fn put<V>(slots: &mut Slots<V>, s: usize, entry: (TopicPartition, V)) {
+    if s == slots.len() && slots.len() < slots.capacity() {
+        slots.push(Some(entry));
+        return;
+    }
+    put_slow(slots, s, entry);
+}
+
+/// [`put`] when the slots must grow or the slot is not the next one.
+fn put_slow<V>(slots: &mut Slots<V>, s: usize, entry: (TopicPartition, V)) {
+    if s == slots.len() {
+        slots.reserve_exact(SLOTS.saturating_sub(slots.len()).max(1));
+        slots.push(Some(entry));
+        return;
+    }
+    if slots.len() < s {
+        slots.reserve_exact(SLOTS.saturating_sub(slots.len()).max(s + 1 - slots.len()));
+        slots.resize_with(s, || None);
+        slots.push(Some(entry));
+        return;
+    }
+    if let Some(slot) = slots.get_mut(s) {
+        *slot = Some(entry);
     }
 }
 
@@ -466,15 +494,30 @@ fn unreachable_slot() -> ! {
     panic!("PartitionMap: a slot just filled is empty")
 }
 
-/// The entries of a [`PartitionMap`] in key order, both ways.
+type SlotIter<'a, V> = std::slice::Iter<'a, Option<(TopicPartition, V)>>;
+type ChunkIter<'a, V> = std::slice::Iter<'a, (u32, Rc<Slots<V>>)>;
+/// A topic's chunks.
+type ChunksOfTopic<'a, V> = fn(&'a TopicEntries<V>) -> ChunkIter<'a, V>;
+/// The chunks from a position on: the rest of one topic's, then every
+/// chunk of the topics after it.
+type Chunks<'a, V> = std::iter::Chain<
+    ChunkIter<'a, V>,
+    std::iter::FlatMap<
+        std::slice::Iter<'a, TopicEntries<V>>,
+        ChunkIter<'a, V>,
+        ChunksOfTopic<'a, V>,
+    >,
+>;
+/// The entries of a [`PartitionMap`] in key order, both ways: the slots of
+/// its chunks one after another, the empty ones skipped.
 #[derive(Clone)]
 pub struct Iter<'a, V> {
-    topics: &'a [TopicEntries<V>],
-    /// The next slot to read from the front: (topic, chunk, slot), or
-    /// (topics.len(), 0, 0) at the end.
-    front: At,
-    /// The slot after the next one to read from the back, in the same form.
-    back: At,
+    /// The rest of the chunk being read from the front.
+    front: SlotIter<'a, V>,
+    /// The chunks between the front's and the back's.
+    chunks: Chunks<'a, V>,
+    /// The rest of the chunk being read from the back.
+    back: SlotIter<'a, V>,
 }
 
 impl<V> std::fmt::Debug for Iter<'_, V> {
@@ -484,36 +527,25 @@ impl<V> std::fmt::Debug for Iter<'_, V> {
 }
 
 impl<'a, V> Iter<'a, V> {
-    fn between(topics: &'a [TopicEntries<V>], front: At, back: At) -> Self {
-        let mut it = Iter {
-            topics,
-            front,
-            back,
-        };
-        it.front = it.settle(front);
-        it
-    }
-
-    /// `at` moved forward to the first slot that exists at or after it, or
-    /// to the end.
-    fn settle(&self, (mut t, mut c, mut s): At) -> At {
-        while let Some(entries) = self.topics.get(t) {
-            if let Some((_, slots)) = entries.chunks.get(c) {
-                if s < slots.len() {
-                    return (t, c, s);
-                }
-                c += 1;
-            } else {
-                t += 1;
-                c = 0;
-            }
-            s = 0;
+    /// The entries from slot `s` of chunk `c` of topic `t` on (positions
+    /// past the end of a list start at the next one).
+    fn from(topics: &'a [TopicEntries<V>], (t, c, s): At) -> Self {
+        let topic = topics.get(t);
+        let chunks: &'a [(u32, Rc<Slots<V>>)] = topic.map_or(&[], |e| &e.chunks[..]);
+        let first: &'a [Option<(TopicPartition, V)>] =
+            chunks.get(c).map_or(&[], |(_, slots)| &slots[..]);
+        let chunks_of: ChunksOfTopic<'a, V> = |e| e.chunks.iter();
+        Iter {
+            front: first.get(s..).unwrap_or(&[]).iter(),
+            chunks: chunks.get(c + 1..).unwrap_or(&[]).iter().chain(
+                topics
+                    .get(t + 1..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .flat_map(chunks_of),
+            ),
+            back: [].iter(),
         }
-        (self.topics.len(), 0, 0)
-    }
-
-    fn slot(&self, (t, c, s): At) -> Option<&'a Option<(TopicPartition, V)>> {
-        self.topics.get(t)?.chunks.get(c)?.1.get(s)
     }
 }
 
@@ -522,55 +554,42 @@ impl<'a, V> Iterator for Iter<'a, V> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        while self.front < self.back {
-            let here = self.slot(self.front);
-            let (t, c, s) = self.front;
-            self.front = self.settle((t, c, s + 1));
-            if let Some(Some((k, v))) = here {
-                return Some((k, v));
+        loop {
+            match self.front.next() {
+                Some(Some((k, v))) => return Some((k, v)),
+                Some(None) => {}
+                None => match self.chunks.next() {
+                    Some((_, slots)) => self.front = slots.iter(),
+                    None => {
+                        return self
+                            .back
+                            .by_ref()
+                            .find_map(|slot| slot.as_ref().map(|(k, v)| (k, v)));
+                    }
+                },
             }
         }
-        None
     }
 }
 
 impl<V> DoubleEndedIterator for Iter<'_, V> {
     fn next_back(&mut self) -> Option<Self::Item> {
-        while self.front < self.back {
-            // The slot before `back`.
-            let (mut t, mut c, s) = self.back;
-            let prev = if s > 0 {
-                (t, c, s - 1)
-            } else {
-                loop {
-                    if c > 0 {
-                        c -= 1;
-                    } else if t > 0 {
-                        t -= 1;
-                        c = self.topics.get(t).map_or(0, |e| e.chunks.len());
-                        continue;
-                    } else {
-                        return None;
+        loop {
+            match self.back.next_back() {
+                Some(Some((k, v))) => return Some((k, v)),
+                Some(None) => {}
+                None => match self.chunks.next_back() {
+                    Some((_, slots)) => self.back = slots.iter(),
+                    None => {
+                        return self
+                            .front
+                            .by_ref()
+                            .rev()
+                            .find_map(|slot| slot.as_ref().map(|(k, v)| (k, v)));
                     }
-                    let len = self
-                        .topics
-                        .get(t)
-                        .and_then(|e| e.chunks.get(c))
-                        .map_or(0, |(_, slots)| slots.len());
-                    if len > 0 {
-                        break (t, c, len - 1);
-                    }
-                }
-            };
-            self.back = prev;
-            if prev < self.front {
-                return None;
-            }
-            if let Some(Some((k, v))) = self.slot(prev) {
-                return Some((k, v));
+                },
             }
         }
-        None
     }
 }
 

@@ -12,7 +12,6 @@ use super::channel::{
 use super::context::{ControllerContext, LeaderIsr};
 use super::election::BrokerIds;
 use super::{Env, RequestDraft};
-use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -274,8 +273,8 @@ impl RequestBatch {
             tps.dedup();
             // The partitions are in order: their leadership and replicas are
             // looked up in one walk of each map.
-            let mut leadership = Walk::new(&ctx.leadership);
-            let mut assignments = Walk::new(&ctx.assignments);
+            let leadership = &ctx.leadership;
+            let assignments = &ctx.assignments;
             // The LeaderAndIsr states, if in partition order and each once
             // (else none is looked at): a state equal to one of them is
             // shared, not built again.
@@ -404,47 +403,6 @@ fn in_partition_order<T>(
         out.push(e);
     }
     out
-}
-
-/// Lookups of keys in ascending order in a map, as one walk: each steps
-/// forward from where the last one ended, and searches afresh only when
-/// the key is far ahead.
-pub(super) struct Walk<'a, K, V> {
-    map: &'a CowMap<K, V>,
-    iter: std::iter::Peekable<crate::cow_map::Iter<'a, K, V>>,
-}
-
-impl<'a, K: Ord + Clone, V: Clone> Walk<'a, K, V> {
-    /// How many entries a lookup steps over before searching afresh.
-    const STEPS: usize = 16;
-
-    pub(super) fn new(map: &'a CowMap<K, V>) -> Self {
-        Walk {
-            map,
-            iter: map.iter().peekable(),
-        }
-    }
-
-    /// The value for `key`, which is not below any key looked up before.
-    pub(super) fn get(&mut self, key: &K) -> Option<&'a V> {
-        for _ in 0..Self::STEPS {
-            match self.iter.peek() {
-                Some((k, _)) if *k < key => {
-                    self.iter.next();
-                }
-                Some((k, v)) => return (*k == key).then_some(*v),
-                None => return None,
-            }
-        }
-        self.iter = self
-            .map
-            .range_from(std::ops::Bound::Included(key))
-            .peekable();
-        match self.iter.peek() {
-            Some((k, v)) if *k == key => Some(*v),
-            _ => None,
-        }
-    }
 }
 
 #[cfg(test)]

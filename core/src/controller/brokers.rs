@@ -149,7 +149,7 @@ impl KafkaController {
         // the assignments with the leadership looked up in step.
         let mut led = Vec::new();
         let mut followed = Vec::new();
-        let mut leadership = super::batch::Walk::new(&self.ctx.leadership);
+        let leadership = &self.ctx.leadership;
         for (tp, a) in &self.ctx.assignments {
             if !a.contains(&id) || a.len() <= 1 {
                 continue;
@@ -188,7 +188,7 @@ impl KafkaController {
             .iter()
             .filter(|(tp, l)| {
                 l.leader == Some(id)
-                    && self.ctx.assignments.get(*tp).is_some_and(|a| a.len() > 1)
+                    && self.ctx.assignments.get(tp).is_some_and(|a| a.len() > 1)
                     && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
             })
             .map(|(tp, _)| tp.clone())

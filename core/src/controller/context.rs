@@ -3,8 +3,8 @@
 use super::election::BrokerIds;
 use super::replica_states::ReplicaStates;
 use super::states::PartitionState;
-use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
+use crate::partition_map::PartitionMap;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -13,8 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 pub use crate::znodes::LeaderIsr;
 
 /// The controller's in-memory view of the cluster. The per-partition maps
-/// are copy-on-write ([`CowMap`]): a copy of the context (a timeline
-/// snapshot's, a benchmark's) shares them chunk by chunk.
+/// find a partition by its number and are copy-on-write ([`PartitionMap`]):
+/// a copy of the context (a timeline snapshot's, a benchmark's) shares them
+/// chunk by chunk.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ControllerContext {
     /// The controller epoch (`/controller_epoch`'s value when elected).
@@ -29,11 +30,11 @@ pub struct ControllerContext {
     pub all_topics: BTreeSet<String>,
     /// The replica assignment, preferred replica first (up to six replicas
     /// in place; serializes as a list).
-    pub assignments: CowMap<TopicPartition, BrokerIds>,
+    pub assignments: PartitionMap<BrokerIds>,
     /// Leadership read from or written to the state znodes.
-    pub leadership: CowMap<TopicPartition, LeaderIsr>,
+    pub leadership: PartitionMap<LeaderIsr>,
     /// The PartitionStateMachine's states.
-    pub partition_states: CowMap<TopicPartition, PartitionState>,
+    pub partition_states: PartitionMap<PartitionState>,
     /// The ReplicaStateMachine's states, by partition and broker (held by
     /// partition; reads, prints and serializes as a map by both).
     pub replica_states: ReplicaStates,
@@ -106,13 +107,14 @@ mod tests {
             ctx.assignments.insert(tp.clone(), BrokerIds::from(&l[..]));
             model.push((tp, l.clone()));
         }
-        let old: CowMap<TopicPartition, Vec<BrokerId>> = CowMap::from_sorted(model.clone());
+        let old: crate::cow_map::CowMap<TopicPartition, Vec<BrokerId>> =
+            crate::cow_map::CowMap::from_sorted(model.clone());
         assert_eq!(format!("{:?}", ctx.assignments), format!("{old:?}"));
         let entries: Vec<(&TopicPartition, &BrokerIds)> = ctx.assignments.iter().collect();
         let json = serde_json::to_string(&entries).expect("serializes");
         assert_eq!(json, serde_json::to_string(&model).expect("serializes"));
         let back: Vec<(TopicPartition, BrokerIds)> = serde_json::from_str(&json).expect("reads");
-        assert_eq!(CowMap::from_sorted(back), ctx.assignments);
+        assert_eq!(PartitionMap::from_sorted(back), ctx.assignments);
 
         let mut changed = ctx.clone();
         let tp = TopicPartition::new("t", 3);

@@ -9,10 +9,10 @@ use super::context::LeaderIsr;
 use super::election::{self, BrokerBits, BrokerSet, ElectionResult, Strategy};
 use super::states::{PartitionState, PartitionStateChangeError};
 use super::{ControllerError, Env, KafkaController};
-use crate::cow_map::CowMap;
 use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::{fenced, read_leader_isr};
+use crate::partition_map::PartitionMap;
 use crate::zk::{CreateMode, Op, OpResult, ZkError};
 use crate::zk_client::paths;
 use crate::znodes::encode_partition_state;
@@ -42,7 +42,7 @@ impl KafkaController {
         // `is_replica_online(b, false)` is membership of the live brokers
         // not shutting down.
         let online: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
-        let mut leadership = super::batch::Walk::new(&self.ctx.leadership);
+        let leadership = &self.ctx.leadership;
         // Sized once (the map's keys do not say how many they are).
         let mut states: Vec<(TopicPartition, PartitionState)> =
             Vec::with_capacity(self.ctx.assignments.len());
@@ -58,7 +58,7 @@ impl KafkaController {
         }
         if self.ctx.partition_states.is_empty() {
             // A new controller's context starts empty: build the map in one go.
-            self.ctx.partition_states = CowMap::from_sorted(states);
+            self.ctx.partition_states = PartitionMap::from_sorted(states);
         } else {
             for (tp, state) in states {
                 self.ctx.partition_states.insert(tp, state);

@@ -7,9 +7,9 @@
 
 use super::batch::RequestBatch;
 use super::{ControllerError, Env, KafkaController};
-use crate::cow_map::CowMap;
 use crate::ids::TopicPartition;
 use crate::kafka_zk::{fenced_delete_children, read_leader_isrs};
+use crate::partition_map::PartitionMap;
 use crate::zk::ZkError;
 use crate::zk_client::paths;
 use crate::znodes::decode_topic_assignment_ids;
@@ -21,8 +21,8 @@ impl KafkaController {
     /// Read every topic's assignment (re-arming the per-topic watches) and
     /// every partition's state znode into the context.
     pub(super) fn read_partitions(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
-        self.ctx.assignments = CowMap::new();
-        self.ctx.leadership = CowMap::new();
+        self.ctx.assignments = PartitionMap::new();
+        self.ctx.leadership = PartitionMap::new();
         let topics: Vec<String> = self.ctx.all_topics.iter().cloned().collect();
         // The assignments in topic and partition order, built in one go.
         let mut assignments = Vec::new();
@@ -39,7 +39,7 @@ impl KafkaController {
                 }
             }
         }
-        self.ctx.assignments = CowMap::from_sorted(assignments);
+        self.ctx.assignments = PartitionMap::from_sorted(assignments);
         if let Some(e) = failed {
             return Err(e);
         }
@@ -54,7 +54,7 @@ impl KafkaController {
                 leadership.push((tp, l));
             }
         }
-        self.ctx.leadership = CowMap::from_sorted(leadership);
+        self.ctx.leadership = PartitionMap::from_sorted(leadership);
         Ok(())
     }
 
@@ -122,7 +122,7 @@ impl KafkaController {
             }
         }
         // In order (a set): the assignments looked up in one walk.
-        let mut assigned = super::batch::Walk::new(&self.ctx.assignments);
+        let assigned = &self.ctx.assignments;
         let tps: Vec<TopicPartition> = tps
             .into_iter()
             .filter(|tp| assigned.get(tp).is_some())

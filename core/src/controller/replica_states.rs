@@ -5,8 +5,8 @@
 //! the map by `(partition, broker)` it replaces.
 
 use super::states::ReplicaState;
-use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
+use crate::partition_map::PartitionMap;
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -172,7 +172,7 @@ impl std::fmt::Debug for PartitionReplicaStates {
 /// A partition's entry is removed with its last replica, so two of these
 /// are equal exactly when they hold the same replicas in the same states.
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct ReplicaStates(CowMap<TopicPartition, PartitionReplicaStates>);
+pub struct ReplicaStates(PartitionMap<PartitionReplicaStates>);
 
 impl ReplicaStates {
     /// No states.
@@ -186,7 +186,7 @@ impl ReplicaStates {
         mut entries: Vec<(TopicPartition, PartitionReplicaStates)>,
     ) -> ReplicaStates {
         entries.retain(|(_, r)| !r.is_empty());
-        ReplicaStates(CowMap::from_sorted(entries))
+        ReplicaStates(PartitionMap::from_sorted(entries))
     }
 
     /// Whether no replica has a state.
@@ -284,6 +284,7 @@ impl<'de> Deserialize<'de> for ReplicaStates {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cow_map::CowMap;
     use std::collections::BTreeMap;
 
     type Old = CowMap<(TopicPartition, BrokerId), ReplicaState>;

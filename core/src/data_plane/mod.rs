@@ -174,7 +174,7 @@ pub struct DataPlane {
     /// Brokers slowed by `slow_broker`, with the extra lag per fetch.
     slow_brokers: BTreeMap<BrokerId, u64>,
     /// The committed offset (high watermark) per partition.
-    partition_hw: crate::cow_map::CowMap<TopicPartition, u64>,
+    partition_hw: crate::partition_map::PartitionMap<u64>,
     /// Partitions whose latest election was unclean, until the leader takes over.
     unclean_partitions: BTreeSet<TopicPartition>,
     /// KIP-227 fetch session caches, by (leader, follower): what the leader

@@ -288,7 +288,7 @@ pub struct Sim {
 }
 
 /// The simulator's record of every partition's state znode.
-type StateZnodes = crate::cow_map::CowMap<crate::ids::TopicPartition, StateSeen>;
+type StateZnodes = crate::partition_map::PartitionMap<StateSeen>;
 
 /// What the simulator follows of a partition's state znode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -346,7 +346,7 @@ impl Sim {
             work_queued: 0,
             availability_dirty: false,
             availability_changed: BTreeSet::new(),
-            state_znodes: crate::cow_map::CowMap::new(),
+            state_znodes: StateZnodes::new(),
             assignments: BTreeMap::new(),
             data: crate::data_plane::DataPlane::default(),
             actions: BTreeMap::new(),

@@ -100,7 +100,7 @@ impl<V: Clone> PartitionMap<V> {
     }
 
     /// Where `topic` is in `topics`, or where it would go.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn topic_position(&self, topic: &Topic) -> Result<usize, usize> {
         let h = self.hint.get();
         if self.topics.get(h).is_some_and(|t| t.topic == *topic) {
@@ -460,7 +460,7 @@ impl<V: Clone> PartitionMap<V> {
 /// Fill slot `s` of `slots`, lengthening them if they are shorter (by a
 /// whole chunk's room at once: a topic's partitions are mostly added in
 /// order, one slot at a time).
-#[inline(always)]
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
 fn put<V>(slots: &mut Slots<V>, s: usize, entry: (TopicPartition, V)) {
     if s == slots.len() && slots.len() < slots.capacity() {
         slots.push(Some(entry));

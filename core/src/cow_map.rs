@@ -66,6 +66,21 @@ fn find<K: Borrow<Q>, V, Q: Ord + ?Sized>(chunk: &[(K, V)], key: &Q) -> Result<u
     chunk.binary_search_by(|(k, _)| k.borrow().cmp(key))
 }
 
+/// How many entries `mine`'s chunks (each an address and its entry count)
+/// hold in chunks not among `theirs` (addresses): what keeping one copy of a
+/// shared map beside another costs. Untyped pointers: one set type (and one
+/// sort) for every map; pointer identity only decides membership, so the
+/// count is the same on every run.
+pub(crate) fn count_unshared(
+    mine: impl Iterator<Item = (*const (), usize)>,
+    theirs: impl Iterator<Item = *const ()>,
+) -> usize {
+    let theirs: std::collections::BTreeSet<*const ()> = theirs.collect();
+    mine.filter(|(c, _)| !theirs.contains(c))
+        .map(|(_, n)| n)
+        .sum()
+}
+
 impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     /// An empty map.
     pub fn new() -> Self {
@@ -556,20 +571,15 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     /// `other` costs. Pointer identity only decides membership, so the
     /// count is the same on every run.
     pub fn unshared_entries(&self, other: Option<&Self>) -> usize {
-        // Untyped pointers: one set type (and one sort) for every `CowMap<K, V>`.
-        let theirs: std::collections::BTreeSet<*const ()> = other
-            .map(|o| {
-                o.chunks
-                    .iter()
-                    .map(|c| Rc::as_ptr(c).cast::<()>())
-                    .collect()
-            })
-            .unwrap_or_default();
-        self.chunks
-            .iter()
-            .filter(|c| !theirs.contains(&Rc::as_ptr(c).cast::<()>()))
-            .map(|c| c.len())
-            .sum()
+        count_unshared(
+            self.chunks
+                .iter()
+                .map(|c| (Rc::as_ptr(c).cast::<()>(), c.len())),
+            other
+                .into_iter()
+                .flat_map(|o| o.chunks.iter())
+                .map(|c| Rc::as_ptr(c).cast::<()>()),
+        )
     }
 
     /// How many chunks (for tests and measurements).

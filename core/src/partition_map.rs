@@ -390,21 +390,14 @@ impl<V: Clone> PartitionMap<V> {
     /// How many entries this holds in chunks that `other` does not share:
     /// what a snapshot costs beside the map it was taken from.
     pub fn unshared_entries(&self, other: Option<&Self>) -> usize {
-        let theirs: std::collections::BTreeSet<*const ()> = other
-            .map(|o| {
-                o.topics
-                    .iter()
-                    .flat_map(|t| t.chunks.iter())
-                    .map(|(_, c)| Rc::as_ptr(c).cast::<()>())
-                    .collect()
-            })
-            .unwrap_or_default();
-        self.topics
-            .iter()
-            .flat_map(|t| t.chunks.iter())
-            .filter(|(_, c)| !theirs.contains(&Rc::as_ptr(c).cast::<()>()))
-            .map(|(_, c)| c.iter().filter(|s| s.is_some()).count())
-            .sum()
+        let filled = |slots: &Slots<V>| slots.iter().filter(|s| s.is_some()).count();
+        crate::cow_map::count_unshared(
+            (self.topics.iter().flat_map(|t| t.chunks.iter()))
+                .map(|(_, c)| (Rc::as_ptr(c).cast::<()>(), filled(c))),
+            (other.into_iter().flat_map(|o| o.topics.iter()))
+                .flat_map(|t| t.chunks.iter())
+                .map(|(_, c)| Rc::as_ptr(c).cast::<()>()),
+        )
     }
 
     /// How many chunks.

@@ -23,7 +23,6 @@ use crate::ids::{Topic, TopicPartition};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::ops::Bound;
 use std::rc::Rc;
 
 /// Slots per chunk: a change to a shared map copies this many entries.
@@ -146,11 +145,6 @@ impl<V: Clone> PartitionMap<V> {
         self.at(self.locate(key)?).map(|(_, v)| v)
     }
 
-    /// The key and value for `key`.
-    pub fn get_key_value(&self, key: &TopicPartition) -> Option<(&TopicPartition, &V)> {
-        self.at(self.locate(key)?).map(|(k, v)| (k, v))
-    }
-
     /// Whether `key` has a value.
     pub fn contains_key(&self, key: &TopicPartition) -> bool {
         self.locate(key).is_some()
@@ -175,23 +169,6 @@ impl<V: Clone> PartitionMap<V> {
             return None;
         }
         self.at_mut(at).map(|(_, v)| v)
-    }
-
-    /// Change `key`'s value with `change`, which says whether to keep it
-    /// (`false` removes the entry); whether there was one.
-    pub fn update_or_remove(
-        &mut self,
-        key: &TopicPartition,
-        change: impl FnOnce(&mut V) -> bool,
-    ) -> bool {
-        let Some(at) = self.locate(key) else {
-            return false;
-        };
-        if self.at_mut(at).is_none_or(|(_, v)| change(v)) {
-            return true;
-        }
-        self.remove_at(at);
-        true
     }
 
     /// Set `key`'s value to what `make` returns from the present one
@@ -219,34 +196,6 @@ impl<V: Clone> PartitionMap<V> {
                 }
                 None => false,
             },
-        }
-    }
-
-    /// Call `f` with the value of each of `keys` (or none), in their order.
-    /// (Each is found by its number; kept for the callers written for
-    /// `CowMap`'s walks.)
-    pub fn visit_sorted<'k>(
-        &self,
-        keys: impl IntoIterator<Item = &'k TopicPartition>,
-        mut f: impl FnMut(Option<&V>),
-    ) {
-        for key in keys {
-            f(self.get(key));
-        }
-    }
-
-    /// Change each of `keys`' values for which `needs` holds with `change`
-    /// (a chunk is copied only for a value that changes).
-    pub fn update_sorted<'k>(
-        &mut self,
-        keys: impl IntoIterator<Item = &'k TopicPartition>,
-        mut needs: impl FnMut(&V) -> bool,
-        mut change: impl FnMut(&mut V),
-    ) {
-        for key in keys {
-            if let Some(v) = self.get_mut_if(key, &mut needs) {
-                change(v);
-            }
         }
     }
 
@@ -336,7 +285,7 @@ impl<V: Clone> PartitionMap<V> {
 
     /// Every entry in key order.
     pub fn iter(&self) -> Iter<'_, V> {
-        Iter::from(&self.topics, (0, 0, 0))
+        Iter::new(&self.topics)
     }
 
     /// Every key in order.
@@ -347,32 +296,6 @@ impl<V: Clone> PartitionMap<V> {
     /// Every value in key order.
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + Clone {
         self.iter().map(|(_, v)| v)
-    }
-
-    /// The entry with the lowest key.
-    pub fn first_key_value(&self) -> Option<(&TopicPartition, &V)> {
-        self.iter().next()
-    }
-
-    /// The entries from `from` on, in key order.
-    pub fn range_from<'a>(&'a self, from: Bound<&TopicPartition>) -> Iter<'a, V> {
-        let (key, past) = match from {
-            Bound::Included(k) => (k, false),
-            Bound::Excluded(k) => (k, true),
-            Bound::Unbounded => return self.iter(),
-        };
-        let start = match self.topics.binary_search_by(|t| t.topic.cmp(&key.topic)) {
-            Err(t) => (t, 0, 0),
-            Ok(t) => {
-                let entries = &self.topics[t];
-                let (n, s) = split(key.partition);
-                match entries.chunk_position(n) {
-                    Err(c) => (t, c, 0),
-                    Ok(c) => (t, c, s + usize::from(past)),
-                }
-            }
-        };
-        Iter::from(&self.topics, start)
     }
 
     /// Keep only the entries for which `keep` holds.
@@ -491,15 +414,11 @@ type SlotIter<'a, V> = std::slice::Iter<'a, Option<(TopicPartition, V)>>;
 type ChunkIter<'a, V> = std::slice::Iter<'a, (u32, Rc<Slots<V>>)>;
 /// A topic's chunks.
 type ChunksOfTopic<'a, V> = fn(&'a TopicEntries<V>) -> ChunkIter<'a, V>;
-/// The chunks from a position on: the rest of one topic's, then every
-/// chunk of the topics after it.
-type Chunks<'a, V> = std::iter::Chain<
+/// Every chunk, topic after topic.
+type Chunks<'a, V> = std::iter::FlatMap<
+    std::slice::Iter<'a, TopicEntries<V>>,
     ChunkIter<'a, V>,
-    std::iter::FlatMap<
-        std::slice::Iter<'a, TopicEntries<V>>,
-        ChunkIter<'a, V>,
-        ChunksOfTopic<'a, V>,
-    >,
+    ChunksOfTopic<'a, V>,
 >;
 /// The entries of a [`PartitionMap`] in key order, both ways: the slots of
 /// its chunks one after another, the empty ones skipped.
@@ -520,23 +439,11 @@ impl<V> std::fmt::Debug for Iter<'_, V> {
 }
 
 impl<'a, V> Iter<'a, V> {
-    /// The entries from slot `s` of chunk `c` of topic `t` on (positions
-    /// past the end of a list start at the next one).
-    fn from(topics: &'a [TopicEntries<V>], (t, c, s): At) -> Self {
-        let topic = topics.get(t);
-        let chunks: &'a [(u32, Rc<Slots<V>>)] = topic.map_or(&[], |e| &e.chunks[..]);
-        let first: &'a [Option<(TopicPartition, V)>] =
-            chunks.get(c).map_or(&[], |(_, slots)| &slots[..]);
+    fn new(topics: &'a [TopicEntries<V>]) -> Self {
         let chunks_of: ChunksOfTopic<'a, V> = |e| e.chunks.iter();
         Iter {
-            front: first.get(s..).unwrap_or(&[]).iter(),
-            chunks: chunks.get(c + 1..).unwrap_or(&[]).iter().chain(
-                topics
-                    .get(t + 1..)
-                    .unwrap_or(&[])
-                    .iter()
-                    .flat_map(chunks_of),
-            ),
+            front: [].iter(),
+            chunks: topics.iter().flat_map(chunks_of),
             back: [].iter(),
         }
     }
@@ -664,7 +571,7 @@ mod tests {
         assert!(m.iter().eq(b.iter()));
         assert!(m.iter().rev().eq(b.iter().rev()));
         assert_eq!(m.is_empty(), b.is_empty());
-        assert_eq!(m.first_key_value(), b.first_key_value());
+        assert_eq!(m.iter().next(), b.iter().next());
     }
 
     /// Random inserts, removals and changes (each kind of update) do to the
@@ -696,17 +603,15 @@ mod tests {
                     assert_eq!(got, want);
                 }
                 7 => {
-                    let keep = |v: &mut u64| {
+                    let got = m.get_mut(&k).map(|v| {
                         *v += 3;
-                        *v % 4 != 0
-                    };
-                    let had = b.contains_key(&k);
-                    if let Some(v) = b.get_mut(&k) {
-                        if !keep(v) {
-                            b.remove(&k);
-                        }
-                    }
-                    assert_eq!(m.update_or_remove(&k, keep), had);
+                        *v
+                    });
+                    let want = b.get_mut(&k).map(|v| {
+                        *v += 3;
+                        *v
+                    });
+                    assert_eq!(got, want);
                 }
                 8 => {
                     let make = |v: Option<&u64>| match v {
@@ -726,7 +631,6 @@ mod tests {
                 }
             }
             assert_eq!(m.get(&k), b.get(&k));
-            assert_eq!(m.get_key_value(&k), b.get_key_value(&k));
             assert_eq!(m.contains_key(&k), b.contains_key(&k));
             if step == 15_000 {
                 copy = Some((m.clone(), b.clone()));
@@ -755,11 +659,10 @@ mod tests {
         assert_eq!(m.iter().count() + m.iter().rev().count(), 0);
     }
 
-    /// `range_from` starts where `BTreeMap::range` does, for keys present,
-    /// absent, past a topic's last chunk and between topics; an iterator
-    /// read from both ends meets in the middle without repeating an entry.
+    /// An iterator read from both ends meets in the middle without
+    /// repeating or losing an entry.
     #[test]
-    fn ranges_and_both_ended_reads_match_a_btree_map() {
+    fn both_ended_reads_match_a_btree_map() {
         let mut rng = Rng::new(11);
         let mut m: PartitionMap<u64> = PartitionMap::new();
         let mut b: BTreeMap<TopicPartition, u64> = BTreeMap::new();
@@ -773,50 +676,34 @@ mod tests {
                 b.insert(k, i);
             }
         }
-        let mut probes: Vec<TopicPartition> = (0..400).map(|_| key(&mut rng)).collect();
-        probes.extend([
-            TopicPartition::new("a", 0),
-            TopicPartition::new("zzz", 0),
-            TopicPartition::new("clicks", 299),
-            TopicPartition::new("clicks", 300),
-            TopicPartition::new("orders", u32::MAX),
-        ]);
-        for p in &probes {
-            assert!(m
-                .range_from(Bound::Included(p))
-                .eq(b.range((Bound::Included(p.clone()), Bound::Unbounded))));
-            assert!(m
-                .range_from(Bound::Excluded(p))
-                .eq(b.range((Bound::Excluded(p.clone()), Bound::Unbounded))));
-        }
         for pattern in [0b1u64, 0b10, 0b110, 0b1011_0101] {
             let mut it = m.iter();
-            let mut seen = Vec::new();
+            // What the front reads, in order, then what the back reads,
+            // turned round: the whole map in key order.
+            let (mut front, mut back) = (Vec::new(), Vec::new());
             let mut i = 0;
             loop {
-                let next = if (pattern >> (i % 8)) & 1 == 1 {
-                    it.next_back()
-                } else {
-                    it.next()
-                };
+                let from_back = (pattern >> (i % 8)) & 1 == 1;
+                let next = if from_back { it.next_back() } else { it.next() };
                 i += 1;
                 match next {
-                    Some((k, _)) => seen.push(k.clone()),
+                    Some((k, _)) if from_back => back.push(k.clone()),
+                    Some((k, _)) => front.push(k.clone()),
                     None => break,
                 }
             }
-            seen.sort();
+            front.extend(back.into_iter().rev());
             let all: Vec<TopicPartition> = b.keys().cloned().collect();
-            assert_eq!(seen, all, "pattern {pattern:b}");
+            assert_eq!(front, all, "pattern {pattern:b}");
         }
     }
 
     /// A map built from sorted entries is the map built by inserting them;
-    /// unsorted entries are inserted one by one. The walks in step
-    /// (`visit_sorted`, `update_sorted`) see and change what lookups would,
-    /// and copy no chunk whose values stay.
+    /// unsorted entries are inserted one by one. Conditional changes
+    /// (`get_mut_if`) change what a `BTreeMap` would and copy no chunk whose
+    /// values stay.
     #[test]
-    fn built_from_sorted_entries_and_walked_in_step() {
+    fn built_from_sorted_entries_and_changed_where_needed() {
         let entries: Vec<(TopicPartition, u64)> = ["b", "a"]
             .iter()
             .flat_map(|t| {
@@ -836,12 +723,15 @@ mod tests {
         assert_same(&from_sorted, &b);
         assert_eq!(from_sorted.chunk_count(), 2 * 200usize.div_ceil(SLOTS));
         let keys: Vec<TopicPartition> = (0..250u32).map(|p| TopicPartition::new("a", p)).collect();
-        let mut seen = Vec::new();
-        from_sorted.visit_sorted(keys.iter(), |v| seen.push(v.copied()));
+        let seen: Vec<Option<u64>> = keys.iter().map(|k| from_sorted.get(k).copied()).collect();
         let want: Vec<Option<u64>> = keys.iter().map(|k| b.get(k).copied()).collect();
         assert_eq!(seen, want);
         let mut changed = from_sorted.clone();
-        changed.update_sorted(keys.iter(), |v| *v < 40, |v| *v += 1_000);
+        for k in &keys {
+            if let Some(v) = changed.get_mut_if(k, |v| *v < 40) {
+                *v += 1_000;
+            }
+        }
         let mut b2 = b.clone();
         for k in &keys {
             if let Some(v) = b2.get_mut(k).filter(|v| **v < 40) {

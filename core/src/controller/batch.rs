@@ -271,10 +271,6 @@ impl RequestBatch {
             let mut tps = self.update_metadata_partitions;
             tps.sort_unstable();
             tps.dedup();
-            // The partitions are in order: their leadership and replicas are
-            // looked up in one walk of each map.
-            let leadership = &ctx.leadership;
-            let assignments = &ctx.assignments;
             // The LeaderAndIsr states, if in partition order and each once
             // (else none is looked at): a state equal to one of them is
             // shared, not built again.
@@ -301,8 +297,8 @@ impl RequestBatch {
                             return Some(same);
                         }
                     }
-                    let l = leadership.get(tp)?;
-                    let replicas = assignments.get(tp).unwrap_or(&NO_REPLICAS);
+                    let l = ctx.leadership.get(tp)?;
+                    let replicas = ctx.assignments.get(tp).unwrap_or(&NO_REPLICAS);
                     let leader = deleted.then_some(LEADER_DURING_DELETE);
                     // Compared field by field before a state is built: an
                     // equal one is shared, and nothing is built.

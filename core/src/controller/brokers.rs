@@ -145,16 +145,14 @@ impl KafkaController {
         );
         // The partitions with a replica on it, another replica and a
         // leadership, whose topic is not being deleted, split into those it
-        // leads and those it follows (each in partition order): one walk of
-        // the assignments with the leadership looked up in step.
+        // leads and those it follows (each in partition order).
         let mut led = Vec::new();
         let mut followed = Vec::new();
-        let leadership = &self.ctx.leadership;
         for (tp, a) in &self.ctx.assignments {
             if !a.contains(&id) || a.len() <= 1 {
                 continue;
             }
-            let Some(l) = leadership.get(tp) else {
+            let Some(l) = self.ctx.leadership.get(tp) else {
                 continue;
             };
             if self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()) {

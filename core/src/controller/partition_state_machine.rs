@@ -38,16 +38,14 @@ impl KafkaController {
         &mut self,
         env: &mut Env<'_>,
     ) -> Result<(), ControllerError> {
-        // The partitions in order, their leadership looked up in one walk;
         // `is_replica_online(b, false)` is membership of the live brokers
         // not shutting down.
         let online: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
-        let leadership = &self.ctx.leadership;
         // Sized once (the map's keys do not say how many they are).
         let mut states: Vec<(TopicPartition, PartitionState)> =
             Vec::with_capacity(self.ctx.assignments.len());
         for tp in self.ctx.assignments.keys() {
-            let state = match leadership.get(tp) {
+            let state = match self.ctx.leadership.get(tp) {
                 None => PartitionState::NewPartition,
                 Some(l) if l.leader.is_some_and(|b| online.has(b)) => {
                     PartitionState::OnlinePartition

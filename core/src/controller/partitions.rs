@@ -121,11 +121,9 @@ impl KafkaController {
                 tps.extend(super::rebalance::decode_partition_list(&data).unwrap_or_default());
             }
         }
-        // In order (a set): the assignments looked up in one walk.
-        let assigned = &self.ctx.assignments;
         let tps: Vec<TopicPartition> = tps
             .into_iter()
-            .filter(|tp| assigned.get(tp).is_some())
+            .filter(|tp| self.ctx.assignments.contains_key(tp))
             .collect();
         let result = (|| {
             let states = read_leader_isrs(env.client, env.zk, &tps)?;

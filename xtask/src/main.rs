@@ -420,7 +420,7 @@ fn stage_browser() -> Result<()> {
 /// merged.) Session 17: 647 304 with the dense per-partition maps found by
 /// number (`core/src/partition_map.rs`, +1 973 over 645 331: a failover of
 /// 200 000 partitions spends about a quarter less in its longest step); again
-/// rounded up, plus 2 000 (647 754 at the session's end).
+/// rounded up, plus 2 000 (647 931 at the session's end).
 const WASM_GZIP_BUDGET: u64 = 650_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;

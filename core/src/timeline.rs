@@ -208,6 +208,16 @@ impl Timeline {
 
     /// Run forward to `until`, snapshotting at interval boundaries.
     fn advance(&mut self, until: SimTime) {
+        self.snapshots_before(until);
+        self.sim.run_until(until);
+        self.collect_trace();
+    }
+
+    /// Run forward to each interval boundary up to `until` (everything
+    /// strictly before it), snapshotting there.
+    fn snapshots_before(&mut self, until: SimTime) {
+        // A snapshot holds whole steps.
+        self.sim.finish_step();
         loop {
             let last = self.snapshots.last().map_or(0, |s| s.sim.now().as_ms());
             let boundary = SimTime(last.saturating_add(self.interval_ms));
@@ -217,8 +227,6 @@ impl Timeline {
             self.sim.run_before(boundary);
             self.snapshot();
         }
-        self.sim.run_until(until);
-        self.collect_trace();
     }
 
     /// Process exactly one more action or event (if any). Returns false when
@@ -250,11 +258,13 @@ impl Timeline {
     /// after the first whether to go on: the page's playback passes a wall
     /// clock deadline here, so that a burst of events is spread over several
     /// frames instead of freezing one (the core reads no clock; the driver
-    /// decides). Returns true when `t` was reached; false when `more` said
-    /// stop, the clock then at the last millisecond whose events all ran.
-    /// Where it stops does not change what happens: running on later gives
-    /// the same trace and state as one [`Timeline::seek`]. Backward (`t`
-    /// before now) it is [`Timeline::seek`].
+    /// decides). A long controller event (a failover) is run by pieces
+    /// ([`Sim::step_piece`]), `more` asked before each. Returns true when
+    /// `t` was reached; false when `more` said stop, the clock then at the
+    /// last millisecond whose events all ran, or in the middle of a step
+    /// ([`Sim::mid_step`]). Where it stops does not change what happens:
+    /// running on later gives the same trace and state as one
+    /// [`Timeline::seek`]. Backward (`t` before now) it is [`Timeline::seek`].
     pub fn run_within(&mut self, t: SimTime, more: &mut dyn FnMut() -> bool) -> bool {
         let t = within_reach(t);
         if t < self.sim.now() {
@@ -262,15 +272,44 @@ impl Timeline {
             return true;
         }
         let mut first = true;
-        while let Some(n) = self.sim.next_event_time().filter(|n| *n <= t) {
+        loop {
+            let n = if self.sim.mid_step() {
+                self.sim.now()
+            } else {
+                match self.sim.next_event_time().filter(|n| *n <= t) {
+                    Some(n) => n.max(self.sim.now()),
+                    None => break,
+                }
+            };
             if !first && !more() {
                 return false;
             }
             first = false;
-            self.advance(n.max(self.sim.now()));
+            if !self.sim.mid_step() {
+                // The snapshots due before `n`, as `advance` takes them.
+                self.snapshots_before(n);
+            }
+            // The events at `n`, by pieces: stop after a piece that left
+            // its step unfinished, to ask `more`.
+            while self.sim.next_event_time().is_some_and(|e| e <= n) {
+                self.sim.step_piece();
+                if self.sim.mid_step() {
+                    break;
+                }
+            }
+            if !self.sim.mid_step() {
+                self.sim.run_until(n);
+            }
+            self.collect_trace();
         }
         self.advance(t);
         true
+    }
+
+    /// Whether a step stopped between pieces ([`Sim::mid_step`]): the page
+    /// then keeps what it drew at the last whole step.
+    pub fn mid_step(&self) -> bool {
+        self.sim.mid_step()
     }
 
     fn restore(&mut self, t: SimTime) {

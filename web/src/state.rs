@@ -1156,8 +1156,17 @@ impl SimState {
                 }
                 now
             };
+            // A step the last tick left unfinished (a large failover event
+            // runs by pieces: `Sim::step_piece`) is finished first; until it
+            // is, the page keeps what it drew at the last whole step.
+            let began_mid_step = t.mid_step();
+            if began_mid_step && !t.run_within(t.now(), more) {
+                behind = true;
+                next.carry = 0.0;
+                wall = 0.0;
+            }
             let mut work = noticed(t, &self.work, &mut next.hold);
-            let mut first = true;
+            let mut first = !began_mid_step;
             while wall > 0.0 && !reached_mark {
                 if !std::mem::take(&mut first) && !more() {
                     behind = true;
@@ -1193,7 +1202,11 @@ impl SimState {
                 match upcoming.filter(|n| self.follow && *n <= target) {
                     Some(n) => {
                         // Run to the next change and look at it.
-                        t.seek(SimTime(n));
+                        if !t.run_within(SimTime(n), more) {
+                            behind = true;
+                            next.carry = 0.0;
+                            break;
+                        }
                         wall -= ((n - now) as f64 - next.carry).max(0.0) / plain;
                         next.carry = 0.0;
                         work = noticed(t, &work, &mut next.hold);
@@ -1225,7 +1238,7 @@ impl SimState {
                 (self.behind_hold - wall_ms).max(0.0)
             };
             next.work = Rc::new(work);
-            if t.now().as_ms() != start {
+            if !t.mid_step() && (t.now().as_ms() != start || began_mid_step) {
                 next.view = Rc::new(picture(self.large, &self.summary, t));
                 next.horizon_ms = next.horizon_ms.max(t.now().as_ms());
                 next.version += 1;

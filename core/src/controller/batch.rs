@@ -423,6 +423,7 @@ mod tests {
             zk: &mut zk,
             config: &config,
             out: &mut out,
+            may_stop: false,
         };
         batch.send(ctx, deleting, &mut env);
         out

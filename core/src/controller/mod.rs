@@ -75,7 +75,7 @@ pub enum Timer {
 }
 
 /// What one event produced.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Outbox {
     /// Requests to send when the event finishes.
     pub requests: Vec<RequestDraft>,
@@ -138,6 +138,11 @@ pub struct Env<'a> {
     pub config: &'a Config,
     /// What the handler produces.
     pub out: &'a mut Outbox,
+    /// Whether a long event may stop between its pieces
+    /// ([`KafkaController::stopped_at`]): the simulator's choice, so that
+    /// the page can draw while a large failover runs (Kafka's event thread
+    /// runs the event in one go; so does the simulation, in virtual time).
+    pub may_stop: bool,
 }
 
 /// An event waiting in the queue, with when it was enqueued.
@@ -186,6 +191,29 @@ pub struct KafkaController {
     pub ctx: ControllerContext,
     /// Events processed on this broker.
     pub events_processed: u64,
+    /// Where the event in hand stopped between its pieces, if it did (only
+    /// while the simulator's step is unfinished: nothing else happens in
+    /// between, so where it stops changes nothing; see
+    /// [`crate::sim::Sim::step_piece`]).
+    #[serde(skip)]
+    pub stopped_at: Option<FailoverPiece>,
+}
+
+/// The pieces of `onControllerFailover` after the handlers are registered,
+/// in Kafka 2.4's order: a failover over 200,000 partitions takes a tenth of
+/// a second of the simulator's wall time, so the page may draw between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailoverPiece {
+    /// `initializeControllerContext` and the topic deletion manager's start.
+    Context,
+    /// `sendUpdateMetadataRequest` to every live broker.
+    UpdateMetadata,
+    /// `replicaStateMachine.startup()`.
+    ReplicaStates,
+    /// `partitionStateMachine.startup()`.
+    PartitionStates,
+    /// Reassignments, deletions, a preferred election written meanwhile.
+    Rest,
 }
 
 impl KafkaController {
@@ -329,6 +357,31 @@ impl KafkaController {
                 Ok(())
             }
         };
+        if self.stopped_at.is_none() {
+            self.conclude(env, event, result);
+        }
+    }
+
+    /// Go on with the event that stopped between its pieces
+    /// ([`KafkaController::stopped_at`]), to its end or its next stop.
+    pub fn go_on(&mut self, env: &mut Env<'_>, event: &ControllerEvent) {
+        let Some(piece) = self.stopped_at.take() else {
+            return;
+        };
+        let result = self.failover_from(env, piece);
+        if self.stopped_at.is_none() {
+            self.conclude(env, event, result);
+        }
+    }
+
+    /// How an event's handler ended, handled as `KafkaController.process`
+    /// does.
+    fn conclude(
+        &mut self,
+        env: &mut Env<'_>,
+        event: &ControllerEvent,
+        result: Result<(), ControllerError>,
+    ) {
         match result {
             Ok(()) => {}
             Err(ControllerError::ControllerMoved(why)) => {
@@ -488,32 +541,65 @@ impl KafkaController {
         }
         // The new controller reads the full state: pending notifications go.
         self.delete_isr_change_notifications(env)?;
-        self.initialize_controller_context(env)?;
-        self.initialize_topic_deletion(env)?;
-        // Brokers must learn the live brokers before any LeaderAndIsr.
-        let live = self.ctx.live_or_shutting_down();
-        self.send_update_metadata(env, &live, Vec::new());
-        self.replica_state_machine_startup(env)?;
-        self.partition_state_machine_startup(env)?;
-        self.initialize_partition_reassignments(env)?;
-        self.resume_deletions(env)?;
-        // A preferred election written while there was no controller.
-        self.process_replica_leader_election(
-            env,
-            None,
-            event::ElectionType::Preferred,
-            event::ElectionTrigger::Zk,
-        )?;
-        env.note(
-            "failover",
-            Fact::FailoverDone {
-                epoch: self.ctx.epoch,
-            },
-        );
-        if env.config.auto_leader_rebalance_enable {
-            env.out.timers.push((5000, Timer::AutoLeaderRebalance));
+        self.failover_from(env, FailoverPiece::Context)
+    }
+
+    /// `onControllerFailover` from `piece` on. Between pieces, when
+    /// `env.may_stop`, it stops and says where ([`KafkaController::stopped_at`]);
+    /// an error ends it there, as it ends Kafka's.
+    fn failover_from(
+        &mut self,
+        env: &mut Env<'_>,
+        mut piece: FailoverPiece,
+    ) -> Result<(), ControllerError> {
+        loop {
+            piece = match piece {
+                FailoverPiece::Context => {
+                    self.initialize_controller_context(env)?;
+                    self.initialize_topic_deletion(env)?;
+                    FailoverPiece::UpdateMetadata
+                }
+                FailoverPiece::UpdateMetadata => {
+                    // Brokers must learn the live brokers before any LeaderAndIsr.
+                    let live = self.ctx.live_or_shutting_down();
+                    self.send_update_metadata(env, &live, Vec::new());
+                    FailoverPiece::ReplicaStates
+                }
+                FailoverPiece::ReplicaStates => {
+                    self.replica_state_machine_startup(env)?;
+                    FailoverPiece::PartitionStates
+                }
+                FailoverPiece::PartitionStates => {
+                    self.partition_state_machine_startup(env)?;
+                    FailoverPiece::Rest
+                }
+                FailoverPiece::Rest => {
+                    self.initialize_partition_reassignments(env)?;
+                    self.resume_deletions(env)?;
+                    // A preferred election written while there was no controller.
+                    self.process_replica_leader_election(
+                        env,
+                        None,
+                        event::ElectionType::Preferred,
+                        event::ElectionTrigger::Zk,
+                    )?;
+                    env.note(
+                        "failover",
+                        Fact::FailoverDone {
+                            epoch: self.ctx.epoch,
+                        },
+                    );
+                    if env.config.auto_leader_rebalance_enable {
+                        env.out.timers.push((5000, Timer::AutoLeaderRebalance));
+                    }
+                    return Ok(());
+                }
+            };
+            if env.may_stop {
+                self.stopped_at = Some(piece);
+                return Ok(());
+            }
         }
-        Ok(())
     }
 
     fn initialize_controller_context(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {

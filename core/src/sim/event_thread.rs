@@ -5,7 +5,9 @@
 
 use super::*;
 use crate::controller::event::{ControllerEvent, ControllerState, ElectionTrigger, ElectionType};
-use crate::controller::{Env, InProgress, KafkaController, Note, Outbox, RequestDraft};
+use crate::controller::{
+    Env, InProgress, KafkaController, Note, Outbox, QueuedEvent, RequestDraft,
+};
 use crate::cost::{CostModel, Meter};
 use crate::fact::Fact;
 use crate::ids::BrokerId;
@@ -88,7 +90,6 @@ impl Sim {
 
     /// If the event thread is idle and has work, take the next event.
     pub(super) fn kick(&mut self, broker: BrokerId) {
-        let now = self.now;
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;
         };
@@ -98,16 +99,74 @@ impl Sim {
         let Some(queued) = b.controller.queue.pop_front() else {
             return;
         };
-        let event = queued.event;
-        b.controller.state = event.state();
-        let Some(((), mut out)) =
-            self.in_controller(broker, |controller, env| controller.process(env, &event))
-        else {
+        b.controller.state = queued.event.state();
+        // Only the kick that ends its step may leave the event unfinished
+        // (see `Sim::step_piece`).
+        let may_stop = std::mem::take(&mut self.may_stop);
+        let Some(((), out)) = self.in_controller(broker, |controller, env| {
+            env.may_stop = may_stop;
+            controller.process(env, &queued.event)
+        }) else {
             return;
         };
+        self.processed_or_stopped(broker, queued, out);
+    }
+
+    /// Go on with the event that stopped between its pieces, one piece (or
+    /// to its end unless `may_stop`); then, once it ended, the rest of its
+    /// step. Returns whether the step is finished.
+    pub(super) fn go_on(&mut self, may_stop: bool) -> bool {
+        let Some(stopped) = self.stopped.take() else {
+            return true;
+        };
+        let Stopped {
+            broker,
+            queued,
+            mut out,
+            statuses,
+        } = *stopped;
+        if let Some(b) = self.brokers.get_mut(&broker) {
+            let mut env = Env {
+                now: self.now,
+                me: broker,
+                client: &mut b.zk_client,
+                zk: &mut self.zk,
+                config: &self.config,
+                out: &mut out,
+                may_stop,
+            };
+            b.controller.go_on(&mut env, &queued.event);
+        }
+        self.processed_or_stopped(broker, queued, out);
+        match self.stopped.as_mut() {
+            Some(s) => {
+                s.statuses = statuses;
+                false
+            }
+            None => {
+                self.end_step(statuses, false);
+                true
+            }
+        }
+    }
+
+    /// The event `kick` took has been processed, or stopped between its
+    /// pieces (then it is kept, and nothing else happens until it goes on).
+    fn processed_or_stopped(&mut self, broker: BrokerId, queued: QueuedEvent, mut out: Outbox) {
+        let now = self.now;
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;
         };
+        if b.controller.stopped_at.is_some() {
+            self.stopped = Some(Box::new(Stopped {
+                broker,
+                queued,
+                out,
+                statuses: Vec::new(),
+            }));
+            return;
+        }
+        let event = queued.event;
         if let Some(epoch) = out.new_broker_epoch {
             b.broker_epoch = epoch;
         }
@@ -184,6 +243,7 @@ impl Sim {
             zk: &mut self.zk,
             config: &self.config,
             out: &mut out,
+            may_stop: false,
         };
         let r = f(&mut b.controller, &mut env);
         Some((r, out))

@@ -285,6 +285,29 @@ pub struct Sim {
     epoch_span_memo: crate::controller::channel::EpochSpanMemo,
     /// The invariant checker.
     pub(crate) checker: Checker,
+    /// A step whose controller event stopped between its pieces
+    /// ([`Sim::step_piece`]): nothing else happens until it goes on.
+    #[serde(skip)]
+    stopped: Option<Box<Stopped>>,
+    /// Set for the one `kick` that may leave its event unfinished: the one
+    /// that ends a step taken by [`Sim::step_piece`].
+    #[serde(skip)]
+    may_stop: bool,
+}
+
+/// A step left unfinished: the controller event it started stopped between
+/// its pieces ([`crate::controller::KafkaController::stopped_at`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stopped {
+    /// Whose event thread.
+    broker: BrokerId,
+    /// The event, as it was queued.
+    queued: crate::controller::QueuedEvent,
+    /// What it has produced so far.
+    out: crate::controller::Outbox,
+    /// The brokers' statuses before the step (what the end of the step
+    /// compares with).
+    statuses: Vec<(BrokerStatus, u32)>,
 }
 
 /// The simulator's record of every partition's state znode.
@@ -366,6 +389,8 @@ impl Sim {
             metadata_memo: crate::broker::MetadataMemo::default(),
             epoch_span_memo: crate::controller::channel::EpochSpanMemo::default(),
             checker: Checker::default(),
+            stopped: None,
+            may_stop: false,
         };
         for p in paths::TOP_LEVEL {
             let _ = sim.zk.create_recursive(None, p, "", CreateMode::Persistent);
@@ -433,8 +458,12 @@ impl Sim {
         self.checker.violations()
     }
 
-    /// When the next action or event happens, if any.
+    /// When the next action or event happens, if any (now, while a step is
+    /// unfinished: [`Sim::step_piece`]).
     pub fn next_event_time(&self) -> Option<SimTime> {
+        if self.stopped.is_some() {
+            return Some(self.now);
+        }
         let a = self.actions.keys().next().map(|(t, _)| *t);
         let e = self.queue.keys().next().map(|k| k.0);
         match (a, e) {
@@ -465,7 +494,9 @@ impl Sim {
 
     // ----- driving ----------------------------------------------------------
 
-    /// Schedule a user action at `at` (not before now).
+    /// Schedule a user action at `at` (not before now). A step left
+    /// unfinished ([`Sim::step_piece`]) is finished first when the action is
+    /// taken.
     pub fn schedule_action(&mut self, at: SimTime, action: Action) -> Result<(), ActionError> {
         if at < self.now {
             return Err(ActionError::InThePast {
@@ -474,6 +505,7 @@ impl Sim {
             });
         }
         self.check_new_action(at, &action)?;
+        self.finish_step();
         self.action_seq += 1;
         self.actions.insert((at, self.action_seq), action);
         Ok(())
@@ -514,8 +546,45 @@ impl Sim {
 
     /// Process the next action or event. An action at time T comes before
     /// every event at T, so a replay from any snapshot taken before T gives
-    /// the same order. Returns false when nothing is left.
+    /// the same order. Returns false when nothing is left. A step left
+    /// unfinished by [`Sim::step_piece`] is finished instead.
     pub fn step(&mut self) -> bool {
+        if self.stopped.is_some() {
+            return self.go_on(false);
+        }
+        self.step_from_queue(false)
+    }
+
+    /// One piece of work: as [`Sim::step`], except that a long controller
+    /// event (a failover: [`crate::controller::FailoverPiece`]) may stop
+    /// between its pieces, leaving the step unfinished; the next call goes
+    /// on with it, one piece at a time. Nothing else happens in between and
+    /// virtual time stands still, so where a step stops changes nothing:
+    /// stepping by pieces gives the trace and state that [`Sim::step`]
+    /// gives. The page plays by pieces to draw while such an event runs.
+    /// Returns false when nothing is left.
+    pub fn step_piece(&mut self) -> bool {
+        if self.stopped.is_some() {
+            self.go_on(true);
+            return true;
+        }
+        self.step_from_queue(true)
+    }
+
+    /// Whether a step stopped between pieces ([`Sim::step_piece`]): the
+    /// state is then partway through a controller event.
+    pub fn mid_step(&self) -> bool {
+        self.stopped.is_some()
+    }
+
+    /// Finish a step left unfinished by [`Sim::step_piece`], if any.
+    pub fn finish_step(&mut self) {
+        while self.stopped.is_some() {
+            self.go_on(false);
+        }
+    }
+
+    fn step_from_queue(&mut self, by_pieces: bool) -> bool {
         let next_action = self.actions.keys().next().map(|(t, _)| *t);
         let next_key = self.queue.keys().next().copied();
         let next_event = next_key.map(|k| k.0);
@@ -561,10 +630,33 @@ impl Sim {
                 self.unqueued(&ev);
                 self.now = t;
                 self.zk.set_now(t);
+                // The events whose handling ends with the event thread
+                // taking an event (`kick` last): nothing of the step comes
+                // between that event and the end of the step.
+                self.may_stop = by_pieces
+                    && matches!(
+                        ev,
+                        SimEvent::Register { .. }
+                            | SimEvent::Notify { .. }
+                            | SimEvent::ControllerDone { .. }
+                            | SimEvent::Timer { .. }
+                    );
                 self.handle(ev);
+                self.may_stop = false;
+                if let Some(stopped) = self.stopped.as_mut() {
+                    stopped.statuses = statuses;
+                    return true;
+                }
             }
             (_, None) => return false,
         }
+        self.end_step(statuses, data_plane_only);
+        true
+    }
+
+    /// What every step does once its action or event is handled: watches,
+    /// visibility, availability, invariants.
+    fn end_step(&mut self, statuses: Vec<(BrokerStatus, u32)>, data_plane_only: bool) {
         self.route_watches();
         // Wake up when the writes made partway through an event become
         // visible, so the checker and availability follow them then.
@@ -602,7 +694,6 @@ impl Sim {
         if !data_plane_only {
             self.check_invariants();
         }
-        true
     }
 
     /// Process everything at or before `until`, then set the clock to it.

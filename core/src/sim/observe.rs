@@ -56,6 +56,7 @@ impl Sim {
         // The cheap checks first: this runs after every step, and while
         // anything is in flight the walk over the brokers' sessions is moot.
         self.work_queued == 0
+            && self.stopped.is_none()
             && self.channels.is_empty()
             && self.held.values().all(|(_, h)| h.is_empty())
             && self

@@ -351,7 +351,7 @@ fn a_failover_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
             "{name}"
         );
         assert!(pieces == whole, "{name}: the whole state is the same");
-        // Every failover stopped at each of its four boundaries.
+        // Every failover stopped at each of its six boundaries.
         let failovers = whole
             .trace()
             .iter()
@@ -359,7 +359,7 @@ fn a_failover_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
             .count();
         assert_eq!(
             stops,
-            4 * failovers,
+            6 * failovers,
             "{name}: {stops} stops, {failovers} failovers"
         );
     }

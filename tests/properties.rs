@@ -345,3 +345,54 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(config(60))]
+
+    #[test]
+    fn stepping_by_pieces_changes_nothing_under_random_faults(
+        (seed, n, actions) in schedule(),
+        mix in any::<u64>(),
+    ) {
+        // Kafka: ControllerEventManager runs each event to its end
+        // (onControllerFailover included). The simulator may stop a failover
+        // between its pieces (`Sim::step_piece`, the page's playback) and go
+        // on later, by pieces or with `step`: nothing else happens meanwhile,
+        // so the run is the same, every failover of every random schedule.
+        let brokers: Vec<String> = (0..n).map(|b| b.to_string()).collect();
+        let text = format!(
+            r#"{{"version":1,"seed":{seed},"brokers":[{}],"topics":[{{"name":"t","partitions":4,"replication_factor":{}}}]}}"#,
+            brokers.join(","),
+            n.min(3)
+        );
+        let scenario = Scenario::parse(&text).unwrap();
+        let build = || {
+            let mut sim = scenario.build();
+            for (t, a) in &actions {
+                sim.schedule_action(SimTime(*t), a.clone()).unwrap();
+            }
+            sim
+        };
+        let end = SimTime(90_000);
+        let mut whole = build();
+        whole.run_until(end);
+        let mut pieces = build();
+        let mut bits = mix;
+        let mut stops = 0u32;
+        while pieces.next_event_time().is_some_and(|t| t <= end) {
+            // Go on by pieces, or finish the step whole, as `mix` says.
+            bits = bits.rotate_left(1);
+            if pieces.mid_step() && bits & 1 == 1 {
+                pieces.step();
+            } else {
+                pieces.step_piece();
+            }
+            stops += u32::from(pieces.mid_step());
+        }
+        pieces.run_until(end);
+        let failovers = whole.trace().iter().filter(|r| r.kind.as_str() == "failover").count();
+        prop_assert!(failovers == 0 || stops > 0, "{failovers} failovers, never stopped");
+        prop_assert!(pieces.trace() == whole.trace(), "seed {seed}, {n} brokers, {actions:?}: traces differ");
+        prop_assert!(pieces == whole, "seed {seed}, {n} brokers, {actions:?}: states differ");
+    }
+}

@@ -202,14 +202,21 @@ pub struct KafkaController {
 /// The pieces of `onControllerFailover` after the handlers are registered,
 /// in Kafka 2.4's order: a failover over 200,000 partitions takes a tenth of
 /// a second of the simulator's wall time, so the page may draw between them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FailoverPiece {
-    /// `initializeControllerContext` and the topic deletion manager's start.
+    /// `initializeControllerContext` to the assignments.
     Context,
+    /// The rest of `initializeControllerContext` (the leaderships) and the
+    /// topic deletion manager's start.
+    Leaderships,
     /// `sendUpdateMetadataRequest` to every live broker.
     UpdateMetadata,
-    /// `replicaStateMachine.startup()`.
+    /// `replicaStateMachine.startup()`: the states, and the online
+    /// replicas' requests.
     ReplicaStates,
+    /// `replicaStateMachine.startup()`'s last call: the replicas on brokers
+    /// that are not live go to `OfflineReplica`.
+    OfflineReplicas(Vec<(crate::ids::TopicPartition, BrokerId)>),
     /// `partitionStateMachine.startup()`.
     PartitionStates,
     /// Reassignments, deletions, a preferred election written meanwhile.
@@ -556,6 +563,14 @@ impl KafkaController {
             piece = match piece {
                 FailoverPiece::Context => {
                     self.initialize_controller_context(env)?;
+                    FailoverPiece::Leaderships
+                }
+                FailoverPiece::Leaderships => {
+                    self.read_leaderships(env)?;
+                    // Partitions whose persisted assignment has adding or
+                    // removing replicas.
+                    self.ctx.partitions_being_reassigned =
+                        self.ctx.reassigning.keys().cloned().collect();
                     self.initialize_topic_deletion(env)?;
                     FailoverPiece::UpdateMetadata
                 }
@@ -566,7 +581,14 @@ impl KafkaController {
                     FailoverPiece::ReplicaStates
                 }
                 FailoverPiece::ReplicaStates => {
-                    self.replica_state_machine_startup(env)?;
+                    FailoverPiece::OfflineReplicas(self.replica_state_machine_startup(env))
+                }
+                FailoverPiece::OfflineReplicas(offline) => {
+                    self.handle_replica_state_changes(
+                        env,
+                        &offline,
+                        states::ReplicaState::OfflineReplica,
+                    )?;
                     FailoverPiece::PartitionStates
                 }
                 FailoverPiece::PartitionStates => {
@@ -610,10 +632,7 @@ impl KafkaController {
         for b in self.ctx.live_brokers.keys() {
             env.client.register_data_handler(&paths::broker(*b));
         }
-        self.read_partitions(env)?;
-        // Partitions whose persisted assignment has adding or removing replicas.
-        self.ctx.partitions_being_reassigned = self.ctx.reassigning.keys().cloned().collect();
-        Ok(())
+        self.read_assignments(env)
     }
 
     /// `KafkaController.shutdown()` on a clean broker exit: the event thread

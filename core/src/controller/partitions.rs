@@ -20,7 +20,10 @@ impl KafkaController {
 
     /// Read every topic's assignment (re-arming the per-topic watches) and
     /// every partition's state znode into the context.
-    pub(super) fn read_partitions(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
+    /// The assignments of every topic (`initializeControllerContext`'s
+    /// `getFullReplicaAssignmentForTopics`); their leaderships are read next
+    /// ([`KafkaController::read_leaderships`]).
+    pub(super) fn read_assignments(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
         self.ctx.assignments = PartitionMap::new();
         self.ctx.leadership = PartitionMap::new();
         let topics: Vec<String> = self.ctx.all_topics.iter().cloned().collect();
@@ -40,9 +43,14 @@ impl KafkaController {
             }
         }
         self.ctx.assignments = PartitionMap::from_sorted(assignments);
-        if let Some(e) = failed {
-            return Err(e);
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
+    }
+
+    /// Every assigned partition's leadership (`updateLeaderAndIsrCache`).
+    pub(super) fn read_leaderships(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
         // Read as one batch (`getTopicPartitionStates`), in partition order,
         // so the map is built in one go.
         let tps: Vec<TopicPartition> = self.ctx.assignments.keys().cloned().collect();

@@ -36,10 +36,12 @@ impl KafkaController {
     /// replica `OnlineReplica` if its broker is live and not shutting down,
     /// else `ReplicaDeletionIneligible`), then `handleStateChanges` of the
     /// online ones to `OnlineReplica` and of the others to `OfflineReplica`.
+    /// Returns the replicas not online, for the last call
+    /// ([`super::FailoverPiece::OfflineReplicas`]).
     pub(super) fn replica_state_machine_startup(
         &mut self,
         env: &mut Env<'_>,
-    ) -> Result<(), ControllerError> {
+    ) -> Vec<(TopicPartition, BrokerId)> {
         use super::election::{BrokerBits, BrokerSet};
         let online_brokers: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
         let mut offline = Vec::new();
@@ -115,7 +117,7 @@ impl KafkaController {
             }
             batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
         }
-        self.handle_replica_state_changes(env, &offline, ReplicaState::OfflineReplica)
+        offline
     }
 
     /// `ReplicaStateMachine.handleStateChanges`: replicas grouped by broker,

@@ -351,15 +351,15 @@ fn a_failover_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
             "{name}"
         );
         assert!(pieces == whole, "{name}: the whole state is the same");
-        // Every failover stopped at each of its six boundaries.
+        // Every failover stopped at each of its boundaries: seven, or six
+        // when no replica is online (no online replicas' requests).
         let failovers = whole
             .trace()
             .iter()
             .filter(|r| r.kind.as_str() == "failover")
             .count();
-        assert_eq!(
-            stops,
-            6 * failovers,
+        assert!(
+            (6 * failovers..=7 * failovers).contains(&stops),
             "{name}: {stops} stops, {failovers} failovers"
         );
     }

@@ -25,9 +25,23 @@ fn run(sim: &mut Sim, until: SimTime, label: &str) {
             .map(|(_, ev)| format!("{ev:?}").chars().take(60).collect())
             .collect();
         while sim.next_event_time().is_some_and(|e| e <= t) {
+            let first: String = sim
+                .pending()
+                .next()
+                .map(|(_, ev)| format!("{ev:?}").chars().take(50).collect())
+                .unwrap_or_default();
+            let first = if sim.pending_actions().next().is_some_and(|(a, _)| a <= t) {
+                "an action".to_string()
+            } else {
+                first
+            };
             let t0 = std::time::Instant::now();
             sim.step_piece();
-            stretch += t0.elapsed().as_secs_f64() * 1e3;
+            let one = t0.elapsed().as_secs_f64() * 1e3;
+            stretch += one;
+            if one > 5.0 && std::env::var_os("STEPS").is_some() {
+                println!("  step {:.1} ms: {first}", one);
+            }
             if sim.mid_step() {
                 if stretch > 10.0 {
                     println!(

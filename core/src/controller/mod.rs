@@ -211,9 +211,11 @@ pub enum FailoverPiece {
     Leaderships,
     /// `sendUpdateMetadataRequest` to every live broker.
     UpdateMetadata,
-    /// `replicaStateMachine.startup()`: the states, and the online
-    /// replicas' requests.
+    /// `replicaStateMachine.startup()`: the replicas' states.
     ReplicaStates,
+    /// `replicaStateMachine.startup()`: the online replicas' requests,
+    /// given how many each broker has; then the replicas not online.
+    OnlineReplicas(Vec<usize>, Vec<(crate::ids::TopicPartition, BrokerId)>),
     /// `replicaStateMachine.startup()`'s last call: the replicas on brokers
     /// that are not live go to `OfflineReplica`.
     OfflineReplicas(Vec<(crate::ids::TopicPartition, BrokerId)>),
@@ -580,8 +582,15 @@ impl KafkaController {
                     self.send_update_metadata(env, &live, Vec::new());
                     FailoverPiece::ReplicaStates
                 }
-                FailoverPiece::ReplicaStates => {
-                    FailoverPiece::OfflineReplicas(self.replica_state_machine_startup(env))
+                FailoverPiece::ReplicaStates => match self.initialize_replica_states() {
+                    (Some(per_broker), offline) => {
+                        FailoverPiece::OnlineReplicas(per_broker, offline)
+                    }
+                    (None, offline) => FailoverPiece::OfflineReplicas(offline),
+                },
+                FailoverPiece::OnlineReplicas(per_broker, offline) => {
+                    self.online_replica_requests(env, &per_broker);
+                    FailoverPiece::OfflineReplicas(offline)
                 }
                 FailoverPiece::OfflineReplicas(offline) => {
                     self.handle_replica_state_changes(

@@ -36,12 +36,13 @@ impl KafkaController {
     /// replica `OnlineReplica` if its broker is live and not shutting down,
     /// else `ReplicaDeletionIneligible`), then `handleStateChanges` of the
     /// online ones to `OnlineReplica` and of the others to `OfflineReplica`.
-    /// Returns the replicas not online, for the last call
-    /// ([`super::FailoverPiece::OfflineReplicas`]).
-    pub(super) fn replica_state_machine_startup(
+    /// This is `initializeReplicaState`; it returns how many online
+    /// replicas each broker has (`None` if no replica is online), for
+    /// [`KafkaController::online_replica_requests`], and the replicas not
+    /// online, for the last call ([`super::FailoverPiece::OfflineReplicas`]).
+    pub(super) fn initialize_replica_states(
         &mut self,
-        env: &mut Env<'_>,
-    ) -> Vec<(TopicPartition, BrokerId)> {
+    ) -> (Option<Vec<usize>>, Vec<(TopicPartition, BrokerId)>) {
         use super::election::{BrokerBits, BrokerSet};
         let online_brokers: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
         let mut offline = Vec::new();
@@ -82,7 +83,20 @@ impl KafkaController {
                 }
             }
         }
-        if any_online {
+        (any_online.then_some(online_per_broker), offline)
+    }
+
+    /// `replicaStateMachine.startup()`'s `handleStateChanges(online,
+    /// OnlineReplica)` after [`KafkaController::initialize_replica_states`],
+    /// given the online replicas per broker it counted.
+    pub(super) fn online_replica_requests(
+        &mut self,
+        env: &mut Env<'_>,
+        online_per_broker: &[usize],
+    ) {
+        use super::election::{BrokerBits, BrokerSet};
+        let online_brokers: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
+        {
             // `handleStateChanges(online, OnlineReplica)`, walked by partition
             // instead of through `handle_replica_state_changes`: every online
             // replica was just set to OnlineReplica, a valid previous state of
@@ -117,7 +131,6 @@ impl KafkaController {
             }
             batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
         }
-        offline
     }
 
     /// `ReplicaStateMachine.handleStateChanges`: replicas grouped by broker,

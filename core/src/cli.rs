@@ -127,6 +127,11 @@ struct RunArgs {
     /// Write the trace as JSON lines to this file.
     #[arg(long, value_name = "OUT.jsonl")]
     trace: Option<String>,
+    /// Run as the page plays: a new controller's failover event by pieces
+    /// (`Sim::step_piece`). The trace and the final state are the same; this
+    /// is for checking that they are.
+    #[arg(long)]
+    by_pieces: bool,
 }
 
 #[derive(Debug, Args)]
@@ -392,6 +397,11 @@ fn run(a: RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
             .saturating_add(RUN_AFTER_LAST_ACTION_MS),
     );
     let mut sim = scenario.build();
+    if a.by_pieces {
+        while sim.next_event_time().is_some_and(|t| t <= SimTime(until)) {
+            sim.step_piece();
+        }
+    }
     sim.run_until(SimTime(until));
     if let Some(path) = a.trace {
         let header = crate::trace_file::Header::of_file(&text, until)

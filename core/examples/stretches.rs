@@ -1,0 +1,94 @@
+//! Where the page cannot draw: the start-up of a 100-broker cluster, then a
+//! kill -9 of its controller, played as the page plays (a virtual
+//! millisecond's events at a time, a step that stops between pieces stopped
+//! there: `Sim::step_piece`), printing every stretch of simulation between
+//! two points where the page may draw that took over 10 ms of wall time, and
+//! what it ran (the piece of a failover it started and ended at, or the
+//! first events of the millisecond). `STEPS=1` prints every step over 5 ms.
+//!
+//! `cargo run --profile perf -p kcsim-core --example stretches -- [PARTITIONS]`
+//!
+//! Wall time is read here, in the driver, only to report speed.
+
+use kcsim_core::action::Action;
+use kcsim_core::sim::Sim;
+use kcsim_core::time::SimTime;
+
+/// The failover piece a stopped step is at, or "end of ms".
+fn at_piece(sim: &Sim) -> String {
+    sim.brokers()
+        .values()
+        .find_map(|b| {
+            let p = b.controller.stopped_at.as_ref()?;
+            Some(format!("{p:?}").chars().take_while(|c| *c != '(').collect())
+        })
+        .unwrap_or_else(|| "end of ms".into())
+}
+
+/// The first pending action or event, briefly.
+fn next_thing(sim: &Sim, t: SimTime) -> String {
+    if sim.pending_actions().next().is_some_and(|(a, _)| a <= t) {
+        return "an action".into();
+    }
+    sim.pending()
+        .next()
+        .map(|(_, ev)| format!("{ev:?}").chars().take(60).collect())
+        .unwrap_or_default()
+}
+
+#[allow(clippy::disallowed_methods)]
+fn run(sim: &mut Sim, until: SimTime, label: &str) {
+    let steps = std::env::var_os("STEPS").is_some();
+    while let Some(t) = sim.next_event_time().filter(|t| *t <= until) {
+        let firsts: Vec<String> = sim
+            .pending()
+            .take_while(|(e, _)| *e <= t)
+            .take(3)
+            .map(|(_, ev)| format!("{ev:?}").chars().take(50).collect())
+            .collect();
+        let mut stretch = 0.0;
+        let mut from = "start of ms".to_string();
+        while sim.next_event_time().is_some_and(|e| e <= t) {
+            let what = next_thing(sim, t);
+            let t0 = std::time::Instant::now();
+            sim.step_piece();
+            let one = t0.elapsed().as_secs_f64() * 1e3;
+            stretch += one;
+            if steps && one > 5.0 {
+                println!("  step {one:.1} ms: {what}");
+            }
+            if sim.mid_step() {
+                let to = at_piece(sim);
+                if stretch > 10.0 {
+                    println!("{label} t={} {stretch:.1} ms: {from} -> {to}", t.as_ms());
+                }
+                from = to;
+                stretch = 0.0;
+            }
+        }
+        let t0 = std::time::Instant::now();
+        sim.run_until(t);
+        stretch += t0.elapsed().as_secs_f64() * 1e3;
+        if stretch > 10.0 {
+            println!(
+                "{label} t={} {stretch:.1} ms: {from} -> end of ms; first events {firsts:?}",
+                t.as_ms()
+            );
+        }
+    }
+}
+
+#[allow(clippy::disallowed_methods)]
+fn main() {
+    let partitions: u32 = std::env::args()
+        .nth(1)
+        .map_or(200_000, |a| a.parse().expect("partitions"));
+    let scenario = kcsim_core::bench::cluster(1, 100, partitions, 3).expect("cluster");
+    let mut sim = scenario.build();
+    run(&mut sim, SimTime(70_000), "start-up");
+    let controller = sim.controller_id().expect("a controller");
+    let at = sim.now().plus_ms(1_000);
+    sim.schedule_action(at, Action::KillBroker { broker: controller })
+        .expect("kill");
+    run(&mut sim, at.plus_ms(30_000), "failover");
+}

@@ -283,14 +283,23 @@ fn a_snapshot_weighs_the_new_partitions_and_the_changes_not_yet_visible() {
 
 /// Run `sim` to `end` one piece at a time (`Sim::step_piece`), checking that
 /// nothing happens while a step is unfinished; returns how many times a step
-/// stopped between pieces.
-fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime) -> usize {
-    let mut stops = 0;
+/// stopped in a failover and in a creation of partitions.
+fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime) -> (usize, usize) {
+    use kcsim_core::controller::Piece;
+    let (mut failover, mut creation) = (0, 0);
     while sim.next_event_time().is_some_and(|t| t <= end) {
         let before = sim.now();
         sim.step_piece();
         if sim.mid_step() {
-            stops += 1;
+            let at = sim
+                .brokers()
+                .values()
+                .find_map(|b| b.controller.stopped_at.as_ref());
+            match at {
+                Some(Piece::Failover(_)) => failover += 1,
+                Some(Piece::NewPartitions(_)) => creation += 1,
+                None => panic!("a step stopped, but no controller says where"),
+            }
             assert_eq!(
                 sim.now(),
                 sim.next_event_time().unwrap(),
@@ -301,7 +310,7 @@ fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime) -> usize {
         }
     }
     sim.run_until(end);
-    stops
+    (failover, creation)
 }
 
 /// The scenarios the piecewise run is compared on: every built-in one but
@@ -327,18 +336,20 @@ fn piece_scenarios() -> Vec<(String, Scenario)> {
 }
 
 #[test]
-fn a_failover_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
+fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
     // Kafka: ControllerEventManager runs one event at a time, to its end;
-    // onControllerFailover is one event. The simulator may stop between its
-    // pieces so that the page can draw while a large one runs: nothing else
+    // onControllerFailover is one event, and so is a TopicChange with its
+    // onNewPartitionCreation. The simulator may stop between their pieces
+    // so that the page can draw while a large one runs: nothing else
     // happens meanwhile, so the run is the same byte for byte.
     let mut stopped_somewhere = 0;
+    let mut created_somewhere = 0;
     for (name, s) in piece_scenarios() {
         let end = SimTime(s.last_action_ms() + 30_000);
         let mut whole = s.build();
         whole.run_until(end);
         let mut pieces = s.build();
-        let stops = run_by_pieces(&mut pieces, end);
+        let (stops, creation_stops) = run_by_pieces(&mut pieces, end);
         stopped_somewhere += usize::from(stops > 0);
         assert_eq!(
             trace_text(pieces.trace()),
@@ -352,17 +363,37 @@ fn a_failover_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
         );
         assert!(pieces == whole, "{name}: the whole state is the same");
         // Every failover stopped at each of its boundaries: seven, or six
-        // when no replica is online (no online replicas' requests).
-        let failovers = whole
-            .trace()
-            .iter()
-            .filter(|r| r.kind.as_str() == "failover")
-            .count();
+        // when no replica is online (no online replicas' requests); every
+        // creation of partitions (a new topic's, or partitions added) at
+        // its three.
+        let count = |kind: &str| {
+            whole
+                .trace()
+                .iter()
+                .filter(|r| r.kind.as_str() == kind)
+                .count()
+        };
+        let failovers = count("failover");
         assert!(
             (6 * failovers..=7 * failovers).contains(&stops),
             "{name}: {stops} stops, {failovers} failovers"
         );
+        let creations = whole
+            .trace()
+            .iter()
+            .filter(|r| match &*r.fact() {
+                kcsim_core::fact::Fact::TopicChange { partitions, .. } => *partitions > 0,
+                _ => r.kind.as_str() == "partitions_added",
+            })
+            .count();
+        assert_eq!(
+            creation_stops,
+            3 * creations,
+            "{name}: {creations} creations"
+        );
+        created_somewhere += usize::from(creation_stops > 0);
     }
+    assert!(created_somewhere >= 1, "a scenario creates partitions");
     assert!(
         stopped_somewhere >= 5,
         "the scenarios fail over ({stopped_somewhere})"

@@ -6,7 +6,9 @@
 //! what it ran (the piece of a failover it started and ended at, or the
 //! first events of the millisecond). `STEPS=1` prints every step over 5 ms.
 //!
-//! `cargo run --profile perf -p kcsim-core --example stretches -- [PARTITIONS]`
+//! `cargo run --profile perf -p kcsim-core --example stretches -- [PARTITIONS | BUILT-IN]`
+//! (100 brokers, a topic of PARTITIONS at RF 3 in ZooKeeper before they
+//! start; or a built-in scenario such as `kafka-scale`)
 //!
 //! Wall time is read here, in the driver, only to report speed.
 
@@ -80,10 +82,14 @@ fn run(sim: &mut Sim, until: SimTime, label: &str) {
 
 #[allow(clippy::disallowed_methods)]
 fn main() {
-    let partitions: u32 = std::env::args()
-        .nth(1)
-        .map_or(200_000, |a| a.parse().expect("partitions"));
-    let scenario = kcsim_core::bench::cluster(1, 100, partitions, 3).expect("cluster");
+    let arg = std::env::args().nth(1).unwrap_or_else(|| "200000".into());
+    let scenario = match kcsim_core::scenario::builtin::scenario(&arg) {
+        Some(s) => s,
+        None => {
+            let partitions: u32 = arg.parse().expect("partitions or a built-in scenario");
+            kcsim_core::bench::cluster(1, 100, partitions, 3).expect("cluster")
+        }
+    };
     let mut sim = scenario.build();
     run(&mut sim, SimTime(70_000), "start-up");
     let controller = sim.controller_id().expect("a controller");

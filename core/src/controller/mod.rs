@@ -196,7 +196,16 @@ pub struct KafkaController {
     /// between, so where it stops changes nothing; see
     /// [`crate::sim::Sim::step_piece`]).
     #[serde(skip)]
-    pub stopped_at: Option<FailoverPiece>,
+    pub stopped_at: Option<Piece>,
+}
+
+/// Where an event stopped between its pieces: what it does next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// `onControllerFailover`.
+    Failover(FailoverPiece),
+    /// `onNewPartitionCreation` (a TopicChange or a PartitionModifications).
+    NewPartitions(topics::NewPartitionsPiece),
 }
 
 /// The pieces of `onControllerFailover` after the handlers are registered,
@@ -377,7 +386,10 @@ impl KafkaController {
         let Some(piece) = self.stopped_at.take() else {
             return;
         };
-        let result = self.failover_from(env, piece);
+        let result = match piece {
+            Piece::Failover(piece) => self.failover_from(env, piece),
+            Piece::NewPartitions(piece) => self.new_partitions_from(env, piece),
+        };
         if self.stopped_at.is_none() {
             self.conclude(env, event, result);
         }
@@ -627,7 +639,7 @@ impl KafkaController {
                 }
             };
             if env.may_stop {
-                self.stopped_at = Some(piece);
+                self.stopped_at = Some(Piece::Failover(piece));
                 return Ok(());
             }
         }

@@ -137,34 +137,91 @@ impl KafkaController {
     }
 
     /// `onNewPartitionCreation`: New, NewReplica, Online (first live replica
-    /// leads), OnlineReplica.
+    /// leads), OnlineReplica. Called as its event's last call (a TopicChange
+    /// or a PartitionModifications): it may stop between its calls
+    /// ([`NewPartitionsPiece`]).
     pub(super) fn on_new_partition_creation(
         &mut self,
         env: &mut Env<'_>,
         tps: &[TopicPartition],
     ) -> Result<(), ControllerError> {
-        let replicas: Vec<(TopicPartition, BrokerId)> = tps
-            .iter()
-            .flat_map(|tp| {
-                self.ctx
-                    .assignments
-                    .get(tp)
-                    .map(|a| a.to_vec())
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(move |r| (tp.clone(), r))
-            })
-            .collect();
-        self.handle_partition_state_changes(env, tps, PartitionState::NewPartition, None)?;
-        self.handle_replica_state_changes(env, &replicas, ReplicaState::NewReplica)?;
-        self.handle_partition_state_changes(
-            env,
-            tps,
-            PartitionState::OnlinePartition,
-            Some(Strategy::Offline {
-                allow_unclean: false,
-            }),
-        )?;
-        self.handle_replica_state_changes(env, &replicas, ReplicaState::OnlineReplica)
+        self.new_partitions_from(env, NewPartitionsPiece::Partitions(tps.to_vec()))
     }
+
+    /// `onNewPartitionCreation` from `piece` on. Between its calls, when
+    /// `env.may_stop`, it stops and says where
+    /// ([`KafkaController::stopped_at`]).
+    pub(super) fn new_partitions_from(
+        &mut self,
+        env: &mut Env<'_>,
+        mut piece: NewPartitionsPiece,
+    ) -> Result<(), ControllerError> {
+        use NewPartitionsPiece::*;
+        loop {
+            piece = match piece {
+                Partitions(tps) => {
+                    let replicas: Vec<(TopicPartition, BrokerId)> = tps
+                        .iter()
+                        .flat_map(|tp| {
+                            self.ctx
+                                .assignments
+                                .get(tp)
+                                .map(|a| a.to_vec())
+                                .unwrap_or_default()
+                                .into_iter()
+                                .map(move |r| (tp.clone(), r))
+                        })
+                        .collect();
+                    self.handle_partition_state_changes(
+                        env,
+                        &tps,
+                        PartitionState::NewPartition,
+                        None,
+                    )?;
+                    NewReplicas(tps, replicas)
+                }
+                NewReplicas(tps, replicas) => {
+                    self.handle_replica_state_changes(env, &replicas, ReplicaState::NewReplica)?;
+                    Online(tps, replicas)
+                }
+                Online(tps, replicas) => {
+                    self.handle_partition_state_changes(
+                        env,
+                        &tps,
+                        PartitionState::OnlinePartition,
+                        Some(Strategy::Offline {
+                            allow_unclean: false,
+                        }),
+                    )?;
+                    OnlineReplicas(replicas)
+                }
+                OnlineReplicas(replicas) => {
+                    return self.handle_replica_state_changes(
+                        env,
+                        &replicas,
+                        ReplicaState::OnlineReplica,
+                    );
+                }
+            };
+            if env.may_stop {
+                self.stopped_at = Some(super::Piece::NewPartitions(piece));
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// The calls of `onNewPartitionCreation` after the first, each with what it
+/// is given: a topic of 200,000 partitions takes most of a second of the
+/// simulator's wall time, so the page may draw between them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NewPartitionsPiece {
+    /// The partitions go to `NewPartition`.
+    Partitions(Vec<TopicPartition>),
+    /// Their replicas go to `NewReplica`.
+    NewReplicas(Vec<TopicPartition>, Vec<(TopicPartition, BrokerId)>),
+    /// The partitions go to `OnlinePartition` (their first leaders).
+    Online(Vec<TopicPartition>, Vec<(TopicPartition, BrokerId)>),
+    /// The replicas go to `OnlineReplica`.
+    OnlineReplicas(Vec<(TopicPartition, BrokerId)>),
 }

@@ -281,23 +281,50 @@ fn a_snapshot_weighs_the_new_partitions_and_the_changes_not_yet_visible() {
     assert!(saw_pending, "the creation's writes not yet visible");
 }
 
-/// Run `sim` to `end` one piece at a time (`Sim::step_piece`), checking that
-/// nothing happens while a step is unfinished; returns how many times a step
-/// stopped in a failover and in a creation of partitions.
-fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime) -> (usize, usize) {
-    use kcsim_core::controller::Piece;
-    let (mut failover, mut creation) = (0, 0);
+/// How often a run by pieces stopped.
+#[derive(Debug, Default)]
+struct Stops {
+    /// In a failover.
+    failover: usize,
+    /// In a creation of partitions.
+    creation: usize,
+    /// In a BrokerChange's start-up of new brokers.
+    startup: usize,
+    /// Inside a run of first leaders or elections.
+    in_run: usize,
+}
+
+/// Run `sim` to `end` one piece of at most `slice` writes at a time
+/// (`Sim::step_piece_of`), checking that nothing happens while a step is
+/// unfinished; says where steps stopped.
+fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime, slice: usize) -> Stops {
+    use kcsim_core::controller::brokers::BrokerStartupPiece;
+    use kcsim_core::controller::topics::NewPartitionsPiece;
+    use kcsim_core::controller::{FailoverPiece, Piece};
+    let mut stops = Stops::default();
     while sim.next_event_time().is_some_and(|t| t <= end) {
         let before = sim.now();
-        sim.step_piece();
+        sim.step_piece_of(slice);
         if sim.mid_step() {
             let at = sim
                 .brokers()
                 .values()
                 .find_map(|b| b.controller.stopped_at.as_ref());
             match at {
-                Some(Piece::Failover(_)) => failover += 1,
-                Some(Piece::NewPartitions(_)) => creation += 1,
+                Some(Piece::Failover(p)) => {
+                    stops.failover += 1;
+                    stops.in_run += usize::from(matches!(p, FailoverPiece::Elections(_)));
+                }
+                Some(Piece::NewPartitions(p)) => {
+                    stops.creation += 1;
+                    stops.in_run +=
+                        usize::from(matches!(p, NewPartitionsPiece::OnlineUnderWay(..)));
+                }
+                Some(Piece::BrokerStartup(p)) => {
+                    stops.startup += 1;
+                    stops.in_run +=
+                        usize::from(matches!(p, BrokerStartupPiece::OnlineUnderWay(..)));
+                }
                 None => panic!("a step stopped, but no controller says where"),
             }
             assert_eq!(
@@ -310,7 +337,7 @@ fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime) -> (usize, usize) {
         }
     }
     sim.run_until(end);
-    (failover, creation)
+    stops
 }
 
 /// The scenarios the piecewise run is compared on: every built-in one but
@@ -344,59 +371,75 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
     // happens meanwhile, so the run is the same byte for byte.
     let mut stopped_somewhere = 0;
     let mut created_somewhere = 0;
+    let mut started_somewhere = 0;
+    // Stops with a run of first leaders or elections next, by slice size.
+    let mut in_a_run = [0; 3];
     for (name, s) in piece_scenarios() {
         let end = SimTime(s.last_action_ms() + 30_000);
         let mut whole = s.build();
         whole.run_until(end);
-        let mut pieces = s.build();
-        let (stops, creation_stops) = run_by_pieces(&mut pieces, end);
-        stopped_somewhere += usize::from(stops > 0);
-        assert_eq!(
-            trace_text(pieces.trace()),
-            trace_text(whole.trace()),
-            "{name}"
-        );
-        assert_eq!(
-            FinalState::of(&pieces).to_json(),
-            FinalState::of(&whole).to_json(),
-            "{name}"
-        );
-        assert!(pieces == whole, "{name}: the whole state is the same");
-        // Every failover stopped at each of its boundaries: seven, or six
-        // when no replica is online (no online replicas' requests); every
-        // creation of partitions (a new topic's, or partitions added) at
-        // its three.
-        let count = |kind: &str| {
-            whole
+        // Pieces of the page's size, and of one or three writes.
+        for (k, slice) in [kcsim_core::sim::PIECE, 1, 3].into_iter().enumerate() {
+            let mut pieces = s.build();
+            let stops = run_by_pieces(&mut pieces, end, slice);
+            let name = format!("{name}, pieces of {slice}");
+            assert_eq!(
+                trace_text(pieces.trace()),
+                trace_text(whole.trace()),
+                "{name}"
+            );
+            assert_eq!(
+                FinalState::of(&pieces).to_json(),
+                FinalState::of(&whole).to_json(),
+                "{name}"
+            );
+            assert!(pieces == whole, "{name}: the whole state is the same");
+            // Every failover stopped at each of its boundaries (six, or
+            // five when no replica is online, and more inside its elections);
+            // every creation of partitions (a new topic's, or partitions
+            // added) at its four, and more inside its first leaders.
+            let count = |kind: &str| {
+                whole
+                    .trace()
+                    .iter()
+                    .filter(|r| r.kind.as_str() == kind)
+                    .count()
+            };
+            let failovers = count("failover");
+            assert!(
+                stops.failover >= 5 * failovers && (failovers > 0 || stops.failover == 0),
+                "{name}: {stops:?}, {failovers} failovers"
+            );
+            let creations = whole
                 .trace()
                 .iter()
-                .filter(|r| r.kind.as_str() == kind)
-                .count()
-        };
-        let failovers = count("failover");
-        assert!(
-            (6 * failovers..=7 * failovers).contains(&stops),
-            "{name}: {stops} stops, {failovers} failovers"
-        );
-        let creations = whole
-            .trace()
-            .iter()
-            .filter(|r| match &*r.fact() {
-                kcsim_core::fact::Fact::TopicChange { partitions, .. } => *partitions > 0,
-                _ => r.kind.as_str() == "partitions_added",
-            })
-            .count();
-        assert_eq!(
-            creation_stops,
-            3 * creations,
-            "{name}: {creations} creations"
-        );
-        created_somewhere += usize::from(creation_stops > 0);
+                .filter(|r| match &*r.fact() {
+                    kcsim_core::fact::Fact::TopicChange { partitions, .. } => *partitions > 0,
+                    _ => r.kind.as_str() == "partitions_added",
+                })
+                .count();
+            assert!(
+                stops.creation >= 4 * creations && (creations > 0 || stops.creation == 0),
+                "{name}: {stops:?}, {creations} creations"
+            );
+            stopped_somewhere += usize::from(stops.failover > 0);
+            started_somewhere += usize::from(stops.startup > 0);
+            created_somewhere += usize::from(stops.creation > 0);
+            in_a_run[k] += stops.in_run;
+        }
     }
-    assert!(created_somewhere >= 1, "a scenario creates partitions");
     assert!(
         stopped_somewhere >= 5,
         "the scenarios fail over ({stopped_somewhere})"
+    );
+    assert!(created_somewhere >= 1, "a scenario creates partitions");
+    assert!(
+        started_somewhere >= 1,
+        "a scenario starts brokers under a controller"
+    );
+    assert!(
+        in_a_run[1] >= in_a_run[0] + 10 && in_a_run[2] > in_a_run[0],
+        "small pieces stop inside the runs: {in_a_run:?}"
     );
 }
 

@@ -385,7 +385,8 @@ proptest! {
             if pieces.mid_step() && bits & 1 == 1 {
                 pieces.step();
             } else {
-                pieces.step_piece();
+                // Pieces of 1 to 4 writes: they stop inside the runs too.
+                pieces.step_piece_of(1 + (bits >> 1) as usize % 4);
             }
             stops += u32::from(pieces.mid_step());
         }

@@ -22,7 +22,17 @@ fn at_piece(sim: &Sim) -> String {
         .values()
         .find_map(|b| {
             let p = b.controller.stopped_at.as_ref()?;
-            Some(format!("{p:?}").chars().take_while(|c| *c != '(').collect())
+            // The piece's kind and its next step: `Failover(Elections`.
+            let mut opened = 0;
+            Some(
+                format!("{p:?}")
+                    .chars()
+                    .take_while(|c| {
+                        opened += usize::from(*c == '(' || *c == ' ');
+                        opened < 2
+                    })
+                    .collect(),
+            )
         })
         .unwrap_or_else(|| "end of ms".into())
 }

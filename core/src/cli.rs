@@ -127,11 +127,12 @@ struct RunArgs {
     /// Write the trace as JSON lines to this file.
     #[arg(long, value_name = "OUT.jsonl")]
     trace: Option<String>,
-    /// Run as the page plays: a new controller's failover event by pieces
-    /// (`Sim::step_piece`). The trace and the final state are the same; this
-    /// is for checking that they are.
-    #[arg(long)]
-    by_pieces: bool,
+    /// Run as the page plays: a long controller event by pieces
+    /// (`Sim::step_piece_of`), of at most N znode writes or state changes
+    /// where a piece is a run of them (default 4096). The trace and the
+    /// final state are the same; this is for checking that they are.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "4096")]
+    by_pieces: Option<usize>,
 }
 
 #[derive(Debug, Args)]
@@ -397,9 +398,9 @@ fn run(a: RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
             .saturating_add(RUN_AFTER_LAST_ACTION_MS),
     );
     let mut sim = scenario.build();
-    if a.by_pieces {
+    if let Some(slice) = a.by_pieces {
         while sim.next_event_time().is_some_and(|t| t <= SimTime(until)) {
-            sim.step_piece();
+            sim.step_piece_of(slice);
         }
     }
     sim.run_until(SimTime(until));

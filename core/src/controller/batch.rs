@@ -16,7 +16,7 @@ use crate::ids::{BrokerId, TopicPartition};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Requests being gathered during one state-machine call.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RequestBatch {
     /// LeaderAndIsr entries per broker, in the order added: at the broker's
     /// index for ids below [`BY_ID`] (found without a search: a failover
@@ -423,7 +423,7 @@ mod tests {
             zk: &mut zk,
             config: &config,
             out: &mut out,
-            may_stop: false,
+            may_stop: None,
         };
         batch.send(ctx, deleting, &mut env);
         out

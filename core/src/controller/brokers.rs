@@ -77,6 +77,68 @@ impl KafkaController {
         env: &mut Env<'_>,
         new: &BTreeSet<BrokerId>,
     ) -> Result<(), ControllerError> {
+        // Not as its event's last call: in one piece.
+        let may_stop = env.may_stop.take();
+        let result = self.broker_startup_from(env, BrokerStartupPiece::Start(new.clone()));
+        env.may_stop = may_stop;
+        result
+    }
+
+    /// `onBrokerStartup` from `piece` on, as its event's last call: between
+    /// its parts, and inside its elections and first leaders, when
+    /// `env.may_stop`, it stops and says where
+    /// ([`KafkaController::stopped_at`]).
+    pub(super) fn broker_startup_from(
+        &mut self,
+        env: &mut Env<'_>,
+        mut piece: BrokerStartupPiece,
+    ) -> Result<(), ControllerError> {
+        use BrokerStartupPiece::*;
+        loop {
+            piece = match piece {
+                Start(new) => {
+                    let replicas = self.broker_startup_replicas(env, &new)?;
+                    Online(new, replicas)
+                }
+                Online(new, replicas) => {
+                    let tps = self.online_candidates(None);
+                    if tps.is_empty() {
+                        Rest(new, replicas)
+                    } else {
+                        let strategy = Strategy::Offline {
+                            allow_unclean: false,
+                        };
+                        let run = self.begin_online(env, &tps, Some(strategy));
+                        OnlineUnderWay(new, replicas, Box::new(run))
+                    }
+                }
+                OnlineUnderWay(new, replicas, mut run) => {
+                    // Nobody reads the per-partition outcomes here.
+                    if self.online_from(env, &mut run, None, env.may_stop)? {
+                        Rest(new, replicas)
+                    } else {
+                        self.stopped_at = Some(super::Piece::BrokerStartup(OnlineUnderWay(
+                            new, replicas, run,
+                        )));
+                        return Ok(());
+                    }
+                }
+                Rest(new, replicas) => return self.broker_startup_rest(env, &new, &replicas),
+            };
+            if env.may_stop.is_some() {
+                self.stopped_at = Some(super::Piece::BrokerStartup(piece));
+                return Ok(());
+            }
+        }
+    }
+
+    /// `onBrokerStartup` to its replica state changes: the UpdateMetadata
+    /// requests, and the new brokers' replicas online. Returns those replicas.
+    fn broker_startup_replicas(
+        &mut self,
+        env: &mut Env<'_>,
+        new: &BTreeSet<BrokerId>,
+    ) -> Result<Vec<(TopicPartition, BrokerId)>, ControllerError> {
         let existing: BTreeSet<BrokerId> = self
             .ctx
             .live_or_shutting_down()
@@ -89,7 +151,16 @@ impl KafkaController {
         self.send_update_metadata(env, new, infos);
         let replicas = self.replicas_on(new);
         self.handle_replica_state_changes(env, &replicas, ReplicaState::OnlineReplica)?;
-        self.trigger_online_partition_state_change(env, None)?;
+        Ok(replicas)
+    }
+
+    /// `onBrokerStartup` after `triggerOnlinePartitionStateChange`.
+    fn broker_startup_rest(
+        &mut self,
+        env: &mut Env<'_>,
+        new: &BTreeSet<BrokerId>,
+        replicas: &[(TopicPartition, BrokerId)],
+    ) -> Result<(), ControllerError> {
         // maybeResumeReassignments: Kafka 2.4 resumes every reassignment whose
         // target replicas (RS minus the removing ones, not only the adding
         // ones) include a new broker; onPartitionReassignment runs again.
@@ -200,4 +271,24 @@ impl KafkaController {
         );
         Ok(Ok(remaining))
     }
+}
+
+/// The parts of `onBrokerStartup`, each with what it is given: at a large
+/// start-up its `triggerOnlinePartitionStateChange` writes the first leaders
+/// of every partition, so the page may draw between them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BrokerStartupPiece {
+    /// From the start, for these new brokers.
+    Start(BTreeSet<BrokerId>),
+    /// `triggerOnlinePartitionStateChange` next (with the new brokers'
+    /// replicas, for what follows it).
+    Online(BTreeSet<BrokerId>, Vec<(TopicPartition, BrokerId)>),
+    /// That under way.
+    OnlineUnderWay(
+        BTreeSet<BrokerId>,
+        Vec<(TopicPartition, BrokerId)>,
+        Box<super::partition_state_machine::OnlineRun>,
+    ),
+    /// The reassignments and deletions to resume, the brokers' handlers.
+    Rest(BTreeSet<BrokerId>, Vec<(TopicPartition, BrokerId)>),
 }

@@ -139,10 +139,12 @@ pub struct Env<'a> {
     /// What the handler produces.
     pub out: &'a mut Outbox,
     /// Whether a long event may stop between its pieces
-    /// ([`KafkaController::stopped_at`]): the simulator's choice, so that
-    /// the page can draw while a large failover runs (Kafka's event thread
-    /// runs the event in one go; so does the simulation, in virtual time).
-    pub may_stop: bool,
+    /// ([`KafkaController::stopped_at`]), and the most znode writes or state
+    /// changes a piece that is a run of them does: the simulator's choice,
+    /// so that the page can draw while a large failover runs (Kafka's event
+    /// thread runs the event in one go; so does the simulation, in virtual
+    /// time).
+    pub may_stop: Option<usize>,
 }
 
 /// An event waiting in the queue, with when it was enqueued.
@@ -206,6 +208,8 @@ pub enum Piece {
     Failover(FailoverPiece),
     /// `onNewPartitionCreation` (a TopicChange or a PartitionModifications).
     NewPartitions(topics::NewPartitionsPiece),
+    /// `onBrokerStartup` (a BrokerChange with new brokers only).
+    BrokerStartup(brokers::BrokerStartupPiece),
 }
 
 /// The pieces of `onControllerFailover` after the handlers are registered,
@@ -228,8 +232,12 @@ pub enum FailoverPiece {
     /// `replicaStateMachine.startup()`'s last call: the replicas on brokers
     /// that are not live go to `OfflineReplica`.
     OfflineReplicas(Vec<(crate::ids::TopicPartition, BrokerId)>),
-    /// `partitionStateMachine.startup()`.
+    /// `partitionStateMachine.startup()`: the states, and the partitions it
+    /// moves online.
     PartitionStates,
+    /// Its `triggerOnlinePartitionStateChange` under way (elections, a new
+    /// partition's first leader: a slice at a time).
+    Elections(Box<partition_state_machine::OnlineRun>),
     /// Reassignments, deletions, a preferred election written meanwhile.
     Rest,
 }
@@ -389,6 +397,7 @@ impl KafkaController {
         let result = match piece {
             Piece::Failover(piece) => self.failover_from(env, piece),
             Piece::NewPartitions(piece) => self.new_partitions_from(env, piece),
+            Piece::BrokerStartup(piece) => self.broker_startup_from(env, piece),
         };
         if self.stopped_at.is_none() {
             self.conclude(env, event, result);
@@ -613,8 +622,26 @@ impl KafkaController {
                     FailoverPiece::PartitionStates
                 }
                 FailoverPiece::PartitionStates => {
-                    self.partition_state_machine_startup(env)?;
-                    FailoverPiece::Rest
+                    self.initialize_partition_states();
+                    let tps = self.online_candidates(None);
+                    if tps.is_empty() {
+                        FailoverPiece::Rest
+                    } else {
+                        let strategy = election::Strategy::Offline {
+                            allow_unclean: false,
+                        };
+                        let run = self.begin_online(env, &tps, Some(strategy));
+                        FailoverPiece::Elections(Box::new(run))
+                    }
+                }
+                FailoverPiece::Elections(mut run) => {
+                    // Nobody reads the per-partition outcomes here.
+                    if self.online_from(env, &mut run, None, env.may_stop)? {
+                        FailoverPiece::Rest
+                    } else {
+                        self.stopped_at = Some(Piece::Failover(FailoverPiece::Elections(run)));
+                        return Ok(());
+                    }
                 }
                 FailoverPiece::Rest => {
                     self.initialize_partition_reassignments(env)?;
@@ -638,7 +665,7 @@ impl KafkaController {
                     return Ok(());
                 }
             };
-            if env.may_stop {
+            if env.may_stop.is_some() {
                 self.stopped_at = Some(Piece::Failover(piece));
                 return Ok(());
             }
@@ -720,6 +747,10 @@ impl KafkaController {
             self.ctx.live_brokers.insert(*b, current[b]);
         }
         if !new.is_empty() {
+            if bounced.is_empty() && dead.is_empty() {
+                // The event's last call: it may stop between its pieces.
+                return self.broker_startup_from(env, brokers::BrokerStartupPiece::Start(new));
+            }
             self.on_broker_startup(env, &new)?;
         }
         if !bounced.is_empty() {

@@ -33,11 +33,10 @@ struct ElectionSets {
 }
 
 impl KafkaController {
-    /// `partitionStateMachine.startup()`.
-    pub(super) fn partition_state_machine_startup(
-        &mut self,
-        env: &mut Env<'_>,
-    ) -> Result<(), ControllerError> {
+    /// `partitionStateMachine.startup()`'s `initializePartitionState`; its
+    /// `triggerOnlinePartitionStateChange` follows
+    /// ([`KafkaController::online_candidates`], [`KafkaController::begin_online`]).
+    pub(super) fn initialize_partition_states(&mut self) {
         // `is_replica_online(b, false)` is membership of the live brokers
         // not shutting down.
         let online: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
@@ -62,7 +61,6 @@ impl KafkaController {
                 self.ctx.partition_states.insert(tp, state);
             }
         }
-        self.trigger_online_partition_state_change(env, None)
     }
 
     /// `triggerOnlinePartitionStateChange`: every New or Offline partition
@@ -73,19 +71,7 @@ impl KafkaController {
         env: &mut Env<'_>,
         topic: Option<&str>,
     ) -> Result<(), ControllerError> {
-        let tps: Vec<TopicPartition> = self
-            .ctx
-            .partition_states
-            .iter()
-            .filter(|(tp, s)| {
-                matches!(
-                    s,
-                    PartitionState::NewPartition | PartitionState::OfflinePartition
-                ) && topic.is_none_or(|t| tp.topic == t)
-                    && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
-            })
-            .map(|(tp, _)| tp.clone())
-            .collect();
+        let tps = self.online_candidates(topic);
         if tps.is_empty() {
             return Ok(());
         }
@@ -100,6 +86,23 @@ impl KafkaController {
             }),
             None,
         )
+    }
+
+    /// The partitions `triggerOnlinePartitionStateChange` moves: New or
+    /// Offline (of one topic, or all), not queued for deletion.
+    pub(super) fn online_candidates(&self, topic: Option<&str>) -> Vec<TopicPartition> {
+        self.ctx
+            .partition_states
+            .iter()
+            .filter(|(tp, s)| {
+                matches!(
+                    s,
+                    PartitionState::NewPartition | PartitionState::OfflinePartition
+                ) && topic.is_none_or(|t| tp.topic == t)
+                    && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
+            })
+            .map(|(tp, _)| tp.clone())
+            .collect()
     }
 
     // ----- the partition state machine ----------------------------------------
@@ -127,6 +130,52 @@ impl KafkaController {
         strategy: Option<Strategy>,
         mut results: Option<&mut BTreeMap<TopicPartition, TransitionResult>>,
     ) -> Result<(), ControllerError> {
+        let (batch, valid, valid_new) =
+            self.valid_transitions(env, tps, target, results.as_deref_mut());
+        match target {
+            PartitionState::NewPartition
+            | PartitionState::OfflinePartition
+            | PartitionState::NonExistentPartition => {
+                for tp in &valid {
+                    self.set_partition_state(env, tp, target);
+                    if let Some(results) = results.as_deref_mut() {
+                        results.insert(tp.clone(), Ok(()));
+                    }
+                }
+                batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
+                Ok(())
+            }
+            PartitionState::OnlinePartition => {
+                let mut run = self.online_run(env, batch, valid, valid_new, strategy);
+                self.online_from(env, &mut run, results, None).map(|_| ())
+            }
+        }
+    }
+
+    /// `handleStateChanges(tps, OnlinePartition)` without outcomes, as a run
+    /// that may stop every `slice` znode writes and state changes when the
+    /// event may stop ([`KafkaController::online_from`]).
+    pub(super) fn begin_online(
+        &mut self,
+        env: &mut Env<'_>,
+        tps: &[TopicPartition],
+        strategy: Option<Strategy>,
+    ) -> OnlineRun {
+        let target = PartitionState::OnlinePartition;
+        let (batch, valid, valid_new) = self.valid_transitions(env, tps, target, None);
+        self.online_run(env, batch, valid, valid_new, strategy)
+    }
+
+    /// The start of `doHandleStateChanges`: the batch, and the partitions
+    /// that may go to `target` (the others noted, and their outcomes
+    /// written), with whether each was New.
+    fn valid_transitions(
+        &mut self,
+        env: &mut Env<'_>,
+        tps: &[TopicPartition],
+        target: PartitionState,
+        mut results: Option<&mut BTreeMap<TopicPartition, TransitionResult>>,
+    ) -> (RequestBatch, Vec<TopicPartition>, Vec<bool>) {
         let mut batch = RequestBatch::default();
         // Its LeaderAndIsr states are each partition's leadership as written,
         // with its assignment (new ones marked so); nothing after changes
@@ -166,62 +215,157 @@ impl KafkaController {
                 }
             }
         }
-        match target {
-            PartitionState::NewPartition
-            | PartitionState::OfflinePartition
-            | PartitionState::NonExistentPartition => {
-                for tp in &valid {
-                    self.set_partition_state(env, tp, target);
-                    if let Some(results) = results.as_deref_mut() {
-                        results.insert(tp.clone(), Ok(()));
-                    }
-                }
+        (batch, valid, valid_new)
+    }
+
+    /// The Online transition's run: the new partitions apart from the
+    /// others, and `initializeLeaderAndIsrForPartitions`' first pass over
+    /// the new ones (those with no live replica fail here, noted).
+    fn online_run(
+        &mut self,
+        env: &mut Env<'_>,
+        batch: RequestBatch,
+        mut valid: Vec<TopicPartition>,
+        valid_new: Vec<bool>,
+        strategy: Option<Strategy>,
+    ) -> OnlineRun {
+        // The new partitions stay in `valid` (in order), the others move to
+        // `existing` (in order): no second full-size list.
+        let mut existing = Vec::new();
+        let mut is_new = valid_new.into_iter();
+        valid.retain(|tp| {
+            let is_new = is_new.next().unwrap_or(false);
+            if !is_new {
+                existing.push(tp.clone());
             }
-            PartitionState::OnlinePartition => {
-                // The new partitions stay in `valid` (in order), the others
-                // move to `existing` (in order): no second full-size list.
-                let mut existing = Vec::new();
-                let mut is_new = valid_new.into_iter();
-                valid.retain(|tp| {
-                    let is_new = is_new.next().unwrap_or(false);
-                    if !is_new {
-                        existing.push(tp.clone());
+            is_new
+        });
+        let new = valid;
+        let strategy = strategy.unwrap_or(Strategy::Offline {
+            allow_unclean: false,
+        });
+        let mut run = OnlineRun {
+            batch,
+            strategy,
+            out: Vec::new(),
+            to_create: Vec::new(),
+            topics: Vec::new(),
+            per_broker: Vec::new(),
+            stage: OnlineStage::Mark(0),
+            new,
+            existing,
+        };
+        if !run.new.is_empty() {
+            self.first_leaders(env, &mut run);
+        }
+        run
+    }
+
+    /// `handleStateChanges(…, OnlinePartition)` from where `run` is: the new
+    /// partitions' znodes, their states, the other partitions' elections,
+    /// the batch sent. With `slice`, it stops after that many znode writes
+    /// and state changes (Ok(false)); Ok(true) when done.
+    pub(super) fn online_from(
+        &mut self,
+        env: &mut Env<'_>,
+        run: &mut OnlineRun,
+        mut results: Option<&mut BTreeMap<TopicPartition, TransitionResult>>,
+        slice: Option<usize>,
+    ) -> Result<bool, ControllerError> {
+        let slice = slice.unwrap_or(usize::MAX);
+        let mut done = 0usize;
+        let epoch_zk_version = self.ctx.epoch_zk_version;
+        loop {
+            if done >= slice {
+                return Ok(false);
+            }
+            match run.stage {
+                OnlineStage::Topics(k) => match run.topics.get(k) {
+                    Some(topic) => {
+                        create_parent(env, epoch_zk_version, partitions_path(topic))?;
+                        run.stage = OnlineStage::Topics(k + 1);
+                        done += 1;
                     }
-                    is_new
-                });
-                let new = valid;
-                if !new.is_empty() {
-                    for (i, r) in self.initialize_leader_and_isr(env, &mut batch, &new)? {
-                        let Some(tp) = new.get(i as usize) else {
-                            continue;
-                        };
-                        if r.is_ok() {
-                            self.set_partition_state(env, tp, PartitionState::OnlinePartition);
+                    None => run.stage = OnlineStage::Partitions(0),
+                },
+                OnlineStage::Partitions(k) => match run.to_create.get(k) {
+                    Some(i) => {
+                        if let Some(tp) = run.new.get(*i as usize) {
+                            let mut path = partitions_path(&tp.topic);
+                            path.push('/');
+                            crate::znodes::push_int(&mut path, i64::from(tp.partition));
+                            create_parent(env, epoch_zk_version, path)?;
                         }
-                        if let Some(results) = results.as_deref_mut() {
-                            results.insert(tp.clone(), r.map_err(|e| *e));
-                        }
+                        run.stage = OnlineStage::Partitions(k + 1);
+                        done += 1;
                     }
+                    None => {
+                        // Room, once, for what the writes below add if they
+                        // all succeed: each broker's LeaderAndIsr entries (one
+                        // per ISR member) and the notes (`leader_elected`
+                        // here, `partition_state` after), instead of lists
+                        // doubled as they fill (a 200,000-partition
+                        // start-up's notes alone were an 88 MB reallocation).
+                        for (i, n) in (0u32..).zip(&run.per_broker) {
+                            run.batch.reserve_leader_and_isr(BrokerId(i), *n);
+                        }
+                        env.out
+                            .notes
+                            .reserve_exact(run.to_create.len().saturating_mul(2));
+                        run.stage = OnlineStage::States(0);
+                    }
+                },
+                OnlineStage::States(k) => match run.to_create.get(k).copied() {
+                    Some(i) => {
+                        self.first_leader(env, run, i, epoch_zk_version)?;
+                        run.stage = OnlineStage::States(k + 1);
+                        done += 1;
+                    }
+                    None => run.stage = OnlineStage::Mark(0),
+                },
+                OnlineStage::Mark(k) => match run.out.get(k) {
+                    Some((i, r)) => {
+                        let (i, r) = (*i, r.clone());
+                        if let Some(tp) = run.new.get(i as usize).cloned() {
+                            if r.is_ok() {
+                                self.set_partition_state(env, &tp, PartitionState::OnlinePartition);
+                            }
+                            if let Some(results) = results.as_deref_mut() {
+                                results.insert(tp, r.map_err(|e| *e));
+                            }
+                        }
+                        run.stage = OnlineStage::Mark(k + 1);
+                        done += 1;
+                    }
+                    None => run.stage = OnlineStage::Existing,
+                },
+                OnlineStage::Existing => {
+                    if !run.existing.is_empty() {
+                        let existing = std::mem::take(&mut run.existing);
+                        for (tp, r) in self.elect_leader_for_partitions(
+                            env,
+                            &mut run.batch,
+                            &existing,
+                            run.strategy,
+                        )? {
+                            if r.is_ok() {
+                                self.set_partition_state(env, &tp, PartitionState::OnlinePartition);
+                            }
+                            if let Some(results) = results.as_deref_mut() {
+                                results.insert(tp, r);
+                            }
+                        }
+                        done = done.saturating_add(existing.len());
+                    }
+                    run.stage = OnlineStage::Send;
                 }
-                if !existing.is_empty() {
-                    let strategy = strategy.unwrap_or(Strategy::Offline {
-                        allow_unclean: false,
-                    });
-                    for (tp, r) in
-                        self.elect_leader_for_partitions(env, &mut batch, &existing, strategy)?
-                    {
-                        if r.is_ok() {
-                            self.set_partition_state(env, &tp, PartitionState::OnlinePartition);
-                        }
-                        if let Some(results) = results.as_deref_mut() {
-                            results.insert(tp, r);
-                        }
-                    }
+                OnlineStage::Send => {
+                    let batch = std::mem::take(&mut run.batch);
+                    batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
+                    return Ok(true);
                 }
             }
         }
-        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
-        Ok(())
     }
 
     fn set_partition_state(
@@ -249,24 +393,19 @@ impl KafkaController {
         }
     }
 
-    /// New → Online (`initializeLeaderAndIsrForPartitions`): the first live
-    /// replica leads, every live replica is in the ISR, leader epoch 0. The
-    /// znodes are created as `KafkaZkClient.createTopicPartitionStatesRaw`
-    /// does, each a fenced write: `/brokers/topics/<t>/partitions` once per
-    /// topic, then `/partitions/<p>` for every partition, then every
-    /// `/state` (1 + 2N writes for one topic of N partitions). The results of
-    /// the first two steps are ignored, as in Kafka; only the state znode's
-    /// creation decides whether the partition goes Online.
-    fn initialize_leader_and_isr(
-        &mut self,
-        env: &mut Env<'_>,
-        batch: &mut RequestBatch,
-        tps: &[TopicPartition],
-    ) -> Result<Vec<Outcome>, ControllerError> {
-        // Each outcome in order, by its position in `tps` (a failure boxed:
-        // 16 bytes a partition, not a copy of the partition and its error).
-        let mut out = Vec::with_capacity(tps.len());
-        // The positions of the partitions with a live replica: their
+    /// New → Online (`initializeLeaderAndIsrForPartitions`), its first pass:
+    /// the first live replica leads, every live replica is in the ISR,
+    /// leader epoch 0. The znodes are then created as
+    /// `KafkaZkClient.createTopicPartitionStatesRaw` does, each a fenced
+    /// write: `/brokers/topics/<t>/partitions` once per topic, then
+    /// `/partitions/<p>` for every partition, then every `/state` (1 + 2N
+    /// writes for one topic of N partitions: [`KafkaController::online_from`]).
+    /// The results of the first two steps are ignored, as in Kafka; only the
+    /// state znode's creation decides whether the partition goes Online.
+    fn first_leaders(&mut self, env: &mut Env<'_>, run: &mut OnlineRun) {
+        // Each outcome in order, by its position in `run.new` (a failure
+        // boxed: 16 bytes a partition, not a copy of the partition and its
+        // error). The positions of the partitions with a live replica: their
         // leadership is worked out again when its znode is written (nothing
         // in between changes the context), so a large start-up does not hold
         // every partition's leadership and replicas twice (about 96 bytes a
@@ -274,129 +413,98 @@ impl KafkaController {
         // LeaderAndIsr entries (one per ISR member) are counted on the way.
         // (Counted by broker id in a list, no map type of its own; an id
         // past 65,535 is not reserved for, only grown into.)
-        let mut to_create: Vec<u32> = Vec::with_capacity(tps.len());
-        let mut per_broker: Vec<usize> = Vec::new();
-        for (i, tp) in (0u32..).zip(tps) {
+        run.out.reserve_exact(run.new.len());
+        run.to_create.reserve_exact(run.new.len());
+        for (i, tp) in (0u32..).zip(&run.new) {
             let (replicas, live) = self.initial_isr(tp);
             if live.is_empty() {
                 let e = PartitionStateChangeError::NoLiveReplica {
                     tp: tp.clone(),
                     replicas: replicas.to_vec(),
                 };
-                out.push((i, election_failed(env, e).map_err(Box::new)));
+                run.out.push((i, election_failed(env, e).map_err(Box::new)));
                 continue;
             }
             for b in live.iter() {
                 let i = b.0 as usize;
                 if i < 65_536 {
-                    if per_broker.len() <= i {
-                        per_broker.resize(i + 1, 0);
+                    if run.per_broker.len() <= i {
+                        run.per_broker.resize(i + 1, 0);
                     }
-                    if let Some(n) = per_broker.get_mut(i) {
+                    if let Some(n) = run.per_broker.get_mut(i) {
                         *n += 1;
                     }
                 }
             }
-            to_create.push(i);
+            run.to_create.push(i);
         }
-        if to_create.is_empty() {
-            return Ok(out);
+        if run.to_create.is_empty() {
+            return;
         }
-        let epoch_zk_version = self.ctx.epoch_zk_version;
-        let tp_of = |i: u32| tps.get(i as usize);
-        let topics: BTreeSet<&str> = to_create
+        let topics: BTreeSet<&str> = run
+            .to_create
             .iter()
-            .filter_map(|i| tp_of(*i))
+            .filter_map(|i| run.new.get(*i as usize))
             .map(|tp| tp.topic.as_str())
             .collect();
-        // Each path built as it is written (not all of them first), piece
-        // by piece (the bytes `format!` wrote).
-        let partitions_path = |topic: &str| {
-            let mut path = String::with_capacity(paths::TOPICS.len() + topic.len() + 24);
-            path.push_str(paths::TOPICS);
-            path.push('/');
-            path.push_str(topic);
-            path.push_str("/partitions");
-            path
+        run.topics = topics.into_iter().map(str::to_string).collect();
+        run.stage = OnlineStage::Topics(0);
+    }
+
+    /// One new partition's state znode written (the `i`th of `run.new`),
+    /// with its first leadership, and its LeaderAndIsr added.
+    fn first_leader(
+        &mut self,
+        env: &mut Env<'_>,
+        run: &mut OnlineRun,
+        i: u32,
+        epoch_zk_version: i32,
+    ) -> Result<(), ControllerError> {
+        let Some(tp) = run.new.get(i as usize) else {
+            return Ok(());
         };
-        let parents = topics.iter().map(|t| partitions_path(t)).chain(
-            to_create.iter().filter_map(|i| tp_of(*i)).map(|tp| {
-                let mut path = partitions_path(&tp.topic);
-                path.push('/');
-                crate::znodes::push_int(&mut path, i64::from(tp.partition));
-                path
-            }),
-        );
-        for path in parents {
-            let create = Op::Create {
-                path,
-                data: String::new(),
-                mode: CreateMode::Persistent,
-            };
-            match fenced(env.client, env.zk, epoch_zk_version, create) {
-                Ok(_) | Err(ControllerError::Zk(_)) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        // Room, once, for what the writes below add if they all succeed:
-        // each broker's LeaderAndIsr entries (one per ISR member) and the
-        // notes (`leader_elected` here, `partition_state` after), instead of
-        // lists doubled as they fill (a 200,000-partition start-up's notes
-        // alone were an 88 MB reallocation).
-        for (i, n) in (0u32..).zip(per_broker) {
-            batch.reserve_leader_and_isr(BrokerId(i), n);
-        }
-        env.out
-            .notes
-            .reserve_exact(to_create.len().saturating_mul(2));
-        for i in to_create {
-            let Some(tp) = tp_of(i) else {
-                continue;
-            };
-            let (replicas, live) = self.initial_isr(tp);
-            let Some(leader) = live.first().copied() else {
-                continue;
-            };
-            let l = LeaderIsr {
-                leader: Some(leader),
-                leader_epoch: 0,
-                isr: live,
-                zk_version: 0,
-                controller_epoch: self.ctx.epoch,
-            };
-            let create = Op::Create {
-                path: paths::partition_state(tp),
-                data: encode_partition_state(&l),
-                mode: CreateMode::Persistent,
-            };
-            match fenced(env.client, env.zk, epoch_zk_version, create) {
-                Ok(_) => {
-                    env.note(
-                        "leader_elected",
-                        Fact::LeaderInitialized {
-                            leader: l.leader,
-                            tp: tp.clone(),
-                            replicas: replicas.to_vec(),
-                            isr: l.isr.to_vec(),
-                        },
-                    );
-                    self.ctx.leadership.insert(tp.clone(), l.clone());
-                    batch.add_leader_and_isr_with_replicas(
-                        &self.ctx, &l.isr, tp, &l, &replicas, true,
-                    );
-                    out.push((i, Ok(())));
-                }
-                Err(ControllerError::Zk(e)) => {
-                    let e = PartitionStateChangeError::StateZnodeNotCreated {
+        let (replicas, live) = self.initial_isr(tp);
+        let Some(leader) = live.first().copied() else {
+            return Ok(());
+        };
+        let l = LeaderIsr {
+            leader: Some(leader),
+            leader_epoch: 0,
+            isr: live,
+            zk_version: 0,
+            controller_epoch: self.ctx.epoch,
+        };
+        let create = Op::Create {
+            path: paths::partition_state(tp),
+            data: encode_partition_state(&l),
+            mode: CreateMode::Persistent,
+        };
+        match fenced(env.client, env.zk, epoch_zk_version, create) {
+            Ok(_) => {
+                env.note(
+                    "leader_elected",
+                    Fact::LeaderInitialized {
+                        leader: l.leader,
                         tp: tp.clone(),
-                        error: e,
-                    };
-                    out.push((i, election_failed(env, e).map_err(Box::new)));
-                }
-                Err(e) => return Err(e),
+                        replicas: replicas.to_vec(),
+                        isr: l.isr.to_vec(),
+                    },
+                );
+                self.ctx.leadership.insert(tp.clone(), l.clone());
+                run.batch
+                    .add_leader_and_isr_with_replicas(&self.ctx, &l.isr, tp, &l, &replicas, true);
+                run.out.push((i, Ok(())));
             }
+            Err(ControllerError::Zk(e)) => {
+                let e = PartitionStateChangeError::StateZnodeNotCreated {
+                    tp: tp.clone(),
+                    error: e,
+                };
+                run.out.push((i, election_failed(env, e).map_err(Box::new)));
+            }
+            Err(e) => return Err(e),
         }
-        Ok(out)
+        Ok(())
     }
 
     /// A new partition's assigned replicas and its first ISR: the live
@@ -605,4 +713,75 @@ fn election_failed(env: &mut Env<'_>, e: PartitionStateChangeError) -> Transitio
         Fact::PartitionStateChangeFailed(e.clone()),
     );
     Err(e)
+}
+
+/// `/brokers/topics/<topic>/partitions`, built piece by piece (the bytes
+/// `format!` wrote).
+fn partitions_path(topic: &str) -> String {
+    let mut path = String::with_capacity(paths::TOPICS.len() + topic.len() + 24);
+    path.push_str(paths::TOPICS);
+    path.push('/');
+    path.push_str(topic);
+    path.push_str("/partitions");
+    path
+}
+
+/// A parent znode of new partitions' states created, fenced; its result is
+/// ignored, as in Kafka, unless the controller moved or its session is gone.
+fn create_parent(
+    env: &mut Env<'_>,
+    epoch_zk_version: i32,
+    path: String,
+) -> Result<(), ControllerError> {
+    let create = Op::Create {
+        path,
+        data: String::new(),
+        mode: CreateMode::Persistent,
+    };
+    match fenced(env.client, env.zk, epoch_zk_version, create) {
+        Ok(_) | Err(ControllerError::Zk(_)) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// `handleStateChanges(…, OnlinePartition)` under way
+/// ([`KafkaController::online_from`]): a large start-up writes 400,000
+/// znodes in it, so the event may stop every few thousand and go on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnlineRun {
+    /// The call's requests so far.
+    batch: RequestBatch,
+    /// How the partitions that were not New elect.
+    strategy: Strategy,
+    /// The partitions that were New, in order.
+    new: Vec<TopicPartition>,
+    /// The others, in order.
+    existing: Vec<TopicPartition>,
+    /// Each new partition's outcome so far, by its position in `new`.
+    out: Vec<Outcome>,
+    /// The positions in `new` of the partitions with a live replica.
+    to_create: Vec<u32>,
+    /// Their topics, in order (each `/partitions` znode written first).
+    topics: Vec<String>,
+    /// How many LeaderAndIsr entries each broker (by id) will get.
+    per_broker: Vec<usize>,
+    /// Where the run is.
+    stage: OnlineStage,
+}
+
+/// Where an [`OnlineRun`] is, with the next position in its list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OnlineStage {
+    /// Writing the topics' `/partitions` znodes.
+    Topics(usize),
+    /// Writing the new partitions' znodes.
+    Partitions(usize),
+    /// Writing their state znodes (their first leaders).
+    States(usize),
+    /// Moving the new partitions that got a leader to `OnlinePartition`.
+    Mark(usize),
+    /// Electing the others.
+    Existing,
+    /// Sending the batch.
+    Send,
 }

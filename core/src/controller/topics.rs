@@ -185,15 +185,21 @@ impl KafkaController {
                     Online(tps, replicas)
                 }
                 Online(tps, replicas) => {
-                    self.handle_partition_state_changes(
-                        env,
-                        &tps,
-                        PartitionState::OnlinePartition,
-                        Some(Strategy::Offline {
-                            allow_unclean: false,
-                        }),
-                    )?;
-                    OnlineReplicas(replicas)
+                    let strategy = Strategy::Offline {
+                        allow_unclean: false,
+                    };
+                    let run = self.begin_online(env, &tps, Some(strategy));
+                    OnlineUnderWay(Box::new(run), replicas)
+                }
+                OnlineUnderWay(mut run, replicas) => {
+                    // Its outcomes are not read: none gathered.
+                    if self.online_from(env, &mut run, None, env.may_stop)? {
+                        OnlineReplicas(replicas)
+                    } else {
+                        self.stopped_at =
+                            Some(super::Piece::NewPartitions(OnlineUnderWay(run, replicas)));
+                        return Ok(());
+                    }
                 }
                 OnlineReplicas(replicas) => {
                     return self.handle_replica_state_changes(
@@ -203,7 +209,7 @@ impl KafkaController {
                     );
                 }
             };
-            if env.may_stop {
+            if env.may_stop.is_some() {
                 self.stopped_at = Some(super::Piece::NewPartitions(piece));
                 return Ok(());
             }
@@ -222,6 +228,11 @@ pub enum NewPartitionsPiece {
     NewReplicas(Vec<TopicPartition>, Vec<(TopicPartition, BrokerId)>),
     /// The partitions go to `OnlinePartition` (their first leaders).
     Online(Vec<TopicPartition>, Vec<(TopicPartition, BrokerId)>),
+    /// That under way (its first leaders' znodes written a slice at a time).
+    OnlineUnderWay(
+        Box<super::partition_state_machine::OnlineRun>,
+        Vec<(TopicPartition, BrokerId)>,
+    ),
     /// The replicas go to `OnlineReplica`.
     OnlineReplicas(Vec<(TopicPartition, BrokerId)>),
 }

@@ -115,7 +115,7 @@ impl Sim {
     /// Go on with the event that stopped between its pieces, one piece (or
     /// to its end unless `may_stop`); then, once it ended, the rest of its
     /// step. Returns whether the step is finished.
-    pub(super) fn go_on(&mut self, may_stop: bool) -> bool {
+    pub(super) fn go_on(&mut self, may_stop: Option<usize>) -> bool {
         let Some(stopped) = self.stopped.take() else {
             return true;
         };
@@ -243,7 +243,7 @@ impl Sim {
             zk: &mut self.zk,
             config: &self.config,
             out: &mut out,
-            may_stop: false,
+            may_stop: None,
         };
         let r = f(&mut b.controller, &mut env);
         Some((r, out))

@@ -289,11 +289,17 @@ pub struct Sim {
     /// ([`Sim::step_piece`]): nothing else happens until it goes on.
     #[serde(skip)]
     stopped: Option<Box<Stopped>>,
-    /// Set for the one `kick` that may leave its event unfinished: the one
-    /// that ends a step taken by [`Sim::step_piece`].
+    /// Set for the one `kick` that may leave its event unfinished (the one
+    /// that ends a step taken by [`Sim::step_piece`]), with the most work a
+    /// piece does ([`crate::controller::Env::may_stop`]).
     #[serde(skip)]
-    may_stop: bool,
+    may_stop: Option<usize>,
 }
+
+/// The most znode writes or state changes a piece of a long controller event
+/// does where it is a run of them ([`Sim::step_piece`]): 4,096, about 5 ms of
+/// a 200,000-partition start-up's first leaders natively.
+pub const PIECE: usize = 4_096;
 
 /// A step left unfinished: the controller event it started stopped between
 /// its pieces ([`crate::controller::KafkaController::stopped_at`]).
@@ -390,7 +396,7 @@ impl Sim {
             epoch_span_memo: crate::controller::channel::EpochSpanMemo::default(),
             checker: Checker::default(),
             stopped: None,
-            may_stop: false,
+            may_stop: None,
         };
         for p in paths::TOP_LEVEL {
             let _ = sim.zk.create_recursive(None, p, "", CreateMode::Persistent);
@@ -550,9 +556,9 @@ impl Sim {
     /// unfinished by [`Sim::step_piece`] is finished instead.
     pub fn step(&mut self) -> bool {
         if self.stopped.is_some() {
-            return self.go_on(false);
+            return self.go_on(None);
         }
-        self.step_from_queue(false)
+        self.step_from_queue(None)
     }
 
     /// One piece of work: as [`Sim::step`], except that a long controller
@@ -564,11 +570,20 @@ impl Sim {
     /// gives. The page plays by pieces to draw while such an event runs.
     /// Returns false when nothing is left.
     pub fn step_piece(&mut self) -> bool {
+        self.step_piece_of(PIECE)
+    }
+
+    /// [`Sim::step_piece`] with pieces of at most `slice` znode writes or
+    /// state changes where a piece is a run of them (the default, [`PIECE`],
+    /// a few milliseconds of the simulator's work; the tests stop far more
+    /// often). The run is the same whatever the size.
+    pub fn step_piece_of(&mut self, slice: usize) -> bool {
+        let slice = slice.max(1);
         if self.stopped.is_some() {
-            self.go_on(true);
+            self.go_on(Some(slice));
             return true;
         }
-        self.step_from_queue(true)
+        self.step_from_queue(Some(slice))
     }
 
     /// Whether a step stopped between pieces ([`Sim::step_piece`]): the
@@ -580,11 +595,11 @@ impl Sim {
     /// Finish a step left unfinished by [`Sim::step_piece`], if any.
     pub fn finish_step(&mut self) {
         while self.stopped.is_some() {
-            self.go_on(false);
+            self.go_on(None);
         }
     }
 
-    fn step_from_queue(&mut self, by_pieces: bool) -> bool {
+    fn step_from_queue(&mut self, by_pieces: Option<usize>) -> bool {
         let next_action = self.actions.keys().next().map(|(t, _)| *t);
         let next_key = self.queue.keys().next().copied();
         let next_event = next_key.map(|k| k.0);
@@ -633,16 +648,17 @@ impl Sim {
                 // The events whose handling ends with the event thread
                 // taking an event (`kick` last): nothing of the step comes
                 // between that event and the end of the step.
-                self.may_stop = by_pieces
-                    && matches!(
+                self.may_stop = by_pieces.filter(|_| {
+                    matches!(
                         ev,
                         SimEvent::Register { .. }
                             | SimEvent::Notify { .. }
                             | SimEvent::ControllerDone { .. }
                             | SimEvent::Timer { .. }
-                    );
+                    )
+                });
                 self.handle(ev);
-                self.may_stop = false;
+                self.may_stop = None;
                 if let Some(stopped) = self.stopped.as_mut() {
                     stopped.statuses = statuses;
                     return true;

@@ -420,8 +420,13 @@ fn stage_browser() -> Result<()> {
 /// merged.) Session 17: 647 304 with the dense per-partition maps found by
 /// number (`core/src/partition_map.rs`, +1 973 over 645 331: a failover of
 /// 200 000 partitions spends about a quarter less in its longest step); again
-/// rounded up, plus 2 000 (647 931 at the session's end).
-const WASM_GZIP_BUDGET: u64 = 650_000;
+/// rounded up, plus 2 000 (647 931 at the session's end). Session 18:
+/// 652 442 with the long controller events by pieces (the resumable
+/// failover, creation of partitions, broker start-up and Online state change,
+/// and their copies for the timeline: +4 511; the page's frames during a
+/// 200 000-partition failover went from 283 ms to 50 ms at worst); again
+/// rounded up, plus 2 000.
+const WASM_GZIP_BUDGET: u64 = 655_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

@@ -290,7 +290,8 @@ struct Stops {
     creation: usize,
     /// In a BrokerChange's start-up of new brokers.
     startup: usize,
-    /// Inside a run of first leaders or elections.
+    /// Inside a run of first leaders, elections or replica changes (or at
+    /// its start).
     in_run: usize,
 }
 
@@ -313,17 +314,27 @@ fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime, slice: usize) -> Stops
             match at {
                 Some(Piece::Failover(p)) => {
                     stops.failover += 1;
-                    stops.in_run += usize::from(matches!(p, FailoverPiece::Elections(_)));
+                    stops.in_run += usize::from(matches!(
+                        p,
+                        FailoverPiece::Elections(_) | FailoverPiece::OfflineUnderWay(_)
+                    ));
                 }
                 Some(Piece::NewPartitions(p)) => {
                     stops.creation += 1;
-                    stops.in_run +=
-                        usize::from(matches!(p, NewPartitionsPiece::OnlineUnderWay(..)));
+                    stops.in_run += usize::from(matches!(
+                        p,
+                        NewPartitionsPiece::OnlineUnderWay(..)
+                            | NewPartitionsPiece::NewReplicasUnderWay(..)
+                            | NewPartitionsPiece::OnlineReplicasUnderWay(_)
+                    ));
                 }
                 Some(Piece::BrokerStartup(p)) => {
                     stops.startup += 1;
-                    stops.in_run +=
-                        usize::from(matches!(p, BrokerStartupPiece::OnlineUnderWay(..)));
+                    stops.in_run += usize::from(matches!(
+                        p,
+                        BrokerStartupPiece::OnlineUnderWay(..)
+                            | BrokerStartupPiece::ReplicasUnderWay(..)
+                    ));
                 }
                 None => panic!("a step stopped, but no controller says where"),
             }

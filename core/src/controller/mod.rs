@@ -232,6 +232,8 @@ pub enum FailoverPiece {
     /// `replicaStateMachine.startup()`'s last call: the replicas on brokers
     /// that are not live go to `OfflineReplica`.
     OfflineReplicas(Vec<(crate::ids::TopicPartition, BrokerId)>),
+    /// That under way (a broker's replicas at a time).
+    OfflineUnderWay(Box<replica_state_machine::ReplicaRun>),
     /// `partitionStateMachine.startup()`: the states, and the partitions it
     /// moves online.
     PartitionStates,
@@ -614,12 +616,22 @@ impl KafkaController {
                     FailoverPiece::OfflineReplicas(offline)
                 }
                 FailoverPiece::OfflineReplicas(offline) => {
-                    self.handle_replica_state_changes(
-                        env,
-                        &offline,
-                        states::ReplicaState::OfflineReplica,
-                    )?;
-                    FailoverPiece::PartitionStates
+                    if offline.is_empty() {
+                        FailoverPiece::PartitionStates
+                    } else {
+                        let offline_replica = states::ReplicaState::OfflineReplica;
+                        let run = replica_state_machine::ReplicaRun::new(&offline, offline_replica);
+                        FailoverPiece::OfflineUnderWay(Box::new(run))
+                    }
+                }
+                FailoverPiece::OfflineUnderWay(mut run) => {
+                    if self.replicas_from(env, &mut run, env.may_stop)? {
+                        FailoverPiece::PartitionStates
+                    } else {
+                        self.stopped_at =
+                            Some(Piece::Failover(FailoverPiece::OfflineUnderWay(run)));
+                        return Ok(());
+                    }
                 }
                 FailoverPiece::PartitionStates => {
                     self.initialize_partition_states();

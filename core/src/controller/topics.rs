@@ -5,6 +5,7 @@
 //! [`super::topic_deletion_manager`], reassignment in [`super::reassignment`].
 
 use super::election::Strategy;
+use super::replica_state_machine::ReplicaRun;
 use super::states::{PartitionState, ReplicaState};
 use super::{ControllerError, Env, KafkaController};
 use crate::fact::Fact;
@@ -181,8 +182,21 @@ impl KafkaController {
                     NewReplicas(tps, replicas)
                 }
                 NewReplicas(tps, replicas) => {
-                    self.handle_replica_state_changes(env, &replicas, ReplicaState::NewReplica)?;
-                    Online(tps, replicas)
+                    if replicas.is_empty() {
+                        Online(tps, replicas)
+                    } else {
+                        let run = ReplicaRun::new(&replicas, ReplicaState::NewReplica);
+                        NewReplicasUnderWay(tps, replicas, Box::new(run))
+                    }
+                }
+                NewReplicasUnderWay(tps, replicas, mut run) => {
+                    if self.replicas_from(env, &mut run, env.may_stop)? {
+                        Online(tps, replicas)
+                    } else {
+                        let piece = NewReplicasUnderWay(tps, replicas, run);
+                        self.stopped_at = Some(super::Piece::NewPartitions(piece));
+                        return Ok(());
+                    }
                 }
                 Online(tps, replicas) => {
                     let strategy = Strategy::Offline {
@@ -202,11 +216,19 @@ impl KafkaController {
                     }
                 }
                 OnlineReplicas(replicas) => {
-                    return self.handle_replica_state_changes(
-                        env,
-                        &replicas,
-                        ReplicaState::OnlineReplica,
-                    );
+                    if replicas.is_empty() {
+                        return Ok(());
+                    }
+                    let run = ReplicaRun::new(&replicas, ReplicaState::OnlineReplica);
+                    OnlineReplicasUnderWay(Box::new(run))
+                }
+                OnlineReplicasUnderWay(mut run) => {
+                    if self.replicas_from(env, &mut run, env.may_stop)? {
+                        return Ok(());
+                    }
+                    let piece = OnlineReplicasUnderWay(run);
+                    self.stopped_at = Some(super::Piece::NewPartitions(piece));
+                    return Ok(());
                 }
             };
             if env.may_stop.is_some() {
@@ -226,6 +248,12 @@ pub enum NewPartitionsPiece {
     Partitions(Vec<TopicPartition>),
     /// Their replicas go to `NewReplica`.
     NewReplicas(Vec<TopicPartition>, Vec<(TopicPartition, BrokerId)>),
+    /// That under way (a broker's replicas at a time).
+    NewReplicasUnderWay(
+        Vec<TopicPartition>,
+        Vec<(TopicPartition, BrokerId)>,
+        Box<ReplicaRun>,
+    ),
     /// The partitions go to `OnlinePartition` (their first leaders).
     Online(Vec<TopicPartition>, Vec<(TopicPartition, BrokerId)>),
     /// That under way (its first leaders' znodes written a slice at a time).
@@ -235,4 +263,6 @@ pub enum NewPartitionsPiece {
     ),
     /// The replicas go to `OnlineReplica`.
     OnlineReplicas(Vec<(TopicPartition, BrokerId)>),
+    /// That under way.
+    OnlineReplicasUnderWay(Box<ReplicaRun>),
 }

@@ -340,7 +340,7 @@ fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime, slice: usize) -> Stops
             }
             assert_eq!(
                 sim.now(),
-                sim.next_event_time().unwrap(),
+                sim.next_event_time().expect("an unfinished step is next"),
                 "time stands still"
             );
             assert!(sim.now() >= before);
@@ -362,12 +362,13 @@ fn piece_scenarios() -> Vec<(String, Scenario)> {
         .map(|n| {
             (
                 n.to_string(),
-                kcsim_core::scenario::builtin::scenario(n).unwrap(),
+                kcsim_core::scenario::builtin::scenario(n).expect("a built-in scenario"),
             )
         })
         .collect();
-    all.push(("determinism".into(), Scenario::parse(SCENARIO).unwrap()));
-    let mut other_seed = Scenario::parse(SCENARIO).unwrap();
+    let this = Scenario::parse(SCENARIO).expect("this file's scenario");
+    all.push(("determinism".into(), this.clone()));
+    let mut other_seed = this;
     other_seed.seed = 77;
     all.push(("determinism, seed 77".into(), other_seed));
     all

@@ -140,6 +140,18 @@ fn wire_and_admin_action(n: u32) -> impl Strategy<Value = Action> {
     ]
 }
 
+/// `n` brokers and one topic `t` of 4 partitions (replication factor up to 3),
+/// seeded.
+fn scenario_of(seed: u64, n: u32) -> Scenario {
+    let brokers: Vec<String> = (0..n).map(|b| b.to_string()).collect();
+    let text = format!(
+        r#"{{"version":1,"seed":{seed},"brokers":[{}],"topics":[{{"name":"t","partitions":4,"replication_factor":{}}}]}}"#,
+        brokers.join(","),
+        n.min(3)
+    );
+    Scenario::parse(&text).expect("a valid scenario")
+}
+
 fn schedule() -> impl Strategy<Value = (u64, u32, Vec<(u64, Action)>)> {
     (any::<u64>(), 2u32..6).prop_flat_map(|(seed, n)| {
         (
@@ -216,13 +228,7 @@ proptest! {
         // registerControllerAndIncrementControllerEpoch, ReplicaManager epoch checks),
         // and the partition invariants of PartitionStateMachine and Election.scala:
         // leader in ISR ⊆ AR, leader epochs only grow.
-        let brokers: Vec<String> = (0..n).map(|b| b.to_string()).collect();
-        let text = format!(
-            r#"{{"version":1,"seed":{seed},"brokers":[{}],"topics":[{{"name":"t","partitions":4,"replication_factor":{}}}]}}"#,
-            brokers.join(","),
-            n.min(3)
-        );
-        let scenario = Scenario::parse(&text).unwrap();
+        let scenario = scenario_of(seed, n);
         let mut sim = scenario.build();
         sim.schedule_action(SimTime(4_000), Action::CreateTopic {
             name: "late".into(), assignment: None, partitions: Some(3), replication_factor: Some(2),
@@ -359,13 +365,7 @@ proptest! {
         // between its pieces (`Sim::step_piece`, the page's playback) and go
         // on later, by pieces or with `step`: nothing else happens meanwhile,
         // so the run is the same, every failover of every random schedule.
-        let brokers: Vec<String> = (0..n).map(|b| b.to_string()).collect();
-        let text = format!(
-            r#"{{"version":1,"seed":{seed},"brokers":[{}],"topics":[{{"name":"t","partitions":4,"replication_factor":{}}}]}}"#,
-            brokers.join(","),
-            n.min(3)
-        );
-        let scenario = Scenario::parse(&text).unwrap();
+        let scenario = scenario_of(seed, n);
         let build = || {
             let mut sim = scenario.build();
             for (t, a) in &actions {

@@ -103,8 +103,7 @@ impl Sim {
         // Only the kick that ends its step may leave the event unfinished
         // (see `Sim::step_piece`).
         let may_stop = std::mem::take(&mut self.may_stop);
-        let Some(((), out)) = self.in_controller(broker, |controller, env| {
-            env.may_stop = may_stop;
+        let Some(((), out)) = self.in_controller(broker, may_stop, |controller, env| {
             controller.process(env, &queued.event)
         }) else {
             return;
@@ -125,18 +124,10 @@ impl Sim {
             mut out,
             statuses,
         } = *stopped;
-        if let Some(b) = self.brokers.get_mut(&broker) {
-            let mut env = Env {
-                now: self.now,
-                me: broker,
-                client: &mut b.zk_client,
-                zk: &mut self.zk,
-                config: &self.config,
-                out: &mut out,
-                may_stop,
-            };
-            b.controller.go_on(&mut env, &queued.event);
-        }
+        // Its meter and what it produced go on from where they were.
+        self.with_env(broker, &mut out, may_stop, |controller, env| {
+            controller.go_on(env, &queued.event)
+        });
         self.processed_or_stopped(broker, queued, out);
         match self.stopped.as_mut() {
             Some(s) => {
@@ -225,28 +216,43 @@ impl Sim {
         self.schedule_controller_work(broker);
     }
 
-    /// Run `f` as `broker`'s controller, with its environment: the one place
-    /// the controller's [`Env`] is built. The event thread's meter starts
-    /// afresh; what the controller produced comes back in the [`Outbox`].
+    /// Run `f` as `broker`'s controller, with its environment (`may_stop`:
+    /// whether a long event may stop between its pieces, and their size).
+    /// The event thread's meter starts afresh; what the controller produced
+    /// comes back in the [`Outbox`].
     pub(super) fn in_controller<R>(
         &mut self,
         broker: BrokerId,
+        may_stop: Option<usize>,
         f: impl FnOnce(&mut KafkaController, &mut Env<'_>) -> R,
     ) -> Option<(R, Outbox)> {
         let b = self.brokers.get_mut(&broker)?;
         b.zk_client.meter = Meter::start(CostModel::of(&self.config));
         let mut out = Outbox::default();
+        let r = self.with_env(broker, &mut out, may_stop, f)?;
+        Some((r, out))
+    }
+
+    /// Run `f` as `broker`'s controller with its [`Env`] writing to `out`
+    /// (the one place the environment is built).
+    fn with_env<R>(
+        &mut self,
+        broker: BrokerId,
+        out: &mut Outbox,
+        may_stop: Option<usize>,
+        f: impl FnOnce(&mut KafkaController, &mut Env<'_>) -> R,
+    ) -> Option<R> {
+        let b = self.brokers.get_mut(&broker)?;
         let mut env = Env {
             now: self.now,
             me: broker,
             client: &mut b.zk_client,
             zk: &mut self.zk,
             config: &self.config,
-            out: &mut out,
-            may_stop: None,
+            out,
+            may_stop,
         };
-        let r = f(&mut b.controller, &mut env);
-        Some((r, out))
+        Some(f(&mut b.controller, &mut env))
     }
 
     /// Schedule the in-progress event's next moment: its next request batch

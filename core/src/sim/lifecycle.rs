@@ -263,7 +263,7 @@ impl Sim {
         b.controller.current = None;
         if was_active {
             b.controller.active_controller_id = None;
-            if let Some(((), out)) = self.in_controller(broker, |controller, env| {
+            if let Some(((), out)) = self.in_controller(broker, None, |controller, env| {
                 controller.resign_for_shutdown(env)
             }) {
                 self.write_notes(broker, out.notes);

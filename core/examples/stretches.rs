@@ -1,10 +1,11 @@
 //! Where the page cannot draw: the start-up of a 100-broker cluster, then a
-//! kill -9 of its controller, played as the page plays (a virtual
+//! kill -9 of its controller (or of another broker), played as the page plays (a virtual
 //! millisecond's events at a time, a step that stops between pieces stopped
 //! there: `Sim::step_piece`), printing every stretch of simulation between
 //! two points where the page may draw that took over 10 ms of wall time, and
 //! what it ran (the piece of a failover it started and ended at, or the
-//! first events of the millisecond). `STEPS=1` prints every step over 5 ms.
+//! first events of the millisecond). `STEPS=1` prints every step over 5 ms;
+//! `VICTIM=broker` kills a broker that is not the controller.
 //!
 //! `cargo run --profile perf -p kcsim-core --example stretches -- [PARTITIONS | BUILT-IN]`
 //! (100 brokers, a topic of PARTITIONS at RF 3 in ZooKeeper before they
@@ -103,8 +104,17 @@ fn main() {
     let mut sim = scenario.build();
     run(&mut sim, SimTime(70_000), "start-up");
     let controller = sim.controller_id().expect("a controller");
+    // `VICTIM=broker`: a broker that is not the controller instead.
+    let victim = match std::env::var("VICTIM").as_deref() {
+        Ok("broker") => *sim
+            .brokers()
+            .keys()
+            .find(|b| **b != controller)
+            .expect("another broker"),
+        _ => controller,
+    };
     let at = sim.now().plus_ms(1_000);
-    sim.schedule_action(at, Action::KillBroker { broker: controller })
+    sim.schedule_action(at, Action::KillBroker { broker: victim })
         .expect("kill");
-    run(&mut sim, at.plus_ms(30_000), "failover");
+    run(&mut sim, at.plus_ms(30_000), "kill -9");
 }

@@ -290,6 +290,8 @@ struct Stops {
     creation: usize,
     /// In a BrokerChange's start-up of new brokers.
     startup: usize,
+    /// In a controlled shutdown.
+    shutdown: usize,
     /// Inside a run of first leaders, elections or replica changes (or at
     /// its start).
     in_run: usize,
@@ -299,7 +301,7 @@ struct Stops {
 /// (`Sim::step_piece_of`), checking that nothing happens while a step is
 /// unfinished; says where steps stopped.
 fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime, slice: usize) -> Stops {
-    use kcsim_core::controller::brokers::BrokerStartupPiece;
+    use kcsim_core::controller::brokers::{BrokerStartupPiece, ShutdownPiece};
     use kcsim_core::controller::topics::NewPartitionsPiece;
     use kcsim_core::controller::{FailoverPiece, Piece};
     let mut stops = Stops::default();
@@ -334,6 +336,13 @@ fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime, slice: usize) -> Stops
                         p,
                         BrokerStartupPiece::OnlineUnderWay(..)
                             | BrokerStartupPiece::ReplicasUnderWay(..)
+                    ));
+                }
+                Some(Piece::Shutdown(p)) => {
+                    stops.shutdown += 1;
+                    stops.in_run += usize::from(matches!(
+                        p,
+                        ShutdownPiece::Elections(..) | ShutdownPiece::OfflineUnderWay(..)
                     ));
                 }
                 None => panic!("a step stopped, but no controller says where"),
@@ -384,6 +393,7 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
     let mut stopped_somewhere = 0;
     let mut created_somewhere = 0;
     let mut started_somewhere = 0;
+    let mut shut_somewhere = 0;
     // Stops with a run of first leaders or elections next, by slice size.
     let mut in_a_run = [0; 3];
     for (name, s) in piece_scenarios() {
@@ -436,6 +446,7 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
             );
             stopped_somewhere += usize::from(stops.failover > 0);
             started_somewhere += usize::from(stops.startup > 0);
+            shut_somewhere += usize::from(stops.shutdown > 0);
             created_somewhere += usize::from(stops.creation > 0);
             in_a_run[k] += stops.in_run;
         }
@@ -449,6 +460,7 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
         started_somewhere >= 1,
         "a scenario starts brokers under a controller"
     );
+    assert!(shut_somewhere >= 1, "a scenario shuts a broker down");
     assert!(
         in_a_run[1] >= in_a_run[0] + 10 && in_a_run[2] > in_a_run[0],
         "small pieces stop inside the runs: {in_a_run:?}"

@@ -201,23 +201,115 @@ impl KafkaController {
 
     // ----- controlled shutdown ------------------------------------------------
 
-    /// `doControlledShutdown`: returns the partitions the broker still leads.
-    pub(super) fn do_controlled_shutdown(
+    /// `doControlledShutdown` from `piece` on, then its answer to the broker
+    /// (the partitions it still leads, or why not; an error raised answers
+    /// with the error too). Between its parts, and inside its elections and
+    /// replica changes, when `env.may_stop`, it stops and says where
+    /// ([`KafkaController::stopped_at`]).
+    pub(super) fn controlled_shutdown_from(
+        &mut self,
+        env: &mut Env<'_>,
+        piece: ShutdownPiece,
+    ) -> Result<(), ControllerError> {
+        let id = piece.broker();
+        match self.shutdown_pieces(env, piece) {
+            Ok(Some(reply)) => {
+                env.out.shutdown_replies.push((id, reply));
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(e) => {
+                env.out.shutdown_replies.push((id, Err(e.clone().into())));
+                Err(e)
+            }
+        }
+    }
+
+    /// The parts of `doControlledShutdown`: its answer, or `None` when it
+    /// stopped.
+    #[allow(clippy::type_complexity)]
+    fn shutdown_pieces(
+        &mut self,
+        env: &mut Env<'_>,
+        mut piece: ShutdownPiece,
+    ) -> Result<Option<Result<Vec<TopicPartition>, ControlledShutdownError>>, ControllerError> {
+        use ShutdownPiece::*;
+        loop {
+            piece = match piece {
+                Start(id, broker_epoch) => match self.shutdown_start(env, id, broker_epoch) {
+                    Ok((led, followed)) => {
+                        let strategy = Strategy::ControlledShutdown;
+                        let run = self.begin_online(env, &led, Some(strategy));
+                        Elections(id, followed, Box::new(run))
+                    }
+                    Err(refused) => return Ok(Some(Err(refused))),
+                },
+                Elections(id, followed, mut run) => {
+                    // Its outcomes are not read: the partitions it still
+                    // leads are read from the context at the end.
+                    if self.online_from(env, &mut run, None, env.may_stop)? {
+                        Followed(id, followed)
+                    } else {
+                        let piece = Elections(id, followed, run);
+                        self.stopped_at = Some(super::Piece::Shutdown(piece));
+                        return Ok(None);
+                    }
+                }
+                Followed(id, followed) => {
+                    if followed.is_empty() {
+                        Remaining(id)
+                    } else {
+                        let mut batch = RequestBatch::default();
+                        for tp in &followed {
+                            batch.add_stop_replica(&[id], tp, false);
+                        }
+                        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
+                        let replicas: Vec<(TopicPartition, BrokerId)> =
+                            followed.iter().map(|tp| (tp.clone(), id)).collect();
+                        let run = ReplicaRun::new(&replicas, ReplicaState::OfflineReplica);
+                        OfflineUnderWay(id, Box::new(run))
+                    }
+                }
+                OfflineUnderWay(id, mut run) => {
+                    if self.replicas_from(env, &mut run, env.may_stop)? {
+                        Remaining(id)
+                    } else {
+                        let piece = OfflineUnderWay(id, run);
+                        self.stopped_at = Some(super::Piece::Shutdown(piece));
+                        return Ok(None);
+                    }
+                }
+                Remaining(id) => return Ok(Some(Ok(self.still_led(env, id)))),
+            };
+            if env.may_stop.is_some() {
+                self.stopped_at = Some(super::Piece::Shutdown(piece));
+                return Ok(None);
+            }
+        }
+    }
+
+    /// `doControlledShutdown`'s start: the broker's epoch checked, the
+    /// broker marked shutting down; the partitions with a replica on it,
+    /// another replica and a leadership, whose topic is not being deleted,
+    /// split into those it leads and those it follows (each in partition
+    /// order).
+    #[allow(clippy::type_complexity)]
+    fn shutdown_start(
         &mut self,
         env: &mut Env<'_>,
         id: BrokerId,
         broker_epoch: i64,
-    ) -> Result<Result<Vec<TopicPartition>, ControlledShutdownError>, ControllerError> {
+    ) -> Result<(Vec<TopicPartition>, Vec<TopicPartition>), ControlledShutdownError> {
         if let Some(cached) = self.ctx.live_brokers.get(&id) {
             if broker_epoch != -1 && broker_epoch < *cached {
-                return Ok(Err(ControlledShutdownError::StaleBrokerEpoch {
+                return Err(ControlledShutdownError::StaleBrokerEpoch {
                     broker: id,
                     broker_epoch,
                     current: *cached,
-                }));
+                });
             }
         } else {
-            return Ok(Err(ControlledShutdownError::BrokerNotAvailable(id)));
+            return Err(ControlledShutdownError::BrokerNotAvailable(id));
         }
         self.ctx.shutting_down.insert(id);
         env.note(
@@ -227,9 +319,6 @@ impl KafkaController {
                 all: self.ctx.shutting_down.iter().copied().collect(),
             },
         );
-        // The partitions with a replica on it, another replica and a
-        // leadership, whose topic is not being deleted, split into those it
-        // leads and those it follows (each in partition order).
         let mut led = Vec::new();
         let mut followed = Vec::new();
         for (tp, a) in &self.ctx.assignments {
@@ -248,22 +337,11 @@ impl KafkaController {
                 followed.push(tp.clone());
             }
         }
-        self.handle_partition_state_changes(
-            env,
-            &led,
-            PartitionState::OnlinePartition,
-            Some(Strategy::ControlledShutdown),
-        )?;
-        if !followed.is_empty() {
-            let mut batch = RequestBatch::default();
-            for tp in &followed {
-                batch.add_stop_replica(&[id], tp, false);
-            }
-            batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
-            let replicas: Vec<(TopicPartition, BrokerId)> =
-                followed.iter().map(|tp| (tp.clone(), id)).collect();
-            self.handle_replica_state_changes(env, &replicas, ReplicaState::OfflineReplica)?;
-        }
+        Ok((led, followed))
+    }
+
+    /// The partitions the broker still leads at the end, noted.
+    fn still_led(&mut self, env: &mut Env<'_>, id: BrokerId) -> Vec<TopicPartition> {
         let remaining: Vec<TopicPartition> = self
             .ctx
             .leadership
@@ -282,7 +360,7 @@ impl KafkaController {
                 partitions: remaining.clone(),
             },
         );
-        Ok(Ok(remaining))
+        remaining
     }
 }
 
@@ -310,4 +388,40 @@ pub enum BrokerStartupPiece {
     ),
     /// The reassignments and deletions to resume, the brokers' handlers.
     Rest(BTreeSet<BrokerId>, Vec<(TopicPartition, BrokerId)>),
+}
+
+/// The parts of `doControlledShutdown`, each with what it is given: a broker
+/// leading 10,000 partitions moves their leaders and shrinks the ISRs of
+/// 20,000 more, so the page may draw between them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShutdownPiece {
+    /// From the start: this broker, with the epoch its request carries.
+    Start(BrokerId, i64),
+    /// Its led partitions' elections under way (with the partitions it
+    /// follows, for what comes next).
+    Elections(
+        BrokerId,
+        Vec<TopicPartition>,
+        Box<super::partition_state_machine::OnlineRun>,
+    ),
+    /// StopReplica for the partitions it follows, then their replicas
+    /// offline.
+    Followed(BrokerId, Vec<TopicPartition>),
+    /// That under way.
+    OfflineUnderWay(BrokerId, Box<ReplicaRun>),
+    /// The partitions it still leads, its answer.
+    Remaining(BrokerId),
+}
+
+impl ShutdownPiece {
+    /// The broker shutting down.
+    fn broker(&self) -> BrokerId {
+        match self {
+            ShutdownPiece::Start(id, _)
+            | ShutdownPiece::Elections(id, ..)
+            | ShutdownPiece::Followed(id, _)
+            | ShutdownPiece::OfflineUnderWay(id, _)
+            | ShutdownPiece::Remaining(id) => *id,
+        }
+    }
 }

@@ -210,6 +210,8 @@ pub enum Piece {
     NewPartitions(topics::NewPartitionsPiece),
     /// `onBrokerStartup` (a BrokerChange with new brokers only).
     BrokerStartup(brokers::BrokerStartupPiece),
+    /// `doControlledShutdown` (a ControlledShutdown).
+    Shutdown(brokers::ShutdownPiece),
 }
 
 /// The pieces of `onControllerFailover` after the handlers are registered,
@@ -315,18 +317,10 @@ impl KafkaController {
             ControllerEvent::ControlledShutdown {
                 broker,
                 broker_epoch,
-            } => match self.do_controlled_shutdown(env, *broker, *broker_epoch) {
-                Ok(reply) => {
-                    env.out.shutdown_replies.push((*broker, reply));
-                    Ok(())
-                }
-                Err(e) => {
-                    env.out
-                        .shutdown_replies
-                        .push((*broker, Err(e.clone().into())));
-                    Err(e)
-                }
-            },
+            } => self.controlled_shutdown_from(
+                env,
+                brokers::ShutdownPiece::Start(*broker, *broker_epoch),
+            ),
             ControllerEvent::UncleanLeaderElectionEnable => {
                 self.trigger_online_partition_state_change(env, None)
             }
@@ -400,6 +394,7 @@ impl KafkaController {
             Piece::Failover(piece) => self.failover_from(env, piece),
             Piece::NewPartitions(piece) => self.new_partitions_from(env, piece),
             Piece::BrokerStartup(piece) => self.broker_startup_from(env, piece),
+            Piece::Shutdown(piece) => self.controlled_shutdown_from(env, piece),
         };
         if self.stopped_at.is_none() {
             self.conclude(env, event, result);

@@ -648,15 +648,21 @@ impl Sim {
                 // The events whose handling ends with the event thread
                 // taking an event (`kick` last): nothing of the step comes
                 // between that event and the end of the step.
-                self.may_stop = by_pieces.filter(|_| {
-                    matches!(
-                        ev,
-                        SimEvent::Register { .. }
-                            | SimEvent::Notify { .. }
-                            | SimEvent::ControllerDone { .. }
-                            | SimEvent::Timer { .. }
-                    )
-                });
+                let ends_with_kick = match &ev {
+                    SimEvent::Register { .. }
+                    | SimEvent::Notify { .. }
+                    | SimEvent::ControllerDone { .. }
+                    | SimEvent::Timer { .. } => true,
+                    // A ControlledShutdown request reaching the controller.
+                    SimEvent::RequestArrives { id } => self.channels.get(*id).is_some_and(|r| {
+                        matches!(
+                            r.body,
+                            crate::controller::channel::RequestBody::ControlledShutdown { .. }
+                        )
+                    }),
+                    _ => false,
+                };
+                self.may_stop = by_pieces.filter(|_| ends_with_kick);
                 self.handle(ev);
                 self.may_stop = None;
                 if let Some(stopped) = self.stopped.as_mut() {

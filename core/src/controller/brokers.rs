@@ -86,8 +86,9 @@ impl KafkaController {
     }
 
     /// `onBrokerStartup` from `piece` on, as its event's last call: between
-    /// its parts, and inside its elections and first leaders, when
-    /// `env.may_stop`, it stops and says where
+    /// its parts, and inside its replica changes, elections and first
+    /// leaders (a part under way that stopped inside hands back its own
+    /// piece), when `env.may_stop`, it stops and says where
     /// ([`KafkaController::stopped_at`]).
     pub(super) fn broker_startup_from(
         &mut self,
@@ -102,7 +103,7 @@ impl KafkaController {
                     if replicas.is_empty() {
                         Online(new, replicas)
                     } else {
-                        let run = ReplicaRun::new(&replicas, ReplicaState::OnlineReplica);
+                        let run = ReplicaRun::new(replicas.clone(), ReplicaState::OnlineReplica);
                         ReplicasUnderWay(new, replicas, Box::new(run))
                     }
                 }
@@ -110,32 +111,19 @@ impl KafkaController {
                     if self.replicas_from(env, &mut run, env.may_stop)? {
                         Online(new, replicas)
                     } else {
-                        let piece = ReplicasUnderWay(new, replicas, run);
-                        self.stopped_at = Some(super::Piece::BrokerStartup(piece));
-                        return Ok(());
+                        ReplicasUnderWay(new, replicas, run)
                     }
                 }
-                Online(new, replicas) => {
-                    let tps = self.online_candidates(None);
-                    if tps.is_empty() {
-                        Rest(new, replicas)
-                    } else {
-                        let strategy = Strategy::Offline {
-                            allow_unclean: false,
-                        };
-                        let run = self.begin_online(env, &tps, Some(strategy));
-                        OnlineUnderWay(new, replicas, Box::new(run))
-                    }
-                }
+                Online(new, replicas) => match self.begin_online_state_change(env, None) {
+                    Some(run) => OnlineUnderWay(new, replicas, Box::new(run)),
+                    None => Rest(new, replicas),
+                },
                 OnlineUnderWay(new, replicas, mut run) => {
                     // Nobody reads the per-partition outcomes here.
                     if self.online_from(env, &mut run, None, env.may_stop)? {
                         Rest(new, replicas)
                     } else {
-                        self.stopped_at = Some(super::Piece::BrokerStartup(OnlineUnderWay(
-                            new, replicas, run,
-                        )));
-                        return Ok(());
+                        OnlineUnderWay(new, replicas, run)
                     }
                 }
                 Rest(new, replicas) => return self.broker_startup_rest(env, &new, &replicas),
@@ -250,9 +238,7 @@ impl KafkaController {
                     if self.online_from(env, &mut run, None, env.may_stop)? {
                         Followed(id, followed)
                     } else {
-                        let piece = Elections(id, followed, run);
-                        self.stopped_at = Some(super::Piece::Shutdown(piece));
-                        return Ok(None);
+                        Elections(id, followed, run)
                     }
                 }
                 Followed(id, followed) => {
@@ -266,7 +252,7 @@ impl KafkaController {
                         batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
                         let replicas: Vec<(TopicPartition, BrokerId)> =
                             followed.iter().map(|tp| (tp.clone(), id)).collect();
-                        let run = ReplicaRun::new(&replicas, ReplicaState::OfflineReplica);
+                        let run = ReplicaRun::new(replicas, ReplicaState::OfflineReplica);
                         OfflineUnderWay(id, Box::new(run))
                     }
                 }
@@ -274,9 +260,7 @@ impl KafkaController {
                     if self.replicas_from(env, &mut run, env.may_stop)? {
                         Remaining(id)
                     } else {
-                        let piece = OfflineUnderWay(id, run);
-                        self.stopped_at = Some(super::Piece::Shutdown(piece));
-                        return Ok(None);
+                        OfflineUnderWay(id, run)
                     }
                 }
                 Remaining(id) => return Ok(Some(Ok(self.still_led(env, id)))),

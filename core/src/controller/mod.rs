@@ -572,8 +572,9 @@ impl KafkaController {
     }
 
     /// `onControllerFailover` from `piece` on. Between pieces, when
-    /// `env.may_stop`, it stops and says where ([`KafkaController::stopped_at`]);
-    /// an error ends it there, as it ends Kafka's.
+    /// `env.may_stop`, it stops and says where ([`KafkaController::stopped_at`]):
+    /// a run under way that stopped inside hands back its own piece, and
+    /// stops there. An error ends it, as it ends Kafka's.
     fn failover_from(
         &mut self,
         env: &mut Env<'_>,
@@ -615,7 +616,7 @@ impl KafkaController {
                         FailoverPiece::PartitionStates
                     } else {
                         let offline_replica = states::ReplicaState::OfflineReplica;
-                        let run = replica_state_machine::ReplicaRun::new(&offline, offline_replica);
+                        let run = replica_state_machine::ReplicaRun::new(offline, offline_replica);
                         FailoverPiece::OfflineUnderWay(Box::new(run))
                     }
                 }
@@ -623,22 +624,14 @@ impl KafkaController {
                     if self.replicas_from(env, &mut run, env.may_stop)? {
                         FailoverPiece::PartitionStates
                     } else {
-                        self.stopped_at =
-                            Some(Piece::Failover(FailoverPiece::OfflineUnderWay(run)));
-                        return Ok(());
+                        FailoverPiece::OfflineUnderWay(run)
                     }
                 }
                 FailoverPiece::PartitionStates => {
                     self.initialize_partition_states();
-                    let tps = self.online_candidates(None);
-                    if tps.is_empty() {
-                        FailoverPiece::Rest
-                    } else {
-                        let strategy = election::Strategy::Offline {
-                            allow_unclean: false,
-                        };
-                        let run = self.begin_online(env, &tps, Some(strategy));
-                        FailoverPiece::Elections(Box::new(run))
+                    match self.begin_online_state_change(env, None) {
+                        Some(run) => FailoverPiece::Elections(Box::new(run)),
+                        None => FailoverPiece::Rest,
                     }
                 }
                 FailoverPiece::Elections(mut run) => {
@@ -646,8 +639,7 @@ impl KafkaController {
                     if self.online_from(env, &mut run, None, env.may_stop)? {
                         FailoverPiece::Rest
                     } else {
-                        self.stopped_at = Some(Piece::Failover(FailoverPiece::Elections(run)));
-                        return Ok(());
+                        FailoverPiece::Elections(run)
                     }
                 }
                 FailoverPiece::Rest => {

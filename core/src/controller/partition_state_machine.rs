@@ -35,7 +35,7 @@ struct ElectionSets {
 impl KafkaController {
     /// `partitionStateMachine.startup()`'s `initializePartitionState`; its
     /// `triggerOnlinePartitionStateChange` follows
-    /// ([`KafkaController::online_candidates`], [`KafkaController::begin_online`]).
+    /// ([`KafkaController::begin_online_state_change`]).
     pub(super) fn initialize_partition_states(&mut self) {
         // `is_replica_online(b, false)` is membership of the live brokers
         // not shutting down.
@@ -71,26 +71,34 @@ impl KafkaController {
         env: &mut Env<'_>,
         topic: Option<&str>,
     ) -> Result<(), ControllerError> {
-        let tps = self.online_candidates(topic);
-        if tps.is_empty() {
-            return Ok(());
-        }
         // Nobody reads the per-partition outcomes here: not gathering them
         // saves a map of every partition moved (200,000 at a large start-up).
-        self.change_partition_states(
-            env,
-            &tps,
-            PartitionState::OnlinePartition,
-            Some(Strategy::Offline {
-                allow_unclean: false,
-            }),
-            None,
-        )
+        if let Some(mut run) = self.begin_online_state_change(env, topic) {
+            self.online_from(env, &mut run, None, None)?;
+        }
+        Ok(())
+    }
+
+    /// `triggerOnlinePartitionStateChange` as a run to go on with
+    /// ([`KafkaController::online_from`]), `None` when no partition moves.
+    pub(super) fn begin_online_state_change(
+        &mut self,
+        env: &mut Env<'_>,
+        topic: Option<&str>,
+    ) -> Option<OnlineRun> {
+        let tps = self.online_candidates(topic);
+        if tps.is_empty() {
+            return None;
+        }
+        let strategy = Strategy::Offline {
+            allow_unclean: false,
+        };
+        Some(self.begin_online(env, &tps, Some(strategy)))
     }
 
     /// The partitions `triggerOnlinePartitionStateChange` moves: New or
     /// Offline (of one topic, or all), not queued for deletion.
-    pub(super) fn online_candidates(&self, topic: Option<&str>) -> Vec<TopicPartition> {
+    fn online_candidates(&self, topic: Option<&str>) -> Vec<TopicPartition> {
         self.ctx
             .partition_states
             .iter()

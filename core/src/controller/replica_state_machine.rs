@@ -144,7 +144,7 @@ impl KafkaController {
         if replicas.is_empty() {
             return Ok(());
         }
-        let mut run = ReplicaRun::new(replicas, target);
+        let mut run = ReplicaRun::new(replicas.to_vec(), target);
         self.replicas_from(env, &mut run, None).map(|_| ())
     }
 
@@ -403,7 +403,10 @@ pub struct ReplicaRun {
 
 impl ReplicaRun {
     /// The call's start: the replicas grouped (a stable sort by broker).
-    pub(super) fn new(replicas: &[(TopicPartition, BrokerId)], target: ReplicaState) -> ReplicaRun {
+    pub(super) fn new(
+        mut by_broker: Vec<(TopicPartition, BrokerId)>,
+        target: ReplicaState,
+    ) -> ReplicaRun {
         let mut batch = RequestBatch::default();
         if target == ReplicaState::OfflineReplica {
             // Its LeaderAndIsr states are each partition's leadership as
@@ -412,7 +415,6 @@ impl ReplicaRun {
             // (which the batch then sees).
             batch.states_stay_current();
         }
-        let mut by_broker = replicas.to_vec();
         by_broker.sort_by_key(|(_, r)| *r);
         ReplicaRun {
             batch,

@@ -151,7 +151,8 @@ impl KafkaController {
 
     /// `onNewPartitionCreation` from `piece` on. Between its calls, when
     /// `env.may_stop`, it stops and says where
-    /// ([`KafkaController::stopped_at`]).
+    /// ([`KafkaController::stopped_at`]); a call under way that stopped
+    /// inside hands back its own piece.
     pub(super) fn new_partitions_from(
         &mut self,
         env: &mut Env<'_>,
@@ -185,7 +186,7 @@ impl KafkaController {
                     if replicas.is_empty() {
                         Online(tps, replicas)
                     } else {
-                        let run = ReplicaRun::new(&replicas, ReplicaState::NewReplica);
+                        let run = ReplicaRun::new(replicas.clone(), ReplicaState::NewReplica);
                         NewReplicasUnderWay(tps, replicas, Box::new(run))
                     }
                 }
@@ -193,9 +194,7 @@ impl KafkaController {
                     if self.replicas_from(env, &mut run, env.may_stop)? {
                         Online(tps, replicas)
                     } else {
-                        let piece = NewReplicasUnderWay(tps, replicas, run);
-                        self.stopped_at = Some(super::Piece::NewPartitions(piece));
-                        return Ok(());
+                        NewReplicasUnderWay(tps, replicas, run)
                     }
                 }
                 Online(tps, replicas) => {
@@ -210,25 +209,21 @@ impl KafkaController {
                     if self.online_from(env, &mut run, None, env.may_stop)? {
                         OnlineReplicas(replicas)
                     } else {
-                        self.stopped_at =
-                            Some(super::Piece::NewPartitions(OnlineUnderWay(run, replicas)));
-                        return Ok(());
+                        OnlineUnderWay(run, replicas)
                     }
                 }
                 OnlineReplicas(replicas) => {
                     if replicas.is_empty() {
                         return Ok(());
                     }
-                    let run = ReplicaRun::new(&replicas, ReplicaState::OnlineReplica);
+                    let run = ReplicaRun::new(replicas, ReplicaState::OnlineReplica);
                     OnlineReplicasUnderWay(Box::new(run))
                 }
                 OnlineReplicasUnderWay(mut run) => {
                     if self.replicas_from(env, &mut run, env.may_stop)? {
                         return Ok(());
                     }
-                    let piece = OnlineReplicasUnderWay(run);
-                    self.stopped_at = Some(super::Piece::NewPartitions(piece));
-                    return Ok(());
+                    OnlineReplicasUnderWay(run)
                 }
             };
             if env.may_stop.is_some() {

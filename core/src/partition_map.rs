@@ -79,6 +79,11 @@ impl<V> Default for PartitionMap<V> {
     }
 }
 
+/// Where a walk a slice at a time goes on ([`PartitionMap::walk_slice`]):
+/// the key its next slice starts at; none before it starts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resume(Option<TopicPartition>);
+
 /// Where an entry is: topic, chunk (positions in the lists) and slot.
 type At = (usize, usize, usize);
 
@@ -288,6 +293,54 @@ impl<V: Clone> PartitionMap<V> {
         Iter::new(&self.topics)
     }
 
+    /// The entries from `key` on (every entry whose key is not less), in
+    /// key order: where a walk a slice at a time goes on.
+    pub fn iter_from(&self, key: &TopicPartition) -> Iter<'_, V> {
+        let (t, c, s) = match self.topic_position(&key.topic) {
+            Ok(t) => {
+                let (n, s) = split(key.partition);
+                match self.topics.get(t).map(|e| e.chunk_position(n)) {
+                    Some(Ok(c)) => (t, c, s),
+                    Some(Err(c)) => (t, c, 0),
+                    None => (t, 0, 0),
+                }
+            }
+            Err(t) => (t, 0, 0),
+        };
+        let Some(first) = self.topics.get(t) else {
+            return Iter::new(&[]);
+        };
+        let later = self.topics.get(t + 1..).unwrap_or(&[]);
+        let mut iter = Iter::new(later);
+        let chunks = first.chunks.get(c..).unwrap_or(&[]);
+        if let Some(((_, slots), rest)) = chunks.split_first() {
+            iter.front = slots.get(s..).unwrap_or(&[]).iter();
+            iter.rest = rest.iter();
+        }
+        iter
+    }
+
+    /// Up to `slice` entries (all if `None`) from where `at` is, handed to
+    /// `f` in key order; `at` is left where the next slice starts. Whether
+    /// the walk reached the end (a long controller event walks the context's
+    /// partitions a slice at a time between its pieces).
+    pub fn walk_slice(
+        &self,
+        at: &mut Resume,
+        slice: Option<usize>,
+        mut f: impl FnMut(&TopicPartition, &V),
+    ) -> bool {
+        let mut it = match &at.0 {
+            Some(key) => self.iter_from(key),
+            None => self.iter(),
+        };
+        for (k, v) in it.by_ref().take(slice.map_or(usize::MAX, |n| n.max(1))) {
+            f(k, v);
+        }
+        at.0 = it.next().map(|(k, _)| k.clone());
+        at.0.is_none()
+    }
+
     /// Every key in order.
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &TopicPartition> + Clone {
         self.iter().map(|(k, _)| k)
@@ -426,6 +479,10 @@ type Chunks<'a, V> = std::iter::FlatMap<
 pub struct Iter<'a, V> {
     /// The rest of the chunk being read from the front.
     front: SlotIter<'a, V>,
+    /// The chunks of the front's topic after its chunk, read before
+    /// `chunks` (empty unless the walk started inside a topic:
+    /// [`PartitionMap::iter_from`]).
+    rest: ChunkIter<'a, V>,
     /// The chunks between the front's and the back's.
     chunks: Chunks<'a, V>,
     /// The rest of the chunk being read from the back.
@@ -443,6 +500,7 @@ impl<'a, V> Iter<'a, V> {
         let chunks_of: ChunksOfTopic<'a, V> = |e| e.chunks.iter();
         Iter {
             front: [].iter(),
+            rest: [].iter(),
             chunks: topics.iter().flat_map(chunks_of),
             back: [].iter(),
         }
@@ -458,7 +516,7 @@ impl<'a, V> Iterator for Iter<'a, V> {
             match self.front.next() {
                 Some(Some((k, v))) => return Some((k, v)),
                 Some(None) => {}
-                None => match self.chunks.next() {
+                None => match self.rest.next().or_else(|| self.chunks.next()) {
                     Some((_, slots)) => self.front = slots.iter(),
                     None => {
                         return self
@@ -478,7 +536,7 @@ impl<V> DoubleEndedIterator for Iter<'_, V> {
             match self.back.next_back() {
                 Some(Some((k, v))) => return Some((k, v)),
                 Some(None) => {}
-                None => match self.chunks.next_back() {
+                None => match self.chunks.next_back().or_else(|| self.rest.next_back()) {
                     Some((_, slots)) => self.back = slots.iter(),
                     None => {
                         return self
@@ -696,6 +754,53 @@ mod tests {
             let all: Vec<TopicPartition> = b.keys().cloned().collect();
             assert_eq!(front, all, "pattern {pattern:b}");
         }
+    }
+
+    /// A walk from a key reads what a `BTreeMap`'s range from that key
+    /// does, from the front and from the back: keys present or absent,
+    /// before, between and after the topics, inside and between chunks.
+    /// (The controller walks the context's partitions a slice at a time
+    /// from where the last slice stopped.)
+    #[test]
+    fn walks_from_a_key_match_a_btree_map_range() {
+        let mut rng = Rng::new(23);
+        let mut m: PartitionMap<u64> = PartitionMap::new();
+        let mut b: BTreeMap<TopicPartition, u64> = BTreeMap::new();
+        for i in 0..2_000u64 {
+            let k = key(&mut rng);
+            m.insert(k.clone(), i);
+            b.insert(k, i);
+        }
+        let mut froms: Vec<TopicPartition> = (0..300).map(|_| key(&mut rng)).collect();
+        for (topic, p) in [
+            ("a", 0),
+            ("clicks", 0),
+            ("clicks", 31),
+            ("clicks", 32),
+            ("zzz", 0),
+        ] {
+            froms.push(TopicPartition::new(topic, p));
+        }
+        froms.push(TopicPartition::new("orders", u32::MAX));
+        for from in &froms {
+            let want: Vec<(&TopicPartition, &u64)> = b.range(from.clone()..).collect();
+            assert!(m.iter_from(from).eq(want.iter().copied()), "from {from:?}");
+            assert!(
+                m.iter_from(from).rev().eq(want.iter().rev().copied()),
+                "back from {from:?}"
+            );
+        }
+        // A walk a slice of 7 at a time, each from the key the last one
+        // stopped at, reads the whole map once, and says when it is done.
+        let mut walked = Vec::new();
+        let mut at = Resume::default();
+        let mut slices = 0;
+        while !m.walk_slice(&mut at, Some(7), |k, v| walked.push((k.clone(), *v))) {
+            slices += 1;
+            assert_eq!(walked.len(), 7 * slices);
+        }
+        assert_eq!(slices, (b.len() - 1) / 7);
+        assert!(walked.iter().map(|(k, v)| (k, v)).eq(b.iter()));
     }
 
     /// A map built from sorted entries is the map built by inserting them;

@@ -219,28 +219,37 @@ pub enum Piece {
 /// a second of the simulator's wall time, so the page may draw between them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FailoverPiece {
-    /// `initializeControllerContext` to the assignments.
+    /// `initializeControllerContext` to its reading of the assignments.
     Context,
-    /// The rest of `initializeControllerContext` (the leaderships) and the
-    /// topic deletion manager's start.
-    Leaderships,
+    /// That reading under way, a few topics at a time.
+    Assignments(Box<partitions::AssignmentRead>),
+    /// The rest of it: the leaderships read, a slice of partitions at a time.
+    Leaderships(Box<partitions::LeadershipRead>),
+    /// The reassignments found, and the topic deletion manager's start.
+    TopicDeletion,
     /// `sendUpdateMetadataRequest` to every live broker.
     UpdateMetadata,
-    /// `replicaStateMachine.startup()`: the replicas' states.
-    ReplicaStates,
+    /// `replicaStateMachine.startup()`: the replicas' states, a slice of
+    /// partitions at a time.
+    ReplicaStates(Box<replica_state_machine::ReplicaStatesRead>),
     /// `replicaStateMachine.startup()`: the online replicas' requests,
-    /// given how many each broker has; then the replicas not online.
-    OnlineReplicas(Vec<usize>, Vec<(crate::ids::TopicPartition, BrokerId)>),
+    /// gathered a slice at a time and sent; then the replicas not online.
+    OnlineReplicas(
+        Box<replica_state_machine::OnlineReplicaRequests>,
+        Vec<(crate::ids::TopicPartition, BrokerId)>,
+    ),
     /// `replicaStateMachine.startup()`'s last call: the replicas on brokers
     /// that are not live go to `OfflineReplica`.
     OfflineReplicas(Vec<(crate::ids::TopicPartition, BrokerId)>),
     /// That under way (a broker's replicas at a time).
     OfflineUnderWay(Box<replica_state_machine::ReplicaRun>),
-    /// `partitionStateMachine.startup()`: the states, and the partitions it
-    /// moves online.
-    PartitionStates,
-    /// Its `triggerOnlinePartitionStateChange` under way (elections, a new
-    /// partition's first leader: a slice at a time).
+    /// `partitionStateMachine.startup()`: the states, a slice of partitions
+    /// at a time.
+    PartitionStates(Box<partition_state_machine::PartitionStatesRead>),
+    /// The partitions its `triggerOnlinePartitionStateChange` moves online.
+    BeginElections,
+    /// That under way (elections, a new partition's first leader: a slice
+    /// at a time).
     Elections(Box<partition_state_machine::OnlineRun>),
     /// Reassignments, deletions, a preferred election written meanwhile.
     Rest,
@@ -584,10 +593,23 @@ impl KafkaController {
             piece = match piece {
                 FailoverPiece::Context => {
                     self.initialize_controller_context(env)?;
-                    FailoverPiece::Leaderships
+                    FailoverPiece::Assignments(Box::new(self.begin_assignments()))
                 }
-                FailoverPiece::Leaderships => {
-                    self.read_leaderships(env)?;
+                FailoverPiece::Assignments(mut read) => {
+                    if self.assignments_from(env, &mut read, env.may_stop)? {
+                        FailoverPiece::Leaderships(Box::default())
+                    } else {
+                        FailoverPiece::Assignments(read)
+                    }
+                }
+                FailoverPiece::Leaderships(mut read) => {
+                    if self.leaderships_from(env, &mut read, env.may_stop)? {
+                        FailoverPiece::TopicDeletion
+                    } else {
+                        FailoverPiece::Leaderships(read)
+                    }
+                }
+                FailoverPiece::TopicDeletion => {
                     // Partitions whose persisted assignment has adding or
                     // removing replicas.
                     self.ctx.partitions_being_reassigned =
@@ -599,21 +621,31 @@ impl KafkaController {
                     // Brokers must learn the live brokers before any LeaderAndIsr.
                     let live = self.ctx.live_or_shutting_down();
                     self.send_update_metadata(env, &live, Vec::new());
-                    FailoverPiece::ReplicaStates
+                    FailoverPiece::ReplicaStates(Box::default())
                 }
-                FailoverPiece::ReplicaStates => match self.initialize_replica_states() {
-                    (Some(per_broker), offline) => {
-                        FailoverPiece::OnlineReplicas(per_broker, offline)
+                FailoverPiece::ReplicaStates(mut read) => {
+                    if !self.replica_states_from(&mut read, env.may_stop) {
+                        FailoverPiece::ReplicaStates(read)
+                    } else {
+                        match read.outcome() {
+                            (Some(per_broker), offline) => {
+                                let run = self.begin_online_replica_requests(&per_broker);
+                                FailoverPiece::OnlineReplicas(Box::new(run), offline)
+                            }
+                            (None, offline) => FailoverPiece::OfflineReplicas(offline),
+                        }
                     }
-                    (None, offline) => FailoverPiece::OfflineReplicas(offline),
-                },
-                FailoverPiece::OnlineReplicas(per_broker, offline) => {
-                    self.online_replica_requests(env, &per_broker);
-                    FailoverPiece::OfflineReplicas(offline)
+                }
+                FailoverPiece::OnlineReplicas(mut run, offline) => {
+                    if self.online_replica_requests_from(env, &mut run, env.may_stop) {
+                        FailoverPiece::OfflineReplicas(offline)
+                    } else {
+                        FailoverPiece::OnlineReplicas(run, offline)
+                    }
                 }
                 FailoverPiece::OfflineReplicas(offline) => {
                     if offline.is_empty() {
-                        FailoverPiece::PartitionStates
+                        FailoverPiece::PartitionStates(Box::default())
                     } else {
                         let offline_replica = states::ReplicaState::OfflineReplica;
                         let run = replica_state_machine::ReplicaRun::new(offline, offline_replica);
@@ -622,18 +654,22 @@ impl KafkaController {
                 }
                 FailoverPiece::OfflineUnderWay(mut run) => {
                     if self.replicas_from(env, &mut run, env.may_stop)? {
-                        FailoverPiece::PartitionStates
+                        FailoverPiece::PartitionStates(Box::default())
                     } else {
                         FailoverPiece::OfflineUnderWay(run)
                     }
                 }
-                FailoverPiece::PartitionStates => {
-                    self.initialize_partition_states();
-                    match self.begin_online_state_change(env, None) {
-                        Some(run) => FailoverPiece::Elections(Box::new(run)),
-                        None => FailoverPiece::Rest,
+                FailoverPiece::PartitionStates(mut read) => {
+                    if self.partition_states_from(&mut read, env.may_stop) {
+                        FailoverPiece::BeginElections
+                    } else {
+                        FailoverPiece::PartitionStates(read)
                     }
                 }
+                FailoverPiece::BeginElections => match self.begin_online_state_change(env, None) {
+                    Some(run) => FailoverPiece::Elections(Box::new(run)),
+                    None => FailoverPiece::Rest,
+                },
                 FailoverPiece::Elections(mut run) => {
                     // Nobody reads the per-partition outcomes here.
                     if self.online_from(env, &mut run, None, env.may_stop)? {
@@ -679,7 +715,7 @@ impl KafkaController {
         for b in self.ctx.live_brokers.keys() {
             env.client.register_data_handler(&paths::broker(*b));
         }
-        self.read_assignments(env)
+        Ok(())
     }
 
     /// `KafkaController.shutdown()` on a clean broker exit: the event thread

@@ -33,18 +33,27 @@ struct ElectionSets {
 }
 
 impl KafkaController {
-    /// `partitionStateMachine.startup()`'s `initializePartitionState`; its
+    /// `partitionStateMachine.startup()`'s `initializePartitionState`, from
+    /// where `read` is: `slice` partitions at a time (false), true when
+    /// done, the states in the context. Its
     /// `triggerOnlinePartitionStateChange` follows
     /// ([`KafkaController::begin_online_state_change`]).
-    pub(super) fn initialize_partition_states(&mut self) {
+    pub(super) fn partition_states_from(
+        &mut self,
+        read: &mut PartitionStatesRead,
+        slice: Option<usize>,
+    ) -> bool {
         // `is_replica_online(b, false)` is membership of the live brokers
         // not shutting down.
         let online: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
-        // Sized once (the map's keys do not say how many they are).
-        let mut states: Vec<(TopicPartition, PartitionState)> =
-            Vec::with_capacity(self.ctx.assignments.len());
-        for tp in self.ctx.assignments.keys() {
-            let state = match self.ctx.leadership.get(tp) {
+        let PartitionStatesRead { at, states } = read;
+        if states.capacity() == 0 {
+            // Sized once (the map's keys do not say how many they are).
+            states.reserve(self.ctx.assignments.len());
+        }
+        let leadership = &self.ctx.leadership;
+        let done = self.ctx.assignments.walk_slice(at, slice, |tp, _| {
+            let state = match leadership.get(tp) {
                 None => PartitionState::NewPartition,
                 Some(l) if l.leader.is_some_and(|b| online.has(b)) => {
                     PartitionState::OnlinePartition
@@ -52,7 +61,11 @@ impl KafkaController {
                 Some(_) => PartitionState::OfflinePartition,
             };
             states.push((tp.clone(), state));
+        });
+        if !done {
+            return false;
         }
+        let states = std::mem::take(states);
         if self.ctx.partition_states.is_empty() {
             // A new controller's context starts empty: build the map in one go.
             self.ctx.partition_states = PartitionMap::from_sorted(states);
@@ -61,6 +74,7 @@ impl KafkaController {
                 self.ctx.partition_states.insert(tp, state);
             }
         }
+        true
     }
 
     /// `triggerOnlinePartitionStateChange`: every New or Offline partition
@@ -262,6 +276,8 @@ impl KafkaController {
             stage: OnlineStage::Mark(0),
             new,
             existing,
+            elected: Vec::new(),
+            retry: Vec::new(),
         };
         if !run.new.is_empty() {
             self.first_leaders(env, &mut run);
@@ -345,28 +361,51 @@ impl KafkaController {
                         run.stage = OnlineStage::Mark(k + 1);
                         done += 1;
                     }
-                    None => run.stage = OnlineStage::Existing,
+                    None => run.stage = OnlineStage::Existing(0),
                 },
-                OnlineStage::Existing => {
-                    if !run.existing.is_empty() {
-                        let existing = std::mem::take(&mut run.existing);
-                        for (tp, r) in self.elect_leader_for_partitions(
+                OnlineStage::Existing(k) => match run.existing.get(k..) {
+                    Some(rest) if !rest.is_empty() => {
+                        // Their first round a slice at a time (each
+                        // partition's election is its own).
+                        let n = rest.len().min(slice - done);
+                        let tps = &rest[..n];
+                        let retry = self.elect_round(
                             env,
                             &mut run.batch,
-                            &existing,
+                            tps,
                             run.strategy,
-                        )? {
-                            if r.is_ok() {
-                                self.set_partition_state(env, &tp, PartitionState::OnlinePartition);
-                            }
-                            if let Some(results) = results.as_deref_mut() {
-                                results.insert(tp, r);
-                            }
-                        }
-                        done = done.saturating_add(existing.len());
+                            &mut run.elected,
+                        )?;
+                        run.retry.extend(retry);
+                        run.stage = OnlineStage::Existing(k + n);
+                        done += n;
                     }
-                    run.stage = OnlineStage::Send;
-                }
+                    _ => {
+                        let retry = std::mem::take(&mut run.retry);
+                        self.elect_again(
+                            env,
+                            &mut run.batch,
+                            retry,
+                            run.strategy,
+                            &mut run.elected,
+                        )?;
+                        run.stage = OnlineStage::Elected(0);
+                    }
+                },
+                OnlineStage::Elected(k) => match run.elected.get(k) {
+                    Some((tp, r)) => {
+                        let (tp, r) = (tp.clone(), r.clone());
+                        if r.is_ok() {
+                            self.set_partition_state(env, &tp, PartitionState::OnlinePartition);
+                        }
+                        if let Some(results) = results.as_deref_mut() {
+                            results.insert(tp, r);
+                        }
+                        run.stage = OnlineStage::Elected(k + 1);
+                        done += 1;
+                    }
+                    None => run.stage = OnlineStage::Send,
+                },
                 OnlineStage::Send => {
                     let batch = std::mem::take(&mut run.batch);
                     batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
@@ -531,37 +570,53 @@ impl KafkaController {
     }
 
     /// Offline/Online → Online with a strategy: read the state znode, elect,
-    /// write it conditionally on its version; retry on BadVersion.
-    fn elect_leader_for_partitions(
+    /// write it conditionally on its version; retry on BadVersion. This is
+    /// the first round (or a slice of it: each partition's election is its
+    /// own): the outcomes added to `out`, and the
+    /// partitions whose write met BadVersion returned, to try again
+    /// ([`KafkaController::elect_again`]) once the round is over.
+    fn elect_round(
         &mut self,
         env: &mut Env<'_>,
         batch: &mut RequestBatch,
         tps: &[TopicPartition],
         strategy: Strategy,
-    ) -> Result<Vec<(TopicPartition, TransitionResult)>, ControllerError> {
-        let mut out = Vec::new();
-        let mut remaining: Vec<TopicPartition> = tps.to_vec();
-        let mut rounds = 0;
+        out: &mut Vec<(TopicPartition, TransitionResult)>,
+    ) -> Result<Vec<TopicPartition>, ControllerError> {
         // Nothing here changes which brokers are live or shutting down.
         let sets = ElectionSets {
             live: self.ctx.live_broker_ids().into_iter().collect(),
             live_or_shutting_down: self.ctx.live_brokers.keys().copied().collect(),
             shutting_down: self.ctx.shutting_down.iter().copied().collect(),
         };
+        let mut retry = Vec::new();
+        for tp in tps {
+            // Read just before its write, as Kafka's retry loop does:
+            // the write then finds the node's part of the tree in the
+            // cache (a batch read first measured slower here).
+            let read = read_leader_isr(env.client, env.zk, tp)?;
+            match self.elect_one(env, batch, tp, read, strategy, &sets)? {
+                Some(r) => out.push((tp.clone(), r)),
+                None => retry.push(tp.clone()),
+            }
+        }
+        Ok(retry)
+    }
+
+    /// The rounds after the first, for the partitions whose write met
+    /// BadVersion.
+    fn elect_again(
+        &mut self,
+        env: &mut Env<'_>,
+        batch: &mut RequestBatch,
+        mut remaining: Vec<TopicPartition>,
+        strategy: Strategy,
+        out: &mut Vec<(TopicPartition, TransitionResult)>,
+    ) -> Result<(), ControllerError> {
+        let mut rounds = 1;
         while !remaining.is_empty() && rounds < 100 {
             rounds += 1;
-            let mut retry = Vec::new();
-            for tp in remaining {
-                // Read just before its write, as Kafka's retry loop does:
-                // the write then finds the node's part of the tree in the
-                // cache (a batch read first measured slower here).
-                let read = read_leader_isr(env.client, env.zk, &tp)?;
-                match self.elect_one(env, batch, &tp, read, strategy, &sets)? {
-                    Some(r) => out.push((tp, r)),
-                    None => retry.push(tp),
-                }
-            }
-            remaining = retry;
+            remaining = self.elect_round(env, batch, &remaining, strategy, out)?;
         }
         // Kafka retries until every partition is done; here nothing else
         // writes while an event runs, so one re-read always suffices, and the
@@ -579,7 +634,7 @@ impl KafkaController {
                 },
             );
         }
-        Ok(out)
+        Ok(())
     }
 
     /// One election from the state znode as `read`; `None` means
@@ -752,6 +807,16 @@ fn create_parent(
     }
 }
 
+/// `initializePartitionState` under way
+/// ([`KafkaController::partition_states_from`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PartitionStatesRead {
+    /// Where it goes on in the assignments.
+    at: crate::partition_map::Resume,
+    /// The states so far, in partition order.
+    states: Vec<(TopicPartition, PartitionState)>,
+}
+
 /// `handleStateChanges(…, OnlinePartition)` under way
 /// ([`KafkaController::online_from`]): a large start-up writes 400,000
 /// znodes in it, so the event may stop every few thousand and go on.
@@ -765,6 +830,10 @@ pub struct OnlineRun {
     new: Vec<TopicPartition>,
     /// The others, in order.
     existing: Vec<TopicPartition>,
+    /// Their outcomes so far, in the order they were elected.
+    elected: Vec<(TopicPartition, TransitionResult)>,
+    /// Those whose write met BadVersion in the first round.
+    retry: Vec<TopicPartition>,
     /// Each new partition's outcome so far, by its position in `new`.
     out: Vec<Outcome>,
     /// The positions in `new` of the partitions with a live replica.
@@ -788,8 +857,10 @@ enum OnlineStage {
     States(usize),
     /// Moving the new partitions that got a leader to `OnlinePartition`.
     Mark(usize),
-    /// Electing the others.
-    Existing,
+    /// Electing the others (their first round).
+    Existing(usize),
+    /// Moving those elected to `OnlinePartition`.
+    Elected(usize),
     /// Sending the batch.
     Send,
 }

@@ -9,61 +9,113 @@ use super::batch::RequestBatch;
 use super::{ControllerError, Env, KafkaController};
 use crate::ids::TopicPartition;
 use crate::kafka_zk::{fenced_delete_children, read_leader_isrs};
-use crate::partition_map::PartitionMap;
+use crate::partition_map::{PartitionMap, Resume};
 use crate::zk::ZkError;
 use crate::zk_client::paths;
 use crate::znodes::decode_topic_assignment_ids;
 use std::collections::BTreeSet;
 
+/// `initializeControllerContext`'s reading of the assignments under way
+/// ([`KafkaController::assignments_from`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssignmentRead {
+    /// Every topic, in order.
+    topics: Vec<String>,
+    /// The first not yet read.
+    next: usize,
+    /// The assignments read so far, in topic and partition order.
+    entries: Vec<(TopicPartition, super::election::BrokerIds)>,
+}
+
+/// The reading of every partition's leadership under way
+/// ([`KafkaController::leaderships_from`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LeadershipRead {
+    /// Where it goes on in the assignments.
+    at: Resume,
+    /// What was read so far, in partition order.
+    read: Vec<(TopicPartition, crate::znodes::LeaderIsr)>,
+}
+
 impl KafkaController {
     // ----- context ------------------------------------------------------------
 
-    /// Read every topic's assignment (re-arming the per-topic watches) and
-    /// every partition's state znode into the context.
-    /// The assignments of every topic (`initializeControllerContext`'s
-    /// `getFullReplicaAssignmentForTopics`); their leaderships are read next
-    /// ([`KafkaController::read_leaderships`]).
-    pub(super) fn read_assignments(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
+    /// The start of `initializeControllerContext`'s reading of every topic's
+    /// assignment (`getFullReplicaAssignmentForTopics`, re-arming the
+    /// per-topic watches): the context's assignments and leaderships
+    /// emptied, the topics listed.
+    pub(super) fn begin_assignments(&mut self) -> AssignmentRead {
         self.ctx.assignments = PartitionMap::new();
         self.ctx.leadership = PartitionMap::new();
-        let topics: Vec<String> = self.ctx.all_topics.iter().cloned().collect();
-        // The assignments in topic and partition order, built in one go.
-        let mut assignments = Vec::new();
-        let mut failed = None;
-        for topic in &topics {
-            match self.read_topic_assignment_entries(env, topic) {
-                // The first topic's list is kept as it is (not copied).
-                Ok(entries) if assignments.is_empty() => assignments = entries,
-                Ok(entries) => assignments.extend(entries),
-                Err(e) => {
-                    // What was read stays, as if inserted one by one.
-                    failed = Some(e);
-                    break;
-                }
-            }
-        }
-        self.ctx.assignments = PartitionMap::from_sorted(assignments);
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(()),
+        AssignmentRead {
+            topics: self.ctx.all_topics.iter().cloned().collect(),
+            next: 0,
+            entries: Vec::new(),
         }
     }
 
-    /// Every assigned partition's leadership (`updateLeaderAndIsrCache`).
-    pub(super) fn read_leaderships(&mut self, env: &mut Env<'_>) -> Result<(), ControllerError> {
-        // Read as one batch (`getTopicPartitionStates`), in partition order,
-        // so the map is built in one go.
-        let tps: Vec<TopicPartition> = self.ctx.assignments.keys().cloned().collect();
+    /// The assignments read from where `read` is, a topic at a time. With
+    /// `slice`, it stops after a topic once that many partitions were read
+    /// since it was called (Ok(false)); Ok(true) when done, the assignments
+    /// in the context. Their leaderships are read next
+    /// ([`KafkaController::leaderships_from`]).
+    pub(super) fn assignments_from(
+        &mut self,
+        env: &mut Env<'_>,
+        read: &mut AssignmentRead,
+        slice: Option<usize>,
+    ) -> Result<bool, ControllerError> {
+        let slice = slice.unwrap_or(usize::MAX);
+        let start = read.entries.len();
+        while let Some(topic) = read.topics.get(read.next) {
+            if read.entries.len() - start >= slice {
+                return Ok(false);
+            }
+            match self.read_topic_assignment_entries(env, topic) {
+                // The first topic's list is kept as it is (not copied).
+                Ok(entries) if read.entries.is_empty() => read.entries = entries,
+                Ok(entries) => read.entries.extend(entries),
+                Err(e) => {
+                    // What was read stays, as if inserted one by one.
+                    self.ctx.assignments =
+                        PartitionMap::from_sorted(std::mem::take(&mut read.entries));
+                    return Err(e);
+                }
+            }
+            read.next += 1;
+        }
+        // In topic and partition order: the map built in one go.
+        self.ctx.assignments = PartitionMap::from_sorted(std::mem::take(&mut read.entries));
+        Ok(true)
+    }
+
+    /// Every assigned partition's leadership (`updateLeaderAndIsrCache`),
+    /// read from where `read` is: `slice` partitions at a time (Ok(false)),
+    /// Ok(true) when done, the leaderships in the context.
+    pub(super) fn leaderships_from(
+        &mut self,
+        env: &mut Env<'_>,
+        read: &mut LeadershipRead,
+        slice: Option<usize>,
+    ) -> Result<bool, ControllerError> {
+        if read.read.capacity() == 0 {
+            // Sized once: at most one a partition.
+            read.read.reserve(self.ctx.assignments.len());
+        }
+        let mut tps = Vec::new();
+        let done =
+            (self.ctx.assignments).walk_slice(&mut read.at, slice, |tp, _| tps.push(tp.clone()));
+        // Read as one batch (`getTopicPartitionStates`), in partition order.
         let states = read_leader_isrs(env.client, env.zk, &tps)?;
-        // Sized once (a collect through the filter would grow it by doubling).
-        let mut leadership = Vec::with_capacity(states.iter().flatten().count());
         for (tp, l) in tps.into_iter().zip(states) {
             if let Some(l) = l {
-                leadership.push((tp, l));
+                read.read.push((tp, l));
             }
         }
-        self.ctx.leadership = PartitionMap::from_sorted(leadership);
-        Ok(())
+        if done {
+            self.ctx.leadership = PartitionMap::from_sorted(std::mem::take(&mut read.read));
+        }
+        Ok(done)
     }
 
     /// Register the PartitionModificationsHandler for `topic` and read its assignment.

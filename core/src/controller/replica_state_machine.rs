@@ -10,6 +10,7 @@ use super::{ControllerError, Env, KafkaController};
 use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::read_leader_isr;
+use crate::partition_map::Resume;
 use std::collections::BTreeSet;
 
 impl KafkaController {
@@ -36,27 +37,37 @@ impl KafkaController {
     /// replica `OnlineReplica` if its broker is live and not shutting down,
     /// else `ReplicaDeletionIneligible`), then `handleStateChanges` of the
     /// online ones to `OnlineReplica` and of the others to `OfflineReplica`.
-    /// This is `initializeReplicaState`; it returns how many online
-    /// replicas each broker has (`None` if no replica is online), for
-    /// [`KafkaController::online_replica_requests`], and the replicas not
-    /// online, for the last call ([`super::FailoverPiece::OfflineReplicas`]).
-    pub(super) fn initialize_replica_states(
+    /// This is `initializeReplicaState`, from where `read` is: `slice`
+    /// partitions at a time (false), true when done, the states in the
+    /// context and in `read` what the next pieces need
+    /// ([`ReplicaStatesRead::outcome`]).
+    pub(super) fn replica_states_from(
         &mut self,
-    ) -> (Option<Vec<usize>>, Vec<(TopicPartition, BrokerId)>) {
+        read: &mut ReplicaStatesRead,
+        slice: Option<usize>,
+    ) -> bool {
         use super::election::{BrokerBits, BrokerSet};
         let online_brokers: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
-        let mut offline = Vec::new();
-        let mut any_online = false;
-        let mut states = Vec::with_capacity(self.ctx.assignments.len());
-        // Online replicas per broker (ids below 4096; others are not
-        // counted): at most the LeaderAndIsr entries each will get.
-        let mut online_per_broker: Vec<usize> = Vec::new();
-        for (tp, rs) in &self.ctx.assignments {
+        let ReplicaStatesRead {
+            at,
+            states,
+            offline,
+            online_per_broker,
+            any_online,
+        } = read;
+        if states.capacity() == 0 {
+            // Sized once: one a partition.
+            states.reserve(self.ctx.assignments.len());
+        }
+        let done = self.ctx.assignments.walk_slice(at, slice, |tp, rs| {
             let mut these = PartitionReplicaStates::new();
             for r in rs {
                 let state = if online_brokers.has(*r) {
-                    any_online = true;
+                    *any_online = true;
                     let i = r.0 as usize;
+                    // Online replicas per broker (ids below 4096; others
+                    // are not counted): at most the LeaderAndIsr entries
+                    // each will get.
                     if i < 4096 {
                         if online_per_broker.len() <= i {
                             online_per_broker.resize(i + 1, 0);
@@ -72,7 +83,11 @@ impl KafkaController {
                 these.set(*r, state);
             }
             states.push((tp.clone(), these));
+        });
+        if !done {
+            return false;
         }
+        let states = std::mem::take(states);
         if self.ctx.replica_states.is_empty() {
             // A new controller's context starts empty: build the map in one go.
             self.ctx.replica_states = ReplicaStates::from_sorted(states);
@@ -83,54 +98,83 @@ impl KafkaController {
                 }
             }
         }
-        (any_online.then_some(online_per_broker), offline)
+        true
     }
 
     /// `replicaStateMachine.startup()`'s `handleStateChanges(online,
-    /// OnlineReplica)` after [`KafkaController::initialize_replica_states`],
-    /// given the online replicas per broker it counted.
-    pub(super) fn online_replica_requests(
+    /// OnlineReplica)` after [`KafkaController::replica_states_from`]: its
+    /// start, given how many online replicas each broker has.
+    pub(super) fn begin_online_replica_requests(
+        &self,
+        online_per_broker: &[usize],
+    ) -> OnlineReplicaRequests {
+        let mut batch = RequestBatch::default();
+        // Built from the context below, not new, and sent right after.
+        batch.states_stay_current();
+        for (i, n) in online_per_broker.iter().enumerate() {
+            batch.reserve_leader_and_isr(BrokerId(i as u32), *n);
+        }
+        // At most one UpdateMetadata partition per partition.
+        batch.reserve_update_metadata(self.ctx.assignments.len());
+        OnlineReplicaRequests {
+            at: Resume::default(),
+            batch,
+            built: false,
+        }
+    }
+
+    /// That call from where `run` is: its requests gathered `slice`
+    /// partitions at a time, then sent (false until it is done; with a
+    /// slice, the send is a piece of its own).
+    ///
+    /// `handleStateChanges(online, OnlineReplica)`, walked by partition
+    /// instead of through `handle_replica_state_changes`: every online
+    /// replica was just set to OnlineReplica, a valid previous state of
+    /// itself, and it stays there; each gets a LeaderAndIsr for its
+    /// partition where the partition has a leadership. One call per
+    /// partition for all its online replicas: the same LeaderAndIsr
+    /// entries, and the partition named once for UpdateMetadata. The
+    /// batch puts each broker's entries in partition order and sends each
+    /// partition's UpdateMetadata state once, so the requests are the ones
+    /// the general path builds, without its three ordered-map lookups per
+    /// replica.
+    pub(super) fn online_replica_requests_from(
         &mut self,
         env: &mut Env<'_>,
-        online_per_broker: &[usize],
-    ) {
+        run: &mut OnlineReplicaRequests,
+        slice: Option<usize>,
+    ) -> bool {
         use super::election::{BrokerBits, BrokerSet};
-        let online_brokers: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
-        {
-            // `handleStateChanges(online, OnlineReplica)`, walked by partition
-            // instead of through `handle_replica_state_changes`: every online
-            // replica was just set to OnlineReplica, a valid previous state of
-            // itself, and it stays there; each gets a LeaderAndIsr for its
-            // partition where the partition has a leadership. One call per
-            // partition for all its online replicas: the same LeaderAndIsr
-            // entries, and the partition named once for UpdateMetadata. The
-            // batch puts each broker's entries in partition order and sends
-            // each partition's UpdateMetadata state once, so the requests are
-            // the ones the general path builds, without its three ordered-map
-            // lookups per replica.
-            let mut batch = RequestBatch::default();
-            // Built from the context below, not new, and sent right after.
-            batch.states_stay_current();
-            for (i, n) in online_per_broker.iter().enumerate() {
-                batch.reserve_leader_and_isr(BrokerId(i as u32), *n);
-            }
-            // At most one UpdateMetadata partition per partition.
-            batch.reserve_update_metadata(self.ctx.assignments.len());
-            let mut leadership = self.ctx.leadership.iter().peekable();
+        if !run.built {
+            let online_brokers: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
+            let ctx = &self.ctx;
+            let batch = &mut run.batch;
+            // The leaderships walked beside the assignments, from the slice's first.
+            let mut leadership = None;
             let mut to = Vec::new();
-            for (tp, rs) in &self.ctx.assignments {
-                while leadership.next_if(|(k, _)| *k < tp).is_some() {}
-                let Some(l) = leadership.next_if(|(k, _)| *k == tp).map(|(_, l)| l) else {
-                    continue;
+            let done = ctx.assignments.walk_slice(&mut run.at, slice, |tp, rs| {
+                let ls = leadership.get_or_insert_with(|| ctx.leadership.iter_from(tp).peekable());
+                while ls.next_if(|(k, _)| *k < tp).is_some() {}
+                let Some(l) = ls.next_if(|(k, _)| *k == tp).map(|(_, l)| l) else {
+                    return;
                 };
                 to.clear();
                 to.extend(rs.iter().copied().filter(|r| online_brokers.has(*r)));
                 if !to.is_empty() {
-                    batch.add_leader_and_isr_with_replicas(&self.ctx, &to, tp, l, rs, false);
+                    batch.add_leader_and_isr_with_replicas(ctx, &to, tp, l, rs, false);
                 }
+            });
+            if !done {
+                return false;
             }
-            batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
+            run.built = true;
+            if slice.is_some() {
+                return false;
+            }
         }
+        let batch = std::mem::take(&mut run.batch);
+        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
+        true
     }
 
     /// `ReplicaStateMachine.handleStateChanges`: replicas grouped by broker,
@@ -149,55 +193,70 @@ impl KafkaController {
     }
 
     /// `handleStateChanges` of replicas from where `run` is, a broker's
-    /// replicas at a time. With `slice`, it stops once that many replicas
-    /// changed since it was called, after a broker's (Ok(false)); Ok(true)
-    /// when done, the batch sent.
+    /// replicas at a time (checked first, then changed). With `slice`, it
+    /// stops once that many replicas changed since it was called (Ok(false));
+    /// Ok(true) when done, the batch sent.
     pub(super) fn replicas_from(
         &mut self,
         env: &mut Env<'_>,
         run: &mut ReplicaRun,
         slice: Option<usize>,
     ) -> Result<bool, ControllerError> {
-        let slice = slice.unwrap_or(usize::MAX);
+        let slice = slice.map_or(usize::MAX, |n| n.max(1));
         let mut done = 0usize;
         let target = run.target;
-        while run.next < run.by_broker.len() {
+        loop {
             if done >= slice {
                 return Ok(false);
             }
-            let broker = run.by_broker[run.next].1;
-            let end = run.by_broker[run.next..]
-                .iter()
-                .position(|(_, b)| *b != broker)
-                .map_or(run.by_broker.len(), |n| run.next + n);
-            let mut valid = Vec::with_capacity(end - run.next);
-            for (tp, _) in &run.by_broker[run.next..end] {
-                let tp = tp.clone();
-                // Looked up first: an existing state needs no slot made
-                // (nor its chunk copied) until it changes.
-                let current = match self.ctx.replica_states.get(&tp, broker) {
-                    Some(s) => s,
-                    None => {
-                        let s = ReplicaState::NonExistentReplica;
-                        self.ctx.replica_states.set(&tp, broker, s);
-                        s
-                    }
+            if run.at == run.valid.len() {
+                // The next broker's replicas, checked.
+                let Some((_, broker)) = run.by_broker.get(run.next) else {
+                    break;
                 };
-                if target.can_follow(current) {
-                    valid.push(tp);
-                } else {
-                    let e = ReplicaStateChangeError::InvalidTransition {
-                        tp: tp.clone(),
-                        replica: broker,
-                        from: current,
-                        to: target,
+                let broker = *broker;
+                let end = run.by_broker[run.next..]
+                    .iter()
+                    .position(|(_, b)| *b != broker)
+                    .map_or(run.by_broker.len(), |n| run.next + n);
+                run.valid.clear();
+                run.at = 0;
+                run.broker = broker;
+                for (tp, _) in &run.by_broker[run.next..end] {
+                    let tp = tp.clone();
+                    // Looked up first: an existing state needs no slot made
+                    // (nor its chunk copied) until it changes.
+                    let current = match self.ctx.replica_states.get(&tp, broker) {
+                        Some(s) => s,
+                        None => {
+                            let s = ReplicaState::NonExistentReplica;
+                            self.ctx.replica_states.set(&tp, broker, s);
+                            s
+                        }
                     };
-                    env.note("invalid_transition", Fact::ReplicaStateChangeFailed(e));
+                    if target.can_follow(current) {
+                        run.valid.push(tp);
+                    } else {
+                        let e = ReplicaStateChangeError::InvalidTransition {
+                            tp: tp.clone(),
+                            replica: broker,
+                            from: current,
+                            to: target,
+                        };
+                        env.note("invalid_transition", Fact::ReplicaStateChangeFailed(e));
+                    }
                 }
+                run.next = end;
+                continue;
             }
-            done = done.saturating_add(end - run.next);
-            run.next = end;
-            self.do_replica_transitions(env, &mut run.batch, broker, &valid, target)?;
+            // Its valid ones changed, a slice at a time: each replica's
+            // transition is its own (its state, its partition's znode),
+            // so where they are cut changes nothing.
+            let end = run.valid.len().min(run.at.saturating_add(slice - done));
+            let tps = &run.valid[run.at..end];
+            self.do_replica_transitions(env, &mut run.batch, run.broker, tps, target)?;
+            done += end - run.at;
+            run.at = end;
         }
         let batch = std::mem::take(&mut run.batch);
         batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
@@ -319,7 +378,7 @@ impl KafkaController {
         let mut out = Vec::new();
         for tp in tps {
             for _ in 0..100 {
-                // Read just before its write (see `elect_leader_for_partitions`).
+                // Read just before its write (see `elect_round`).
                 let Some(current) = read_leader_isr(env.client, env.zk, tp)? else {
                     break;
                 };
@@ -384,6 +443,47 @@ impl KafkaController {
     }
 }
 
+/// `initializeReplicaState` under way ([`KafkaController::replica_states_from`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplicaStatesRead {
+    /// Where it goes on in the assignments.
+    at: Resume,
+    /// The states so far, in partition order.
+    states: Vec<(TopicPartition, PartitionReplicaStates)>,
+    /// The replicas not online so far.
+    offline: Vec<(TopicPartition, BrokerId)>,
+    /// Online replicas per broker id so far (ids below 4096).
+    online_per_broker: Vec<usize>,
+    /// Whether any replica is online.
+    any_online: bool,
+}
+
+impl ReplicaStatesRead {
+    /// What the read found: how many online replicas each broker has
+    /// (`None` if no replica is online), for
+    /// [`KafkaController::begin_online_replica_requests`], and the replicas
+    /// not online, for the start-up's last call
+    /// ([`super::FailoverPiece::OfflineReplicas`]).
+    pub(super) fn outcome(self) -> (Option<Vec<usize>>, Vec<(TopicPartition, BrokerId)>) {
+        (
+            self.any_online.then_some(self.online_per_broker),
+            self.offline,
+        )
+    }
+}
+
+/// The online replicas' requests at a failover under way
+/// ([`KafkaController::online_replica_requests_from`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnlineReplicaRequests {
+    /// Where it goes on in the assignments.
+    at: Resume,
+    /// The requests so far.
+    batch: RequestBatch,
+    /// Whether every partition is in the batch (it is sent next).
+    built: bool,
+}
+
 /// `ReplicaStateMachine.handleStateChanges` under way
 /// ([`KafkaController::replicas_from`]): a replica state change of every
 /// replica of 200,000 partitions takes a tenth of a second of the simulator's
@@ -395,8 +495,14 @@ pub struct ReplicaRun {
     /// The replicas, grouped by broker in broker order, each group in the
     /// order given.
     by_broker: Vec<(TopicPartition, BrokerId)>,
-    /// The first not yet changed.
+    /// The first whose broker's replicas are not yet checked.
     next: usize,
+    /// The broker whose replicas are being changed.
+    broker: BrokerId,
+    /// Its replicas' partitions that may go to the target, in the order given.
+    valid: Vec<TopicPartition>,
+    /// The first of them not yet changed.
+    at: usize,
     /// Where they go.
     target: ReplicaState,
 }
@@ -420,6 +526,9 @@ impl ReplicaRun {
             batch,
             by_broker,
             next: 0,
+            broker: BrokerId(0),
+            valid: Vec::new(),
+            at: 0,
             target,
         }
     }

@@ -296,10 +296,11 @@ pub struct Sim {
     may_stop: Option<usize>,
 }
 
-/// The most znode writes or state changes a piece of a long controller event
-/// does where it is a run of them ([`Sim::step_piece`]): 4,096, about 5 ms of
-/// a 200,000-partition start-up's first leaders natively.
-pub const PIECE: usize = 4_096;
+/// The most znode writes, elections or state changes a piece of a long
+/// controller event does where it is a run of them, and the most partitions
+/// it reads where it walks the context ([`Sim::step_piece`]): 1,024 elections
+/// take about 5 ms natively, a walk of 1,024 partitions well under one.
+pub const PIECE: usize = 1_024;
 
 /// A step left unfinished: the controller event it started stopped between
 /// its pieces ([`crate::controller::KafkaController::stopped_at`]).

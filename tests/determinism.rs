@@ -295,6 +295,11 @@ struct Stops {
     /// Inside a run of first leaders, elections or replica changes (or at
     /// its start).
     in_run: usize,
+    /// Inside a failover's walk over the context's partitions (a read, or
+    /// the online replicas' requests gathered).
+    in_walk: usize,
+    /// While a batch of requests was being sent.
+    sending: usize,
 }
 
 /// Run `sim` to `end` one piece of at most `slice` writes at a time
@@ -313,12 +318,33 @@ fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime, slice: usize) -> Stops
                 .brokers()
                 .values()
                 .find_map(|b| b.controller.stopped_at.as_ref());
+            // A batch's sending under way shows in the piece (`RequestBatch`'s
+            // `sending`, past `NotYet`).
+            let text = format!("{at:?}");
+            stops.sending += usize::from(
+                [
+                    "LeaderAndIsr(",
+                    "UpdateMetadataStart",
+                    "UpdateMetadata(",
+                    "StopReplica",
+                ]
+                .iter()
+                .any(|s| text.contains(&format!("sending: {s}"))),
+            );
             match at {
                 Some(Piece::Failover(p)) => {
                     stops.failover += 1;
                     stops.in_run += usize::from(matches!(
                         p,
                         FailoverPiece::Elections(_) | FailoverPiece::OfflineUnderWay(_)
+                    ));
+                    stops.in_walk += usize::from(matches!(
+                        p,
+                        FailoverPiece::Assignments(_)
+                            | FailoverPiece::Leaderships(_)
+                            | FailoverPiece::ReplicaStates(_)
+                            | FailoverPiece::OnlineReplicas(..)
+                            | FailoverPiece::PartitionStates(_)
                     ));
                 }
                 Some(Piece::NewPartitions(p)) => {
@@ -394,8 +420,11 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
     let mut created_somewhere = 0;
     let mut started_somewhere = 0;
     let mut shut_somewhere = 0;
-    // Stops with a run of first leaders or elections next, by slice size.
+    // Stops with a run of first leaders or elections next, inside a walk,
+    // and inside a batch's sending, by slice size.
     let mut in_a_run = [0; 3];
+    let mut in_a_walk = [0; 3];
+    let mut sending = [0; 3];
     for (name, s) in piece_scenarios() {
         let end = SimTime(s.last_action_ms() + 30_000);
         let mut whole = s.build();
@@ -416,8 +445,9 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
                 "{name}"
             );
             assert!(pieces == whole, "{name}: the whole state is the same");
-            // Every failover stopped at each of its boundaries (six, or
-            // five when no replica is online, and more inside its elections);
+            // Every failover stopped at each of its boundaries (eleven, or
+            // nine when no replica is online, and more inside its walks and
+            // runs);
             // every creation of partitions (a new topic's, or partitions
             // added) at its four, and more inside its first leaders.
             let count = |kind: &str| {
@@ -429,7 +459,7 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
             };
             let failovers = count("failover");
             assert!(
-                stops.failover >= 5 * failovers && (failovers > 0 || stops.failover == 0),
+                stops.failover >= 9 * failovers && (failovers > 0 || stops.failover == 0),
                 "{name}: {stops:?}, {failovers} failovers"
             );
             let creations = whole
@@ -449,6 +479,8 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
             shut_somewhere += usize::from(stops.shutdown > 0);
             created_somewhere += usize::from(stops.creation > 0);
             in_a_run[k] += stops.in_run;
+            in_a_walk[k] += stops.in_walk;
+            sending[k] += stops.sending;
         }
     }
     assert!(
@@ -464,6 +496,14 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
     assert!(
         in_a_run[1] >= in_a_run[0] + 10 && in_a_run[2] > in_a_run[0],
         "small pieces stop inside the runs: {in_a_run:?}"
+    );
+    assert!(
+        in_a_walk[1] >= in_a_walk[0] + 10 && in_a_walk[2] > in_a_walk[0],
+        "small pieces stop inside the walks: {in_a_walk:?}"
+    );
+    assert!(
+        sending[1] >= sending[0] + 10 && sending[2] > sending[0],
+        "small pieces stop inside a batch's sending: {sending:?}"
     );
 }
 

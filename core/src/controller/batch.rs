@@ -46,6 +46,31 @@ pub struct RequestBatch {
     states_current: bool,
     /// StopReplica entries per broker with their `delete` flag, in the order added.
     stop_replica: BTreeMap<BrokerId, Vec<(TopicPartition, bool)>>,
+    /// Where the sending is ([`RequestBatch::send_from`]).
+    sending: Sending,
+    /// The UpdateMetadata states built so far, while it is sent.
+    update_metadata_states: Vec<SharedState>,
+    /// The first of `leader_and_isr_states` not yet walked past, while the
+    /// UpdateMetadata states are built.
+    built_at: usize,
+}
+
+/// Where a [`RequestBatch`] being sent is: its requests go in this order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Sending {
+    /// Still gathering.
+    #[default]
+    NotYet,
+    /// LeaderAndIsr requests: the next list by broker id below [`BY_ID`],
+    /// then the map's.
+    LeaderAndIsr(usize),
+    /// UpdateMetadata: its partitions sorted, each once.
+    UpdateMetadataStart,
+    /// UpdateMetadata: its states built up to this position in its
+    /// partitions, then the requests.
+    UpdateMetadata(usize),
+    /// StopReplica requests, a broker at a time.
+    StopReplica,
 }
 
 /// Broker ids below this have their LeaderAndIsr list at their index.
@@ -230,11 +255,26 @@ impl RequestBatch {
     /// client's meter), and each leaves for its channel as soon as it is
     /// built: a batch sent early in an event reaches brokers before the
     /// event's later work is done.
-    pub fn send(self, ctx: &ControllerContext, deleting: &BTreeSet<String>, env: &mut Env<'_>) {
-        debug_assert!(
-            !self.update_metadata_to_all_live || self.live_when_added == ctx.live_brokers.len(),
-            "the live brokers changed while a request batch was gathered"
-        );
+    pub fn send(mut self, ctx: &ControllerContext, deleting: &BTreeSet<String>, env: &mut Env<'_>) {
+        self.send_from(ctx, deleting, env, None);
+    }
+
+    /// [`RequestBatch::send`] from where the sending is. With `slice`, it
+    /// stops once about that many partitions' entries went into requests
+    /// since it was called, between two requests or inside an
+    /// UpdateMetadata's partitions (false); true when every request is
+    /// sent (the batch is then empty). A long controller event sends a
+    /// batch for 200,000 partitions by pieces this way: the requests, their
+    /// order and their times are the ones a single send makes.
+    pub fn send_from(
+        &mut self,
+        ctx: &ControllerContext,
+        deleting: &BTreeSet<String>,
+        env: &mut Env<'_>,
+        slice: Option<usize>,
+    ) -> bool {
+        let slice = slice.map_or(usize::MAX, |n| n.max(1));
+        let mut done = 0usize;
         let epoch = ctx.epoch;
         let push = |env: &mut Env<'_>, to: BrokerId, body: RequestBody, partitions: usize| {
             env.client.meter.request(partitions as u64);
@@ -246,125 +286,204 @@ impl RequestBatch {
                 sent_at_us: env.client.meter.elapsed_us,
             });
         };
-        // In broker order: the listed ids are all below the map's.
-        let by_id = (0..BY_ID).map(BrokerId).zip(self.leader_and_isr_by_id);
-        for (to, parts) in by_id.chain(self.leader_and_isr) {
-            // (A list reserved and never added to is no request.)
-            if !parts.is_empty() && ctx.live_brokers.contains_key(&to) {
-                let partitions = in_partition_order(
-                    parts,
-                    |p| &p.tp,
-                    |kept, earlier| {
-                        // An entry already marked new stays new (the kept
-                        // state is copied first if other brokers' lists
-                        // share it: only this broker's entry changes).
-                        if earlier.is_new && !kept.is_new {
-                            std::rc::Rc::make_mut(kept).is_new = true;
-                        }
-                    },
-                );
-                let n = partitions.len();
-                push(env, to, RequestBody::LeaderAndIsr { partitions }, n);
+        loop {
+            if done >= slice {
+                return false;
             }
-        }
-        if self.update_metadata_to_all_live || !self.update_metadata_brokers.is_empty() {
-            let mut tps = self.update_metadata_partitions;
-            tps.sort_unstable();
-            tps.dedup();
-            // The LeaderAndIsr states, if in partition order and each once
-            // (else none is looked at): a state equal to one of them is
-            // shared, not built again.
-            let mut built = self.leader_and_isr_states;
-            if !built.windows(2).all(|w| w[0].tp < w[1].tp) {
-                built.clear();
-            }
-            let mut built = built.into_iter().peekable();
-            let current = self.states_current;
-            let partitions: super::channel::SharedStates = tps
-                .iter()
-                .filter_map(|tp| {
-                    while built.next_if(|s| s.tp < *tp).is_some() {}
-                    let deleted = deleting.contains(tp.topic.as_str());
-                    if current && !deleted {
-                        if let Some(same) = built.next_if(|s| s.tp == *tp && !s.is_new) {
-                            debug_assert!(
-                                ctx.leadership.get(tp).is_some_and(|l| {
-                                    let replicas = ctx.assignments.get(tp).unwrap_or(&NO_REPLICAS);
-                                    is_partition_info(&same, l, replicas, false, None)
-                                }),
-                                "a state said to stay current changed: {same:?}"
-                            );
-                            return Some(same);
+            match self.sending {
+                Sending::NotYet => {
+                    debug_assert!(
+                        !self.update_metadata_to_all_live
+                            || self.live_when_added == ctx.live_brokers.len(),
+                        "the live brokers changed while a request batch was gathered"
+                    );
+                    self.sending = Sending::LeaderAndIsr(0);
+                }
+                // In broker order: the listed ids are all below the map's.
+                Sending::LeaderAndIsr(i) => {
+                    let (to, parts) = match self.leader_and_isr_by_id.get_mut(i) {
+                        Some(parts) => {
+                            self.sending = Sending::LeaderAndIsr(i + 1);
+                            (BrokerId(i as u32), std::mem::take(parts))
                         }
-                    }
-                    let l = ctx.leadership.get(tp)?;
-                    let replicas = ctx.assignments.get(tp).unwrap_or(&NO_REPLICAS);
-                    let leader = deleted.then_some(LEADER_DURING_DELETE);
-                    // Compared field by field before a state is built: an
-                    // equal one is shared, and nothing is built.
-                    match built.next_if(|s| s.tp == *tp) {
-                        Some(same) if is_partition_info(&same, l, replicas, false, leader) => {
-                            Some(same)
-                        }
-                        _ => {
-                            let mut info = partition_info(tp, l, replicas, false);
-                            if let Some(leader) = leader {
-                                info.leader = leader;
+                        None => match self.leader_and_isr.pop_first() {
+                            Some(next) => next,
+                            None => {
+                                self.leader_and_isr_by_id = Vec::new();
+                                self.sending = Sending::UpdateMetadataStart;
+                                continue;
                             }
-                            Some(std::rc::Rc::new(info))
+                        },
+                    };
+                    // (A list reserved and never added to is no request.)
+                    if !parts.is_empty() && ctx.live_brokers.contains_key(&to) {
+                        let partitions = in_partition_order(
+                            parts,
+                            |p| &p.tp,
+                            |kept, earlier| {
+                                // An entry already marked new stays new (the kept
+                                // state is copied first if other brokers' lists
+                                // share it: only this broker's entry changes).
+                                if earlier.is_new && !kept.is_new {
+                                    std::rc::Rc::make_mut(kept).is_new = true;
+                                }
+                            },
+                        );
+                        let n = partitions.len();
+                        done = done.saturating_add(n);
+                        push(env, to, RequestBody::LeaderAndIsr { partitions }, n);
+                    }
+                }
+                Sending::UpdateMetadataStart => {
+                    if !self.update_metadata_to_all_live && self.update_metadata_brokers.is_empty()
+                    {
+                        self.sending = Sending::StopReplica;
+                        continue;
+                    }
+                    let tps = &mut self.update_metadata_partitions;
+                    tps.sort_unstable();
+                    tps.dedup();
+                    // The LeaderAndIsr states, if in partition order and each once
+                    // (else none is looked at): a state equal to one of them is
+                    // shared, not built again.
+                    let built = &mut self.leader_and_isr_states;
+                    if !built.windows(2).all(|w| w[0].tp < w[1].tp) {
+                        built.clear();
+                    }
+                    self.built_at = 0;
+                    self.update_metadata_states.reserve_exact(tps.len());
+                    self.sending = Sending::UpdateMetadata(0);
+                }
+                Sending::UpdateMetadata(at) => {
+                    let tps = &self.update_metadata_partitions;
+                    let end = tps.len().min(at.saturating_add(slice - done));
+                    for tp in tps.get(at..end).unwrap_or(&[]) {
+                        let state = update_metadata_state(
+                            &self.leader_and_isr_states,
+                            &mut self.built_at,
+                            self.states_current,
+                            ctx,
+                            deleting,
+                            tp,
+                        );
+                        self.update_metadata_states.extend(state);
+                    }
+                    done += end - at;
+                    self.sending = Sending::UpdateMetadata(end);
+                    if end < tps.len() {
+                        continue;
+                    }
+                    let partitions: super::channel::SharedStates =
+                        std::mem::take(&mut self.update_metadata_states).into();
+                    let live: Vec<BrokerId> = ctx.live_or_shutting_down().into_iter().collect();
+                    // Only live or shutting-down brokers get it: with every live
+                    // broker asked for, that is exactly the live ones.
+                    let recipients: Vec<BrokerId> = if self.update_metadata_to_all_live {
+                        live.clone()
+                    } else {
+                        std::mem::take(&mut self.update_metadata_brokers)
+                            .into_iter()
+                            .filter(|to| ctx.live_brokers.contains_key(to))
+                            .collect()
+                    };
+                    // The partition states are built once and shared by every
+                    // broker's request.
+                    let mut states = partitions.len();
+                    for to in recipients {
+                        let body = RequestBody::UpdateMetadata {
+                            partitions: partitions.clone(),
+                            live_brokers: live.clone(),
+                        };
+                        push(env, to, body, std::mem::take(&mut states));
+                    }
+                    self.update_metadata_partitions = Vec::new();
+                    self.leader_and_isr_states = Vec::new();
+                    self.update_metadata_to_all_live = false;
+                    self.update_metadata_brokers.clear();
+                    self.sending = Sending::StopReplica;
+                }
+                Sending::StopReplica => {
+                    let Some((to, parts)) = self.stop_replica.pop_first() else {
+                        *self = RequestBatch::default();
+                        return true;
+                    };
+                    if !ctx.live_brokers.contains_key(&to) {
+                        continue;
+                    }
+                    let parts = in_partition_order(
+                        parts,
+                        |(tp, _)| tp,
+                        |kept, earlier| {
+                            // Once asked to delete, the replica is deleted.
+                            kept.1 |= earlier.1;
+                        },
+                    );
+                    done = done.saturating_add(parts.len());
+                    for delete in [false, true] {
+                        let list: Vec<TopicPartition> = parts
+                            .iter()
+                            .filter(|(_, d)| *d == delete)
+                            .map(|(tp, _)| tp.clone())
+                            .collect();
+                        if !list.is_empty() {
+                            let n = list.len();
+                            let body = RequestBody::StopReplica {
+                                partitions: list,
+                                delete,
+                            };
+                            push(env, to, body, n);
                         }
                     }
-                })
-                .collect();
-            let live: Vec<BrokerId> = ctx.live_or_shutting_down().into_iter().collect();
-            // Only live or shutting-down brokers get it: with every live
-            // broker asked for, that is exactly the live ones.
-            let recipients: Vec<BrokerId> = if self.update_metadata_to_all_live {
-                live.clone()
-            } else {
-                self.update_metadata_brokers
-                    .into_iter()
-                    .filter(|to| ctx.live_brokers.contains_key(to))
-                    .collect()
-            };
-            // The partition states are built once and shared by every
-            // broker's request.
-            let mut states = partitions.len();
-            for to in recipients {
-                let body = RequestBody::UpdateMetadata {
-                    partitions: partitions.clone(),
-                    live_brokers: live.clone(),
-                };
-                push(env, to, body, std::mem::take(&mut states));
-            }
-        }
-        for (to, parts) in self.stop_replica {
-            if !ctx.live_brokers.contains_key(&to) {
-                continue;
-            }
-            let parts = in_partition_order(
-                parts,
-                |(tp, _)| tp,
-                |kept, earlier| {
-                    // Once asked to delete, the replica is deleted.
-                    kept.1 |= earlier.1;
-                },
-            );
-            for delete in [false, true] {
-                let list: Vec<TopicPartition> = parts
-                    .iter()
-                    .filter(|(_, d)| *d == delete)
-                    .map(|(tp, _)| tp.clone())
-                    .collect();
-                if !list.is_empty() {
-                    let n = list.len();
-                    let body = RequestBody::StopReplica {
-                        partitions: list,
-                        delete,
-                    };
-                    push(env, to, body, n);
                 }
             }
+        }
+    }
+}
+
+/// The UpdateMetadata state of `tp` (none without a leadership): one of the
+/// LeaderAndIsr states `built` where it is the same, walked beside the
+/// partitions in order from `built_at`; `current`: the adder's word that
+/// they stay current ([`RequestBatch::states_stay_current`]).
+fn update_metadata_state(
+    built: &[SharedState],
+    built_at: &mut usize,
+    current: bool,
+    ctx: &ControllerContext,
+    deleting: &BTreeSet<String>,
+    tp: &TopicPartition,
+) -> Option<SharedState> {
+    let mut next_built = |pred: &dyn Fn(&SharedState) -> bool| {
+        let s = built.get(*built_at).filter(|s| pred(s))?;
+        *built_at += 1;
+        Some(std::rc::Rc::clone(s))
+    };
+    while next_built(&|s| s.tp < *tp).is_some() {}
+    let deleted = deleting.contains(tp.topic.as_str());
+    if current && !deleted {
+        if let Some(same) = next_built(&|s| s.tp == *tp && !s.is_new) {
+            debug_assert!(
+                ctx.leadership.get(tp).is_some_and(|l| {
+                    let replicas = ctx.assignments.get(tp).unwrap_or(&NO_REPLICAS);
+                    is_partition_info(&same, l, replicas, false, None)
+                }),
+                "a state said to stay current changed: {same:?}"
+            );
+            return Some(same);
+        }
+    }
+    let l = ctx.leadership.get(tp)?;
+    let replicas = ctx.assignments.get(tp).unwrap_or(&NO_REPLICAS);
+    let leader = deleted.then_some(LEADER_DURING_DELETE);
+    // Compared field by field before a state is built: an equal one is
+    // shared, and nothing is built.
+    match next_built(&|s| s.tp == *tp) {
+        Some(same) if is_partition_info(&same, l, replicas, false, leader) => Some(same),
+        _ => {
+            let mut info = partition_info(tp, l, replicas, false);
+            if let Some(leader) = leader {
+                info.leader = leader;
+            }
+            Some(std::rc::Rc::new(info))
         }
     }
 }

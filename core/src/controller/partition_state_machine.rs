@@ -407,9 +407,10 @@ impl KafkaController {
                     None => run.stage = OnlineStage::Send,
                 },
                 OnlineStage::Send => {
-                    let batch = std::mem::take(&mut run.batch);
-                    batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
-                    return Ok(true);
+                    // By pieces too: a batch for 200,000 partitions.
+                    let left = (slice != usize::MAX).then_some(slice - done);
+                    let deleting = &self.ctx.topics_to_be_deleted;
+                    return Ok(run.batch.send_from(&self.ctx, deleting, env, left));
                 }
             }
         }

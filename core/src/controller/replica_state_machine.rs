@@ -172,9 +172,9 @@ impl KafkaController {
                 return false;
             }
         }
-        let batch = std::mem::take(&mut run.batch);
-        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
-        true
+        // By pieces too: its UpdateMetadata names every partition.
+        let deleting = &self.ctx.topics_to_be_deleted;
+        run.batch.send_from(&self.ctx, deleting, env, slice)
     }
 
     /// `ReplicaStateMachine.handleStateChanges`: replicas grouped by broker,
@@ -258,9 +258,10 @@ impl KafkaController {
             done += end - run.at;
             run.at = end;
         }
-        let batch = std::mem::take(&mut run.batch);
-        batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
-        Ok(true)
+        // By pieces too, with what is left of the slice.
+        let left = (slice != usize::MAX).then_some(slice - done);
+        let deleting = &self.ctx.topics_to_be_deleted;
+        Ok(run.batch.send_from(&self.ctx, deleting, env, left))
     }
 
     fn set_replica_state(&mut self, tp: &TopicPartition, broker: BrokerId, state: ReplicaState) {

@@ -128,10 +128,11 @@ struct RunArgs {
     #[arg(long, value_name = "OUT.jsonl")]
     trace: Option<String>,
     /// Run as the page plays: a long controller event by pieces
-    /// (`Sim::step_piece_of`), of at most N znode writes or state changes
-    /// where a piece is a run of them (default 4096). The trace and the
-    /// final state are the same; this is for checking that they are.
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "4096")]
+    /// (`Sim::step_piece_of`), of at most N znode writes, elections, state
+    /// changes, partitions walked or requests' entries where a piece is a
+    /// run of them (default 1024, the page's). The trace and the final
+    /// state are the same; this is for checking that they are.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1024")]
     by_pieces: Option<usize>,
 }
 

@@ -191,7 +191,7 @@ impl KafkaController {
     /// The start of `doHandleStateChanges`: the batch, and the partitions
     /// that may go to `target` (the others noted, and their outcomes
     /// written), with whether each was New.
-    fn valid_transitions(
+    pub(super) fn valid_transitions(
         &mut self,
         env: &mut Env<'_>,
         tps: &[TopicPartition],
@@ -416,7 +416,7 @@ impl KafkaController {
         }
     }
 
-    fn set_partition_state(
+    pub(super) fn set_partition_state(
         &mut self,
         env: &mut Env<'_>,
         tp: &TopicPartition,

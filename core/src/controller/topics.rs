@@ -119,22 +119,15 @@ impl KafkaController {
                 .replica_states
                 .retain_partitions(|tp| tp.topic != t);
         }
-        let mut added = Vec::new();
-        for t in &new {
-            added.extend(self.read_topic_assignment(env, t)?);
-        }
-        env.note(
-            "topic_change",
-            Fact::TopicChange {
-                new: new.clone(),
-                deleted: deleted.clone(),
-                partitions: added.len() as u64,
-            },
-        );
-        if !added.is_empty() {
-            self.on_new_partition_creation(env, &added)?;
-        }
-        Ok(())
+        // The new topics' assignments, then `onNewPartitionCreation`: its
+        // event's last call, so the reading is its first piece.
+        let read = TopicsRead {
+            new,
+            deleted,
+            next: 0,
+            added: Vec::new(),
+        };
+        self.new_partitions_from(env, NewPartitionsPiece::Topics(Box::new(read)))
     }
 
     /// `onNewPartitionCreation`: New, NewReplica, Online (first live replica
@@ -161,6 +154,41 @@ impl KafkaController {
         use NewPartitionsPiece::*;
         loop {
             piece = match piece {
+                Topics(mut read) => {
+                    // Topics at a time, until `slice` partitions were read.
+                    let slice = env.may_stop.unwrap_or(usize::MAX);
+                    let start = read.added.len();
+                    while read.added.len() - start < slice {
+                        let Some(t) = read.new.get(read.next) else {
+                            break;
+                        };
+                        let t = t.clone();
+                        read.added.extend(self.read_topic_assignment(env, &t)?);
+                        read.next += 1;
+                    }
+                    if read.next < read.new.len() {
+                        Topics(read)
+                    } else {
+                        let TopicsRead {
+                            new,
+                            deleted,
+                            added,
+                            ..
+                        } = *read;
+                        env.note(
+                            "topic_change",
+                            Fact::TopicChange {
+                                new,
+                                deleted,
+                                partitions: added.len() as u64,
+                            },
+                        );
+                        if added.is_empty() {
+                            return Ok(());
+                        }
+                        Partitions(added)
+                    }
+                }
                 Partitions(tps) => {
                     let replicas: Vec<(TopicPartition, BrokerId)> = tps
                         .iter()
@@ -174,13 +202,32 @@ impl KafkaController {
                                 .map(move |r| (tp.clone(), r))
                         })
                         .collect();
-                    self.handle_partition_state_changes(
-                        env,
-                        &tps,
-                        PartitionState::NewPartition,
-                        None,
-                    )?;
-                    NewReplicas(tps, replicas)
+                    // `handleStateChanges(..., NewPartition)`: the
+                    // transitions checked, then made a slice at a time.
+                    let target = PartitionState::NewPartition;
+                    // (Its batch stays empty: a partition going New asks
+                    // no broker anything.)
+                    let (_, valid, _) = self.valid_transitions(env, &tps, target, None);
+                    NewStates(Box::new(NewStatesRun {
+                        tps,
+                        replicas,
+                        valid,
+                        at: 0,
+                    }))
+                }
+                NewStates(mut run) => {
+                    let slice = env.may_stop.unwrap_or(usize::MAX);
+                    let end = run.valid.len().min(run.at.saturating_add(slice));
+                    for tp in run.valid.get(run.at..end).unwrap_or(&[]) {
+                        self.set_partition_state(env, tp, PartitionState::NewPartition);
+                    }
+                    run.at = end;
+                    if end < run.valid.len() {
+                        NewStates(run)
+                    } else {
+                        let NewStatesRun { tps, replicas, .. } = *run;
+                        NewReplicas(tps, replicas)
+                    }
                 }
                 NewReplicas(tps, replicas) => {
                     if replicas.is_empty() {
@@ -239,8 +286,13 @@ impl KafkaController {
 /// simulator's wall time, so the page may draw between them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NewPartitionsPiece {
-    /// The partitions go to `NewPartition`.
+    /// A TopicChange's new topics' assignments read, a few topics at a time
+    /// (`processTopicChange`, before its `onNewPartitionCreation`).
+    Topics(Box<TopicsRead>),
+    /// The partitions go to `NewPartition`: the transitions checked.
     Partitions(Vec<TopicPartition>),
+    /// Those made, a slice at a time.
+    NewStates(Box<NewStatesRun>),
     /// Their replicas go to `NewReplica`.
     NewReplicas(Vec<TopicPartition>, Vec<(TopicPartition, BrokerId)>),
     /// That under way (a broker's replicas at a time).
@@ -260,4 +312,32 @@ pub enum NewPartitionsPiece {
     OnlineReplicas(Vec<(TopicPartition, BrokerId)>),
     /// That under way.
     OnlineReplicasUnderWay(Box<ReplicaRun>),
+}
+
+/// A TopicChange's reading of its new topics under way
+/// ([`NewPartitionsPiece::Topics`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicsRead {
+    /// The new topics, in order.
+    new: Vec<String>,
+    /// The topics deleted.
+    deleted: Vec<String>,
+    /// The first new topic not yet read.
+    next: usize,
+    /// The new topics' partitions read so far.
+    added: Vec<TopicPartition>,
+}
+
+/// `handleStateChanges(..., NewPartition)` of a creation under way
+/// ([`NewPartitionsPiece::NewStates`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewStatesRun {
+    /// The partitions created.
+    tps: Vec<TopicPartition>,
+    /// Their replicas.
+    replicas: Vec<(TopicPartition, BrokerId)>,
+    /// Those that may go to `NewPartition`.
+    valid: Vec<TopicPartition>,
+    /// The first of them not yet moved.
+    at: usize,
 }

@@ -5,7 +5,10 @@
 //! two points where the page may draw that took over 10 ms of wall time, and
 //! what it ran (the piece of a failover it started and ended at, or the
 //! first events of the millisecond). `STEPS=1` prints every step over 5 ms;
-//! `VICTIM=broker` kills a broker that is not the controller.
+//! `VICTIM=broker` kills a broker that is not the controller;
+//! `SHUTDOWN=1` shuts it down (a controlled shutdown) instead of killing it;
+//! `BROKERS=N` sizes the cluster (100 by default; the bench's controlled
+//! shutdown is 20 brokers).
 //!
 //! `cargo run --profile perf -p kcsim-core --example stretches -- [PARTITIONS | BUILT-IN]`
 //! (100 brokers, a topic of PARTITIONS at RF 3 in ZooKeeper before they
@@ -43,10 +46,21 @@ fn next_thing(sim: &Sim, t: SimTime) -> String {
     if sim.pending_actions().next().is_some_and(|(a, _)| a <= t) {
         return "an action".into();
     }
-    sim.pending()
-        .next()
-        .map(|(_, ev)| format!("{ev:?}").chars().take(60).collect())
-        .unwrap_or_default()
+    let Some((_, ev)) = sim.pending().next() else {
+        return String::new();
+    };
+    let mut what: String = format!("{ev:?}").chars().take(60).collect();
+    // A controller's kick: the event at the head of its queue too.
+    if let Some(head) = sim
+        .brokers()
+        .values()
+        .filter(|b| what.contains(&format!("broker: {:?}", b.id)))
+        .find_map(|b| b.controller.queue.front())
+    {
+        let name: String = format!("{:?}", head.event).chars().take(40).collect();
+        what = format!("{what} (queue head: {name})");
+    }
+    what
 }
 
 #[allow(clippy::disallowed_methods)]
@@ -98,7 +112,11 @@ fn main() {
         Some(s) => s,
         None => {
             let partitions: u32 = arg.parse().expect("partitions or a built-in scenario");
-            kcsim_core::bench::cluster(1, 100, partitions, 3).expect("cluster")
+            let brokers: u32 = std::env::var("BROKERS")
+                .ok()
+                .and_then(|b| b.parse().ok())
+                .unwrap_or(100);
+            kcsim_core::bench::cluster(1, brokers, partitions, 3).expect("cluster")
         }
     };
     let mut sim = scenario.build();
@@ -114,7 +132,11 @@ fn main() {
         _ => controller,
     };
     let at = sim.now().plus_ms(1_000);
-    sim.schedule_action(at, Action::KillBroker { broker: victim })
-        .expect("kill");
-    run(&mut sim, at.plus_ms(30_000), "kill -9");
+    let (action, label) = if std::env::var_os("SHUTDOWN").is_some() {
+        (Action::ShutdownBroker { broker: victim }, "shutdown")
+    } else {
+        (Action::KillBroker { broker: victim }, "kill -9")
+    };
+    sim.schedule_action(at, action).expect("the fault");
+    run(&mut sim, at.plus_ms(30_000), label);
 }

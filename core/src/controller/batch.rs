@@ -396,10 +396,9 @@ impl RequestBatch {
                         };
                         push(env, to, body, std::mem::take(&mut states));
                     }
+                    // Freed now: the rest of the batch is reset once sent.
                     self.update_metadata_partitions = Vec::new();
                     self.leader_and_isr_states = Vec::new();
-                    self.update_metadata_to_all_live = false;
-                    self.update_metadata_brokers.clear();
                     self.sending = Sending::StopReplica;
                 }
                 Sending::StopReplica => {

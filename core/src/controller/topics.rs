@@ -162,8 +162,8 @@ impl KafkaController {
                         let Some(t) = read.new.get(read.next) else {
                             break;
                         };
-                        let t = t.clone();
-                        read.added.extend(self.read_topic_assignment(env, &t)?);
+                        let added = self.read_topic_assignment(env, t)?;
+                        read.added.extend(added);
                         read.next += 1;
                     }
                     if read.next < read.new.len() {

@@ -8,7 +8,10 @@
 //! `VICTIM=broker` kills a broker that is not the controller;
 //! `SHUTDOWN=1` shuts it down (a controlled shutdown) instead of killing it;
 //! `BROKERS=N` sizes the cluster (100 by default; the bench's controlled
-//! shutdown is 20 brokers).
+//! shutdown is 20 brokers); `SUMMARY=1` also times the page's large-cluster
+//! summary followed to every point where the page may draw
+//! (`SummaryCache::refresh_sim` and `light_view`, what a tick's picture
+//! costs besides its simulation) and prints their spread per phase.
 //!
 //! `cargo run --profile perf -p kcsim-core --example stretches -- [PARTITIONS | BUILT-IN]`
 //! (100 brokers, a topic of PARTITIONS at RF 3 in ZooKeeper before they
@@ -63,8 +66,46 @@ fn next_thing(sim: &Sim, t: SimTime) -> String {
     what
 }
 
+/// The page's picture of a large cluster, followed and timed (`SUMMARY=1`).
+#[derive(Default)]
+struct Picture {
+    cache: kcsim_core::summary::SummaryCache,
+    /// Wall ms of each refresh and light view.
+    times: Vec<f64>,
+}
+
+impl Picture {
+    #[allow(clippy::disallowed_methods)]
+    fn draw(&mut self, sim: &Sim) {
+        let t0 = std::time::Instant::now();
+        self.cache.refresh_sim(sim, &[]);
+        let view = kcsim_core::summary::light_view(sim, &self.cache);
+        std::hint::black_box(view);
+        self.times.push(t0.elapsed().as_secs_f64() * 1e3);
+    }
+
+    fn report(&mut self, label: &str) {
+        let t = &mut self.times;
+        if t.is_empty() {
+            return;
+        }
+        t.sort_by(f64::total_cmp);
+        let at = |q: f64| t[((t.len() - 1) as f64 * q) as usize];
+        let sum: f64 = t.iter().sum();
+        println!(
+            "{label}: the page's picture drawn {} times, median {:.2} ms, p95 {:.2}, max {:.2}, {:.0} ms in all",
+            t.len(),
+            at(0.5),
+            at(0.95),
+            at(1.0),
+            sum
+        );
+        t.clear();
+    }
+}
+
 #[allow(clippy::disallowed_methods)]
-fn run(sim: &mut Sim, until: SimTime, label: &str) {
+fn run(sim: &mut Sim, until: SimTime, label: &str, mut picture: Option<&mut Picture>) {
     let steps = std::env::var_os("STEPS").is_some();
     while let Some(t) = sim.next_event_time().filter(|t| *t <= until) {
         let firsts: Vec<String> = sim
@@ -85,6 +126,9 @@ fn run(sim: &mut Sim, until: SimTime, label: &str) {
                 println!("  step {one:.1} ms: {what}");
             }
             if sim.mid_step() {
+                if let Some(p) = picture.as_deref_mut() {
+                    p.draw(sim);
+                }
                 let to = at_piece(sim);
                 if stretch > 10.0 {
                     println!("{label} t={} {stretch:.1} ms: {from} -> {to}", t.as_ms());
@@ -96,6 +140,9 @@ fn run(sim: &mut Sim, until: SimTime, label: &str) {
         let t0 = std::time::Instant::now();
         sim.run_until(t);
         stretch += t0.elapsed().as_secs_f64() * 1e3;
+        if let Some(p) = picture.as_deref_mut() {
+            p.draw(sim);
+        }
         if stretch > 10.0 {
             println!(
                 "{label} t={} {stretch:.1} ms: {from} -> end of ms; first events {firsts:?}",
@@ -120,7 +167,11 @@ fn main() {
         }
     };
     let mut sim = scenario.build();
-    run(&mut sim, SimTime(70_000), "start-up");
+    let mut picture = std::env::var_os("SUMMARY").map(|_| Picture::default());
+    run(&mut sim, SimTime(70_000), "start-up", picture.as_mut());
+    if let Some(p) = picture.as_mut() {
+        p.report("start-up");
+    }
     let controller = sim.controller_id().expect("a controller");
     // `VICTIM=broker`: a broker that is not the controller instead.
     let victim = match std::env::var("VICTIM").as_deref() {
@@ -138,5 +189,8 @@ fn main() {
         (Action::KillBroker { broker: victim }, "kill -9")
     };
     sim.schedule_action(at, action).expect("the fault");
-    run(&mut sim, at.plus_ms(30_000), label);
+    run(&mut sim, at.plus_ms(30_000), label, picture.as_mut());
+    if let Some(p) = picture.as_mut() {
+        p.report(label);
+    }
 }

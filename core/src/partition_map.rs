@@ -376,6 +376,39 @@ impl<V: Clone> PartitionMap<V> {
         )
     }
 
+    /// The entries of this map that may differ from `old`'s, in key order:
+    /// those of every chunk that `old` does not share with it (its
+    /// copy-on-write chunks are compared by identity, not by content). A
+    /// shared chunk cannot change while `old` holds it, so every entry
+    /// inserted or changed since `old` was cloned from this map is here;
+    /// entries removed are not, and unchanged neighbours of a changed one
+    /// may be. What follows a map forward (the page's summary of a large
+    /// cluster) walks the chunks changed since its last look, not every entry.
+    pub fn changed_from<'a>(
+        &'a self,
+        old: &'a Self,
+    ) -> impl Iterator<Item = (&'a TopicPartition, &'a V)> + 'a {
+        let mut old_topics = old.topics.iter().peekable();
+        self.topics
+            .iter()
+            .flat_map(move |t| {
+                while old_topics.next_if(|o| o.topic < t.topic).is_some() {}
+                let mut old_chunks = old_topics
+                    .peek()
+                    .filter(|o| o.topic == t.topic)
+                    .map_or(&[][..], |o| &o.chunks[..])
+                    .iter()
+                    .peekable();
+                t.chunks.iter().filter(move |(n, slots)| {
+                    while old_chunks.next_if(|(m, _)| m < n).is_some() {}
+                    !old_chunks
+                        .peek()
+                        .is_some_and(|(m, o)| m == n && Rc::ptr_eq(o, slots))
+                })
+            })
+            .flat_map(|(_, slots)| slots.iter().flatten().map(|(k, v)| (k, v)))
+    }
+
     /// How many chunks.
     pub fn chunk_count(&self) -> usize {
         self.topics.iter().map(|t| t.chunks.len()).sum()
@@ -611,6 +644,7 @@ impl<'de, V: Clone + Deserialize<'de>> Deserialize<'de> for PartitionMap<V> {
 mod tests {
     use super::*;
     use crate::rng::Rng;
+    use std::collections::BTreeSet;
 
     /// Keys of three topics (one created late, sorting first), mostly the
     /// low partition numbers a topic has, some far past them.
@@ -715,6 +749,60 @@ mod tests {
         }
         assert!(m.is_empty() && m.chunk_count() == 0);
         assert_eq!(m.iter().count() + m.iter().rev().count(), 0);
+    }
+
+    /// What a follower of the map reads after each burst of changes
+    /// (the page's summary of a large cluster): every entry inserted or
+    /// changed since its copy, in key order, no entry it does not hold, and
+    /// no more than the changed entries' chunks hold; nothing once nothing
+    /// changed.
+    #[test]
+    fn the_entries_changed_since_a_copy_are_found_by_its_chunks() {
+        let mut rng = Rng::new(31);
+        let mut m: PartitionMap<u64> = PartitionMap::new();
+        for round in 0..400u64 {
+            let old = m.clone();
+            let before: BTreeMap<TopicPartition, u64> =
+                old.iter().map(|(k, v)| (k.clone(), *v)).collect();
+            let mut touched: BTreeSet<(Topic, u32)> = BTreeSet::new();
+            for i in 0..rng.below(40) {
+                let k = key(&mut rng);
+                touched.insert((k.topic.clone(), k.partition / SLOTS as u32));
+                match rng.below(4) {
+                    0 => {
+                        m.remove(&k);
+                    }
+                    1 => {
+                        // A write of the value it already holds still counts.
+                        if let Some(v) = m.get_mut(&k) {
+                            *v += 0;
+                        }
+                    }
+                    _ => {
+                        m.insert(k, round * 100 + i);
+                    }
+                }
+            }
+            let got: Vec<(TopicPartition, u64)> =
+                m.changed_from(&old).map(|(k, v)| (k.clone(), *v)).collect();
+            assert!(got.windows(2).all(|w| w[0].0 < w[1].0), "in key order");
+            for (k, v) in &got {
+                assert_eq!(m.get(k), Some(v), "an entry the map holds");
+                assert!(touched.contains(&(k.topic.clone(), k.partition / SLOTS as u32)));
+            }
+            let found: BTreeSet<&TopicPartition> = got.iter().map(|(k, _)| k).collect();
+            for (k, v) in m.iter() {
+                if before.get(k) != Some(v) {
+                    assert!(found.contains(k), "{k:?} changed and was not found");
+                }
+            }
+            assert!(got.len() <= touched.len() * SLOTS);
+            assert_eq!(m.changed_from(&m.clone()).count(), 0);
+        }
+        assert!(m.len() > 100);
+        // Against an empty map, or from an empty one: all, or nothing.
+        assert_eq!(m.changed_from(&PartitionMap::new()).count(), m.len());
+        assert_eq!(PartitionMap::<u64>::new().changed_from(&m).count(), 0);
     }
 
     /// An iterator read from both ends meets in the middle without

@@ -185,8 +185,12 @@ pub struct SummaryCache {
     /// ZooKeeper's zxid and whether a write was pending at the last refresh:
     /// with neither changed, no state znode can have changed since.
     zk_mark: (i64, bool),
-    /// Which brokers were up at the last count.
-    up: Vec<bool>,
+    /// The brokers and whether each was up at the last count.
+    brokers: Vec<(BrokerId, bool)>,
+    /// Broker id → its place in [`SummaryCache::brokers`].
+    slots: Vec<Option<usize>>,
+    /// The state znodes as read at the last refresh.
+    state_mark: Option<crate::sim::StateMark>,
     actions: Vec<(SimTime, Action)>,
     /// Full rebuilds so far (tests check that following forward needs none).
     pub rebuilds: u64,
@@ -235,31 +239,52 @@ impl SummaryCache {
             || signature != self.signature
             || actions != self.actions.as_slice();
         let mark = (sim.zk().zxid(), sim.zk().has_pending());
-        let mut dirty = full;
+        let brokers: Vec<(BrokerId, bool)> =
+            sim.brokers().values().map(|b| (b.id, b.is_up())).collect();
+        // Broker changes (one started, stopped or died) change every row's
+        // counts: then all are counted again, else only the rows read.
+        let recount = full || brokers != self.brokers;
+        let mut changed = Vec::new();
         if full {
             self.rebuild(sim, signature);
             self.actions = actions.to_vec();
+            self.state_mark = Some(sim.state_mark());
         } else if mark.0 != self.zk_mark.0 || self.zk_mark.1 {
             // A write was made, or one made earlier may have become visible
-            // (`SimEvent::ZkVisible`): read the states changed since.
+            // (`SimEvent::ZkVisible`): read the states changed since, found
+            // among the records changed since the last look (not by a walk
+            // of every partition).
             let since = self.at.unwrap_or(SimTime(0));
-            for (tp, at) in sim.state_changes() {
-                if at < since {
-                    continue;
-                }
-                if let Some(i) = self.position(tp) {
-                    self.read_state(sim, i, tp, Some(at));
-                    dirty = true;
+            let found: Vec<(TopicPartition, SimTime)> = sim
+                .state_changes_since(self.state_mark.as_ref())
+                .filter(|(_, at)| *at >= since)
+                .map(|(tp, at)| (tp.clone(), at))
+                .collect();
+            for (tp, at) in found {
+                if let Some(i) = self.position(&tp) {
+                    if !recount {
+                        self.count_row(i, false);
+                    }
+                    self.read_state(sim, i, &tp, Some(at));
+                    changed.push(i);
                 }
             }
+            self.state_mark = Some(sim.state_mark());
         }
         self.zk_mark = mark;
         self.at = Some(now);
-        let up: Vec<bool> = sim.brokers().values().map(|b| b.is_up()).collect();
-        if dirty || up != self.up {
-            self.up = up;
+        if recount {
+            self.brokers = brokers;
             self.generation += 1;
             self.recount(sim);
+        } else if !changed.is_empty() {
+            for i in changed {
+                self.set_flags(i);
+                self.count_row(i, true);
+            }
+            self.generation += 1;
+            self.counts.time_ms = now.as_ms();
+            self.push_point();
         } else {
             self.counts.time_ms = now.as_ms();
         }
@@ -348,88 +373,135 @@ impl SummaryCache {
 
     /// Flags, states and counts from the rows: one pass, no parsing.
     fn recount(&mut self, sim: &Sim) {
-        let ids: Vec<BrokerId> = sim.brokers().keys().copied().collect();
-        // Broker id → its place in `ids`, by direct index.
-        let mut slots: Vec<Option<usize>> = Vec::new();
-        for (s, id) in ids.iter().enumerate() {
+        // Broker id → its place in the counts, by direct index.
+        self.slots.clear();
+        for (s, (id, _)) in self.brokers.iter().enumerate() {
             let i = id.0 as usize;
-            if slots.len() <= i {
-                slots.resize(i + 1, None);
+            if self.slots.len() <= i {
+                self.slots.resize(i + 1, None);
             }
-            slots[i] = Some(s);
-        }
-        let slot = |b: BrokerId| slots.get(b.0 as usize).copied().flatten();
-        let up: Vec<bool> = sim.brokers().values().map(|b| b.is_up()).collect();
-        let mut brokers: Vec<BrokerCounts> = ids
-            .iter()
-            .zip(&up)
-            .map(|(id, up)| BrokerCounts {
-                id: *id,
-                up: *up,
-                leader: 0,
-                follower: 0,
-                offline: 0,
-                under_replicated: 0,
-                under_min_isr: 0,
-            })
-            .collect();
-        let mut totals = Totals::default();
-        for row in &mut self.rows {
-            let leader_slot = row.leader.and_then(slot);
-            let available = leader_slot.is_some_and(|s| up[s]);
-            let min_isr = self.min_isr.get(row.topic as usize).copied().unwrap_or(1);
-            let mut flags = 0;
-            if row.leader.is_some() && row.isr.len() < row.replicas.len() {
-                flags |= UNDER_REPLICATED;
-            }
-            if row.leader.is_some() && (row.isr.len() as u64) < min_isr {
-                flags |= UNDER_MIN_ISR;
-            }
-            if !available {
-                flags |= UNAVAILABLE;
-            }
-            if row.leader.is_some() && row.leader != row.replicas.first().copied() {
-                flags |= NOT_PREFERRED;
-            }
-            row.flags = flags;
-            totals.partitions += 1;
-            totals.replicas += row.replicas.len() as u32;
-            if !available {
-                totals.offline += 1;
-            } else {
-                if flags & UNDER_REPLICATED != 0 {
-                    totals.under_replicated += 1;
-                }
-                if flags & UNDER_MIN_ISR != 0 {
-                    totals.under_min_isr += 1;
-                }
-            }
-            if flags & NOT_PREFERRED != 0 {
-                totals.not_preferred += 1;
-            }
-            for r in &row.replicas {
-                let Some(s) = slot(*r) else { continue };
-                let b = &mut brokers[s];
-                if !up[s] {
-                    b.offline += 1;
-                } else if Some(s) == leader_slot {
-                    b.leader += 1;
-                    if flags & UNDER_REPLICATED != 0 {
-                        b.under_replicated += 1;
-                    }
-                    if flags & UNDER_MIN_ISR != 0 {
-                        b.under_min_isr += 1;
-                    }
-                } else {
-                    b.follower += 1;
-                }
-            }
+            self.slots[i] = Some(s);
         }
         self.counts = Counts {
             time_ms: sim.now().as_ms(),
-            brokers,
-            totals,
+            brokers: (self.brokers.iter())
+                .map(|(id, up)| BrokerCounts {
+                    id: *id,
+                    up: *up,
+                    leader: 0,
+                    follower: 0,
+                    offline: 0,
+                    under_replicated: 0,
+                    under_min_isr: 0,
+                })
+                .collect(),
+            totals: Totals::default(),
         };
+        for i in 0..self.rows.len() {
+            self.set_flags(i);
+            self.count_row(i, true);
+        }
+        self.push_point();
+    }
+
+    /// The place in the counts of broker `b`'s, and whether it is up.
+    fn slot(&self, b: BrokerId) -> Option<(usize, bool)> {
+        let s = self.slots.get(b.0 as usize).copied().flatten()?;
+        Some((s, self.brokers.get(s)?.1))
+    }
+
+    /// Row `i`'s flags from its state, its topic's `min.insync.replicas`
+    /// and whether its leader is up.
+    fn set_flags(&mut self, i: usize) {
+        let available = self.available(i);
+        let Some(row) = self.rows.get(i) else { return };
+        let min_isr = self.min_isr.get(row.topic as usize).copied().unwrap_or(1);
+        let mut flags = 0;
+        if row.leader.is_some() && row.isr.len() < row.replicas.len() {
+            flags |= UNDER_REPLICATED;
+        }
+        if row.leader.is_some() && (row.isr.len() as u64) < min_isr {
+            flags |= UNDER_MIN_ISR;
+        }
+        if !available {
+            flags |= UNAVAILABLE;
+        }
+        if row.leader.is_some() && row.leader != row.replicas.first().copied() {
+            flags |= NOT_PREFERRED;
+        }
+        if let Some(row) = self.rows.get_mut(i) {
+            row.flags = flags;
+        }
+    }
+
+    /// Whether row `i`'s leader is a broker that is up.
+    fn available(&self, i: usize) -> bool {
+        (self.rows.get(i))
+            .and_then(|r| r.leader)
+            .and_then(|b| self.slot(b))
+            .is_some_and(|(_, up)| up)
+    }
+
+    /// Add row `i` (its flags set) to the counts, or take it away: a
+    /// refresh takes a row's old state away and adds its new one, so the
+    /// counts follow the rows read without a pass over them all.
+    fn count_row(&mut self, i: usize, add: bool) {
+        let leader = self.rows.get(i).and_then(|r| r.leader);
+        let leader_slot = leader.and_then(|b| self.slot(b)).map(|(s, _)| s);
+        let available = self.available(i);
+        let Some(row) = self.rows.get(i) else { return };
+        let flags = row.flags;
+        let bump = |x: &mut u32| {
+            *x = if add {
+                x.saturating_add(1)
+            } else {
+                x.saturating_sub(1)
+            }
+        };
+        let totals = &mut self.counts.totals;
+        bump(&mut totals.partitions);
+        for _ in row.replicas.iter() {
+            bump(&mut totals.replicas);
+        }
+        if !available {
+            bump(&mut totals.offline);
+        } else {
+            if flags & UNDER_REPLICATED != 0 {
+                bump(&mut totals.under_replicated);
+            }
+            if flags & UNDER_MIN_ISR != 0 {
+                bump(&mut totals.under_min_isr);
+            }
+        }
+        if flags & NOT_PREFERRED != 0 {
+            bump(&mut totals.not_preferred);
+        }
+        for r in row.replicas.iter() {
+            let Some((s, up)) = self.slot(*r) else {
+                continue;
+            };
+            let Some(b) = self.counts.brokers.get_mut(s) else {
+                continue;
+            };
+            if !up {
+                bump(&mut b.offline);
+            } else if Some(s) == leader_slot {
+                bump(&mut b.leader);
+                if flags & UNDER_REPLICATED != 0 {
+                    bump(&mut b.under_replicated);
+                }
+                if flags & UNDER_MIN_ISR != 0 {
+                    bump(&mut b.under_min_isr);
+                }
+            } else {
+                bump(&mut b.follower);
+            }
+        }
+    }
+
+    /// The series' point for the counts now (a point at the same time
+    /// replaces the last; one equal to the last is not kept).
+    fn push_point(&mut self) {
         let point = SeriesPoint {
             time_ms: self.counts.time_ms,
             leaders: self.counts.brokers.iter().map(|b| b.leader).collect(),

@@ -320,6 +320,16 @@ struct Stopped {
 /// The simulator's record of every partition's state znode.
 type StateZnodes = crate::partition_map::PartitionMap<StateSeen>;
 
+/// The state znodes as followed at one moment ([`Sim::state_mark`]).
+#[derive(Clone, Default)]
+pub struct StateMark(StateZnodes);
+
+impl std::fmt::Debug for StateMark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StateMark({} partitions)", self.0.len())
+    }
+}
+
 /// What the simulator follows of a partition's state znode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct StateSeen {
@@ -983,6 +993,32 @@ impl Sim {
     /// (what [`crate::summary::SummaryCache`] follows incrementally).
     pub fn state_changes(&self) -> impl Iterator<Item = (&crate::ids::TopicPartition, SimTime)> {
         self.state_znodes.iter().map(|(tp, s)| (tp, s.changed_at))
+    }
+
+    /// A mark of the state znodes as followed now, for
+    /// [`Sim::state_changes_since`]: a copy that shares every record with
+    /// the simulation (one pointer per 32 partitions).
+    pub fn state_mark(&self) -> StateMark {
+        StateMark(self.state_znodes.clone())
+    }
+
+    /// [`Sim::state_changes`] of the partitions whose record may have
+    /// changed since `mark` was taken, of this simulation or of one it was
+    /// copied from or to (every record changed since is among them, and
+    /// some unchanged): a walk of what changed, not of every partition.
+    /// Without a mark, every partition.
+    pub fn state_changes_since<'a>(
+        &'a self,
+        mark: Option<&'a StateMark>,
+    ) -> Box<dyn Iterator<Item = (&'a crate::ids::TopicPartition, SimTime)> + 'a> {
+        match mark {
+            Some(m) => Box::new(
+                self.state_znodes
+                    .changed_from(&m.0)
+                    .map(|(tp, s)| (tp, s.changed_at)),
+            ),
+            None => Box::new(self.state_changes()),
+        }
     }
 
     /// The partition's leader per its state znode.

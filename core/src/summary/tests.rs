@@ -172,6 +172,72 @@ fn following_a_run_forward_agrees_with_reading_it_afresh() {
     assert_eq!(e.rows, fresh(&t).rows);
     assert_eq!(e.counts, fresh(&t).counts);
     assert_eq!(e.counts.totals.offline, 0);
+    // Step by step through every kind of change a row's counts have (a
+    // leader lost and moved, ISR shrunk and grown, a broker shut down and
+    // back, the preferred leaders restored): the counts followed row by row
+    // are at every step those of a fresh read, and so is the series.
+    let mut t = timeline(
+        shape(5, 2, 40, 3),
+        vec![
+            (
+                SimTime(6_000),
+                Action::KillBroker {
+                    broker: BrokerId(1),
+                },
+            ),
+            (
+                SimTime(9_000),
+                Action::ShutdownBroker {
+                    broker: BrokerId(3),
+                },
+            ),
+            (
+                SimTime(20_000),
+                Action::StartBroker {
+                    broker: BrokerId(1),
+                },
+            ),
+            (
+                SimTime(21_000),
+                Action::StartBroker {
+                    broker: BrokerId(3),
+                },
+            ),
+            (
+                SimTime(35_000),
+                Action::PreferredElection { partitions: None },
+            ),
+        ],
+    );
+    t.seek(SimTime(3_000));
+    let mut e = SummaryCache::default();
+    e.refresh(&t);
+    let mut steps = 0;
+    let (mut offline, mut moved, mut short) = (false, false, false);
+    while t.now() < SimTime(45_000) && t.step() {
+        e.refresh(&t);
+        let f = fresh(&t);
+        assert_eq!(e.counts, f.counts, "at {:?}", t.now());
+        assert_eq!(e.rows, f.rows, "at {:?}", t.now());
+        offline |= e.counts.totals.offline > 0;
+        moved |= e.counts.totals.not_preferred > 0;
+        short |= e.counts.totals.under_replicated > 0;
+        steps += 1;
+    }
+    assert!(
+        steps > 100 && offline && moved && short,
+        "{steps} {offline} {moved} {short}"
+    );
+    assert_eq!(e.counts.totals.not_preferred, 0);
+    let f = fresh(&t);
+    let last = |c: &SummaryCache| c.series.last().map(|p| (p.leaders.clone(), p.offline));
+    assert_eq!(last(&e), last(&f));
+    assert!(
+        e.series.len() > 5,
+        "the failover's shape: {} points",
+        e.series.len()
+    );
+    assert_eq!(e.rebuilds, 1, "followed forward without a rebuild");
     // Topics were created at 2 s: one rebuild before, one when they appeared.
     assert_eq!(c.rebuilds, 2);
     // Going back rebuilds and forgets the later points.

@@ -48,6 +48,40 @@ fn snapshot(t: &Timeline) -> (ClusterView, String) {
 }
 
 #[test]
+fn snapshots_let_go_of_while_playing_are_freed_a_piece_at_a_time() {
+    // Not a Kafka behaviour: the page's frames. Past its budget the timeline
+    // lets every other snapshot go at once; freeing them all in one frame
+    // froze a 200,000-partition page for tens of milliseconds, so playback
+    // frees one per piece of its work, and what it plays is unchanged.
+    let s = Scenario::parse(SCENARIO).unwrap();
+    let mut t = Timeline::new(&s);
+    t.seek(SimTime(10_000));
+    let budget = 3 * Timeline::snapshot_weight_of(t.sim(), None);
+    let mut small = Timeline::new(&s);
+    small.set_snapshot_budget(budget);
+    let (mut most, mut one_by_one, mut last) = (0, 0, 0);
+    while !small.run_within(SimTime(40_000), &mut || false) {
+        let now = small.retired_count();
+        one_by_one += usize::from(now + 1 == last);
+        assert!(
+            now <= last || last == 0,
+            "freed, not piled up: {last} -> {now}"
+        );
+        most = most.max(now);
+        last = now;
+    }
+    assert!(most >= 2, "half the snapshots let go at once: {most}");
+    assert!(one_by_one >= 2, "freed one per call: {one_by_one}");
+    let mut plain = Timeline::new(&s);
+    plain.seek(SimTime(40_000));
+    assert_eq!(trace_text(small.trace()), trace_text(plain.trace()));
+    assert_eq!(snapshot(&small), snapshot(&plain));
+    // A seek frees what is left at once.
+    small.seek(SimTime(45_000));
+    assert_eq!(small.retired_count(), 0);
+}
+
+#[test]
 fn playing_within_a_frame_budget_stops_between_milliseconds_and_changes_nothing() {
     // The page's playback runs `run_within` with a wall-clock deadline; here
     // the deadline is "three more milliseconds of events". Where it stops

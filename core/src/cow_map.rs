@@ -66,21 +66,6 @@ fn find<K: Borrow<Q>, V, Q: Ord + ?Sized>(chunk: &[(K, V)], key: &Q) -> Result<u
     chunk.binary_search_by(|(k, _)| k.borrow().cmp(key))
 }
 
-/// How many entries `mine`'s chunks (each an address and its entry count)
-/// hold in chunks not among `theirs` (addresses): what keeping one copy of a
-/// shared map beside another costs. Untyped pointers: one set type (and one
-/// sort) for every map; pointer identity only decides membership, so the
-/// count is the same on every run.
-pub(crate) fn count_unshared(
-    mine: impl Iterator<Item = (*const (), usize)>,
-    theirs: impl Iterator<Item = *const ()>,
-) -> usize {
-    let theirs: std::collections::BTreeSet<*const ()> = theirs.collect();
-    mine.filter(|(c, _)| !theirs.contains(c))
-        .map(|(_, n)| n)
-        .sum()
-}
-
 impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     /// An empty map.
     pub fn new() -> Self {
@@ -571,15 +556,31 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     /// `other` costs. Pointer identity only decides membership, so the
     /// count is the same on every run.
     pub fn unshared_entries(&self, other: Option<&Self>) -> usize {
-        count_unshared(
-            self.chunks
-                .iter()
-                .map(|c| (Rc::as_ptr(c).cast::<()>(), c.len())),
-            other
-                .into_iter()
-                .flat_map(|o| o.chunks.iter())
-                .map(|c| Rc::as_ptr(c).cast::<()>()),
-        )
+        let Some(other) = other else {
+            return self.len;
+        };
+        // Both lists are in key order and a shared chunk holds the same keys
+        // in both: one walk side by side, keys compared only where the
+        // chunks differ (no set of addresses built).
+        let mut theirs = other.chunks.iter().peekable();
+        let mut unshared = 0;
+        for c in &self.chunks {
+            let Some((first, _)) = c.first() else {
+                continue;
+            };
+            while let Some(t) = theirs.peek() {
+                if Rc::ptr_eq(t, c) || t.first().is_some_and(|(k, _)| k >= first) {
+                    break;
+                }
+                theirs.next();
+            }
+            if theirs.peek().is_some_and(|t| Rc::ptr_eq(t, c)) {
+                theirs.next();
+            } else {
+                unshared += c.len();
+            }
+        }
+        unshared
     }
 
     /// How many chunks (for tests and measurements).
@@ -729,6 +730,52 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a snapshot costs beside the one before it: the entries in
+    /// chunks the other does not hold, counted by a walk side by side, are
+    /// those a set of the other's chunk addresses finds, for copies one
+    /// change apart, many changes apart (chunks split and merged), either
+    /// way round, and against an unrelated map.
+    #[test]
+    fn unshared_entries_are_those_outside_the_other_s_chunks() {
+        fn by_set(a: &CowMap<u32, u64>, b: &CowMap<u32, u64>) -> usize {
+            let theirs: std::collections::BTreeSet<*const Chunk<u32, u64>> =
+                b.chunks.iter().map(Rc::as_ptr).collect();
+            (a.chunks.iter())
+                .filter(|c| !theirs.contains(&Rc::as_ptr(c)))
+                .map(|c| c.len())
+                .sum()
+        }
+        let mut m: CowMap<u32, u64> = CowMap::new();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut copies = vec![m.clone()];
+        for step in 0..6_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let k = (x % 5_000) as u32;
+            if x % 7 < 5 {
+                m.insert(k, step);
+            } else {
+                m.remove(&k);
+            }
+            if step % 97 == 0 {
+                copies.push(m.clone());
+            }
+        }
+        let other: CowMap<u32, u64> = m.iter().map(|(k, v)| (*k, *v)).collect();
+        copies.push(other);
+        copies.push(m.clone());
+        let mut differ = 0;
+        for a in &copies {
+            for b in copies.iter().step_by(5) {
+                let n = a.unshared_entries(Some(b));
+                assert_eq!(n, by_set(a, b));
+                differ += usize::from(n > 0 && n < a.len());
+            }
+        }
+        assert!(differ > 20, "copies that share some chunks: {differ}");
+    }
 
     /// A map and a `BTreeMap` given the same seeded inserts and removes
     /// hold the same entries in the same order, and a copy taken midway is

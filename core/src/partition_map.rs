@@ -366,14 +366,35 @@ impl<V: Clone> PartitionMap<V> {
     /// How many entries this holds in chunks that `other` does not share:
     /// what a snapshot costs beside the map it was taken from.
     pub fn unshared_entries(&self, other: Option<&Self>) -> usize {
-        let filled = |slots: &Slots<V>| slots.iter().filter(|s| s.is_some()).count();
-        crate::cow_map::count_unshared(
-            (self.topics.iter().flat_map(|t| t.chunks.iter()))
-                .map(|(_, c)| (Rc::as_ptr(c).cast::<()>(), filled(c))),
-            (other.into_iter().flat_map(|o| o.topics.iter()))
-                .flat_map(|t| t.chunks.iter())
-                .map(|(_, c)| Rc::as_ptr(c).cast::<()>()),
-        )
+        let Some(other) = other else {
+            return self.len;
+        };
+        self.unshared_chunks(other)
+            .map(|slots| slots.iter().filter(|s| s.is_some()).count())
+            .sum()
+    }
+
+    /// This map's chunks that `old` does not share (compared by identity),
+    /// in key order: one walk of both maps' topics and chunk numbers side
+    /// by side.
+    fn unshared_chunks<'a>(&'a self, old: &'a Self) -> impl Iterator<Item = &'a Slots<V>> + 'a {
+        let mut old_topics = old.topics.iter().peekable();
+        self.topics.iter().flat_map(move |t| {
+            while old_topics.next_if(|o| o.topic < t.topic).is_some() {}
+            let mut old_chunks = old_topics
+                .peek()
+                .filter(|o| o.topic == t.topic)
+                .map_or(&[][..], |o| &o.chunks[..])
+                .iter()
+                .peekable();
+            t.chunks.iter().filter_map(move |(n, slots)| {
+                while old_chunks.next_if(|(m, _)| m < n).is_some() {}
+                let shared = old_chunks
+                    .peek()
+                    .is_some_and(|(m, o)| m == n && Rc::ptr_eq(o, slots));
+                (!shared).then_some(&**slots)
+            })
+        })
     }
 
     /// The entries of this map that may differ from `old`'s, in key order:
@@ -388,25 +409,8 @@ impl<V: Clone> PartitionMap<V> {
         &'a self,
         old: &'a Self,
     ) -> impl Iterator<Item = (&'a TopicPartition, &'a V)> + 'a {
-        let mut old_topics = old.topics.iter().peekable();
-        self.topics
-            .iter()
-            .flat_map(move |t| {
-                while old_topics.next_if(|o| o.topic < t.topic).is_some() {}
-                let mut old_chunks = old_topics
-                    .peek()
-                    .filter(|o| o.topic == t.topic)
-                    .map_or(&[][..], |o| &o.chunks[..])
-                    .iter()
-                    .peekable();
-                t.chunks.iter().filter(move |(n, slots)| {
-                    while old_chunks.next_if(|(m, _)| m < n).is_some() {}
-                    !old_chunks
-                        .peek()
-                        .is_some_and(|(m, o)| m == n && Rc::ptr_eq(o, slots))
-                })
-            })
-            .flat_map(|(_, slots)| slots.iter().flatten().map(|(k, v)| (k, v)))
+        self.unshared_chunks(old)
+            .flat_map(|slots| slots.iter().flatten().map(|(k, v)| (k, v)))
     }
 
     /// How many chunks.
@@ -798,6 +802,18 @@ mod tests {
             }
             assert!(got.len() <= touched.len() * SLOTS);
             assert_eq!(m.changed_from(&m.clone()).count(), 0);
+            // What a snapshot costs beside the one before: the same chunks,
+            // counted, as a set of the old map's chunk addresses finds.
+            let theirs: BTreeSet<*const Slots<u64>> = (old.topics.iter())
+                .flat_map(|t| t.chunks.iter().map(|(_, c)| Rc::as_ptr(c)))
+                .collect();
+            let by_set: usize = (m.topics.iter())
+                .flat_map(|t| t.chunks.iter())
+                .filter(|(_, c)| !theirs.contains(&Rc::as_ptr(c)))
+                .map(|(_, c)| c.iter().flatten().count())
+                .sum();
+            assert_eq!(m.unshared_entries(Some(&old)), by_set);
+            assert_eq!(got.len(), by_set);
         }
         assert!(m.len() > 100);
         // Against an empty map, or from an empty one: all, or nothing.

@@ -81,6 +81,10 @@ pub struct Timeline {
     trace: Vec<TraceRecord>,
     /// Each intervention: its time, and the later actions it dropped.
     undo_stack: Vec<(SimTime, Vec<(SimTime, Action)>)>,
+    /// Snapshots let go of and not yet freed: [`Timeline::run_within`]
+    /// frees them one per piece of its work (at 200,000 partitions freeing
+    /// one takes milliseconds, and half the snapshots go at once).
+    retired: Vec<Sim>,
 }
 
 /// `t`, or the latest moment a timeline runs to (the last action's latest
@@ -101,6 +105,7 @@ impl Timeline {
             sim,
             trace: Vec::new(),
             undo_stack: Vec::new(),
+            retired: Vec::new(),
         };
         t.snapshot();
         t
@@ -136,6 +141,12 @@ impl Timeline {
         self.snapshots.len()
     }
 
+    /// How many snapshots were let go of and are not yet freed (playback
+    /// frees one per piece of its work).
+    pub fn retired_count(&self) -> usize {
+        self.retired.len()
+    }
+
     fn collect_trace(&mut self) {
         let new = self.sim.take_trace();
         crate::trace::make_room(&mut self.trace, new.len());
@@ -155,12 +166,16 @@ impl Timeline {
             weight,
         });
         while self.snapshots.len() > 2 && self.over_budget() {
-            // Keep the first (time 0) and every other one after it.
-            let mut i = 0;
-            self.snapshots.retain(|_| {
-                i += 1;
-                i % 2 == 1
-            });
+            // Keep the first (time 0) and every other one after it; the
+            // others are freed later, a piece at a time.
+            let all = std::mem::take(&mut self.snapshots);
+            for (i, s) in all.into_iter().enumerate() {
+                if i % 2 == 0 {
+                    self.snapshots.push(s);
+                } else {
+                    self.retired.push(s.sim);
+                }
+            }
             self.interval_ms = self.interval_ms.saturating_mul(2);
             self.reweigh();
         }
@@ -208,6 +223,8 @@ impl Timeline {
 
     /// Run forward to `until`, snapshotting at interval boundaries.
     fn advance(&mut self, until: SimTime) {
+        // (Playback frees these a piece at a time; other ways forward at once.)
+        self.retired.clear();
         self.snapshots_before(until);
         self.sim.run_until(until);
         self.collect_trace();
@@ -273,6 +290,15 @@ impl Timeline {
         }
         let mut first = true;
         loop {
+            if !self.retired.is_empty() {
+                // A snapshot let go of, freed as a piece of work.
+                if !first && !more() {
+                    return false;
+                }
+                first = false;
+                self.retired.pop();
+                continue;
+            }
             let n = if self.sim.mid_step() {
                 self.sim.now()
             } else {

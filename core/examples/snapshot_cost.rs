@@ -78,21 +78,6 @@ fn main() {
         });
         let old = previous.take();
         let drop = ms(move || std::mem::drop(old));
-        if k + 1 == rounds {
-            // Where a copy's time goes, part by part: a drop walks what a
-            // clone walks (the parts' times, not their sum, are the point).
-            let parts = sim.clone();
-            let mut last = std::time::Instant::now();
-            #[allow(clippy::disallowed_methods)]
-            let mut mark = |part: &'static str| {
-                let t = last.elapsed().as_secs_f64() * 1e3;
-                if t > 0.1 {
-                    println!("  drop of {part}: {t:.1} ms");
-                }
-                last = std::time::Instant::now();
-            };
-            parts.drop_parts(&mut mark);
-        }
         previous = copy;
         println!(
             "snapshot at {} s: weigh {weigh:.1} ms (of which unshared entries {unshared:.1}), \

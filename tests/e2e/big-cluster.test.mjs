@@ -143,7 +143,8 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
     size: SIZE, load_ms: loadMs, all_led_at: settledAt, failover_done_at: clock, input_samples: latencies.length,
     input_ms_median: Math.round(pct(latencies, 0.5)), input_ms_max: Math.round(Math.max(...latencies)),
     frames: gaps.length, frame_gap_ms_median: Math.round(pct(gaps, 0.5)), frame_gap_ms_p95: Math.round(pct(gaps, 0.95)),
-    frame_gap_ms_max: Math.round(Math.max(...gaps)), long_tasks: long.length, long_task_ms_max: Math.round(Math.max(0, ...long)),
+    frame_gap_ms_max: Math.round(Math.max(...gaps)), frame_gaps_over_20_ms: gaps.filter((g) => g > 20).length,
+    long_tasks: long.length, long_task_ms_max: Math.round(Math.max(0, ...long)),
   };
   console.log(`big-cluster figures: ${JSON.stringify(figures)}`);
   assert.equal(n.offline, 0, `every partition has a leader again (${clock})`);

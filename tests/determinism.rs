@@ -326,6 +326,8 @@ struct Stops {
     startup: usize,
     /// In a controlled shutdown.
     shutdown: usize,
+    /// In an auto leader rebalance.
+    rebalance: usize,
     /// Inside a run of first leaders, elections or replica changes (or at
     /// its start).
     in_run: usize,
@@ -405,6 +407,10 @@ fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime, slice: usize) -> Stops
                         ShutdownPiece::Elections(..) | ShutdownPiece::OfflineUnderWay(..)
                     ));
                 }
+                Some(Piece::Rebalance(_)) => {
+                    stops.rebalance += 1;
+                    stops.in_run += usize::from(text.contains("under_way: Some"));
+                }
                 None => panic!("a step stopped, but no controller says where"),
             }
             assert_eq!(
@@ -440,8 +446,21 @@ fn piece_scenarios() -> Vec<(String, Scenario)> {
     let mut other_seed = this;
     other_seed.seed = 77;
     all.push(("determinism, seed 77".into(), other_seed));
+    all.push((
+        "rebalance".into(),
+        Scenario::parse(REBALANCE).expect("a rebalance"),
+    ));
     all
 }
+
+/// A broker back after a kill -9 is the preferred leader of partitions that
+/// others lead: the auto leader rebalance, checked every 10 s, moves them.
+const REBALANCE: &str = r#"{ "version": 1, "seed": 5, "brokers": [0, 1, 2, 3],
+  "config": { "leader.imbalance.check.interval.seconds": 10 },
+  "topics": [ { "name": "orders", "partitions": 40, "replication_factor": 3 } ],
+  "actions": [
+    { "at_ms": 8000, "action": "kill_broker", "broker": 1 },
+    { "at_ms": 20000, "action": "start_broker", "broker": 1 } ] }"#;
 
 #[test]
 fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
@@ -454,6 +473,7 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
     let mut created_somewhere = 0;
     let mut started_somewhere = 0;
     let mut shut_somewhere = 0;
+    let mut rebalanced_somewhere = 0;
     // Stops with a run of first leaders or elections next, inside a walk,
     // and inside a batch's sending, by slice size.
     let mut in_a_run = [0; 3];
@@ -511,6 +531,7 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
             stopped_somewhere += usize::from(stops.failover > 0);
             started_somewhere += usize::from(stops.startup > 0);
             shut_somewhere += usize::from(stops.shutdown > 0);
+            rebalanced_somewhere += usize::from(stops.rebalance > 1);
             created_somewhere += usize::from(stops.creation > 0);
             in_a_run[k] += stops.in_run;
             in_a_walk[k] += stops.in_walk;
@@ -527,6 +548,10 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
         "a scenario starts brokers under a controller"
     );
     assert!(shut_somewhere >= 1, "a scenario shuts a broker down");
+    assert!(
+        rebalanced_somewhere >= 1,
+        "a scenario's auto rebalance stops between its pieces"
+    );
     assert!(
         in_a_run[1] >= in_a_run[0] + 10 && in_a_run[2] > in_a_run[0],
         "small pieces stop inside the runs: {in_a_run:?}"

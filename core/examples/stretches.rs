@@ -23,6 +23,26 @@ use kcsim_core::action::Action;
 use kcsim_core::sim::Sim;
 use kcsim_core::time::SimTime;
 
+/// The first `n` characters of `x`'s `Debug` form, without formatting the
+/// rest (an event can carry a request for 200,000 partitions).
+fn brief(x: &dyn std::fmt::Debug, n: usize) -> String {
+    struct Upto(String, usize);
+    impl std::fmt::Write for Upto {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            for c in s.chars() {
+                if self.0.chars().count() >= self.1 {
+                    return Err(std::fmt::Error);
+                }
+                self.0.push(c);
+            }
+            Ok(())
+        }
+    }
+    let mut w = Upto(String::new(), n);
+    let _ = std::fmt::write(&mut w, format_args!("{x:?}"));
+    w.0
+}
+
 /// The failover piece a stopped step is at, or "end of ms".
 fn at_piece(sim: &Sim) -> String {
     sim.brokers()
@@ -32,7 +52,7 @@ fn at_piece(sim: &Sim) -> String {
             // The piece's kind and its next step: `Failover(Elections`.
             let mut opened = 0;
             Some(
-                format!("{p:?}")
+                brief(p, 200)
                     .chars()
                     .take_while(|c| {
                         opened += usize::from(*c == '(' || *c == ' ');
@@ -52,7 +72,7 @@ fn next_thing(sim: &Sim, t: SimTime) -> String {
     let Some((_, ev)) = sim.pending().next() else {
         return String::new();
     };
-    let mut what: String = format!("{ev:?}").chars().take(60).collect();
+    let mut what: String = brief(ev, 60);
     // A controller's kick: the event at the head of its queue too.
     if let Some(head) = sim
         .brokers()
@@ -60,7 +80,7 @@ fn next_thing(sim: &Sim, t: SimTime) -> String {
         .filter(|b| what.contains(&format!("broker: {:?}", b.id)))
         .find_map(|b| b.controller.queue.front())
     {
-        let name: String = format!("{:?}", head.event).chars().take(40).collect();
+        let name: String = brief(&head.event, 40);
         what = format!("{what} (queue head: {name})");
     }
     what
@@ -112,7 +132,7 @@ fn run(sim: &mut Sim, until: SimTime, label: &str, mut picture: Option<&mut Pict
             .pending()
             .take_while(|(e, _)| *e <= t)
             .take(3)
-            .map(|(_, ev)| format!("{ev:?}").chars().take(50).collect())
+            .map(|(_, ev)| brief(ev, 50))
             .collect();
         let mut stretch = 0.0;
         let mut from = "start of ms".to_string();

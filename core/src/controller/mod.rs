@@ -212,6 +212,9 @@ pub enum Piece {
     BrokerStartup(brokers::BrokerStartupPiece),
     /// `doControlledShutdown` (a ControlledShutdown).
     Shutdown(brokers::ShutdownPiece),
+    /// `checkAndTriggerAutoLeaderRebalance` (an
+    /// AutoPreferredReplicaLeaderElection).
+    Rebalance(Box<rebalance::RebalanceRun>),
 }
 
 /// The pieces of `onControllerFailover` after the handlers are registered,
@@ -351,15 +354,7 @@ impl KafkaController {
                 *election_type,
                 *trigger,
             ),
-            ControllerEvent::AutoPreferredReplicaLeaderElection => {
-                let r = self.check_and_trigger_auto_leader_rebalance(env);
-                // Rescheduled whatever happened (the `finally` of Kafka's handler).
-                env.out.timers.push((
-                    env.config.leader_imbalance_check_interval_seconds * 1000,
-                    Timer::AutoLeaderRebalance,
-                ));
-                r
-            }
+            ControllerEvent::AutoPreferredReplicaLeaderElection => self.auto_rebalance(env, None),
             ControllerEvent::PartitionModifications(topic) => {
                 self.process_partition_modifications(env, topic)
             }
@@ -393,6 +388,24 @@ impl KafkaController {
         }
     }
 
+    /// The AutoPreferredReplicaLeaderElection event from where it stopped
+    /// (from the start without `run`), rescheduled when it ends however it
+    /// ends (the `finally` of Kafka's handler).
+    fn auto_rebalance(
+        &mut self,
+        env: &mut Env<'_>,
+        run: Option<Box<rebalance::RebalanceRun>>,
+    ) -> Result<(), ControllerError> {
+        let r = self.auto_rebalance_from(env, run);
+        if r != Ok(false) {
+            env.out.timers.push((
+                env.config.leader_imbalance_check_interval_seconds * 1000,
+                Timer::AutoLeaderRebalance,
+            ));
+        }
+        r.map(|_| ())
+    }
+
     /// Go on with the event that stopped between its pieces
     /// ([`KafkaController::stopped_at`]), to its end or its next stop.
     pub fn go_on(&mut self, env: &mut Env<'_>, event: &ControllerEvent) {
@@ -404,6 +417,7 @@ impl KafkaController {
             Piece::NewPartitions(piece) => self.new_partitions_from(env, piece),
             Piece::BrokerStartup(piece) => self.broker_startup_from(env, piece),
             Piece::Shutdown(piece) => self.controlled_shutdown_from(env, piece),
+            Piece::Rebalance(run) => self.auto_rebalance(env, Some(run)),
         };
         if self.stopped_at.is_none() {
             self.conclude(env, event, result);

@@ -183,8 +183,21 @@ impl KafkaController {
         tps: &[TopicPartition],
         strategy: Option<Strategy>,
     ) -> OnlineRun {
+        self.begin_online_noting(env, tps, strategy, None)
+    }
+
+    /// [`KafkaController::begin_online`] writing the outcomes of the
+    /// partitions that may not go online to `results` if given (the rest
+    /// are written by [`KafkaController::online_from`] given them too).
+    pub(super) fn begin_online_noting(
+        &mut self,
+        env: &mut Env<'_>,
+        tps: &[TopicPartition],
+        strategy: Option<Strategy>,
+        results: Option<&mut BTreeMap<TopicPartition, TransitionResult>>,
+    ) -> OnlineRun {
         let target = PartitionState::OnlinePartition;
-        let (batch, valid, valid_new) = self.valid_transitions(env, tps, target, None);
+        let (batch, valid, valid_new) = self.valid_transitions(env, tps, target, results);
         self.online_run(env, batch, valid, valid_new, strategy)
     }
 

@@ -5,7 +5,6 @@
 
 use super::election::Strategy;
 use super::event::{ControllerEvent, ElectionTrigger, ElectionType};
-use super::states::PartitionState;
 use super::{ControllerError, Env, KafkaController};
 use crate::fact::{ElectionCode, ElectionLabel, Fact};
 use crate::ids::{BrokerId, TopicPartition};
@@ -82,6 +81,21 @@ impl KafkaController {
         election_type: ElectionType,
         trigger: ElectionTrigger,
     ) -> Result<BTreeMap<TopicPartition, ElectionCode>, ControllerError> {
+        let mut e = self.begin_replica_election(env, requested, election_type, trigger);
+        self.replica_election_from(env, &mut e, None)?;
+        Ok(self.election_codes(e))
+    }
+
+    /// `onReplicaElection`'s start: the partitions classified (those that
+    /// need no election, or cannot have one, with their results), and the
+    /// others' Online transition begun.
+    fn begin_replica_election(
+        &mut self,
+        env: &mut Env<'_>,
+        requested: &[TopicPartition],
+        election_type: ElectionType,
+        trigger: ElectionTrigger,
+    ) -> ReplicaElection {
         let mut results = BTreeMap::new();
         let mut to_elect = Vec::new();
         for tp in requested {
@@ -106,21 +120,50 @@ impl KafkaController {
                 to_elect.push(tp.clone());
             }
         }
-        if to_elect.is_empty() {
-            return Ok(results);
+        let mut outcome = BTreeMap::new();
+        let run = (!to_elect.is_empty()).then(|| {
+            let strategy = match election_type {
+                ElectionType::Preferred => Strategy::Preferred,
+                ElectionType::Unclean => Strategy::Offline {
+                    allow_unclean: trigger == ElectionTrigger::AdminClient,
+                },
+            };
+            let run = self.begin_online_noting(env, &to_elect, Some(strategy), Some(&mut outcome));
+            Box::new(run)
+        });
+        ReplicaElection {
+            election_type,
+            results,
+            to_elect,
+            outcome,
+            run,
         }
-        let strategy = match election_type {
-            ElectionType::Preferred => Strategy::Preferred,
-            ElectionType::Unclean => Strategy::Offline {
-                allow_unclean: trigger == ElectionTrigger::AdminClient,
-            },
-        };
-        let outcome = self.handle_partition_state_changes(
-            env,
-            &to_elect,
-            PartitionState::OnlinePartition,
-            Some(strategy),
-        )?;
+    }
+
+    /// `onReplicaElection`'s elections from where `e` is (`handleStateChanges(…,
+    /// OnlinePartition)`), stopping after `slice` writes and state changes
+    /// if given: whether they are done.
+    fn replica_election_from(
+        &mut self,
+        env: &mut Env<'_>,
+        e: &mut ReplicaElection,
+        slice: Option<usize>,
+    ) -> Result<bool, ControllerError> {
+        match e.run.as_mut() {
+            Some(run) => self.online_from(env, run, Some(&mut e.outcome), slice),
+            None => Ok(true),
+        }
+    }
+
+    /// `onReplicaElection`'s end: every requested partition's result.
+    fn election_codes(&self, e: ReplicaElection) -> BTreeMap<TopicPartition, ElectionCode> {
+        let ReplicaElection {
+            election_type,
+            mut results,
+            to_elect,
+            outcome,
+            ..
+        } = e;
         for tp in to_elect {
             let r = match outcome.get(&tp) {
                 Some(Ok(())) => {
@@ -138,7 +181,7 @@ impl KafkaController {
             };
             results.insert(tp, r);
         }
-        Ok(results)
+        results
     }
 
     /// The per-broker imbalance ratios: preferred replica → (partitions not
@@ -163,13 +206,58 @@ impl KafkaController {
         out
     }
 
-    /// `checkAndTriggerAutoLeaderRebalance`.
-    pub(super) fn check_and_trigger_auto_leader_rebalance(
+    /// `checkAndTriggerAutoLeaderRebalance` from where `run` is (from the
+    /// start without one), by pieces when the event may stop: the
+    /// imbalance read, then broker by broker its ratio noted and, past the
+    /// threshold, its preferred elections a slice at a time. Ok(true) when
+    /// done, Ok(false) when it stopped ([`KafkaController::stopped_at`]).
+    pub(super) fn auto_rebalance_from(
         &mut self,
         env: &mut Env<'_>,
-    ) -> Result<(), ControllerError> {
+        run: Option<Box<RebalanceRun>>,
+    ) -> Result<bool, ControllerError> {
+        let mut run = match run {
+            Some(run) => run,
+            None => {
+                let brokers = self.imbalance().into_iter().collect();
+                let run = Box::new(RebalanceRun {
+                    brokers,
+                    next: 0,
+                    under_way: None,
+                });
+                if env.may_stop.is_some() {
+                    self.stopped_at = Some(super::Piece::Rebalance(run));
+                    return Ok(false);
+                }
+                run
+            }
+        };
         let threshold = env.config.leader_imbalance_per_broker_percentage as f64 / 100.0;
-        for (broker, (not_preferred, total)) in self.imbalance() {
+        loop {
+            if let Some(mut e) = run.under_way.take() {
+                if !self.replica_election_from(env, &mut e, env.may_stop)? {
+                    run.under_way = Some(e);
+                    self.stopped_at = Some(super::Piece::Rebalance(run));
+                    return Ok(false);
+                }
+                for (tp, code) in self.election_codes(*e) {
+                    env.note(
+                        "election_result",
+                        Fact::ElectionResult {
+                            label: ElectionLabel::AutoRebalance,
+                            tp,
+                            code,
+                        },
+                    );
+                }
+                continue;
+            }
+            let Some((broker, (not_preferred, total))) = run.brokers.get_mut(run.next) else {
+                return Ok(true);
+            };
+            let (broker, total) = (*broker, *total);
+            let not_preferred = std::mem::take(not_preferred);
+            run.next += 1;
             let ratio = not_preferred.len() as f64 / total.max(1) as f64;
             env.note(
                 "imbalance",
@@ -192,26 +280,46 @@ impl KafkaController {
                 })
                 .collect();
             if !candidates.is_empty() {
-                let results = self.on_replica_election(
+                let e = self.begin_replica_election(
                     env,
                     &candidates,
                     ElectionType::Preferred,
                     ElectionTrigger::Auto,
-                )?;
-                for (tp, code) in results {
-                    env.note(
-                        "election_result",
-                        Fact::ElectionResult {
-                            label: ElectionLabel::AutoRebalance,
-                            tp,
-                            code,
-                        },
-                    );
+                );
+                run.under_way = Some(Box::new(e));
+                if env.may_stop.is_some() {
+                    self.stopped_at = Some(super::Piece::Rebalance(run));
+                    return Ok(false);
                 }
             }
         }
-        Ok(())
     }
+}
+
+/// `onReplicaElection` under way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicaElection {
+    election_type: ElectionType,
+    /// The results of the partitions classified out of an election.
+    results: BTreeMap<TopicPartition, ElectionCode>,
+    /// The others, in order.
+    to_elect: Vec<TopicPartition>,
+    /// Their transitions' outcomes so far.
+    outcome: BTreeMap<TopicPartition, super::partition_state_machine::TransitionResult>,
+    /// Their Online transition (none when nothing is to be elected).
+    run: Option<Box<super::partition_state_machine::OnlineRun>>,
+}
+
+/// `checkAndTriggerAutoLeaderRebalance` under way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RebalanceRun {
+    /// Each broker's partitions not led by it and how many it is preferred
+    /// for, read at the start (`imbalance`), in broker order.
+    brokers: Vec<(BrokerId, (Vec<TopicPartition>, usize))>,
+    /// The next broker to check.
+    next: usize,
+    /// The elections of the broker checked last, under way.
+    under_way: Option<Box<ReplicaElection>>,
 }
 
 /// The event the admin API's ElectLeaders request becomes on the controller.

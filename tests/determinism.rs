@@ -328,6 +328,8 @@ struct Stops {
     shutdown: usize,
     /// In an auto leader rebalance.
     rebalance: usize,
+    /// In an ISR change notification's handling.
+    isr_change: usize,
     /// Inside a run of first leaders, elections or replica changes (or at
     /// its start).
     in_run: usize,
@@ -411,6 +413,7 @@ fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime, slice: usize) -> Stops
                     stops.rebalance += 1;
                     stops.in_run += usize::from(text.contains("under_way: Some"));
                 }
+                Some(Piece::IsrChange(_)) => stops.isr_change += 1,
                 None => panic!("a step stopped, but no controller says where"),
             }
             assert_eq!(
@@ -474,6 +477,7 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
     let mut started_somewhere = 0;
     let mut shut_somewhere = 0;
     let mut rebalanced_somewhere = 0;
+    let mut isr_changed_somewhere = 0;
     // Stops with a run of first leaders or elections next, inside a walk,
     // and inside a batch's sending, by slice size.
     let mut in_a_run = [0; 3];
@@ -532,6 +536,7 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
             started_somewhere += usize::from(stops.startup > 0);
             shut_somewhere += usize::from(stops.shutdown > 0);
             rebalanced_somewhere += usize::from(stops.rebalance > 1);
+            isr_changed_somewhere += usize::from(stops.isr_change > 2);
             created_somewhere += usize::from(stops.creation > 0);
             in_a_run[k] += stops.in_run;
             in_a_walk[k] += stops.in_walk;
@@ -551,6 +556,10 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
     assert!(
         rebalanced_somewhere >= 1,
         "a scenario's auto rebalance stops between its pieces"
+    );
+    assert!(
+        isr_changed_somewhere >= 3,
+        "ISR change notifications stop between their pieces ({isr_changed_somewhere})"
     );
     assert!(
         in_a_run[1] >= in_a_run[0] + 10 && in_a_run[2] > in_a_run[0],

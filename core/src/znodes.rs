@@ -69,17 +69,234 @@ pub fn encode_preferred_replica_election(partitions: &[TopicPartition]) -> Strin
 
 /// Decode a `partitions` list of `{topic, partition}` objects (the ISR change
 /// and preferred election znodes).
+///
+/// Read as JSON values would be read (any valid JSON; the last of repeated
+/// keys counts; every entry needs a string `topic` and a `partition` that is
+/// a whole number from 0 to 2^32 − 1, else there is no list), without
+/// building them: an ISR change notification names tens of thousands.
 pub fn decode_partition_list(data: &str) -> Option<Vec<TopicPartition>> {
-    let v: Value = serde_json::from_str(data).ok()?;
-    v.get("partitions")?
-        .as_array()?
-        .iter()
-        .map(|p| {
-            let topic = p.get("topic")?.as_str()?;
-            let partition = u32::try_from(p.get("partition")?.as_u64()?).ok()?;
-            Some(TopicPartition::new(topic, partition))
+    let list: list_json::Document = serde_json::from_str(data).ok()?;
+    let entries = list.0?;
+    let mut topic: Option<crate::ids::Topic> = None;
+    entries
+        .into_iter()
+        .map(|e| {
+            let (list_json::Loose::Str(t), list_json::Loose::Num(p)) = (e.topic?, e.partition?)
+            else {
+                return None;
+            };
+            // One shared name for a topic's run of entries.
+            let name = match &topic {
+                Some(n) if n.as_str() == t => n.clone(),
+                _ => {
+                    let n = crate::ids::Topic::from(t.as_str());
+                    topic = Some(n.clone());
+                    n
+                }
+            };
+            Some(TopicPartition::new(&name, u32::try_from(p).ok()?))
         })
         .collect()
+}
+
+/// What [`decode_partition_list`] reads, value by value as a JSON value
+/// would hold it (kept only where the list needs it).
+mod list_json {
+    use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde::Deserialize;
+    use std::fmt;
+
+    /// A value passed over (as `serde::de::IgnoredAny`, but read as a JSON
+    /// value is, nesting limit and all).
+    struct Skip;
+
+    impl<'de> Deserialize<'de> for Skip {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Skip, D::Error> {
+            d.deserialize_any(LooseVisitor).map(|_| Skip)
+        }
+    }
+
+    /// A value: a string, a whole number of at least 0, or anything else.
+    pub(super) enum Loose {
+        Str(String),
+        Num(u64),
+        Other,
+    }
+
+    /// The document: its last `partitions` if that is an array (`None`
+    /// when it has none, is not an object, or the array is something else).
+    pub(super) struct Document(pub(super) Option<Vec<Entry>>);
+
+    /// An entry of the array: its last `topic` and `partition` (`None`
+    /// each when missing; both `None` when the entry is not an object).
+    #[derive(Default)]
+    pub(super) struct Entry {
+        pub(super) topic: Option<Loose>,
+        pub(super) partition: Option<Loose>,
+    }
+
+    /// The `partitions` value: an array of entries, or something else.
+    struct List(Option<Vec<Entry>>);
+
+    struct LooseVisitor;
+
+    impl<'de> Visitor<'de> for LooseVisitor {
+        type Value = Loose;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_str<E>(self, v: &str) -> Result<Loose, E> {
+            Ok(Loose::Str(v.to_string()))
+        }
+        fn visit_string<E>(self, v: String) -> Result<Loose, E> {
+            Ok(Loose::Str(v))
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<Loose, E> {
+            Ok(Loose::Num(v))
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<Loose, E> {
+            // (A JSON value holds a non-negative one as a whole number.)
+            Ok(u64::try_from(v).map_or(Loose::Other, Loose::Num))
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Loose, E> {
+            Ok(Loose::Other)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Loose, E> {
+            Ok(Loose::Other)
+        }
+        fn visit_unit<E>(self) -> Result<Loose, E> {
+            Ok(Loose::Other)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Loose, A::Error> {
+            while seq.next_element::<Skip>()?.is_some() {}
+            Ok(Loose::Other)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Loose, A::Error> {
+            while map.next_entry::<Skip, Skip>()?.is_some() {}
+            Ok(Loose::Other)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Loose {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Loose, D::Error> {
+            d.deserialize_any(LooseVisitor)
+        }
+    }
+
+    /// Visits a value that is kept only if it is an object or an array.
+    macro_rules! others {
+        ($out:ty, $none:expr) => {
+            fn visit_str<E>(self, _: &str) -> Result<$out, E> {
+                Ok($none)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<$out, E> {
+                Ok($none)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<$out, E> {
+                Ok($none)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<$out, E> {
+                Ok($none)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<$out, E> {
+                Ok($none)
+            }
+            fn visit_unit<E>(self) -> Result<$out, E> {
+                Ok($none)
+            }
+        };
+    }
+
+    struct EntryVisitor;
+
+    impl<'de> Visitor<'de> for EntryVisitor {
+        type Value = Entry;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        others!(Entry, Entry::default());
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Entry, A::Error> {
+            while seq.next_element::<Skip>()?.is_some() {}
+            Ok(Entry::default())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entry, A::Error> {
+            let mut e = Entry::default();
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                match &*key {
+                    "topic" => e.topic = Some(map.next_value()?),
+                    "partition" => e.partition = Some(map.next_value()?),
+                    _ => {
+                        map.next_value::<Skip>()?;
+                    }
+                }
+            }
+            Ok(e)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Entry {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
+            d.deserialize_any(EntryVisitor)
+        }
+    }
+
+    struct ListVisitor;
+
+    impl<'de> Visitor<'de> for ListVisitor {
+        type Value = List;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        others!(List, List(None));
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<List, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+            while let Some(e) = seq.next_element::<Entry>()? {
+                out.push(e);
+            }
+            Ok(List(Some(out)))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<List, A::Error> {
+            while map.next_entry::<Skip, Skip>()?.is_some() {}
+            Ok(List(None))
+        }
+    }
+
+    impl<'de> Deserialize<'de> for List {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<List, D::Error> {
+            d.deserialize_any(ListVisitor)
+        }
+    }
+
+    struct DocumentVisitor;
+
+    impl<'de> Visitor<'de> for DocumentVisitor {
+        type Value = Document;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        others!(Document, Document(None));
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Document, A::Error> {
+            while seq.next_element::<Skip>()?.is_some() {}
+            Ok(Document(None))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Document, A::Error> {
+            let mut list = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "partitions" {
+                    list = map.next_value::<List>()?.0;
+                } else {
+                    map.next_value::<Skip>()?;
+                }
+            }
+            Ok(Document(list))
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Document {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Document, D::Error> {
+            d.deserialize_any(DocumentVisitor)
+        }
+    }
 }
 
 /// `/admin/reassign_partitions` (ReassignPartitionsZNode.encode: version 1,
@@ -797,6 +1014,98 @@ mod tests {
         assert_eq!(
             decode_partition_list(r#"{"partitions":[{"topic":1}]}"#),
             None
+        );
+    }
+
+    /// The partition list read as JSON values (what `decode_partition_list`
+    /// did before it read them without building them).
+    fn partition_list_by_values(data: &str) -> Option<Vec<TopicPartition>> {
+        let v: Value = serde_json::from_str(data).ok()?;
+        v.get("partitions")?
+            .as_array()?
+            .iter()
+            .map(|p| {
+                let topic = p.get("topic")?.as_str()?;
+                let partition = u32::try_from(p.get("partition")?.as_u64()?).ok()?;
+                Some(TopicPartition::new(topic, partition))
+            })
+            .collect()
+    }
+
+    /// Kafka: IsrChangeNotificationSequenceZNode.decode and
+    /// PreferredReplicaElectionZNode.decode read the same `partitions`
+    /// list; the simulator's reader answers as reading JSON values does,
+    /// on what the encoders write, on every near miss of it (repeated
+    /// keys, wrong types, numbers out of range, nesting, bad JSON), and on
+    /// random mutations of both.
+    #[test]
+    fn partition_lists_read_as_json_values_read_them() {
+        let good = encode_isr_change_notification(&[tp("x", 0), tp("x", 1), tp("y\"\u{e9}", 7)]);
+        let mut inputs: Vec<String> = vec![
+            good.clone(),
+            r#"{"partitions":[]}"#.into(),
+            r#"{"version":1,"partitions":[{"topic":"a","partition":4294967295}]}"#.into(),
+            r#"{"partitions":[{"topic":"a","partition":4294967296}]}"#.into(),
+            r#"{"partitions":[{"topic":"a","partition":-0}]}"#.into(),
+            r#"{"partitions":[{"topic":"a","partition":-1}]}"#.into(),
+            r#"{"partitions":[{"topic":"a","partition":1.0}]}"#.into(),
+            r#"{"partitions":[{"topic":"a","partition":1e2}]}"#.into(),
+            r#"{"partitions":[{"topic":"a","partition":"1"}]}"#.into(),
+            r#"{"partitions":[{"topic":"a","topic":"b","partition":1}]}"#.into(),
+            r#"{"partitions":[{"topic":3,"topic":"b","partition":1}]}"#.into(),
+            r#"{"partitions":[{"topic":"b","topic":3,"partition":1}]}"#.into(),
+            r#"{"partitions":[{"topic":"a","partition":1,"partition":2}]}"#.into(),
+            r#"{"partitions":[{"topic":"a","partition":1,"x":{"y":[1,{"z":null}]}}]}"#.into(),
+            r#"{"partitions":[{"partition":1}]}"#.into(),
+            r#"{"partitions":[{"topic":"a"}]}"#.into(),
+            r#"{"partitions":[["topic","a"]]}"#.into(),
+            r#"{"partitions":[null]}"#.into(),
+            r#"{"partitions":{"topic":"a","partition":1}}"#.into(),
+            r#"{"partitions":7,"partitions":[{"topic":"a","partition":1}]}"#.into(),
+            r#"{"partitions":[{"topic":"a","partition":1}],"partitions":7}"#.into(),
+            r#"{"partitions":[{"topic":"a","partition":1}]} x"#.into(),
+            r#"[{"partitions":[]}]"#.into(),
+            r#""partitions""#.into(),
+            "null".into(),
+            "".into(),
+            format!("{}{}", "[".repeat(200), "]".repeat(200)),
+            format!(
+                r#"{{"partitions":[{{"topic":"a","partition":1,"x":{}1{}}}]}}"#,
+                "[".repeat(130),
+                "]".repeat(130)
+            ),
+        ];
+        // Random mutations: a character dropped, doubled or replaced.
+        let mut rng = crate::rng::Rng::new(41);
+        for _ in 0..3_000 {
+            let base = inputs[rng.below(inputs.len() as u64) as usize].clone();
+            let mut chars: Vec<char> = base.chars().collect();
+            if chars.is_empty() {
+                continue;
+            }
+            let at = rng.below(chars.len() as u64) as usize;
+            let pool = [
+                '"', ',', ':', '{', '}', '[', ']', '1', '-', 'a', ' ', '.', 'e',
+            ];
+            match rng.below(3) {
+                0 => {
+                    chars.remove(at);
+                }
+                1 => chars.insert(at, chars[at]),
+                _ => chars[at] = pool[rng.below(pool.len() as u64) as usize],
+            }
+            inputs.push(chars.into_iter().collect());
+        }
+        let (mut read, mut refused) = (0, 0);
+        for i in &inputs {
+            let want = partition_list_by_values(i);
+            read += usize::from(want.as_ref().is_some_and(|l| !l.is_empty()));
+            refused += usize::from(want.is_none());
+            assert_eq!(decode_partition_list(i), want, "{i}");
+        }
+        assert!(
+            read > 20 && refused > 1_000,
+            "{read} lists, {refused} refused"
         );
     }
 

@@ -215,6 +215,8 @@ pub enum Piece {
     /// `checkAndTriggerAutoLeaderRebalance` (an
     /// AutoPreferredReplicaLeaderElection).
     Rebalance(Box<rebalance::RebalanceRun>),
+    /// `processIsrChangeNotification` (an IsrChangeNotification).
+    IsrChange(Box<partitions::IsrChangeRun>),
 }
 
 /// The pieces of `onControllerFailover` after the handlers are registered,
@@ -343,7 +345,7 @@ impl KafkaController {
             // never reports KAFKA_STORAGE_ERROR and there is nothing to do.
             ControllerEvent::LeaderAndIsrResponseReceived { .. } => Ok(()),
             ControllerEvent::TopicChange => self.process_topic_change(env),
-            ControllerEvent::IsrChangeNotification => self.process_isr_change_notification(env),
+            ControllerEvent::IsrChangeNotification => self.isr_change_from(env, None),
             ControllerEvent::ReplicaLeaderElection {
                 partitions,
                 election_type,
@@ -418,6 +420,7 @@ impl KafkaController {
             Piece::BrokerStartup(piece) => self.broker_startup_from(env, piece),
             Piece::Shutdown(piece) => self.controlled_shutdown_from(env, piece),
             Piece::Rebalance(run) => self.auto_rebalance(env, Some(run)),
+            Piece::IsrChange(run) => self.isr_change_from(env, Some(run)),
         };
         if self.stopped_at.is_none() {
             self.conclude(env, event, result);

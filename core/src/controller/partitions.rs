@@ -13,7 +13,6 @@ use crate::partition_map::{PartitionMap, Resume};
 use crate::zk::ZkError;
 use crate::zk_client::paths;
 use crate::znodes::decode_topic_assignment_ids;
-use std::collections::BTreeSet;
 
 /// `initializeControllerContext`'s reading of the assignments under way
 /// ([`KafkaController::assignments_from`]).
@@ -165,56 +164,155 @@ impl KafkaController {
 
     // ----- ISR change notifications -------------------------------------------
 
-    /// `processIsrChangeNotification`: refresh the cache for the partitions
-    /// named, tell every broker, and delete the notifications (always).
-    pub(super) fn process_isr_change_notification(
+    /// `processIsrChangeNotification` from where `run` is (from the start
+    /// without one): refresh the cache for the partitions named, tell every
+    /// broker, and delete the notifications (always). By pieces when the
+    /// event may stop: the notifications read, then the partitions' states
+    /// read a slice at a time (all before any is applied, as one read of
+    /// them all fails or succeeds whole), applied a slice at a time, and the
+    /// UpdateMetadata batch sent by pieces.
+    pub(super) fn isr_change_from(
         &mut self,
         env: &mut Env<'_>,
+        run: Option<Box<IsrChangeRun>>,
     ) -> Result<(), ControllerError> {
-        let children = env
-            .client
-            .get_children(env.zk, paths::ISR_CHANGE_NOTIFICATION)?;
-        let mut tps = BTreeSet::new();
-        for c in &children {
-            let path = format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION);
-            if let Ok((data, _)) = env.client.get_data(env.zk, &path) {
-                tps.extend(super::rebalance::decode_partition_list(&data).unwrap_or_default());
-            }
-        }
-        let tps: Vec<TopicPartition> = tps
-            .into_iter()
-            .filter(|tp| self.ctx.assignments.contains_key(tp))
-            .collect();
-        let result = (|| {
-            let states = read_leader_isrs(env.client, env.zk, &tps)?;
-            for (tp, l) in tps.iter().zip(states) {
-                if let Some(l) = l {
-                    // Written only if it changed: an unchanged one leaves its
-                    // chunk shared with a copy of the context.
-                    self.ctx.set_leadership(tp, &l);
+        let mut run = match run {
+            Some(run) => run,
+            None => {
+                let run = self.begin_isr_change(env)?;
+                if env.may_stop.is_some() && !run.children.is_empty() {
+                    self.stopped_at = Some(super::Piece::IsrChange(run));
+                    return Ok(());
                 }
+                run
             }
-            if !tps.is_empty() {
-                let mut batch = RequestBatch::default();
-                batch.add_update_metadata_to_all_live(&self.ctx, &tps);
-                batch.send(&self.ctx, &self.ctx.topics_to_be_deleted, env);
-                env.note(
-                    "isr_change",
-                    crate::fact::Fact::IsrChangesSent {
-                        partitions: tps.to_vec(),
-                    },
-                );
-            }
-            Ok(())
-        })();
+        };
+        let result = self.isr_change_pieces(env, &mut run);
+        if result == Ok(false) {
+            self.stopped_at = Some(super::Piece::IsrChange(run));
+            return Ok(());
+        }
         fenced_delete_children(
             env.client,
             env.zk,
             self.ctx.epoch_zk_version,
             paths::ISR_CHANGE_NOTIFICATION,
-            &children,
+            &run.children,
         )?;
-        result
+        result.map(|_| ())
+    }
+
+    /// The notifications listed (each read by [`KafkaController::isr_change_pieces`]).
+    fn begin_isr_change(
+        &mut self,
+        env: &mut Env<'_>,
+    ) -> Result<Box<IsrChangeRun>, ControllerError> {
+        let children = env
+            .client
+            .get_children(env.zk, paths::ISR_CHANGE_NOTIFICATION)?;
+        Ok(Box::new(IsrChangeRun {
+            children,
+            states: Vec::new(),
+            tps: Vec::new(),
+            stage: IsrChangeStage::Notifications(0),
+            batch: RequestBatch::default(),
+        }))
+    }
+
+    /// The reads, the updates and the batch from where `run` is: Ok(true)
+    /// when done, Ok(false) when it stopped after a slice.
+    fn isr_change_pieces(
+        &mut self,
+        env: &mut Env<'_>,
+        run: &mut IsrChangeRun,
+    ) -> Result<bool, ControllerError> {
+        let slice = env.may_stop;
+        loop {
+            let len = run.tps.len();
+            let upto = |k: usize| k + slice.map_or(len, |n| n.max(1)).min(len - k);
+            match run.stage {
+                IsrChangeStage::Notifications(k) if k < run.children.len() => {
+                    // Notifications read until a slice of partitions is
+                    // decoded (each names a broker's batch of changes).
+                    let mut k = k;
+                    let mut decoded = 0;
+                    while let Some(c) = run.children.get(k) {
+                        if slice.is_some_and(|n| decoded >= n.max(1)) {
+                            break;
+                        }
+                        let path = format!("{}/{c}", paths::ISR_CHANGE_NOTIFICATION);
+                        if let Ok((data, _)) = env.client.get_data(env.zk, &path) {
+                            let named = super::rebalance::decode_partition_list(&data);
+                            let named = named.unwrap_or_default();
+                            decoded += named.len();
+                            run.tps.extend(named);
+                        }
+                        k += 1;
+                    }
+                    run.stage = IsrChangeStage::Notifications(k);
+                }
+                IsrChangeStage::Notifications(_) => {
+                    // The partitions named, once each, in order, that the
+                    // context knows.
+                    crate::sort::sort(&mut run.tps);
+                    run.tps.dedup();
+                    let ctx = &self.ctx;
+                    run.tps.retain(|tp| ctx.assignments.contains_key(tp));
+                    run.states.reserve_exact(run.tps.len());
+                    run.stage = IsrChangeStage::Read(0);
+                    if run.tps.is_empty() {
+                        continue;
+                    }
+                }
+                IsrChangeStage::Read(k) if k < len => {
+                    let to = upto(k);
+                    let states = read_leader_isrs(env.client, env.zk, &run.tps[k..to])?;
+                    run.states.extend(states);
+                    run.stage = IsrChangeStage::Read(to);
+                }
+                IsrChangeStage::Read(_) => {
+                    run.stage = IsrChangeStage::Apply(0);
+                    continue;
+                }
+                IsrChangeStage::Apply(k) if k < len => {
+                    let to = upto(k);
+                    for (tp, l) in run.tps[k..to].iter().zip(&run.states[k..to]) {
+                        if let Some(l) = l {
+                            // Written only if it changed: an unchanged one
+                            // leaves its chunk shared with a copy of the
+                            // context.
+                            self.ctx.set_leadership(tp, l);
+                        }
+                    }
+                    run.stage = IsrChangeStage::Apply(to);
+                }
+                IsrChangeStage::Apply(_) => {
+                    if len == 0 {
+                        return Ok(true);
+                    }
+                    run.batch
+                        .add_update_metadata_to_all_live(&self.ctx, &run.tps);
+                    run.stage = IsrChangeStage::Send;
+                    continue;
+                }
+                IsrChangeStage::Send => {
+                    let deleting = &self.ctx.topics_to_be_deleted;
+                    if !run.batch.send_from(&self.ctx, deleting, env, slice) {
+                        return Ok(false);
+                    }
+                    env.note(
+                        "isr_change",
+                        crate::fact::Fact::IsrChangesSent {
+                            partitions: run.tps.to_vec(),
+                        },
+                    );
+                    return Ok(true);
+                }
+            }
+            if slice.is_some() {
+                return Ok(false);
+            }
+        }
     }
 
     /// Failover deletes every pending ISR change notification (fenced).
@@ -233,4 +331,33 @@ impl KafkaController {
             &children,
         )
     }
+}
+
+/// `processIsrChangeNotification` under way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IsrChangeRun {
+    /// The notifications read (deleted at the end).
+    children: Vec<String>,
+    /// The partitions they name (once read: those the context knows, once
+    /// each, in order).
+    tps: Vec<TopicPartition>,
+    /// Their states read so far, in the same order.
+    states: Vec<Option<crate::znodes::LeaderIsr>>,
+    /// Where it is.
+    stage: IsrChangeStage,
+    /// The UpdateMetadata batch.
+    batch: RequestBatch,
+}
+
+/// Where an [`IsrChangeRun`] is, with the next position in its list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IsrChangeStage {
+    /// Reading the notifications.
+    Notifications(usize),
+    /// Reading the states.
+    Read(usize),
+    /// Applying them to the context.
+    Apply(usize),
+    /// Sending the batch.
+    Send,
 }

@@ -235,9 +235,24 @@ impl SummaryCache {
     pub fn refresh_sim(&mut self, sim: &Sim, actions: &[(SimTime, Action)]) {
         let now = sim.now();
         let signature = topic_signature(sim);
-        let full = self.at.is_none_or(|at| now < at)
-            || signature != self.signature
-            || actions != self.actions.as_slice();
+        // Actions only added at or after the last look (the page's buttons
+        // act now) leave what was followed valid; any other change of the
+        // actions (an intervention in the past, an undo) forks the run.
+        let appended = |at: SimTime| {
+            // Every action followed is still there, in order, and every
+            // other is at or after `at`.
+            let mut old = self.actions.iter().peekable();
+            for a in actions {
+                if old.peek() == Some(&a) {
+                    old.next();
+                } else if a.0 < at {
+                    return false;
+                }
+            }
+            old.peek().is_none()
+        };
+        let full =
+            self.at.is_none_or(|at| now < at || !appended(at)) || signature != self.signature;
         let mark = (sim.zk().zxid(), sim.zk().has_pending());
         let brokers: Vec<(BrokerId, bool)> =
             sim.brokers().values().map(|b| (b.id, b.is_up())).collect();
@@ -245,9 +260,11 @@ impl SummaryCache {
         // counts: then all are counted again, else only the rows read.
         let recount = full || brokers != self.brokers;
         let mut changed = Vec::new();
+        if actions != self.actions.as_slice() {
+            self.actions = actions.to_vec();
+        }
         if full {
             self.rebuild(sim, signature);
-            self.actions = actions.to_vec();
             self.state_mark = Some(sim.state_mark());
         } else if mark.0 != self.zk_mark.0 || self.zk_mark.1 {
             // A write was made, or one made earlier may have become visible

@@ -207,6 +207,10 @@ fn following_a_run_forward_agrees_with_reading_it_afresh() {
                 SimTime(35_000),
                 Action::PreferredElection { partitions: None },
             ),
+            (
+                SimTime(90_000),
+                Action::PreferredElection { partitions: None },
+            ),
         ],
     );
     t.seek(SimTime(3_000));
@@ -238,6 +242,37 @@ fn following_a_run_forward_agrees_with_reading_it_afresh() {
         e.series.len()
     );
     assert_eq!(e.rebuilds, 1, "followed forward without a rebuild");
+    // The page's buttons act now: an action added at the present moment
+    // leaves what was followed valid (no rebuild of every row), and the
+    // counts follow it; one added in the past forks the run (a rebuild).
+    let now = t.now();
+    // (The run has a later action: the kill goes before it.)
+    t.insert(
+        now,
+        Action::KillBroker {
+            broker: BrokerId(2),
+        },
+    )
+    .expect("a kill now");
+    while t.now() < now.plus_ms(15_000) && t.step() {
+        e.refresh(&t);
+        let f = fresh(&t);
+        assert_eq!(e.counts, f.counts, "at {:?}", t.now());
+        assert_eq!(e.rows, f.rows, "at {:?}", t.now());
+    }
+    assert_eq!(e.rebuilds, 1, "an action now needs no rebuild");
+    assert!(e.counts.brokers.iter().any(|b| !b.up && b.offline > 0));
+    let at = t.now();
+    t.insert(
+        SimTime(at.as_ms() - 5_000),
+        Action::StartBroker {
+            broker: BrokerId(2),
+        },
+    )
+    .expect("a start in the past");
+    e.refresh(&t);
+    assert_eq!(e.rebuilds, 2, "an action in the past forks the run");
+    assert_eq!(e.counts, fresh(&t).counts);
     // Topics were created at 2 s: one rebuild before, one when they appeared.
     assert_eq!(c.rebuilds, 2);
     // Going back rebuilds and forgets the later points.

@@ -30,7 +30,47 @@ fn play(scenario: &kcsim_core::scenario::Scenario, seconds: u64) {
     let mut t = Timeline::new(scenario);
     let end = SimTime(seconds * 1_000);
     let (mut calls, mut total, mut longest) = (0u64, 0.0f64, 0.0f64);
+    // `KILL_AT=S`: kill -9 the controller at S virtual seconds, as the
+    // page's button does (`Timeline::insert` now); `SUMMARY=1`: follow the
+    // page's large-cluster summary after every call, timed.
+    let mut kill_at = std::env::var("KILL_AT")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok());
+    let mut summary =
+        std::env::var_os("SUMMARY").map(|_| kcsim_core::summary::SummaryCache::default());
+    let (mut draws, mut draw_total, mut draw_longest) = (0u64, 0.0f64, 0.0f64);
     while t.now() < end {
+        if kill_at.is_some_and(|k| t.now() >= SimTime(k * 1_000)) {
+            kill_at = None;
+            let now = t.now();
+            if let Some(c) = t.sim().controller_id() {
+                let t0 = std::time::Instant::now();
+                t.insert(now, kcsim_core::action::Action::KillBroker { broker: c })
+                    .expect("the kill");
+                println!(
+                    "  kill -9 of {c:?} at {} ms: {:.1} ms",
+                    now.as_ms(),
+                    t0.elapsed().as_secs_f64() * 1e3
+                );
+            }
+        }
+        if let Some(c) = summary.as_mut() {
+            let t0 = std::time::Instant::now();
+            c.refresh(&t);
+            let took = t0.elapsed().as_secs_f64() * 1e3;
+            draws += 1;
+            draw_total += took;
+            if took > draw_longest {
+                draw_longest = took;
+            }
+            if took > 8.0 {
+                println!(
+                    "  summary {took:.1} ms at {} ms (rebuilds {})",
+                    t.now().as_ms(),
+                    c.rebuilds
+                );
+            }
+        }
         let before = t.snapshot_count();
         let t0 = std::time::Instant::now();
         t.run_within(end, &mut || false);
@@ -47,6 +87,14 @@ fn play(scenario: &kcsim_core::scenario::Scenario, seconds: u64) {
         }
     }
     println!("{calls} calls, {total:.0} ms in all, the longest {longest:.1} ms");
+    if let Some(c) = summary {
+        println!(
+            "summary: {draws} refreshes, {draw_total:.0} ms in all, the longest {draw_longest:.1} ms, {} rebuilds, {} points in the series from {} ms",
+            c.rebuilds,
+            c.series.len(),
+            c.series.first().map_or(0, |p| p.time_ms)
+        );
+    }
 }
 
 fn main() {

@@ -261,6 +261,11 @@ impl SummaryCache {
         let recount = full || brokers != self.brokers;
         let mut changed = Vec::new();
         if actions != self.actions.as_slice() {
+            // The series starts again at an action, as at a rebuild: the
+            // chart shows the run since the last intervention (a 100-broker
+            // chart redrawn every frame over the whole start-up's points
+            // cost the page a frame in two while a failover played).
+            self.series.clear();
             self.actions = actions.to_vec();
         }
         if full {

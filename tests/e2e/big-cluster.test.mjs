@@ -91,8 +91,10 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
 
   // Kill the controller, from the grid's button.
   const controller = await page.locator('.broker-grid .cell.controller').getAttribute('data-broker');
+  const killedAt = Date.now();
   await page.locator('.kill-controller').click();
   await page.waitForFunction((c) => document.querySelector(`.broker-grid .cell[data-broker="${c}"]`)?.classList.contains('dead'), controller);
+  const killMs = Date.now() - killedAt;
   n = await totals(page);
   assert.ok(n.offline > 0, 'the partitions it led are offline at once (their leader is gone)');
   assert.ok(n.addUp);
@@ -140,7 +142,7 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   const clock = await page.locator('#p-time .clock').textContent();
   const { gaps, long } = await page.evaluate(() => { window.__stop = true; return { gaps: window.__gaps, long: window.__long }; });
   const figures = {
-    size: SIZE, load_ms: loadMs, all_led_at: settledAt, failover_done_at: clock, input_samples: latencies.length,
+    size: SIZE, load_ms: loadMs, kill_click_ms: killMs, all_led_at: settledAt, failover_done_at: clock, input_samples: latencies.length,
     input_ms_median: Math.round(pct(latencies, 0.5)), input_ms_max: Math.round(Math.max(...latencies)),
     frames: gaps.length, frame_gap_ms_median: Math.round(pct(gaps, 0.5)), frame_gap_ms_p95: Math.round(pct(gaps, 0.95)),
     frame_gap_ms_max: Math.round(Math.max(...gaps)), frame_gaps_over_20_ms: gaps.filter((g) => g > 20).length,

@@ -430,8 +430,13 @@ fn stage_browser() -> Result<()> {
 /// 19: 657 689 with the rest of those events by pieces (the failover's
 /// walks over every partition, a batch's sending, a TopicChange's reading and
 /// its NewPartition changes: +3 896; the failover's longest piece natively at
-/// 200 000 went from 37 ms to 12 ms); again rounded up, plus 2 000.
-const WASM_GZIP_BUDGET: u64 = 660_000;
+/// 200 000 went from 37 ms to 12 ms); again rounded up, plus 2 000. Session
+/// 20: 661 623 (+4 084: the auto rebalance and ISR change notifications by
+/// pieces, the large-cluster summary followed by what changed, and the ISR
+/// change notifications' partition lists read without JSON values, +2 648 of
+/// it, which decodes 30 000 partitions in a few ms instead of 30); again
+/// rounded up, plus 2 000.
+const WASM_GZIP_BUDGET: u64 = 664_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

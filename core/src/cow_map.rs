@@ -747,14 +747,11 @@ mod tests {
                 .sum()
         }
         let mut m: CowMap<u32, u64> = CowMap::new();
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rng = crate::rng::Rng::new(13);
         let mut copies = vec![m.clone()];
         for step in 0..6_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let k = (x % 5_000) as u32;
-            if x % 7 < 5 {
+            let k = rng.below(5_000) as u32;
+            if rng.below(7) < 5 {
                 m.insert(k, step);
             } else {
                 m.remove(&k);

@@ -328,8 +328,12 @@ struct Stops {
     shutdown: usize,
     /// In an auto leader rebalance.
     rebalance: usize,
+    /// Of those, with its elections under way.
+    rebalance_in_run: usize,
     /// In an ISR change notification's handling.
     isr_change: usize,
+    /// Of those, inside its reads or its updates of the states.
+    isr_change_in_run: usize,
     /// Inside a run of first leaders, elections or replica changes (or at
     /// its start).
     in_run: usize,
@@ -411,9 +415,16 @@ fn run_by_pieces(sim: &mut kcsim_core::Sim, end: SimTime, slice: usize) -> Stops
                 }
                 Some(Piece::Rebalance(_)) => {
                     stops.rebalance += 1;
-                    stops.in_run += usize::from(text.contains("under_way: Some"));
+                    let in_run = usize::from(text.contains("under_way: Some"));
+                    stops.in_run += in_run;
+                    stops.rebalance_in_run += in_run;
                 }
-                Some(Piece::IsrChange(_)) => stops.isr_change += 1,
+                Some(Piece::IsrChange(_)) => {
+                    stops.isr_change += 1;
+                    stops.isr_change_in_run += usize::from(
+                        text.contains("stage: Read(") || text.contains("stage: Apply("),
+                    );
+                }
                 None => panic!("a step stopped, but no controller says where"),
             }
             assert_eq!(
@@ -478,6 +489,9 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
     let mut shut_somewhere = 0;
     let mut rebalanced_somewhere = 0;
     let mut isr_changed_somewhere = 0;
+    // Stops inside the ISR changes' reads and updates, by slice size.
+    let mut isr_in_run = [0; 3];
+    let mut rebalance_in_run = [0; 3];
     // Stops with a run of first leaders or elections next, inside a walk,
     // and inside a batch's sending, by slice size.
     let mut in_a_run = [0; 3];
@@ -537,6 +551,8 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
             shut_somewhere += usize::from(stops.shutdown > 0);
             rebalanced_somewhere += usize::from(stops.rebalance > 1);
             isr_changed_somewhere += usize::from(stops.isr_change > 2);
+            isr_in_run[k] += stops.isr_change_in_run;
+            rebalance_in_run[k] += stops.rebalance_in_run;
             created_somewhere += usize::from(stops.creation > 0);
             in_a_run[k] += stops.in_run;
             in_a_walk[k] += stops.in_walk;
@@ -560,6 +576,14 @@ fn a_long_event_run_by_pieces_gives_the_same_trace_and_state_as_in_one_go() {
     assert!(
         isr_changed_somewhere >= 3,
         "ISR change notifications stop between their pieces ({isr_changed_somewhere})"
+    );
+    assert!(
+        rebalance_in_run[1] >= rebalance_in_run[0] + 5,
+        "small pieces stop inside the rebalance's elections: {rebalance_in_run:?}"
+    );
+    assert!(
+        isr_in_run[1] >= isr_in_run[0] + 10,
+        "small pieces stop inside the ISR changes' reads and updates: {isr_in_run:?}"
     );
     assert!(
         in_a_run[1] >= in_a_run[0] + 10 && in_a_run[2] > in_a_run[0],

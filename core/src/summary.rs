@@ -251,8 +251,11 @@ impl SummaryCache {
             }
             old.peek().is_none()
         };
-        let full =
-            self.at.is_none_or(|at| now < at || !appended(at)) || signature != self.signature;
+        let same_actions = actions == self.actions.as_slice();
+        let full = self
+            .at
+            .is_none_or(|at| now < at || (!same_actions && !appended(at)))
+            || signature != self.signature;
         let mark = (sim.zk().zxid(), sim.zk().has_pending());
         let brokers: Vec<(BrokerId, bool)> =
             sim.brokers().values().map(|b| (b.id, b.is_up())).collect();
@@ -260,7 +263,7 @@ impl SummaryCache {
         // counts: then all are counted again, else only the rows read.
         let recount = full || brokers != self.brokers;
         let mut changed = Vec::new();
-        if actions != self.actions.as_slice() {
+        if !same_actions {
             // The series starts again at an action, as at a rebuild: the
             // chart shows the run since the last intervention (a 100-broker
             // chart redrawn every frame over the whole start-up's points
@@ -470,22 +473,20 @@ impl SummaryCache {
     fn count_row(&mut self, i: usize, add: bool) {
         let leader = self.rows.get(i).and_then(|r| r.leader);
         let leader_slot = leader.and_then(|b| self.slot(b)).map(|(s, _)| s);
-        let available = self.available(i);
         let Some(row) = self.rows.get(i) else { return };
         let flags = row.flags;
-        let bump = |x: &mut u32| {
+        let by = |x: &mut u32, n: u32| {
             *x = if add {
-                x.saturating_add(1)
+                x.saturating_add(n)
             } else {
-                x.saturating_sub(1)
+                x.saturating_sub(n)
             }
         };
+        let bump = |x: &mut u32| by(x, 1);
         let totals = &mut self.counts.totals;
         bump(&mut totals.partitions);
-        for _ in row.replicas.iter() {
-            bump(&mut totals.replicas);
-        }
-        if !available {
+        by(&mut totals.replicas, row.replicas.len() as u32);
+        if flags & UNAVAILABLE != 0 {
             bump(&mut totals.offline);
         } else {
             if flags & UNDER_REPLICATED != 0 {

@@ -303,7 +303,7 @@ impl KafkaController {
                     env.note(
                         "isr_change",
                         crate::fact::Fact::IsrChangesSent {
-                            partitions: run.tps.to_vec(),
+                            partitions: std::mem::take(&mut run.tps),
                         },
                     );
                     return Ok(true);

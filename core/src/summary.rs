@@ -175,6 +175,10 @@ pub struct SummaryCache {
     /// Leaders per broker and offline partitions over time, one point per
     /// refresh at which they changed (a jump forward draws a straight line).
     pub series: Vec<SeriesPoint>,
+    /// Changes whenever [`SummaryCache::series`] does (a point added,
+    /// replaced or dropped, the series started again): what a drawing of it
+    /// depends on.
+    pub series_version: u64,
     /// Whether [`SummaryCache::topics`] are in name order (as ZooKeeper
     /// lists children), so that a topic is found by bisection.
     sorted: bool,
@@ -269,6 +273,7 @@ impl SummaryCache {
             // chart redrawn every frame over the whole start-up's points
             // cost the page a frame in two while a failover played).
             self.series.clear();
+            self.series_version += 1;
             self.actions = actions.to_vec();
         }
         if full {
@@ -321,6 +326,7 @@ impl SummaryCache {
         self.rows.clear();
         self.min_isr.clear();
         self.series.clear();
+        self.series_version += 1;
         for (ti, (topic, _, _)) in signature.iter().enumerate() {
             self.topics.push(topic.clone());
             self.min_isr.push(topic_min_isr(sim, topic));
@@ -530,6 +536,7 @@ impl SummaryCache {
             leaders: self.counts.brokers.iter().map(|b| b.leader).collect(),
             offline: self.counts.totals.offline,
         };
+        let before = self.series.len();
         self.series.retain(|p| p.time_ms < point.time_ms);
         let same = self
             .series
@@ -537,6 +544,9 @@ impl SummaryCache {
             .is_some_and(|p| p.leaders == point.leaders && p.offline == point.offline);
         if !same {
             self.series.push(point);
+        }
+        if !same || self.series.len() != before {
+            self.series_version += 1;
         }
         if self.series.len() > SERIES_CAP {
             let last = self.series.pop();

@@ -34,6 +34,24 @@ const totals = (page) => page.evaluate(() => {
   };
 });
 
+// Frame gaps (requestAnimationFrame to requestAnimationFrame) and long
+// tasks, recorded in the page from start to stop.
+const startFrames = (page) => page.evaluate(() => {
+  window.__gaps = [];
+  window.__long = [];
+  window.__stop = false;
+  let last = performance.now();
+  const loop = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stop) requestAnimationFrame(loop); };
+  requestAnimationFrame(loop);
+  window.__obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); });
+  window.__obs.observe({ type: 'longtask', buffered: false });
+});
+const stopFrames = (page) => page.evaluate(() => {
+  window.__stop = true;
+  window.__obs.disconnect();
+  return { gaps: window.__gaps, long: window.__long };
+});
+
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : 0;
@@ -48,11 +66,19 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   // A large cluster's controller may still be electing the new partitions'
   // leaders at 3 s (onNewPartitionCreation): play until it is done.
   let settledAt = await page.locator('#p-time .clock').textContent();
+  let startup = null;
   if (n.offline > 0) {
     await page.locator('label.follow input').uncheck();
+    await startFrames(page);
     await page.keyboard.press('Space');
     await page.waitForFunction(() => document.querySelector('.big-totals').dataset.offline === '0', null, { timeout: 600_000 });
     await page.keyboard.press('Space');
+    const { gaps, long } = await stopFrames(page);
+    // The start-up plays with the chart over all its points (no action yet).
+    startup = {
+      frames: gaps.length, frame_gap_ms_p95: Math.round(pct(gaps, 0.95)), frame_gap_ms_max: Math.round(Math.max(...gaps)),
+      frame_gaps_over_20_ms: gaps.filter((g) => g > 20).length, long_tasks: long.length, long_task_ms_max: Math.round(Math.max(0, ...long)),
+    };
     settledAt = await page.locator('#p-time .clock').textContent();
     n = await totals(page);
   }
@@ -103,15 +129,7 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   // Play the failover (auto-follow off: time runs at the chosen 1×) and
   // measure frames and input while it plays.
   await page.locator('label.follow input').uncheck();
-  await page.evaluate(() => {
-    window.__gaps = [];
-    window.__long = [];
-    let last = performance.now();
-    const loop = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stop) requestAnimationFrame(loop); };
-    requestAnimationFrame(loop);
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); })
-      .observe({ type: 'longtask', buffered: false });
-  });
+  await startFrames(page);
   await page.keyboard.press('Space');
   const latencies = [];
   let seenOffline = ledByVictim;
@@ -140,9 +158,9 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   }
   await page.keyboard.press('Space');
   const clock = await page.locator('#p-time .clock').textContent();
-  const { gaps, long } = await page.evaluate(() => { window.__stop = true; return { gaps: window.__gaps, long: window.__long }; });
+  const { gaps, long } = await stopFrames(page);
   const figures = {
-    size: SIZE, load_ms: loadMs, kill_click_ms: killMs, all_led_at: settledAt, failover_done_at: clock, input_samples: latencies.length,
+    size: SIZE, load_ms: loadMs, startup, kill_click_ms: killMs, all_led_at: settledAt, failover_done_at: clock, input_samples: latencies.length,
     input_ms_median: Math.round(pct(latencies, 0.5)), input_ms_max: Math.round(Math.max(...latencies)),
     frames: gaps.length, frame_gap_ms_median: Math.round(pct(gaps, 0.5)), frame_gap_ms_p95: Math.round(pct(gaps, 0.95)),
     frame_gap_ms_max: Math.round(Math.max(...gaps)), frame_gaps_over_20_ms: gaps.filter((g) => g > 20).length,
@@ -159,6 +177,11 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
 
   // The chart shows the failover's shape: offline rose, then fell to 0.
   assert.match(await page.locator('.big-chart figcaption').nth(1).textContent(), new RegExp(`now 0, peak ${seenOffline}`));
+  // Its time axis: from the kill (the run's last action) over a span of 10,
+  // 20, 50, 100 … s that holds now, so the lines grow to the right.
+  const [from, to] = (await page.locator('.big-chart .chart-axis span').allTextContents()).map((x) => parseFloat(x));
+  assert.ok([10, 20, 50, 100, 200, 500, 1000].includes(Math.round(to - from)), `axis ${from} s to ${to} s`);
+  assert.ok(to >= parseFloat(clock.replace(/[^0-9.]/g, '')) - 0.001, `axis ends at ${to} s, now ${clock}`);
   // The filters: the partitions not on their preferred leader are the ones it led.
   await page.locator('.f-np input').check();
   await page.waitForFunction((v) => document.querySelector('.big-count').dataset.shown === String(v), ledByVictim);

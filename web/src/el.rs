@@ -190,6 +190,12 @@ pub(crate) fn st(v: String) -> Val {
     Some(AttributeOrProperty::Attribute(AttrValue::from(v)))
 }
 
+/// A computed attribute value kept by its owner (a clone shares it).
+#[inline(never)]
+pub(crate) fn shared(v: &AttrValue) -> Val {
+    Some(AttributeOrProperty::Attribute(v.clone()))
+}
+
 /// A number as an attribute value (its decimal digits).
 #[inline(never)]
 pub(crate) fn num(v: u64) -> Val {

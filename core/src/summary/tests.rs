@@ -218,8 +218,20 @@ fn following_a_run_forward_agrees_with_reading_it_afresh() {
     e.refresh(&t);
     let mut steps = 0;
     let (mut offline, mut moved, mut short) = (false, false, false);
+    // The series' version changes exactly when the series does (the page
+    // redraws its chart only then).
+    let mut drawn = (e.series.clone(), e.series_version);
+    let mut redraws = 0;
     while t.now() < SimTime(45_000) && t.step() {
         e.refresh(&t);
+        assert_eq!(
+            e.series != drawn.0,
+            e.series_version != drawn.1,
+            "at {:?}",
+            t.now()
+        );
+        redraws += usize::from(e.series_version != drawn.1);
+        drawn = (e.series.clone(), e.series_version);
         let f = fresh(&t);
         assert_eq!(e.counts, f.counts, "at {:?}", t.now());
         assert_eq!(e.rows, f.rows, "at {:?}", t.now());
@@ -242,6 +254,10 @@ fn following_a_run_forward_agrees_with_reading_it_afresh() {
         e.series.len()
     );
     assert_eq!(e.rebuilds, 1, "followed forward without a rebuild");
+    assert!(
+        redraws > 5 && redraws * 4 < steps,
+        "{redraws} series changes in {steps} steps"
+    );
     // The page's buttons act now: an action added at the present moment
     // leaves what was followed valid (no rebuild of every row), and the
     // counts follow it; one added in the past forks the run (a rebuild).
@@ -256,6 +272,8 @@ fn following_a_run_forward_agrees_with_reading_it_afresh() {
     .expect("a kill now");
     while t.now() < now.plus_ms(15_000) && t.step() {
         e.refresh(&t);
+        assert_eq!(e.series != drawn.0, e.series_version != drawn.1);
+        drawn = (e.series.clone(), e.series_version);
         let f = fresh(&t);
         assert_eq!(e.counts, f.counts, "at {:?}", t.now());
         assert_eq!(e.rows, f.rows, "at {:?}", t.now());
@@ -389,4 +407,47 @@ fn rows_are_found_by_position_as_an_index_beside_them_found_them() {
         }
     }
     assert_eq!(c.rows, fresh(&t).rows);
+}
+
+#[test]
+fn the_series_version_changes_exactly_when_the_series_does() {
+    // Kafka: none (the page's chart of the counts, redrawn only when its
+    // series changes).
+    let mut c = SummaryCache::default();
+    c.counts.brokers = (0..2)
+        .map(|b| BrokerCounts {
+            id: BrokerId(b),
+            up: true,
+            leader: 0,
+            follower: 0,
+            offline: 0,
+            under_replicated: 0,
+            under_min_isr: 0,
+        })
+        .collect();
+    let mut push = |c: &mut SummaryCache, ms: u64, leaders: [u32; 2], offline: u32| {
+        let (before, v) = (c.series.clone(), c.series_version);
+        c.counts.time_ms = ms;
+        for (b, l) in c.counts.brokers.iter_mut().zip(leaders) {
+            b.leader = l;
+        }
+        c.counts.totals.offline = offline;
+        c.push_point();
+        assert_eq!(c.series != before, c.series_version != v, "at {ms}");
+        c.series.len()
+    };
+    assert_eq!(push(&mut c, 1_000, [1, 1], 0), 1);
+    // Unchanged counts add nothing.
+    assert_eq!(push(&mut c, 1_100, [1, 1], 0), 1);
+    assert_eq!(push(&mut c, 1_200, [0, 1], 1), 2);
+    // Counts at the same moment replace its point; back to the point
+    // before, the replaced one goes and nothing is added.
+    assert_eq!(push(&mut c, 1_200, [0, 2], 0), 2);
+    assert_eq!(push(&mut c, 1_200, [1, 1], 0), 1);
+    assert_eq!(push(&mut c, 1_200, [1, 1], 0), 1);
+    // Past the cap every other point goes.
+    for k in 0..SERIES_CAP as u64 {
+        push(&mut c, 2_000 + k, [(k % 2) as u32, 1], 0);
+    }
+    assert!(c.series.len() <= SERIES_CAP);
 }

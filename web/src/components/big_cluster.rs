@@ -8,7 +8,7 @@
 use crate::components::event_queue::{current_event, waiting_event};
 use crate::el::{
     attrs, change, class, click, dynamic, el, eld, elo, els, flag as bool_attr, input, input_ref,
-    leaf, list, num, on, prop, s, scroll as on_scroll, st, string, submit, text, Attr,
+    leaf, list, num, on, prop, s, scroll as on_scroll, shared, st, string, submit, text, Attr,
 };
 use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
@@ -407,7 +407,7 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
             ),
             html! { <BigQueues queues={props.queues.clone()} now_ms={now} /> },
             html! { <BigTable summary={props.summary.clone()} now_ms={now} /> },
-            html! { <Chart summary={props.summary.clone()} now_ms={now} /> },
+            html! { <Chart summary={props.summary.clone()} at={ChartAt::of(&cache, now)} /> },
         ]),
     )
 }
@@ -580,37 +580,154 @@ fn push_num(d: &mut String, c: char, n: u32) {
     d.push_str(kcsim_core::ids::decimal(n, &mut [0u8; 10]));
 }
 
+/// The chart's time span for `elapsed` ms since its first point: the
+/// smallest of 10, 20, 50, 100, 200, 500 … s that holds it. Between two
+/// spans the drawing's time axis stands still (the lines grow to the right,
+/// a column at a time), so a line is drawn again only when its points change.
+pub fn chart_span(elapsed: u64) -> u64 {
+    let mut unit: u64 = 10_000;
+    loop {
+        for k in [1, 2, 5] {
+            let span = unit.saturating_mul(k);
+            if elapsed <= span || span == u64::MAX {
+                return span;
+            }
+        }
+        unit = unit.saturating_mul(10);
+    }
+}
+
+/// What the chart's drawing depends on besides the language: the series'
+/// version, its first time and span, and the column of now.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ChartAt {
+    /// [`SummaryCache::series_version`].
+    pub version: u64,
+    /// The series' first time (ms): the left edge.
+    pub t0: u64,
+    /// [`chart_span`]: the right edge is `t0 + span`.
+    pub span: u64,
+    /// The drawing's column of now (the lines are hidden right of it).
+    pub now_x: u32,
+}
+
+impl ChartAt {
+    /// The chart of `cache`'s series at `now_ms`.
+    pub fn of(cache: &SummaryCache, now_ms: u64) -> ChartAt {
+        let t0 = cache.series.first().map_or(0, |p| p.time_ms);
+        let span = chart_span(now_ms.saturating_sub(t0));
+        ChartAt {
+            version: cache.series_version,
+            t0,
+            span,
+            now_x: (now_ms.saturating_sub(t0).min(span) * u64::from(CHART_W) / span.max(1)) as u32,
+        }
+    }
+}
+
 /// Properties of [`Chart`].
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Properties, Debug)]
 pub struct ChartProps {
     /// The core's summary.
     pub summary: Summary,
-    /// Now.
-    pub now_ms: u64,
+    /// Where the drawing stands.
+    pub at: ChartAt,
 }
 
-/// Leaders per broker and offline partitions over time, as step lines.
+/// The chart is drawn again only when its drawing changes (not at every
+/// tick: a hundred lines of up to a few thousand commands each).
+impl PartialEq for ChartProps {
+    fn eq(&self, o: &ChartProps) -> bool {
+        Rc::ptr_eq(&self.summary.0, &o.summary.0) && self.at == o.at
+    }
+}
+
+/// The chart's lines as drawn for one series and span.
+struct ChartLines {
+    /// One step line per broker.
+    leaders: Vec<AttrValue>,
+    /// Offline partitions.
+    offline: AttrValue,
+    /// The leaders' scale (the top).
+    max_l: u32,
+    /// Offline partitions now and at most.
+    offline_now: u32,
+    peak: u32,
+}
+
+/// Seconds, as the chart's axis writes them.
+fn secs(ms: u64) -> String {
+    if ms % 1000 == 0 {
+        format!("{}", ms / 1000)
+    } else {
+        format!("{:.1}", ms as f64 / 1000.0)
+    }
+}
+
+/// Leaders per broker and offline partitions over time, as step lines,
+/// from the series' first time (the run's last action) over a span that
+/// grows in steps; what is right of now is hidden.
 #[component]
 pub fn Chart(props: &ChartProps) -> Html {
     let lang = use_lang();
-    let cache = props.summary.0.borrow();
-    let series = &cache.series;
-    let t0 = series.first().map_or(0, |p| p.time_ms);
-    let t1 = props.now_ms.max(t0 + 1);
-    let max_l = series
-        .iter()
-        .flat_map(|p| p.leaders.iter().copied())
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    let max_o = series.iter().map(|p| p.offline).max().unwrap_or(0).max(1);
+    let ChartAt {
+        version,
+        t0,
+        span,
+        now_x,
+    } = props.at;
+    let t1 = t0 + span.max(1);
+    // The lines are made again only when the series or the span changes
+    // (now moving right moves the cover alone).
+    let lines = use_memo((version, t0, span), |_| {
+        let cache = props.summary.0.borrow();
+        let series = &cache.series;
+        let max_l = series
+            .iter()
+            .flat_map(|p| p.leaders.iter().copied())
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let max_o = series.iter().map(|p| p.offline).max().unwrap_or(0).max(1);
+        let step = |val: &dyn Fn(&SeriesPoint) -> u32, max: u32| {
+            AttrValue::from(step_path(
+                series.iter().map(|p| (p.time_ms, val(p))),
+                t0,
+                t1,
+                max,
+            ))
+        };
+        let brokers = series.last().map_or(0, |p| p.leaders.len());
+        ChartLines {
+            leaders: (0..brokers)
+                .map(|b| step(&|p| p.leaders.get(b).copied().unwrap_or(0), max_l))
+                .collect(),
+            offline: step(&|p| p.offline, max_o),
+            max_l,
+            offline_now: series.last().map_or(0, |p| p.offline),
+            peak: series.iter().map(|p| p.offline).max().unwrap_or(0),
+        }
+    });
     let (w, h) = (CHART_W, CHART_H);
-    let step = |val: &dyn Fn(&SeriesPoint) -> u32, max: u32| {
-        step_path(series.iter().map(|p| (p.time_ms, val(p))), t0, t1, max)
-    };
-    let brokers = series.last().map_or(0, |p| p.leaders.len());
-    let offline_now = series.last().map_or(0, |p| p.offline);
-    let peak = series.iter().map(|p| p.offline).max().unwrap_or(0);
+    let (max_l, brokers, offline_now, peak) = (
+        lines.max_l,
+        lines.leaders.len(),
+        lines.offline_now,
+        lines.peak,
+    );
+    // The lines run to the right edge; a card-coloured cover hides them
+    // right of now, so that moving now moves one rectangle.
+    let future = leaf(
+        "rect",
+        &["x", "y", "width", "height", "class"],
+        Box::new([
+            num(u64::from(now_x)),
+            s("0"),
+            num(u64::from(w.saturating_sub(now_x))),
+            num(u64::from(h)),
+            s("future"),
+        ]),
+    );
     // Built with `crate::el` (the same nodes `html!` builds, without its
     // inline construction): the order of each element's attributes is
     // `html!`'s, `class` last.
@@ -666,24 +783,17 @@ pub fn Chart(props: &ChartProps) -> Html {
                     chart(
                         "chart leaders",
                         lang.f(
-                            || format!("{brokers} lines, from {:.1} s to now", t0 as f64 / 1000.0),
-                            || format!("{brokers} 条线，从 {:.1} 秒到现在", t0 as f64 / 1000.0),
+                            || format!("{brokers} lines, from {} s to now", secs(t0)),
+                            || format!("{brokers} 条线，从 {} 秒到现在", secs(t0)),
                         ),
                         list(
-                            (0..brokers)
-                                .map(|b| {
-                                    leaf(
-                                        "path",
-                                        &["d", "class"],
-                                        Box::new([
-                                            st(step(
-                                                &|p| p.leaders.get(b).copied().unwrap_or(0),
-                                                max_l,
-                                            )),
-                                            s("line"),
-                                        ]),
-                                    )
+                            lines
+                                .leaders
+                                .iter()
+                                .map(|d| {
+                                    leaf("path", &["d", "class"], Box::new([shared(d), s("line")]))
                                 })
+                                .chain([future.clone()])
                                 .collect(),
                         ),
                     ),
@@ -707,11 +817,36 @@ pub fn Chart(props: &ChartProps) -> Html {
                             || format!("offline partitions: now {offline_now}, peak {peak}"),
                             || format!("离线分区：当前 {offline_now}，峰值 {peak}"),
                         ),
-                        leaf(
-                            "path",
-                            &["d", "class"],
-                            Box::new([st(step(&|p| p.offline, max_o)), s("line offline")]),
-                        ),
+                        list(vec![
+                            leaf(
+                                "path",
+                                &["d", "class"],
+                                Box::new([shared(&lines.offline), s("line offline")]),
+                            ),
+                            future,
+                        ]),
+                    ),
+                    el(
+                        "div",
+                        attrs!("aria-hidden" = "true", "class" = "chart-axis"),
+                        list(vec![
+                            el(
+                                "span",
+                                &[],
+                                string(lang.f(
+                                    || format!("{} s", secs(t0)),
+                                    || format!("{} 秒", secs(t0)),
+                                )),
+                            ),
+                            el(
+                                "span",
+                                &[],
+                                string(lang.f(
+                                    || format!("{} s", secs(t1)),
+                                    || format!("{} 秒", secs(t1)),
+                                )),
+                            ),
+                        ]),
                     ),
                 ]),
             ),
@@ -1144,7 +1279,8 @@ pub fn BigTable(props: &BigTableProps) -> Html {
 
 #[cfg(test)]
 mod chart_tests {
-    use super::{push_num, step_path, CHART_H, CHART_W};
+    use super::{chart_span, push_num, step_path, ChartAt, CHART_H, CHART_W};
+    use kcsim_core::summary::{SeriesPoint, SummaryCache};
     use std::collections::BTreeSet;
 
     /// The points of the drawing a path of M, H and V commands covers.
@@ -1247,5 +1383,72 @@ mod chart_tests {
         }
         // No points: an empty line.
         assert_eq!(step_path(std::iter::empty(), 0, 1, 1), "H560");
+    }
+
+    #[test]
+    fn the_span_is_the_smallest_of_10_20_50_100_s_that_holds_the_time_since_the_first_point() {
+        let spans: Vec<u64> = [10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000]
+            .iter()
+            .map(|s| s * 1_000)
+            .collect();
+        for elapsed in (0..6_000_000u64)
+            .step_by(997)
+            .chain([9_999, 10_000, 10_001, 20_000, 20_001])
+        {
+            let span = chart_span(elapsed);
+            let k = spans
+                .iter()
+                .position(|&s| s == span)
+                .expect("a span of the list");
+            assert!(elapsed <= span, "{elapsed} in {span}");
+            assert!(
+                k == 0 || elapsed > spans[k - 1],
+                "{elapsed}: {span} is not the smallest"
+            );
+        }
+        assert_eq!(chart_span(u64::MAX), u64::MAX);
+    }
+
+    #[test]
+    fn the_drawing_changes_only_when_the_series_or_the_column_of_now_does() {
+        let mut c = SummaryCache::default();
+        c.series.push(SeriesPoint {
+            time_ms: 71_000,
+            leaders: vec![1, 2],
+            offline: 0,
+        });
+        c.series_version = 1;
+        // Playing 30 s at a frame a virtual 16 ms: the span goes 10 s, 20 s,
+        // 50 s; now moves right a column at a time within each.
+        let ats: Vec<ChartAt> = (0..=30_000u64 / 16)
+            .map(|f| ChartAt::of(&c, 71_000 + f * 16))
+            .collect();
+        // The lines are made once a span (three times), the cover moved at
+        // most once a column.
+        let mut lines: Vec<(u64, u64, u64)> =
+            ats.iter().map(|a| (a.version, a.t0, a.span)).collect();
+        lines.dedup();
+        assert_eq!(lines.len(), 3);
+        let mut drawn = ats.clone();
+        drawn.dedup();
+        assert!(
+            drawn.len() <= 3 * (CHART_W as usize + 1),
+            "{} drawings for {} frames",
+            drawn.len(),
+            ats.len()
+        );
+        for w in ats.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            assert_eq!(a.t0, 71_000);
+            assert!(b.span >= a.span);
+            if a.span == b.span {
+                assert!(b.now_x >= a.now_x && b.now_x <= a.now_x + 2, "{a:?} {b:?}");
+            }
+            assert!(b.now_x <= CHART_W);
+        }
+        assert_eq!(ats.last().map(|a| a.span), Some(50_000));
+        assert_eq!(ats.last().map(|a| a.now_x), Some(30_000 * CHART_W / 50_000));
+        c.series_version += 1;
+        assert_ne!(ChartAt::of(&c, 80_000), ats[9_000 / 16]);
     }
 }

@@ -317,6 +317,10 @@ impl SummaryCache {
             self.push_point();
         } else {
             self.counts.time_ms = now.as_ms();
+            if self.series.is_empty() {
+                // Started again at an action: it starts with the counts then.
+                self.push_point();
+            }
         }
     }
 

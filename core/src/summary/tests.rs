@@ -270,6 +270,11 @@ fn following_a_run_forward_agrees_with_reading_it_afresh() {
         },
     )
     .expect("a kill now");
+    // The series starts again there, with the counts of that moment.
+    e.refresh(&t);
+    assert_eq!(e.series.len(), 1);
+    assert!(e.series[0].time_ms >= now.as_ms());
+    assert_eq!(e.series[0].offline, e.counts.totals.offline);
     while t.now() < now.plus_ms(15_000) && t.step() {
         e.refresh(&t);
         assert_eq!(e.series != drawn.0, e.series_version != drawn.1);
@@ -450,4 +455,26 @@ fn the_series_version_changes_exactly_when_the_series_does() {
         push(&mut c, 2_000 + k, [(k % 2) as u32, 1], 0);
     }
     assert!(c.series.len() <= SERIES_CAP);
+}
+
+#[test]
+fn the_series_starts_again_at_an_action_with_the_counts_of_that_moment() {
+    // Kafka: none (the page's chart starts at the run's last intervention).
+    // An action that changes no partition at once (a preferred election is
+    // a znode written for the controller to read later) still leaves the
+    // chart a first point.
+    let mut t = timeline(shape(4, 1, 8, 3), Vec::new());
+    t.seek(SimTime(20_000));
+    let mut c = SummaryCache::default();
+    c.refresh(&t);
+    assert!(!c.series.is_empty());
+    let now = t.now();
+    t.insert(now, Action::PreferredElection { partitions: None })
+        .expect("an election now");
+    c.refresh(&t);
+    assert_eq!(c.rebuilds, 1, "an action now needs no rebuild");
+    assert_eq!(c.series.len(), 1);
+    assert_eq!(c.series[0].time_ms, now.as_ms());
+    assert_eq!(c.series[0].offline, 0);
+    assert_eq!(c.series[0].leaders.iter().sum::<u32>(), 8);
 }

@@ -538,6 +538,29 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         }
     }
 
+    /// [`CowMap::range_from`] `Included(key)`, found from `hint` (where an
+    /// earlier lookup found its key, [`CowMap::get_hinted`]): a key a little
+    /// after it is found within its chunk or by doubling steps over the
+    /// chunks after it, not by a search of the whole map. `hint` moves to
+    /// `key` if it has an entry.
+    pub fn range_from_hinted<Q>(
+        &self,
+        key: &Q,
+        hint: &std::cell::Cell<(usize, usize)>,
+    ) -> Iter<'_, K, V>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let (c, (Ok(i) | Err(i))) = self.position_hinted(key, hint);
+        let first = self.chunks.get(c).map_or(&[][..], |c| &c[..]);
+        Iter {
+            chunks: self.chunks.get(c + 1..).unwrap_or(&[]).iter(),
+            front: first.get(i..).unwrap_or(&[]).iter(),
+            back: [].iter(),
+        }
+    }
+
     /// Keep only the entries for which `keep` holds (chunks with nothing to
     /// drop stay shared).
     pub fn retain(&mut self, mut keep: impl FnMut(&K, &V) -> bool) {
@@ -1047,6 +1070,16 @@ mod tests {
                     assert_eq!(m.get_hinted(&k, &hint), want.get(&k), "{k}");
                     // Again, now from the hint.
                     assert_eq!(m.get_hinted(&k, &hint), want.get(&k), "{k}");
+                    // Walks from the hint's key, a little and far ahead of
+                    // it, and behind it.
+                    for from in [k, k + 1, k + 30, k + 300, k.saturating_sub(40)] {
+                        let got = m.range_from_hinted(&from, &hint).take(4);
+                        assert!(
+                            got.map(|(k, v)| (*k, *v))
+                                .eq(want.range(from..).take(4).map(|(k, v)| (*k, *v))),
+                            "from {from}"
+                        );
+                    }
                 }
             }
             assert_eq!(m.len(), want.len());

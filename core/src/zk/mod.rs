@@ -187,8 +187,10 @@ impl<'a> Iterator for Children<'a> {
 /// Lookups of many nodes as one walk of the sorted path map (how this
 /// ensemble serves a batch of pipelined reads, such as Kafka's
 /// `getTopicPartitionStates`): a lookup at or after the previous one steps
-/// forward from where that one ended; any other (or one far ahead) is a
-/// fresh search. Reads as [`Zk::node`] does: no watch, not counted.
+/// forward from where that one ended, and one far ahead is searched for from
+/// there (a slice of a large topic's partitions by number is sparse in path
+/// order); one before it is a fresh search. Reads as [`Zk::node`] does: no
+/// watch, not counted.
 #[derive(Debug, Clone)]
 pub struct NodeCursor<'a> {
     nodes: &'a CowMap<PathKey, Znode>,
@@ -199,6 +201,9 @@ pub struct NodeCursor<'a> {
     /// The topic of the last [`NodeCursor::partition_state`], its keys'
     /// part (`None`: none yet, or not held as a partition key).
     topic: Option<path_key::TopicKey>,
+    /// Where the last search found its path ([`CowMap::range_from_hinted`]):
+    /// a lookup too far ahead to step to is searched for from there.
+    hint: std::cell::Cell<(usize, usize)>,
 }
 
 impl<'a> NodeCursor<'a> {
@@ -254,10 +259,7 @@ impl<'a> NodeCursor<'a> {
             }
         }
         if !walked {
-            let mut iter = self
-                .nodes
-                .range_from::<PathKey>(std::ops::Bound::Included(&key))
-                .peekable();
+            let mut iter = self.nodes.range_from_hinted(&key, &self.hint).peekable();
             found = iter.peek().and_then(|(k, n)| (**k == key).then_some(*n));
             self.iter = Some(iter);
         }
@@ -916,6 +918,7 @@ impl Zk {
             iter: None,
             at: None,
             topic: None,
+            hint: std::cell::Cell::new((0, 0)),
         }
     }
 

@@ -1,7 +1,8 @@
 // Large-cluster mode: a sized cluster opens as an aggregated broker grid, a
 // virtualized partition table, queues by depth and a chart over time; the
 // controller is killed and, while the failover plays, the page answers input
-// within a frame budget and the counts add up.
+// within a frame budget and the counts add up; then a controlled shutdown,
+// and both brokers back until the auto leader rebalance.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serveDist, launch, openPage, screenshot } from './harness.mjs';
@@ -240,6 +241,50 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   assert.equal((await totals(page)).leaders, PARTITIONS);
   assert.ok(pct(shut.gaps, 0.95) < GAP_BUDGET_MS, `frames every ${pct(shut.gaps, 0.95)} ms (p95)`);
   await screenshot(page, 'big-cluster-after-shutdown-en');
+
+  // A long run at 20×: the two stopped brokers start again and rejoin the
+  // ISRs; the auto leader rebalance (KafkaController's
+  // checkAndTriggerAutoLeaderRebalance, every
+  // leader.imbalance.check.interval.seconds = 300 s) gives them back the
+  // partitions whose preferred leader they are, with nothing offline on the
+  // way: the chart's second shape.
+  // Each is the preferred leader (first in AR) of its share of the partitions
+  // (AdminUtils' round robin).
+  const share = Math.floor(PARTITIONS / SIZE.brokers);
+  const restarted = [controller, victim.id];
+  for (const id of restarted) {
+    await page.locator(`.broker-grid .cell[data-broker="${id}"]`).click();
+    await page.locator('.big-actions button', { hasText: /^start$/ }).click();
+  }
+  await page.locator('select[aria-label="Playback speed"]').first().selectOption({ label: '20×' });
+  await startFrames(page);
+  await page.keyboard.press('Space');
+  let rebalanceOffline = 0;
+  const rebalanceDeadline = Date.now() + 180_000;
+  const leads = () => page.evaluate((ids) => ids.map((id) => Number(document.querySelector(`.broker-grid .cell[data-broker="${id}"]`).dataset.leader)), restarted);
+  while (Date.now() < rebalanceDeadline) {
+    n = await totals(page);
+    assert.ok(n.addUp, `the counts add up at every moment (${JSON.stringify(n)})`);
+    rebalanceOffline = Math.max(rebalanceOffline, n.offline);
+    const now = await leads();
+    if (now.every((l) => l >= share)) break;
+    await page.waitForTimeout(250);
+  }
+  await page.keyboard.press('Space');
+  const rebalanceClock = await page.locator('#p-time .clock').textContent();
+  const reb = await stopFrames(page);
+  console.log(`big-cluster rebalance figures: ${JSON.stringify({
+    speed: '20×', done_at: rebalanceClock, leads: await leads(), frames: reb.gaps.length,
+    frame_gap_ms_median: Math.round(pct(reb.gaps, 0.5)), frame_gap_ms_p95: Math.round(pct(reb.gaps, 0.95)),
+    frame_gap_ms_max: Math.round(Math.max(...reb.gaps)), frame_gaps_over_20_ms: reb.gaps.filter((g) => g > 20).length,
+    long_tasks: reb.long.length, long_task_ms_max: Math.round(Math.max(0, ...reb.long)),
+  })}`);
+  const back = await leads();
+  restarted.forEach((id, i) => assert.ok(back[i] >= share, `broker ${id} leads ${back[i]} again, its preferred share ${share} (${rebalanceClock})`));
+  assert.equal(rebalanceOffline, 0, 'no partition went offline while they came back');
+  assert.ok(pct(reb.gaps, 0.95) < GAP_BUDGET_MS, `frames every ${pct(reb.gaps, 0.95)} ms (p95)`);
+  await page.locator('select[aria-label="Playback speed"]').first().selectOption({ label: '1×' });
+  await screenshot(page, 'big-cluster-after-rebalance-en');
 
   // Dark theme and 中文, at 1280×720.
   await page.locator('.lang-switch').selectOption('zh');

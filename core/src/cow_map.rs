@@ -552,7 +552,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        let (c, (Ok(i) | Err(i))) = self.position_hinted(key, hint);
+        let (c, Ok(i) | Err(i)) = self.position_hinted(key, hint);
         let first = self.chunks.get(c).map_or(&[][..], |c| &c[..]);
         Iter {
             chunks: self.chunks.get(c + 1..).unwrap_or(&[]).iter(),

@@ -430,7 +430,7 @@ fn the_series_version_changes_exactly_when_the_series_does() {
             under_min_isr: 0,
         })
         .collect();
-    let mut push = |c: &mut SummaryCache, ms: u64, leaders: [u32; 2], offline: u32| {
+    let push = |c: &mut SummaryCache, ms: u64, leaders: [u32; 2], offline: u32| {
         let (before, v) = (c.series.clone(), c.series_version);
         c.counts.time_ms = ms;
         for (b, l) in c.counts.brokers.iter_mut().zip(leaders) {

@@ -832,24 +832,19 @@ pub fn Chart(props: &ChartProps) -> Html {
                     el(
                         "div",
                         attrs!("aria-hidden" = "true", "class" = "chart-axis"),
-                        list(vec![
-                            el(
-                                "span",
-                                &[],
-                                string(lang.f(
-                                    || format!("{} s", secs(t0)),
-                                    || format!("{} 秒", secs(t0)),
-                                )),
-                            ),
-                            el(
-                                "span",
-                                &[],
-                                string(lang.f(
-                                    || format!("{} s", secs(t1)),
-                                    || format!("{} 秒", secs(t1)),
-                                )),
-                            ),
-                        ]),
+                        list(
+                            [t0, t1]
+                                .iter()
+                                .map(|&ms| {
+                                    let at = secs(ms);
+                                    el(
+                                        "span",
+                                        &[],
+                                        string(lang.f(|| format!("{at} s"), || format!("{at} 秒"))),
+                                    )
+                                })
+                                .collect(),
+                        ),
                     ),
                 ]),
             ),

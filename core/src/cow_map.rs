@@ -530,10 +530,15 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
             }
             Bound::Unbounded => (0, 0),
         };
+        self.iter_at(c, start)
+    }
+
+    /// The entries from position `i` of chunk `c` on.
+    fn iter_at(&self, c: usize, i: usize) -> Iter<'_, K, V> {
         let first = self.chunks.get(c).map_or(&[][..], |c| &c[..]);
         Iter {
             chunks: self.chunks.get(c + 1..).unwrap_or(&[]).iter(),
-            front: first.get(start..).unwrap_or(&[]).iter(),
+            front: first.get(i..).unwrap_or(&[]).iter(),
             back: [].iter(),
         }
     }
@@ -553,12 +558,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         Q: Ord + ?Sized,
     {
         let (c, Ok(i) | Err(i)) = self.position_hinted(key, hint);
-        let first = self.chunks.get(c).map_or(&[][..], |c| &c[..]);
-        Iter {
-            chunks: self.chunks.get(c + 1..).unwrap_or(&[]).iter(),
-            front: first.get(i..).unwrap_or(&[]).iter(),
-            back: [].iter(),
-        }
+        self.iter_at(c, i)
     }
 
     /// Keep only the entries for which `keep` holds (chunks with nothing to

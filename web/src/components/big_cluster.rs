@@ -645,6 +645,15 @@ impl PartialEq for ChartProps {
     }
 }
 
+/// A summary cache compared by identity.
+struct SameCache(Rc<RefCell<SummaryCache>>);
+
+impl PartialEq for SameCache {
+    fn eq(&self, o: &SameCache) -> bool {
+        Rc::ptr_eq(&self.0, &o.0)
+    }
+}
+
 /// The chart's lines as drawn for one series and span.
 struct ChartLines {
     /// One step line per broker.
@@ -681,8 +690,9 @@ pub fn Chart(props: &ChartProps) -> Html {
     } = props.at;
     let t1 = t0 + span.max(1);
     // The lines are made again only when the series or the span changes
-    // (now moving right moves the cover alone).
-    let lines = use_memo((version, t0, span), |_| {
+    // (now moving right moves the cover alone); a version is a cache's own,
+    // so the cache (a new one with each cluster) is part of the key.
+    let lines = use_memo((SameCache(props.summary.0.clone()), version, span), |_| {
         let cache = props.summary.0.borrow();
         let series = &cache.series;
         let max_l = series

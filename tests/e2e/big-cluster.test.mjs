@@ -57,6 +57,12 @@ const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : 0;
 };
+// The figures printed for a recording of frames.
+const frameFigures = ({ gaps, long }) => ({
+  frames: gaps.length, frame_gap_ms_median: Math.round(pct(gaps, 0.5)), frame_gap_ms_p95: Math.round(pct(gaps, 0.95)),
+  frame_gap_ms_max: Math.round(Math.max(...gaps)), frame_gaps_over_20_ms: gaps.filter((g) => g > 20).length,
+  long_tasks: long.length, long_task_ms_max: Math.round(Math.max(0, ...long)),
+});
 
 test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, the table is windowed and filtered, a controller failover plays within the frame budget`, async () => {
   const t0 = Date.now();
@@ -74,12 +80,8 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
     await page.keyboard.press('Space');
     await page.waitForFunction(() => document.querySelector('.big-totals').dataset.offline === '0', null, { timeout: 600_000 });
     await page.keyboard.press('Space');
-    const { gaps, long } = await stopFrames(page);
     // The start-up plays with the chart over all its points (no action yet).
-    startup = {
-      frames: gaps.length, frame_gap_ms_p95: Math.round(pct(gaps, 0.95)), frame_gap_ms_max: Math.round(Math.max(...gaps)),
-      frame_gaps_over_20_ms: gaps.filter((g) => g > 20).length, long_tasks: long.length, long_task_ms_max: Math.round(Math.max(0, ...long)),
-    };
+    startup = frameFigures(await stopFrames(page));
     settledAt = await page.locator('#p-time .clock').textContent();
     n = await totals(page);
   }
@@ -159,13 +161,12 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   }
   await page.keyboard.press('Space');
   const clock = await page.locator('#p-time .clock').textContent();
-  const { gaps, long } = await stopFrames(page);
+  const frames = await stopFrames(page);
+  const { gaps } = frames;
   const figures = {
     size: SIZE, load_ms: loadMs, startup, kill_click_ms: killMs, all_led_at: settledAt, failover_done_at: clock, input_samples: latencies.length,
     input_ms_median: Math.round(pct(latencies, 0.5)), input_ms_max: Math.round(Math.max(...latencies)),
-    frames: gaps.length, frame_gap_ms_median: Math.round(pct(gaps, 0.5)), frame_gap_ms_p95: Math.round(pct(gaps, 0.95)),
-    frame_gap_ms_max: Math.round(Math.max(...gaps)), frame_gaps_over_20_ms: gaps.filter((g) => g > 20).length,
-    long_tasks: long.length, long_task_ms_max: Math.round(Math.max(0, ...long)),
+    ...frameFigures(frames),
   };
   console.log(`big-cluster figures: ${JSON.stringify(figures)}`);
   assert.equal(n.offline, 0, `every partition has a leader again (${clock})`);
@@ -232,9 +233,7 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   const shut = await stopFrames(page);
   console.log(`big-cluster shutdown figures: ${JSON.stringify({
     broker: victim.id, led: victim.leads, done_at: shutdownClock, input_ms_median: Math.round(pct(shutdownInput, 0.5)),
-    input_ms_max: Math.round(Math.max(...shutdownInput)), frames: shut.gaps.length, frame_gap_ms_p95: Math.round(pct(shut.gaps, 0.95)),
-    frame_gap_ms_max: Math.round(Math.max(...shut.gaps)), frame_gaps_over_20_ms: shut.gaps.filter((g) => g > 20).length,
-    long_tasks: shut.long.length, long_task_ms_max: Math.round(Math.max(0, ...shut.long)),
+    input_ms_max: Math.round(Math.max(...shutdownInput)), ...frameFigures(shut),
   })}`);
   assert.ok(await cell.evaluate((el) => el.classList.contains('dead')), `broker ${victim.id} stopped (${shutdownClock})`);
   assert.equal(shutdownOffline, 0, 'no partition went offline during the controlled shutdown');
@@ -274,10 +273,7 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   const rebalanceClock = await page.locator('#p-time .clock').textContent();
   const reb = await stopFrames(page);
   console.log(`big-cluster rebalance figures: ${JSON.stringify({
-    speed: '20×', done_at: rebalanceClock, leads: await leads(), frames: reb.gaps.length,
-    frame_gap_ms_median: Math.round(pct(reb.gaps, 0.5)), frame_gap_ms_p95: Math.round(pct(reb.gaps, 0.95)),
-    frame_gap_ms_max: Math.round(Math.max(...reb.gaps)), frame_gaps_over_20_ms: reb.gaps.filter((g) => g > 20).length,
-    long_tasks: reb.long.length, long_task_ms_max: Math.round(Math.max(0, ...reb.long)),
+    speed: '20×', done_at: rebalanceClock, leads: await leads(), ...frameFigures(reb),
   })}`);
   const back = await leads();
   restarted.forEach((id, i) => assert.ok(back[i] >= share, `broker ${id} leads ${back[i]} again, its preferred share ${share} (${rebalanceClock})`));

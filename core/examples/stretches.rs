@@ -1,12 +1,14 @@
 //! Where the page cannot draw: the start-up of a 100-broker cluster, then a
-//! kill -9 of its controller (or of another broker), played as the page plays (a virtual
-//! millisecond's events at a time, a step that stops between pieces stopped
-//! there: `Sim::step_piece`), printing every stretch of simulation between
-//! two points where the page may draw that took over 10 ms of wall time, and
+//! kill -9 of its controller (or of another broker), played as the page plays (an event
+//! at a time, a step that stops between pieces stopped there:
+//! `Sim::step_piece`), printing every stretch of simulation between two
+//! points where the page may draw that took over 10 ms of wall time, and
 //! what it ran (the piece of a failover it started and ended at, or the
-//! first events of the millisecond). `STEPS=1` prints every step over 5 ms;
+//! event; "end of ms" is the millisecond's close, its parked fetch rounds).
+//! `STEPS=1` prints every step over 5 ms;
 //! `VICTIM=broker` kills a broker that is not the controller;
 //! `SHUTDOWN=1` shuts it down (a controlled shutdown) instead of killing it;
+//! `RESTART=1` then starts it again and plays on past the auto rebalance;
 //! `BROKERS=N` sizes the cluster (100 by default; the bench's controlled
 //! shutdown is 20 brokers); `SUMMARY=1` also times the page's large-cluster
 //! summary followed to every point where the page may draw
@@ -145,17 +147,21 @@ fn run(sim: &mut Sim, until: SimTime, label: &str, mut picture: Option<&mut Pict
             if steps && one > 5.0 {
                 println!("  step {one:.1} ms: {what}");
             }
-            if sim.mid_step() {
-                if let Some(p) = picture.as_deref_mut() {
-                    p.draw(sim);
-                }
-                let to = at_piece(sim);
-                if stretch > 10.0 {
-                    println!("{label} t={} {stretch:.1} ms: {from} -> {to}", t.as_ms());
-                }
-                from = to;
-                stretch = 0.0;
+            // The page may draw after each event and each piece of a
+            // step (`Timeline::run_within`).
+            if let Some(p) = picture.as_deref_mut() {
+                p.draw(sim);
             }
+            let to = if sim.mid_step() {
+                at_piece(sim)
+            } else {
+                format!("after {what}")
+            };
+            if stretch > 10.0 {
+                println!("{label} t={} {stretch:.1} ms: {from} -> {to}", t.as_ms());
+            }
+            from = to;
+            stretch = 0.0;
         }
         let t0 = std::time::Instant::now();
         sim.run_until(t);
@@ -212,5 +218,17 @@ fn main() {
     run(&mut sim, at.plus_ms(30_000), label, picture.as_mut());
     if let Some(p) = picture.as_mut() {
         p.report(label);
+    }
+    // `RESTART=1`: the victim starts again and the run goes on past the
+    // auto leader rebalance's next check (every 300 s), as the page's
+    // e2e test plays it at 20x.
+    if std::env::var_os("RESTART").is_some() {
+        let at = sim.now().plus_ms(1_000);
+        sim.schedule_action(at, Action::StartBroker { broker: victim })
+            .expect("the restart");
+        run(&mut sim, at.plus_ms(330_000), "restart", picture.as_mut());
+        if let Some(p) = picture.as_mut() {
+            p.report("restart");
+        }
     }
 }

@@ -508,10 +508,10 @@ struct Settle {
     wall_ms: f64,
     /// Wall time after `mark` first held, ms (NaN if it never did).
     wall_after_mark_ms: f64,
-    /// The longest wall time of one virtual millisecond's events, or of
-    /// one piece of a step that stops between pieces (`Sim::step_piece`),
-    /// ms: the page draws between two such moments, never inside one, so
-    /// this is the longest a frame can wait while the run plays.
+    /// The longest wall time of one event, or of one piece of a step that
+    /// stops between pieces (`Sim::step_piece`), ms: the page may draw
+    /// between two such moments (`Timeline::run_within`), never inside one,
+    /// so this is the longest a frame can wait while the run plays.
     longest_moment_ms: f64,
     /// Virtual time when settled (or when given up).
     at: SimTime,
@@ -540,27 +540,22 @@ fn run_to_settled(
         if t > deadline {
             break;
         }
-        // The events at `t` by pieces, as the page plays them: it draws
-        // between two milliseconds and where a step stops between pieces
-        // (`Sim::step_piece`), so the longest stretch between two such
-        // points is the longest a frame can wait.
-        let mut stretch = 0.0;
+        // The events at `t` by pieces, as the page plays them: it may draw
+        // between two events and where a step stops between pieces
+        // (`Sim::step_piece`), so the longest of them is the longest a
+        // frame can wait.
         while sim.next_event_time().is_some_and(|e| e <= t) {
             let t0 = (host.clock_ms)();
             sim.step_piece();
             let took = (host.clock_ms)() - t0;
             wall += took;
-            stretch += took;
-            if sim.mid_step() {
-                longest = longest.max(stretch);
-                stretch = 0.0;
-            }
+            longest = longest.max(took);
         }
         let t0 = (host.clock_ms)();
         sim.run_until(t);
         let took = (host.clock_ms)() - t0;
         wall += took;
-        longest = longest.max(stretch + took);
+        longest = longest.max(took);
         if mark_at.is_none() && mark(sim) {
             mark_at = Some(sim.now());
             mark_wall = Some(wall);

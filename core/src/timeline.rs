@@ -270,18 +270,22 @@ impl Timeline {
         self.advance(t);
     }
 
-    /// Run forward towards `t` one virtual millisecond of events at a time
-    /// (every event at that time), asking `more` before each millisecond
-    /// after the first whether to go on: the page's playback passes a wall
-    /// clock deadline here, so that a burst of events is spread over several
-    /// frames instead of freezing one (the core reads no clock; the driver
-    /// decides). A long controller event (a failover) is run by pieces
-    /// ([`Sim::step_piece`]), `more` asked before each. Returns true when
-    /// `t` was reached; false when `more` said stop, the clock then at the
-    /// last millisecond whose events all ran, or in the middle of a step
-    /// ([`Sim::mid_step`]). Where it stops does not change what happens:
-    /// running on later gives the same trace and state as one
-    /// [`Timeline::seek`]. Backward (`t` before now) it is [`Timeline::seek`].
+    /// Run forward towards `t` one event at a time, asking `more` before
+    /// each one after the first whether to go on: the page's playback
+    /// passes a wall clock deadline here, so that a burst of events is
+    /// spread over several frames instead of freezing one (the core reads no
+    /// clock; the driver decides). At a large cluster one millisecond can
+    /// hold a hundred fetch rounds of a broker that just started, tens of
+    /// milliseconds of work together, so it may stop between two events of
+    /// one millisecond too, as [`Timeline::step`] does. A long controller
+    /// event (a failover) is run by pieces ([`Sim::step_piece`]), `more`
+    /// asked before each. Returns true when `t` was reached; false when
+    /// `more` said stop: between two events (the clock at the last one's
+    /// time, perhaps with events of that millisecond left) or in the middle
+    /// of a step ([`Sim::mid_step`]). Where it
+    /// stops does not change what happens: running on later gives the same
+    /// trace and state as one [`Timeline::seek`]. Backward (`t` before now)
+    /// it is [`Timeline::seek`].
     pub fn run_within(&mut self, t: SimTime, more: &mut dyn FnMut() -> bool) -> bool {
         let t = within_reach(t);
         if t < self.sim.now() {
@@ -315,18 +319,26 @@ impl Timeline {
                 // The snapshots due before `n`, as `advance` takes them.
                 self.snapshots_before(n);
             }
-            // The events at `n`, by pieces: stop after a piece that left
-            // its step unfinished, to ask `more`.
+            // The events at `n`, by pieces: after a piece that left its
+            // step unfinished, and between two events, ask `more`.
+            let mut stop = false;
             while self.sim.next_event_time().is_some_and(|e| e <= n) {
                 self.sim.step_piece();
                 if self.sim.mid_step() {
                     break;
                 }
+                if self.sim.next_event_time().is_some_and(|e| e <= n) && !more() {
+                    stop = true;
+                    break;
+                }
             }
-            if !self.sim.mid_step() {
+            if !stop && !self.sim.mid_step() {
                 self.sim.run_until(n);
             }
             self.collect_trace();
+            if stop {
+                return false;
+            }
         }
         self.advance(t);
         true

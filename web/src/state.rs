@@ -1129,7 +1129,7 @@ impl SimState {
     /// by the speed above 1×) while time creeps at [`FOLLOW_CREEP`], never
     /// past the next change; playing pauses at a mark.
     /// Play `wall_ms` of wall-clock time at the chosen speed, simulating
-    /// while `more` says so (at least one millisecond of events).
+    /// while `more` says so (at least one event, or one piece of a long one).
     fn tick(&self, wall_ms: f64, more: &mut dyn FnMut() -> bool) -> SimState {
         if !self.playing {
             return self.clone();
@@ -2016,8 +2016,9 @@ mod follow {
     fn a_tick_over_its_wall_clock_budget_stops_short_says_so_and_changes_nothing() {
         // The failover's events are Kafka's whatever moments the page draws
         // (KafkaController.onControllerFailover runs the same): a tick whose
-        // budget runs out stops between two milliseconds of events, drops
-        // the rest of the time it owed, and says playback is behind.
+        // budget runs out stops between two events (perhaps of one
+        // millisecond), drops the rest of the time it owed, and says
+        // playback is behind.
         let play = || {
             SimState::load("controller-failover")
                 .unwrap()

@@ -99,12 +99,33 @@ impl KafkaController {
         loop {
             piece = match piece {
                 Start(new) => {
-                    let replicas = self.broker_startup_replicas(env, &new);
-                    if replicas.is_empty() {
-                        Online(new, replicas)
+                    // Old brokers learn of the new ones: no partition
+                    // states (nothing changed).
+                    let existing: BTreeSet<BrokerId> = self
+                        .ctx
+                        .live_or_shutting_down()
+                        .difference(&new)
+                        .copied()
+                        .collect();
+                    self.send_update_metadata(env, &existing, Vec::new());
+                    let all = self.ctx.leadership.len();
+                    Metadata(new, Box::new(MetadataBuild::with_capacity(all)))
+                }
+                Metadata(new, mut build) => {
+                    if self.metadata_from(&mut build, env.may_stop) {
+                        // The new brokers get every partition's state.
+                        let states = std::mem::take(&mut build.states).into();
+                        self.send_shared_update_metadata(env, &new, states);
+                        let replicas = self.replicas_on(&new);
+                        if replicas.is_empty() {
+                            Online(new, replicas)
+                        } else {
+                            let online = ReplicaState::OnlineReplica;
+                            let run = ReplicaRun::new(replicas.clone(), online);
+                            ReplicasUnderWay(new, replicas, Box::new(run))
+                        }
                     } else {
-                        let run = ReplicaRun::new(replicas.clone(), ReplicaState::OnlineReplica);
-                        ReplicasUnderWay(new, replicas, Box::new(run))
+                        Metadata(new, build)
                     }
                 }
                 ReplicasUnderWay(new, replicas, mut run) => {
@@ -135,24 +156,20 @@ impl KafkaController {
         }
     }
 
-    /// `onBrokerStartup` to its replica state changes: the UpdateMetadata
-    /// requests. Returns the new brokers' replicas, which go online next.
-    fn broker_startup_replicas(
-        &mut self,
-        env: &mut Env<'_>,
-        new: &BTreeSet<BrokerId>,
-    ) -> Vec<(TopicPartition, BrokerId)> {
-        let existing: BTreeSet<BrokerId> = self
-            .ctx
-            .live_or_shutting_down()
-            .difference(new)
-            .copied()
-            .collect();
-        self.send_update_metadata(env, &existing, Vec::new());
-        let all: Vec<TopicPartition> = self.ctx.leadership.keys().cloned().collect();
-        let infos = self.partition_infos(&all);
-        self.send_update_metadata(env, new, infos);
-        self.replicas_on(new)
+    /// The new brokers' UpdateMetadata states (every partition's, in
+    /// partition order), from where `build` is: [`STATES_PER_SLICE`] times
+    /// `slice` partitions at a time (false), true when every one is built.
+    fn metadata_from(&self, build: &mut MetadataBuild, slice: Option<usize>) -> bool {
+        let assignments = &self.ctx.assignments;
+        let states = &mut build.states;
+        let slice = slice.map(|n| n.saturating_mul(STATES_PER_SLICE));
+        self.ctx
+            .leadership
+            .walk_slice(&mut build.at, slice, |tp, l| {
+                let replicas = assignments.get(tp).unwrap_or(&super::batch::NO_REPLICAS);
+                let info = super::batch::partition_info(tp, l, replicas, false);
+                states.push(std::rc::Rc::new(info));
+            })
     }
 
     /// `onBrokerStartup` after `triggerOnlinePartitionStateChange`.
@@ -175,16 +192,6 @@ impl KafkaController {
             env.client.register_data_handler(&paths::broker(*b));
         }
         Ok(())
-    }
-
-    fn partition_infos(&self, tps: &[TopicPartition]) -> Vec<super::channel::PartitionStateInfo> {
-        tps.iter()
-            .filter_map(|tp| {
-                let l = self.ctx.leadership.get(tp)?;
-                let replicas = (self.ctx.assignments.get(tp)).unwrap_or(&super::batch::NO_REPLICAS);
-                Some(super::batch::partition_info(tp, l, replicas, false))
-            })
-            .collect()
     }
 
     // ----- controlled shutdown ------------------------------------------------
@@ -372,6 +379,32 @@ pub enum BrokerStartupPiece {
     ),
     /// The reassignments and deletions to resume, the brokers' handlers.
     Rest(BTreeSet<BrokerId>, Vec<(TopicPartition, BrokerId)>),
+    /// The new brokers' UpdateMetadata states being built: at 200,000
+    /// partitions, 200,000 states (tens of milliseconds of the simulator's
+    /// work), so the page may draw between slices of them.
+    Metadata(BTreeSet<BrokerId>, Box<MetadataBuild>),
+}
+
+/// How many partition states [`BrokerStartupPiece::Metadata`] builds per
+/// unit of a piece's slice: a state is a copy of a few words, about a
+/// thirtieth of an election's work.
+const STATES_PER_SLICE: usize = 32;
+
+/// The UpdateMetadata states built so far for the new brokers, and where
+/// the walk over the context's leaderships goes on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetadataBuild {
+    at: crate::partition_map::Resume,
+    states: Vec<super::channel::SharedState>,
+}
+
+impl MetadataBuild {
+    fn with_capacity(n: usize) -> MetadataBuild {
+        MetadataBuild {
+            at: Default::default(),
+            states: Vec::with_capacity(n),
+        }
+    }
 }
 
 /// The parts of `doControlledShutdown`, each with what it is given: a broker

@@ -831,10 +831,20 @@ impl KafkaController {
         targets: &BTreeSet<BrokerId>,
         partitions: Vec<PartitionStateInfo>,
     ) {
-        let live: Vec<BrokerId> = self.ctx.live_or_shutting_down().into_iter().collect();
         // The partition states are built once and shared by every request.
-        let partitions: channel::SharedStates =
-            partitions.into_iter().map(std::rc::Rc::new).collect();
+        let partitions = partitions.into_iter().map(std::rc::Rc::new).collect();
+        self.send_shared_update_metadata(env, targets, partitions);
+    }
+
+    /// [`KafkaController::send_update_metadata`] with its states shared
+    /// already.
+    pub(crate) fn send_shared_update_metadata(
+        &mut self,
+        env: &mut Env<'_>,
+        targets: &BTreeSet<BrokerId>,
+        partitions: channel::SharedStates,
+    ) {
+        let live: Vec<BrokerId> = self.ctx.live_or_shutting_down().into_iter().collect();
         let mut states = partitions.len() as u64;
         for to in targets {
             if let Some(epoch) = self.ctx.live_brokers.get(to) {

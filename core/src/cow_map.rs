@@ -208,6 +208,44 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         (c, at)
     }
 
+    /// Where `key`'s entry is (its chunk, its index there), found as
+    /// [`CowMap::get_hinted`] finds it.
+    pub fn place_hinted<Q>(
+        &self,
+        key: &Q,
+        hint: &std::cell::Cell<(usize, usize)>,
+    ) -> Option<(usize, usize)>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.locate_hinted(key, hint)
+    }
+
+    /// The value at `place` if the entry there has `key`: a place
+    /// [`CowMap::place_hinted`] gave, perhaps before changes that moved
+    /// entries (then `None`, never another key's value).
+    pub fn get_at<Q>(&self, key: &Q, place: (usize, usize)) -> Option<&V>
+    where
+        K: Borrow<Q>,
+        Q: Eq + ?Sized,
+    {
+        let (k, v) = self.chunks.get(place.0)?.get(place.1)?;
+        (k.borrow() == key).then_some(v)
+    }
+
+    /// [`CowMap::get_at`], to change (the chunk is copied first if another
+    /// copy of the map shares it).
+    pub fn get_mut_at<Q>(&mut self, key: &Q, place: (usize, usize)) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+        Q: Eq + ?Sized,
+    {
+        self.get_at(key, place)?;
+        let chunk = self.chunks.get_mut(place.0)?;
+        Rc::make_mut(chunk).get_mut(place.1).map(|(_, v)| v)
+    }
+
     /// [`CowMap::get`] with a hint ([`CowMap::locate_hinted`]).
     pub fn get_hinted<Q>(&self, key: &Q, hint: &std::cell::Cell<(usize, usize)>) -> Option<&V>
     where

@@ -87,8 +87,7 @@ impl Zk {
                     (PathKey::from(path.as_str()), Some(Box::new(node)))
                 }
                 Undo::SetData { key, data, stat } => {
-                    let exists =
-                        !any_deleted || self.nodes.get_hinted(&key, self.hint_of(&key)).is_some();
+                    let exists = !any_deleted || self.find(&key).is_some();
                     let before = exists.then(|| Box::new(Znode { data, stat }));
                     (key, before)
                 }
@@ -146,10 +145,7 @@ impl Zk {
                 let zxid = self.zxid;
                 let now_ms = self.now.as_ms();
                 let key = PathKey::from(path.as_str());
-                let node = self
-                    .nodes
-                    .get_mut_hinted(&key, &self.hint.0)
-                    .ok_or(ZkError::NoNode)?;
+                let node = self.find_mut(&key).ok_or(ZkError::NoNode)?;
                 if version.is_some_and(|v| v != node.stat.version) {
                     return Err(ZkError::BadVersion);
                 }

@@ -61,11 +61,11 @@ impl Zk {
     /// [`Zk::observed`] of the path `key` stands for.
     pub(crate) fn observed_key(&self, key: &PathKey) -> Option<&Znode> {
         if key.held().is_some() && self.pending_held() == 0 {
-            return self.nodes.get_hinted(key, self.hint_of(key));
+            return self.find(key);
         }
         match self.pending.get(key).and_then(|e| e.first()) {
             Some((_, before)) => before.as_deref(),
-            None => self.nodes.get_hinted(key, self.hint_of(key)),
+            None => self.find(key),
         }
     }
 

@@ -212,6 +212,19 @@ fn topic_name(hi: u64, lo: u64, tail: u16) -> [u8; TOPIC + 1] {
 
 impl PathKey {
     /// The path's bytes, if the key holds them as they are.
+    /// For a partition's key (its znode or its state znode), a hash of it
+    /// that spreads a topic's partitions over every bit (for a table of
+    /// where such keys were found); `None` for any other path.
+    pub(crate) fn partition_hash(&self) -> Option<u64> {
+        match self {
+            PathKey::Partition { hi, lo, tail, code } => {
+                let mixed = hi ^ lo.rotate_left(21) ^ (u64::from(*tail) << 40) ^ u64::from(*code);
+                Some(mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            }
+            _ => None,
+        }
+    }
+
     pub(crate) fn held(&self) -> Option<&[u8]> {
         match self {
             PathKey::Inline(len, bytes) => Some(bytes.get(..usize::from(*len)).unwrap_or(&[])),

@@ -396,3 +396,70 @@ fn whether_a_session_is_alive_follows_its_state_through_copies() {
         check(&back);
     }
 }
+
+#[test]
+fn a_partition_znode_found_where_it_was_is_the_one_asked_for_after_the_tree_moves() {
+    // Not a Kafka behaviour: the ensemble's lookups. Where each partition's
+    // znodes were found is remembered by a hash of the path and shared by
+    // copies; creations (here partitions added in between, in path order,
+    // and a second topic) move entries within and between chunks, and a
+    // copy goes its own way. Every lookup must still answer for its own
+    // path, in every copy, as a fresh search does.
+    let (mut zk, s) = zk_with_session();
+    let state = |t: &str, p: u32| format!("/brokers/topics/{t}/partitions/{p}/state");
+    let create = |zk: &mut Zk, t: &str, p: u32| {
+        zk.create_recursive(Some(s), &state(t, p), &format!("{t}-{p}"), Persistent)
+            .unwrap();
+    };
+    for p in (0..3_000).step_by(2) {
+        create(&mut zk, "orders", p);
+    }
+    let check = |zk: &mut Zk, want: &[(String, u32)]| {
+        for (t, p) in want {
+            let by_path = zk.node(&state(t, *p)).map(|n| n.data.text().to_string());
+            assert_eq!(
+                by_path.as_deref(),
+                Some(format!("{t}-{p}").as_str()),
+                "{t}-{p}"
+            );
+            let by_number = zk
+                .get_partition_state(t, *p)
+                .ok()
+                .map(|n| n.data.text().to_string());
+            assert_eq!(by_number, by_path, "{t}-{p} by number");
+        }
+    };
+    let mut want: Vec<(String, u32)> = (0..3_000)
+        .step_by(2)
+        .map(|p| ("orders".into(), p))
+        .collect();
+    check(&mut zk, &want);
+    let mut copy = zk.clone();
+    for p in (1..3_000).step_by(2) {
+        create(&mut zk, "orders", p);
+        want.push(("orders".into(), p));
+    }
+    for p in 0..500 {
+        create(&mut zk, "audit", p);
+        want.push(("audit".into(), p));
+    }
+    check(&mut zk, &want);
+    // The copy, sharing the places the original found since, still has
+    // only its own nodes, and writes land on the right one.
+    check(&mut copy, &want[..1_500]);
+    assert!(copy.node(&state("orders", 1)).is_none());
+    zk.set_data(Some(s), &state("orders", 7), "seven", None)
+        .unwrap();
+    assert_eq!(zk.node(&state("orders", 7)).unwrap().data.text(), "seven");
+    assert_eq!(
+        zk.node(&state("orders", 6)).unwrap().data.text(),
+        "orders-6"
+    );
+    copy.set_data(Some(s), &state("orders", 6), "six", None)
+        .unwrap();
+    assert_eq!(copy.node(&state("orders", 6)).unwrap().data.text(), "six");
+    assert_eq!(
+        zk.node(&state("orders", 6)).unwrap().data.text(),
+        "orders-6"
+    );
+}

@@ -714,29 +714,41 @@ impl Broker {
                     // In partition order, each once (as the controller sends
                     // them): which it takes is read in one walk of its map,
                     // then those are written.
-                    let from = taken_list.len();
                     if partitions.len().saturating_mul(4) >= self.replicas.len() {
-                        // Most of the map (a new controller's requests):
-                        // the map and the request are merged, entry by
-                        // entry, with no search.
+                        // Most of the map (a new controller's requests,
+                        // which it mostly does not take): the map and the
+                        // request are merged, entry by entry, with no
+                        // search; what it takes is written after.
+                        let from = taken_list.len();
                         let mut local = self.replicas.iter().peekable();
                         for p in partitions {
                             while local.next_if(|(tp, _)| **tp < p.tp).is_some() {}
                             let l = local.peek().filter(|(tp, _)| **tp == p.tp).map(|e| e.1);
                             taken_list.push(take(l, p));
                         }
+                        let took = taken_list.get(from..).unwrap_or(&[]);
+                        for (p, take) in partitions.iter().zip(took) {
+                            if *take {
+                                self.replicas
+                                    .insert(p.tp.clone(), LocalPartition::from_info(p));
+                            }
+                        }
                     } else {
+                        // Those it has are replaced where they are, in one
+                        // walk of its map; the new ones are inserted after.
                         let mut ps = partitions.iter();
-                        self.replicas
-                            .visit_sorted(partitions.iter().map(|p| &p.tp), |l| {
-                                taken_list.push(ps.next().is_some_and(|p| take(l, p)));
-                            });
-                    }
-                    let took = taken_list.get(from..).unwrap_or(&[]);
-                    for (p, take) in partitions.iter().zip(took) {
-                        if *take {
+                        let new =
                             self.replicas
-                                .insert(p.tp.clone(), LocalPartition::from_info(p));
+                                .replace_sorted(partitions.iter().map(|p| &p.tp), |l| {
+                                    let p = ps.next()?;
+                                    let took = take(l, p);
+                                    taken_list.push(took);
+                                    took.then(|| LocalPartition::from_info(p))
+                                });
+                        for (n, local) in new {
+                            if let Some(p) = partitions.get(n) {
+                                self.replicas.insert(p.tp.clone(), local);
+                            }
                         }
                     }
                 } else {

@@ -61,6 +61,20 @@ impl<K, V> Default for CowMap<K, V> {
     }
 }
 
+/// How many of `items`' first entries satisfy `below` (which holds for a
+/// prefix of them, as for `partition_point`), searched by doubling steps
+/// from the start: a few comparisons when the answer is small, twice a
+/// binary search's at worst.
+fn gallop<T>(items: &[T], mut below: impl FnMut(&T) -> bool) -> usize {
+    let mut hi = 1;
+    while hi <= items.len() && items.get(hi - 1).is_some_and(&mut below) {
+        hi *= 2;
+    }
+    let lo = hi / 2;
+    let hi = hi.min(items.len());
+    lo + items.get(lo..hi).unwrap_or(&[]).partition_point(below)
+}
+
 /// Where `key` is in `chunk`: `Ok(index)` or `Err(where it would go)`.
 fn find<K: Borrow<Q>, V, Q: Ord + ?Sized>(chunk: &[(K, V)], key: &Q) -> Result<usize, usize> {
     chunk.binary_search_by(|(k, _)| k.borrow().cmp(key))
@@ -189,17 +203,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
             // are at most `key`, by doubling steps, then a binary search in
             // the last step.
             let rest = self.bounds.get(c..).unwrap_or(&[]);
-            let mut hi = 1;
-            while hi <= rest.len() && rest.get(hi - 1).is_some_and(|b| b.borrow() <= key) {
-                hi *= 2;
-            }
-            let lo = hi / 2;
-            let hi = hi.min(rest.len());
-            let n = lo
-                + rest
-                    .get(lo..hi)
-                    .unwrap_or(&[])
-                    .partition_point(|b| b.borrow() <= key);
+            let n = gallop(rest, |b| b.borrow() <= key);
             (c + n, in_chunk(c + n))
         };
         if let Ok(i) = at {
@@ -361,14 +365,21 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         if prev.is_some_and(|p| p >= key) {
             *at = (0, 0);
         }
+        // The chunks from `at`'s on whose bounds are at most `key`, by
+        // doubling steps (the next key is mostly in this chunk or the next).
         let rest = self.bounds.get(at.0..).unwrap_or(&[]);
-        let step = rest.partition_point(|b| b.borrow() <= key);
+        let step = gallop(rest, |b| b.borrow() <= key);
         if step > 0 {
             *at = (at.0 + step, 0);
         }
         let chunk = self.chunks.get(at.0)?;
         let tail = chunk.get(at.1..).unwrap_or(&[]);
-        match tail.binary_search_by(|(k, _)| k.borrow().cmp(key)) {
+        // Within the chunk the same way: the entries before `key`.
+        let before = gallop(tail, |(k, _)| k.borrow() < key);
+        let found = tail
+            .get(before)
+            .and_then(|(k, _)| (k.borrow() == key).then_some(before));
+        match found.ok_or(before) {
             Ok(j) => {
                 let i = at.1 + j;
                 at.1 = i + 1;
@@ -400,6 +411,46 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
             prev = Some(key);
             f(found.and_then(|(c, i)| self.chunks.get(c)?.get(i).map(|(_, v)| v)));
         }
+    }
+
+    /// For each of `keys`, in ascending order: `f` gets its value (`None`
+    /// for a key without one) and may give a new one. A new value for a key
+    /// with an entry replaces it there (its chunk copied first if shared;
+    /// chunks with nothing replaced stay shared); the new values of keys
+    /// without one are handed back with the key's place in `keys`, for the
+    /// caller to insert. Walked in step as [`CowMap::visit_sorted`]: one
+    /// walk instead of a visit and a search per replaced key.
+    pub fn replace_sorted<'k, Q>(
+        &mut self,
+        keys: impl IntoIterator<Item = &'k Q>,
+        mut f: impl FnMut(Option<&V>) -> Option<V>,
+    ) -> Vec<(usize, V)>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized + 'k,
+    {
+        let mut at = (0, 0);
+        let mut prev: Option<&Q> = None;
+        let mut new = Vec::new();
+        for (n, key) in keys.into_iter().enumerate() {
+            let found = self.seek(&mut at, prev, key);
+            prev = Some(key);
+            let entry = found.and_then(|(c, i)| Some((c, i, self.chunks.get(c)?.get(i)?)));
+            match (f(entry.map(|(_, _, (_, v))| v)), entry) {
+                (Some(v), Some((c, i, _))) => {
+                    if let Some((_, old)) = self
+                        .chunks
+                        .get_mut(c)
+                        .and_then(|chunk| Rc::make_mut(chunk).get_mut(i))
+                    {
+                        *old = v;
+                    }
+                }
+                (Some(v), None) => new.push((n, v)),
+                (None, _) => {}
+            }
+        }
+        new
     }
 
     /// For each of `keys`, in ascending order, that has an entry: if
@@ -968,6 +1019,60 @@ mod tests {
         );
         assert_eq!(m4.get_key_value(&4), Some((&4, &9)));
         assert_eq!(m4.len(), m.len() + 1);
+    }
+
+    /// `replace_sorted` replaces what it finds in place, hands back the new
+    /// values of keys without one, and gives `f` what a `BTreeMap` holds,
+    /// walking sorted keys with gaps of every size (the seek's doubling
+    /// steps over chunks and within one) and out of order.
+    #[test]
+    fn replacing_in_step_agrees_with_a_btree_map() {
+        let m: CowMap<u32, u64> = (0..3_000u32).map(|k| (k * 3, u64::from(k))).collect();
+        assert!(m.chunk_count() > 20, "{}", m.chunk_count());
+        for step in [1u32, 2, 5, 40, 97, 1_000, 4_000] {
+            let keys: Vec<u32> = (0..9_100u32).step_by(step as usize).collect();
+            let mut b: BTreeMap<u32, u64> = m.iter().map(|(k, v)| (*k, *v)).collect();
+            let mut m2 = m.clone();
+            let mut seen = Vec::new();
+            // Replace the odd values, add keys that are multiples of 5.
+            let new = m2.replace_sorted(keys.iter(), |v| {
+                seen.push(v.copied());
+                match v {
+                    Some(v) => (v % 2 == 1).then_some(v + 1_000_000),
+                    None => Some(0),
+                }
+            });
+            let want: Vec<Option<u64>> = keys.iter().map(|k| b.get(k).copied()).collect();
+            assert_eq!(seen, want, "values seen, by {step}");
+            let mut added = Vec::new();
+            for (n, k) in keys.iter().enumerate() {
+                match b.get_mut(k) {
+                    Some(v) if *v % 2 == 1 => *v += 1_000_000,
+                    Some(_) => {}
+                    None => added.push((n, 0)),
+                }
+            }
+            assert_eq!(new, added, "handed back, by {step}");
+            for (n, v) in new {
+                m2.insert(keys[n], v);
+                b.insert(keys[n], v);
+            }
+            assert!(m2.iter().eq(b.iter()), "by {step}");
+            // The original is untouched.
+            assert_eq!(m.get(&3), Some(&1));
+        }
+        // Out of order and repeated: found all the same.
+        let mut m3 = m.clone();
+        let new = m3.replace_sorted([30u32, 3, 3, 9_000, 6, 1].iter(), |v| v.map(|v| v + 10));
+        assert!(new.is_empty());
+        assert_eq!(
+            (m3.get(&3), m3.get(&30), m3.get(&6)),
+            (Some(&21), Some(&20), Some(&12))
+        );
+        // Nothing replaced: every chunk stays shared.
+        let mut m4 = m.clone();
+        assert!(m4.replace_sorted([3u32, 6, 9].iter(), |_| None).is_empty());
+        assert_eq!(m4.unshared_entries(Some(&m)), 0);
     }
 
     #[test]

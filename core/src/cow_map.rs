@@ -144,8 +144,9 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     /// search. A stale hint (after changes, or from another copy) costs a
     /// comparison and never a wrong answer: an entry is used only if its key
     /// is `key`, and the forward search relies only on the map's order.
-    /// Where the key was found is remembered in `hint`.
-    fn locate_hinted<Q>(
+    /// Where the key was found is remembered in `hint`. Returns its chunk
+    /// and its index there ([`CowMap::get_at`] reads it again).
+    pub fn locate_hinted<Q>(
         &self,
         key: &Q,
         hint: &std::cell::Cell<(usize, usize)>,
@@ -212,22 +213,8 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         (c, at)
     }
 
-    /// Where `key`'s entry is (its chunk, its index there), found as
-    /// [`CowMap::get_hinted`] finds it.
-    pub fn place_hinted<Q>(
-        &self,
-        key: &Q,
-        hint: &std::cell::Cell<(usize, usize)>,
-    ) -> Option<(usize, usize)>
-    where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
-    {
-        self.locate_hinted(key, hint)
-    }
-
     /// The value at `place` if the entry there has `key`: a place
-    /// [`CowMap::place_hinted`] gave, perhaps before changes that moved
+    /// [`CowMap::locate_hinted`] gave, perhaps before changes that moved
     /// entries (then `None`, never another key's value).
     pub fn get_at<Q>(&self, key: &Q, place: (usize, usize)) -> Option<&V>
     where

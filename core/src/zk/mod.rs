@@ -960,7 +960,7 @@ impl Zk {
         hint: &std::cell::Cell<(usize, usize)>,
     ) -> Option<(usize, usize)> {
         let Some(hash) = key.partition_hash() else {
-            return self.nodes.place_hinted(key, hint);
+            return self.nodes.locate_hinted(key, hint);
         };
         if let Some(place) = self.places.get(hash) {
             if self.nodes.get_at(key, place).is_some() {
@@ -968,7 +968,7 @@ impl Zk {
                 return Some(place);
             }
         }
-        let place = self.nodes.place_hinted(key, hint)?;
+        let place = self.nodes.locate_hinted(key, hint)?;
         self.places.set(hash, place, self.nodes.len());
         Some(place)
     }

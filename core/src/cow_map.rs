@@ -361,12 +361,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         }
         let chunk = self.chunks.get(at.0)?;
         let tail = chunk.get(at.1..).unwrap_or(&[]);
-        // Within the chunk the same way: the entries before `key`.
-        let before = gallop(tail, |(k, _)| k.borrow() < key);
-        let found = tail
-            .get(before)
-            .and_then(|(k, _)| (k.borrow() == key).then_some(before));
-        match found.ok_or(before) {
+        match find(tail, key) {
             Ok(j) => {
                 let i = at.1 + j;
                 at.1 = i + 1;

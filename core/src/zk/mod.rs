@@ -505,8 +505,14 @@ equal_whatever_it_holds!(Hint);
 /// place one copy found is right for the others wherever their maps have
 /// not moved apart, and checked anyway. The table has at least as many
 /// slots as the map has entries (about 4 MiB at 200,000 partitions).
-#[derive(Debug, Default, Clone)]
-struct Places(std::rc::Rc<std::cell::RefCell<Vec<(u32, u32)>>>);
+#[derive(Default, Clone)]
+struct Places(std::rc::Rc<std::cell::Cell<Vec<(u32, u32)>>>);
+
+impl std::fmt::Debug for Places {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Places")
+    }
+}
 
 equal_whatever_it_holds!(Places);
 
@@ -521,26 +527,31 @@ impl Places {
 
     /// Where the key of `hash` was last found, if anywhere.
     fn get(&self, hash: u64) -> Option<(usize, usize)> {
-        let table = self.0.borrow();
-        let (c, i) = *table.get(Self::slot(hash, table.len().max(1)))?;
-        ((c, i) != NO_PLACE).then_some((c as usize, i as usize))
+        let table = self.0.take();
+        let place = table.get(Self::slot(hash, table.len().max(1))).copied();
+        self.0.set(table);
+        place
+            .filter(|p| *p != NO_PLACE)
+            .map(|(c, i)| (c as usize, i as usize))
     }
 
     /// Remember `place` for the key of `hash`, in a map of `entries`
     /// entries (the table grows, empty, to at least that many slots).
     fn set(&self, hash: u64, place: (usize, usize), entries: usize) {
-        let mut table = self.0.borrow_mut();
+        let mut table = self.0.take();
         if table.len() < entries {
             let len = entries.next_power_of_two().max(1024);
-            *table = vec![NO_PLACE; len];
+            table = vec![NO_PLACE; len];
         }
-        let (Ok(c), Ok(i)) = (u32::try_from(place.0), u32::try_from(place.1)) else {
-            return;
-        };
         let len = table.len();
-        if let Some(slot) = table.get_mut(Self::slot(hash, len)) {
+        if let (Ok(c), Ok(i), Some(slot)) = (
+            u32::try_from(place.0),
+            u32::try_from(place.1),
+            table.get_mut(Self::slot(hash, len)),
+        ) {
             *slot = (c, i);
         }
+        self.0.set(table);
     }
 }
 

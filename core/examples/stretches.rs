@@ -136,14 +136,12 @@ fn run(sim: &mut Sim, until: SimTime, label: &str, mut picture: Option<&mut Pict
             .take(3)
             .map(|(_, ev)| brief(ev, 50))
             .collect();
-        let mut stretch = 0.0;
         let mut from = "start of ms".to_string();
         while sim.next_event_time().is_some_and(|e| e <= t) {
             let what = next_thing(sim, t);
             let t0 = std::time::Instant::now();
             sim.step_piece();
             let one = t0.elapsed().as_secs_f64() * 1e3;
-            stretch += one;
             if steps && one > 5.0 {
                 println!("  step {one:.1} ms: {what}");
             }
@@ -157,21 +155,20 @@ fn run(sim: &mut Sim, until: SimTime, label: &str, mut picture: Option<&mut Pict
             } else {
                 format!("after {what}")
             };
-            if stretch > 10.0 {
-                println!("{label} t={} {stretch:.1} ms: {from} -> {to}", t.as_ms());
+            if one > 10.0 {
+                println!("{label} t={} {one:.1} ms: {from} -> {to}", t.as_ms());
             }
             from = to;
-            stretch = 0.0;
         }
         let t0 = std::time::Instant::now();
         sim.run_until(t);
-        stretch += t0.elapsed().as_secs_f64() * 1e3;
+        let close = t0.elapsed().as_secs_f64() * 1e3;
         if let Some(p) = picture.as_deref_mut() {
             p.draw(sim);
         }
-        if stretch > 10.0 {
+        if close > 10.0 {
             println!(
-                "{label} t={} {stretch:.1} ms: {from} -> end of ms; first events {firsts:?}",
+                "{label} t={} {close:.1} ms: {from} -> end of ms; first events {firsts:?}",
                 t.as_ms()
             );
         }

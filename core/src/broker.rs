@@ -712,8 +712,7 @@ impl Broker {
                 let taken_list = &mut taken.partitions;
                 if partitions.windows(2).all(|w| w[0].tp < w[1].tp) {
                     // In partition order, each once (as the controller sends
-                    // them): which it takes is read in one walk of its map,
-                    // then those are written.
+                    // them): which it takes is read in one walk of its map.
                     if partitions.len().saturating_mul(4) >= self.replicas.len() {
                         // Most of the map (a new controller's requests,
                         // which it mostly does not take): the map and the

@@ -282,10 +282,10 @@ impl Timeline {
     /// asked before each. Returns true when `t` was reached; false when
     /// `more` said stop: between two events (the clock at the last one's
     /// time, perhaps with events of that millisecond left) or in the middle
-    /// of a step ([`Sim::mid_step`]). Where it
-    /// stops does not change what happens: running on later gives the same
-    /// trace and state as one [`Timeline::seek`]. Backward (`t` before now)
-    /// it is [`Timeline::seek`].
+    /// of a step ([`Sim::mid_step`]). Where it stops does not change what
+    /// happens: running on later gives the same trace and state as one
+    /// [`Timeline::seek`]. Backward (`t` before now) it is
+    /// [`Timeline::seek`].
     pub fn run_within(&mut self, t: SimTime, more: &mut dyn FnMut() -> bool) -> bool {
         let t = within_reach(t);
         if t < self.sim.now() {

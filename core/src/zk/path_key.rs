@@ -211,7 +211,6 @@ fn topic_name(hi: u64, lo: u64, tail: u16) -> [u8; TOPIC + 1] {
 }
 
 impl PathKey {
-    /// The path's bytes, if the key holds them as they are.
     /// For a partition's key (its znode or its state znode), a hash of it
     /// that spreads a topic's partitions over every bit (for a table of
     /// where such keys were found); `None` for any other path.
@@ -225,6 +224,7 @@ impl PathKey {
         }
     }
 
+    /// The path's bytes, if the key holds them as they are.
     pub(crate) fn held(&self) -> Option<&[u8]> {
         match self {
             PathKey::Inline(len, bytes) => Some(bytes.get(..usize::from(*len)).unwrap_or(&[])),

@@ -384,7 +384,7 @@ fn decode_topic_assignment_json(data: &str) -> Option<Vec<(u32, Vec<BrokerId>)>>
             .collect::<Option<Vec<_>>>()?;
         out.push((p, ids));
     }
-    out.sort_by_key(|(p, _)| *p);
+    crate::sort::sort_by_key(&mut out, |(p, _)| *p);
     Some(out)
 }
 
@@ -400,21 +400,20 @@ pub fn decode_reassigning(data: &str) -> Vec<(u32, Reassignment)> {
         return Vec::new();
     };
     let list = |key: &str| -> std::collections::BTreeMap<u32, Vec<BrokerId>> {
-        v.get(key)
-            .and_then(Value::as_object)
-            .map(|m| {
-                m.iter()
-                    .filter_map(|(p, r)| {
-                        let ids = r
-                            .as_array()?
-                            .iter()
-                            .map(|b| b.as_u64().and_then(|n| u32::try_from(n).ok()).map(BrokerId))
-                            .collect::<Option<Vec<_>>>()?;
-                        Some((p.parse().ok()?, ids))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+        // Inserted one by one (a collect would sort, with a copy of the sort
+        // of its own in the page's .wasm).
+        let mut out = std::collections::BTreeMap::new();
+        for (p, r) in v.get(key).and_then(Value::as_object).into_iter().flatten() {
+            let ids = r.as_array().and_then(|a| {
+                a.iter()
+                    .map(|b| b.as_u64().and_then(|n| u32::try_from(n).ok()).map(BrokerId))
+                    .collect::<Option<Vec<_>>>()
+            });
+            if let (Ok(p), Some(ids)) = (p.parse::<u32>(), ids) {
+                out.insert(p, ids);
+            }
+        }
+        out
     };
     let adding = list("adding_replicas");
     let removing = list("removing_replicas");

@@ -185,8 +185,17 @@ impl KafkaController {
         self.maybe_resume_reassignments(env, |_, target| target.iter().any(|b| new.contains(b)))?;
         // Each topic's name copied once, not once per replica (600,000 at a
         // large start-up).
-        let names: BTreeSet<&str> = replicas.iter().map(|(tp, _)| tp.topic.as_str()).collect();
-        let topics: BTreeSet<String> = names.into_iter().map(str::to_string).collect();
+        // (Inserted one by one: a collect would sort, and bring its own copy
+        // of the sort into the page's .wasm.)
+        let mut topics: BTreeSet<String> = BTreeSet::new();
+        let mut last: Option<&str> = None;
+        for (tp, _) in replicas {
+            let name = tp.topic.as_str();
+            if last != Some(name) && !topics.contains(name) {
+                topics.insert(name.to_string());
+            }
+            last = Some(name);
+        }
         self.resume_deletion_for_topics(env, &topics)?;
         for b in new {
             env.client.register_data_handler(&paths::broker(*b));

@@ -16,7 +16,7 @@ use crate::partition_map::PartitionMap;
 use crate::zk::{CreateMode, Op, OpResult, ZkError};
 use crate::zk_client::paths;
 use crate::znodes::encode_partition_state;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// How one partition's transition ended.
 pub type TransitionResult = Result<(), PartitionStateChangeError>;
@@ -502,12 +502,15 @@ impl KafkaController {
         if run.to_create.is_empty() {
             return;
         }
-        let topics: BTreeSet<&str> = run
+        let mut topics: Vec<&str> = run
             .to_create
             .iter()
             .filter_map(|i| run.new.get(*i as usize))
             .map(|tp| tp.topic.as_str())
             .collect();
+        topics.dedup();
+        crate::sort::sort(&mut topics);
+        topics.dedup();
         run.topics = topics.into_iter().map(str::to_string).collect();
         run.stage = OnlineStage::Topics(0);
     }

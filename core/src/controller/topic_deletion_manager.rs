@@ -270,7 +270,7 @@ impl KafkaController {
                 p == &paths::topic(topic) || p.starts_with(&format!("{}/", paths::topic(topic)))
             })
             .collect();
-        doomed.sort_by_key(|p| std::cmp::Reverse(p.matches('/').count()));
+        crate::sort::sort_by_key(&mut doomed, |p| std::cmp::Reverse(p.matches('/').count()));
         for p in [
             paths::topic_config(topic),
             format!("{}/{topic}", paths::DELETE_TOPICS),

@@ -22,18 +22,18 @@ pub use crate::znodes::topic_znode_json_full;
 
 impl KafkaController {
     fn topic_assignment_znode(&self, topic: &str) -> String {
-        let replicas: BTreeMap<u32, Vec<BrokerId>> = self
-            .ctx
-            .partitions_of(topic)
-            .map(|tp| (tp.partition, self.ctx.assignments[tp].to_vec()))
-            .collect();
-        let reassigning: BTreeMap<u32, Reassignment> = self
-            .ctx
-            .reassigning
-            .iter()
-            .filter(|(tp, _)| tp.topic == topic)
-            .map(|(tp, r)| (tp.partition, r.clone()))
-            .collect();
+        // Inserted one by one: a collect into a map sorts, and brings its own
+        // copy of the sort into the page's .wasm.
+        let mut replicas: BTreeMap<u32, Vec<BrokerId>> = BTreeMap::new();
+        for tp in self.ctx.partitions_of(topic) {
+            replicas.insert(tp.partition, self.ctx.assignments[tp].to_vec());
+        }
+        let mut reassigning: BTreeMap<u32, Reassignment> = BTreeMap::new();
+        for (tp, r) in self.ctx.reassigning.iter() {
+            if tp.topic == topic {
+                reassigning.insert(tp.partition, r.clone());
+            }
+        }
         topic_znode_json_full(&replicas, &reassigning)
     }
 

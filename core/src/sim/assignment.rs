@@ -44,7 +44,7 @@ impl FromIterator<(u32, Vec<BrokerId>)> for TopicAssignment {
         let mut pairs: Vec<(u32, Vec<BrokerId>)> = iter.into_iter().collect();
         if !pairs.windows(2).all(|w| w[0].0 < w[1].0) {
             // Stable: of a partition named twice, the later pair stays later.
-            pairs.sort_by_key(|(p, _)| *p);
+            crate::sort::sort_by_key(&mut pairs, |(p, _)| *p);
             let mut kept: Vec<(u32, Vec<BrokerId>)> = Vec::with_capacity(pairs.len());
             for pair in pairs {
                 match kept.last_mut() {

@@ -1137,7 +1137,7 @@ impl Zk {
         for (p, set) in &self.child_watches {
             out.extend(set.iter().map(|s| (p.clone(), *s, true)));
         }
-        out.sort();
+        crate::sort::sort(&mut out);
         out
     }
 

@@ -592,11 +592,14 @@ fn mb(bytes: u64) -> f64 {
 /// Memory and floor figures for a state of `state_bytes`, beside `wall_ms`.
 fn floor_figures(
     host: &Host<'_>,
-    floor: &Floor,
+    floor_bytes: usize,
     peak: u64,
     state_bytes: u64,
     wall_ms: f64,
 ) -> Vec<Figure> {
+    // The buffer is made here, after the peak was read, and freed after:
+    // the peaks count the simulation, not the harness's buffer.
+    let floor = Floor::new(floor_bytes);
     // The median of three passes: one stray pause should not make the floor.
     let passes: Vec<f64> = (0..3).map(|_| floor.pass_ms(host, state_bytes)).collect();
     let floor_ms = median(&passes);
@@ -608,11 +611,10 @@ fn floor_figures(
     ]
 }
 
-/// A running benchmark: the host, the options, the floor and a baseline.
+/// A running benchmark: the host, the options and a baseline.
 struct Bench<'h, 'e> {
     host: &'h Host<'h>,
     o: &'h Options,
-    floor: Floor,
     baseline: u64,
     emit: &'e mut dyn FnMut(&Measurement),
     all: Vec<Measurement>,
@@ -681,7 +683,13 @@ impl Bench<'_, '_> {
                 fig("virtual_ms", s.at.as_ms() as f64, "ms"),
                 fig("longest_moment_ms", s.longest_moment_ms, "ms"),
             ];
-            figures.extend(floor_figures(self.host, &self.floor, peak, state, wall));
+            figures.extend(floor_figures(
+                self.host,
+                self.o.floor_chunk_bytes,
+                peak,
+                state,
+                wall,
+            ));
             figures.extend(self.clone_figures(&sim));
             let m = self.measurement(
                 "startup",
@@ -818,7 +826,13 @@ impl Bench<'_, '_> {
             fig(mark_label.1, median(&virt_after_mark), "ms"),
             fig("longest_moment_ms", median(&longest), "ms"),
         ];
-        figures.extend(floor_figures(self.host, &self.floor, peak, state, wall));
+        figures.extend(floor_figures(
+            self.host,
+            self.o.floor_chunk_bytes,
+            peak,
+            state,
+            wall,
+        ));
         let m = self.measurement(name, inputs, runs, figures, ok, note);
         self.push(m);
     }
@@ -942,7 +956,13 @@ impl Bench<'_, '_> {
                 ),
             ];
             let state = self.state_bytes();
-            figures.extend(floor_figures(self.host, &self.floor, peak, state, wall));
+            figures.extend(floor_figures(
+                self.host,
+                self.o.floor_chunk_bytes,
+                peak,
+                state,
+                wall,
+            ));
             let mut inputs = self.inputs(o.brokers, partitions);
             inputs["steady_ms"] = json!(o.steady_ms);
             if traffic {
@@ -1125,7 +1145,13 @@ impl Bench<'_, '_> {
             fig("snapshots", tl.snapshot_count() as f64, "count"),
         ];
         let state = self.state_bytes();
-        figures.extend(floor_figures(self.host, &self.floor, peak, state, med));
+        figures.extend(floor_figures(
+            self.host,
+            self.o.floor_chunk_bytes,
+            peak,
+            state,
+            med,
+        ));
         let m = self.measurement(
             "seek",
             json!({"scenario": "default", "run_ms": o.seek_run_ms, "faults": faults, "seeks": o.seeks, "seed": o.seed}),
@@ -1211,12 +1237,10 @@ pub fn run(
     o: &Options,
     emit: &mut dyn FnMut(&Measurement),
 ) -> Result<Vec<Measurement>, String> {
-    let floor = Floor::new(o.floor_chunk_bytes);
     let baseline = (host.bytes_in_use)();
     let mut b = Bench {
         host,
         o,
-        floor,
         baseline,
         emit,
         all: Vec::new(),
@@ -1234,8 +1258,9 @@ pub fn run(
     b.controlled_shutdown()?;
     // The floor alone, over its own buffer: memory bandwidth in GB/s.
     if o.wants("floor") {
-        let bytes = b.floor.len() as u64;
-        let times: Vec<f64> = (0..5).map(|_| b.floor.pass_ms(host, bytes)).collect();
+        let floor = Floor::new(o.floor_chunk_bytes);
+        let bytes = floor.len() as u64;
+        let times: Vec<f64> = (0..5).map(|_| floor.pass_ms(host, bytes)).collect();
         let ms = median(&times);
         let m = b.measurement(
             "floor",

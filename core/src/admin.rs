@@ -459,7 +459,15 @@ fn topic_overrides(zk: &Zk, topic: &str) -> BTreeMap<String, Value> {
     zk.node(&paths::topic_config(topic))
         .and_then(|n| serde_json::from_str::<Value>(&n.data.text()).ok())
         .and_then(|v| v.get("config").and_then(|c| c.as_object().cloned()))
-        .map(|m| m.into_iter().collect())
+        .map(|m| {
+            // Inserted one by one (a collect sorts, with a copy of the sort
+            // of its own in the page's .wasm).
+            let mut out = BTreeMap::new();
+            for (k, v) in m {
+                out.insert(k, v);
+            }
+            out
+        })
         .unwrap_or_default()
 }
 

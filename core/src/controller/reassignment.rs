@@ -80,7 +80,10 @@ impl KafkaController {
             {
                 Some("UNKNOWN_TOPIC_OR_PARTITION")
             } else if target.is_empty()
-                || target.iter().collect::<BTreeSet<_>>().len() != target.len()
+                || target
+                    .iter()
+                    .enumerate()
+                    .any(|(i, b)| target.get(..i).is_some_and(|before| before.contains(b)))
             {
                 Some("INVALID_REPLICA_ASSIGNMENT")
             } else {
@@ -269,7 +272,8 @@ impl KafkaController {
         );
         // Deletion of the topic, if queued, may go on (resumeDeletionForTopics
         // clears the ineligible mark).
-        let topics: BTreeSet<String> = [tp.topic.to_string()].into_iter().collect();
+        let mut topics: BTreeSet<String> = BTreeSet::new();
+        topics.insert(tp.topic.to_string());
         self.resume_deletion_for_topics(env, &topics)
     }
 

@@ -396,7 +396,7 @@ impl Sim {
             dynamic_defaults: BTreeMap::new(),
             config,
             zk: Zk::new(),
-            brokers: brokers.iter().map(|b| (*b, Broker::new(*b))).collect(),
+            brokers: BTreeMap::new(),
             channels: ControllerChannelManager::default(),
             last_notify: BTreeMap::new(),
             next_message_id: 1,
@@ -409,6 +409,11 @@ impl Sim {
             stopped: None,
             may_stop: None,
         };
+        // Inserted one by one: a collect sorts, with a copy of the sort of
+        // its own in the page's .wasm.
+        for b in brokers {
+            sim.brokers.insert(*b, Broker::new(*b));
+        }
         for p in paths::TOP_LEVEL {
             let _ = sim.zk.create_recursive(None, p, "", CreateMode::Persistent);
         }

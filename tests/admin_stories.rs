@@ -340,6 +340,50 @@ fn a_bad_reassignment_changes_nothing() {
 }
 
 #[test]
+fn a_reassignment_naming_a_broker_twice_or_none_is_refused_by_the_controller() {
+    // Kafka 2.4: KafkaController.validateReassignment answers
+    // INVALID_REPLICA_ASSIGNMENT for an empty target or one with duplicate
+    // replica ids; the partition keeps its replicas. Written straight to
+    // /admin/reassign_partitions (the tools refuse such a list before it).
+    let mut s = Story::brokers(39, 3);
+    s.until(5_000);
+    s.create_topic(5_000, "t", &[&[0, 1], &[1, 2], &[2, 0]])
+        .until(6_000);
+    s.at(
+        6_000,
+        Action::CreateZnode {
+            path: "/admin/reassign_partitions".into(),
+            data: r#"{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2,1]},{"topic":"t","partition":1,"replicas":[]},{"topic":"t","partition":2,"replicas":[0,1]}]}"#.into(),
+            ephemeral: false,
+            sequential: false,
+        },
+    )
+    .until(20_000);
+    let refused: Vec<String> = s
+        .records("reassignment_failed")
+        .iter()
+        .map(|r| r.details())
+        .collect();
+    assert!(
+        refused
+            .iter()
+            .any(|d| d == "reassignment of t-0 to [1,2,1]: INVALID_REPLICA_ASSIGNMENT"),
+        "{refused:#?}"
+    );
+    assert!(
+        refused
+            .iter()
+            .any(|d| d == "reassignment of t-1 to []: INVALID_REPLICA_ASSIGNMENT"),
+        "{refused:#?}"
+    );
+    assert!(!refused.iter().any(|d| d.contains("t-2")), "{refused:#?}");
+    assert_eq!(s.partition("t", 0).replicas, vec![BrokerId(0), BrokerId(1)]);
+    assert_eq!(s.partition("t", 1).replicas, vec![BrokerId(1), BrokerId(2)]);
+    assert_eq!(s.partition("t", 2).replicas, vec![BrokerId(0), BrokerId(1)]);
+    s.assert_no_violations();
+}
+
+#[test]
 fn auto_rebalance_waits_while_a_reassignment_runs() {
     // Kafka: checkAndTriggerAutoLeaderRebalance skips every candidate while any
     // partition of the cluster is being reassigned.

@@ -184,9 +184,8 @@ impl KafkaController {
         // ones) include a new broker; onPartitionReassignment runs again.
         self.maybe_resume_reassignments(env, |_, target| target.iter().any(|b| new.contains(b)))?;
         // Each topic's name copied once, not once per replica (600,000 at a
-        // large start-up).
-        // (Inserted one by one: a collect would sort, and bring its own copy
-        // of the sort into the page's .wasm.)
+        // large start-up), and inserted one by one (a collect sorts, with a
+        // copy of the sort of its own in the page's .wasm).
         let mut topics: BTreeSet<String> = BTreeSet::new();
         let mut last: Option<&str> = None;
         for (tp, _) in replicas {

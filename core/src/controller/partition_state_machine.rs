@@ -508,6 +508,8 @@ impl KafkaController {
             .filter_map(|i| run.new.get(*i as usize))
             .map(|tp| tp.topic.as_str())
             .collect();
+        // Runs of one topic's partitions shrink to a name first (cheap), then
+        // the few names left are sorted and made unique.
         topics.dedup();
         crate::sort::sort(&mut topics);
         topics.dedup();

@@ -70,7 +70,7 @@ struct Snapshot {
 }
 
 /// A replayable run.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Timeline {
     actions: Vec<(SimTime, Action)>,
     snapshots: Vec<Snapshot>,
@@ -85,6 +85,24 @@ pub struct Timeline {
     /// frees them one per piece of its work (at 200,000 partitions freeing
     /// one takes milliseconds, and half the snapshots go at once).
     retired: Vec<Sim>,
+}
+
+/// A copy holds no snapshot let go of (the original frees its own): a
+/// copy of a timeline an hour long held hundreds of copies of the cluster
+/// only to free them at its first seek.
+impl Clone for Timeline {
+    fn clone(&self) -> Timeline {
+        Timeline {
+            actions: self.actions.clone(),
+            snapshots: self.snapshots.clone(),
+            interval_ms: self.interval_ms,
+            snapshot_budget: self.snapshot_budget,
+            sim: self.sim.clone(),
+            trace: self.trace.clone(),
+            undo_stack: self.undo_stack.clone(),
+            retired: Vec::new(),
+        }
+    }
 }
 
 /// `t`, or the latest moment a timeline runs to (the last action's latest
@@ -223,16 +241,21 @@ impl Timeline {
 
     /// Run forward to `until`, snapshotting at interval boundaries.
     fn advance(&mut self, until: SimTime) {
-        // (Playback frees these a piece at a time; other ways forward at once.)
+        // (Playback frees these a piece at a time; other ways forward at once,
+        // as they let go of them: a seek an hour ahead halves the snapshots
+        // several times, and keeping every one it let go of until its end
+        // held them all, hundreds of copies.)
         self.retired.clear();
-        self.snapshots_before(until);
+        self.snapshots_before(until, false);
         self.sim.run_until(until);
         self.collect_trace();
     }
 
     /// Run forward to each interval boundary up to `until` (everything
-    /// strictly before it), snapshotting there.
-    fn snapshots_before(&mut self, until: SimTime) {
+    /// strictly before it), snapshotting there. The snapshots let go of on
+    /// the way are kept to be freed piece by piece when `playing`, else
+    /// freed at once.
+    fn snapshots_before(&mut self, until: SimTime, playing: bool) {
         // A snapshot holds whole steps.
         self.sim.finish_step();
         loop {
@@ -243,6 +266,9 @@ impl Timeline {
             }
             self.sim.run_before(boundary);
             self.snapshot();
+            if !playing {
+                self.retired.clear();
+            }
         }
     }
 
@@ -317,7 +343,7 @@ impl Timeline {
             first = false;
             if !self.sim.mid_step() {
                 // The snapshots due before `n`, as `advance` takes them.
-                self.snapshots_before(n);
+                self.snapshots_before(n, true);
             }
             // The events at `n`, by pieces: after a piece that left its
             // step unfinished, and between two events, ask `more`.

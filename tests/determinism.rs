@@ -47,6 +47,17 @@ fn snapshot(t: &Timeline) -> (ClusterView, String) {
     (ClusterView::of(t.sim()), FinalState::of(t.sim()).to_json())
 }
 
+/// A timeline of `s` whose snapshots may weigh three times what a whole
+/// copy of its cluster at 10 s weighs: past that, it lets half go.
+fn tight_timeline(s: &Scenario) -> Timeline {
+    let mut t = Timeline::new(s);
+    t.seek(SimTime(10_000));
+    let budget = 3 * Timeline::snapshot_weight_of(t.sim(), None);
+    let mut tight = Timeline::new(s);
+    tight.set_snapshot_budget(budget);
+    tight
+}
+
 #[test]
 fn snapshots_let_go_of_while_playing_are_freed_a_piece_at_a_time() {
     // Not a Kafka behaviour: the page's frames. Past its budget the timeline
@@ -54,11 +65,7 @@ fn snapshots_let_go_of_while_playing_are_freed_a_piece_at_a_time() {
     // froze a 200,000-partition page for tens of milliseconds, so playback
     // frees one per piece of its work, and what it plays is unchanged.
     let s = Scenario::parse(SCENARIO).unwrap();
-    let mut t = Timeline::new(&s);
-    t.seek(SimTime(10_000));
-    let budget = 3 * Timeline::snapshot_weight_of(t.sim(), None);
-    let mut small = Timeline::new(&s);
-    small.set_snapshot_budget(budget);
+    let mut small = tight_timeline(&s);
     let (mut most, mut one_by_one, mut last) = (0, 0, 0);
     while !small.run_within(SimTime(40_000), &mut || false) {
         let now = small.retired_count();
@@ -89,16 +96,11 @@ fn a_long_seek_and_a_copy_hold_no_snapshot_let_go_of() {
     // of it, 330 MiB, and the bench's next seek spent 40 ms freeing them).
     // A copy of a timeline carries none of what the original let go of.
     let s = Scenario::parse(SCENARIO).unwrap();
-    let mut t = Timeline::new(&s);
-    t.seek(SimTime(10_000));
-    let budget = 3 * Timeline::snapshot_weight_of(t.sim(), None);
-    let mut long = Timeline::new(&s);
-    long.set_snapshot_budget(budget);
+    let mut long = tight_timeline(&s);
     long.seek(SimTime(60_000));
     assert!(long.snapshot_count() <= 4, "{}", long.snapshot_count());
     assert_eq!(long.retired_count(), 0);
-    let mut playing = Timeline::new(&s);
-    playing.set_snapshot_budget(budget);
+    let mut playing = tight_timeline(&s);
     let mut most = 0;
     let mut copy = None;
     while !playing.run_within(SimTime(40_000), &mut || false) {

@@ -621,6 +621,11 @@ struct Bench<'h, 'e> {
 }
 
 impl Bench<'_, '_> {
+    /// [`floor_figures`] with this run's host and floor size.
+    fn floor_figures(&self, peak: u64, state: u64, wall_ms: f64) -> Vec<Figure> {
+        floor_figures(self.host, self.o.floor_chunk_bytes, peak, state, wall_ms)
+    }
+
     /// Bytes in use above the baseline (the state the benchmark built).
     fn state_bytes(&self) -> u64 {
         (self.host.bytes_in_use)().saturating_sub(self.baseline)
@@ -683,13 +688,7 @@ impl Bench<'_, '_> {
                 fig("virtual_ms", s.at.as_ms() as f64, "ms"),
                 fig("longest_moment_ms", s.longest_moment_ms, "ms"),
             ];
-            figures.extend(floor_figures(
-                self.host,
-                self.o.floor_chunk_bytes,
-                peak,
-                state,
-                wall,
-            ));
+            figures.extend(self.floor_figures(peak, state, wall));
             figures.extend(self.clone_figures(&sim));
             let m = self.measurement(
                 "startup",
@@ -826,13 +825,7 @@ impl Bench<'_, '_> {
             fig(mark_label.1, median(&virt_after_mark), "ms"),
             fig("longest_moment_ms", median(&longest), "ms"),
         ];
-        figures.extend(floor_figures(
-            self.host,
-            self.o.floor_chunk_bytes,
-            peak,
-            state,
-            wall,
-        ));
+        figures.extend(self.floor_figures(peak, state, wall));
         let m = self.measurement(name, inputs, runs, figures, ok, note);
         self.push(m);
     }
@@ -956,13 +949,7 @@ impl Bench<'_, '_> {
                 ),
             ];
             let state = self.state_bytes();
-            figures.extend(floor_figures(
-                self.host,
-                self.o.floor_chunk_bytes,
-                peak,
-                state,
-                wall,
-            ));
+            figures.extend(self.floor_figures(peak, state, wall));
             let mut inputs = self.inputs(o.brokers, partitions);
             inputs["steady_ms"] = json!(o.steady_ms);
             if traffic {
@@ -1145,13 +1132,7 @@ impl Bench<'_, '_> {
             fig("snapshots", tl.snapshot_count() as f64, "count"),
         ];
         let state = self.state_bytes();
-        figures.extend(floor_figures(
-            self.host,
-            self.o.floor_chunk_bytes,
-            peak,
-            state,
-            med,
-        ));
+        figures.extend(self.floor_figures(peak, state, med));
         let m = self.measurement(
             "seek",
             json!({"scenario": "default", "run_ms": o.seek_run_ms, "faults": faults, "seeks": o.seeks, "seed": o.seed}),

@@ -7,7 +7,7 @@
 //! snapshot of a simulation (the timeline's, or a benchmark's clone before a
 //! fault) costs a little per chunk instead of a whole copy; and a chunk holds
 //! its entries side by side, with none of a tree's per-node overhead. Walks
-//! over sorted keys (`visit_sorted`, `update_sorted`) search each key only
+//! over sorted keys (`replace_sorted`, `update_sorted`) search each key only
 //! after the previous one, and conditional writes (`get_mut_if`,
 //! `insert_with`) copy a chunk only when a value really changes.
 //!
@@ -247,21 +247,6 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         self.chunks.get(c)?.get(i).map(|(_, v)| v)
     }
 
-    /// [`CowMap::get_mut`] with a hint ([`CowMap::locate_hinted`]).
-    pub fn get_mut_hinted<Q>(
-        &mut self,
-        key: &Q,
-        hint: &std::cell::Cell<(usize, usize)>,
-    ) -> Option<&mut V>
-    where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
-    {
-        let (c, i) = self.locate_hinted(key, hint)?;
-        let chunk = self.chunks.get_mut(c)?;
-        Rc::make_mut(chunk).get_mut(i).map(|(_, v)| v)
-    }
-
     /// Change the value for `key` with `change`, then remove the entry if
     /// `change` returned `false`: one search for both. Returns whether
     /// there was an entry.
@@ -374,34 +359,15 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         }
     }
 
-    /// The values of `keys`, in ascending order, each given to `f` (`None`
-    /// for a key without one). The keys and the map are walked in step:
-    /// each key is looked for only in what follows the previous one (keys
-    /// out of order or repeated are still found, from the start again).
-    pub fn visit_sorted<'k, Q>(
-        &self,
-        keys: impl IntoIterator<Item = &'k Q>,
-        mut f: impl FnMut(Option<&V>),
-    ) where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized + 'k,
-    {
-        let mut at = (0, 0);
-        let mut prev: Option<&Q> = None;
-        for key in keys {
-            let found = self.seek(&mut at, prev, key);
-            prev = Some(key);
-            f(found.and_then(|(c, i)| self.chunks.get(c)?.get(i).map(|(_, v)| v)));
-        }
-    }
-
     /// For each of `keys`, in ascending order: `f` gets its value (`None`
     /// for a key without one) and may give a new one. A new value for a key
     /// with an entry replaces it there (its chunk copied first if shared;
     /// chunks with nothing replaced stay shared); the new values of keys
     /// without one are handed back with the key's place in `keys`, for the
-    /// caller to insert. Walked in step as [`CowMap::visit_sorted`]: one
-    /// walk instead of a visit and a search per replaced key.
+    /// caller to insert. The keys and the map are walked in step: each key
+    /// is looked for only in what follows the previous one (keys out of
+    /// order or repeated are still found, from the start again); one walk
+    /// instead of a search per key.
     pub fn replace_sorted<'k, Q>(
         &mut self,
         keys: impl IntoIterator<Item = &'k Q>,
@@ -438,7 +404,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     /// For each of `keys`, in ascending order, that has an entry: if
     /// `needs` says its value must change, `change` changes it (its chunk
     /// is copied first if shared; chunks with nothing to change stay
-    /// shared). Walked in step as [`CowMap::visit_sorted`].
+    /// shared). Walked in step as [`CowMap::replace_sorted`].
     pub fn update_sorted<'k, Q>(
         &mut self,
         keys: impl IntoIterator<Item = &'k Q>,
@@ -961,8 +927,9 @@ mod tests {
         }
         assert_eq!(m3.get(&9), Some(&3));
         let mut seen = Vec::new();
-        m3.visit_sorted([0u32, 1, 3, 4, 6, 5_997, 6_000, 2].iter(), |v| {
-            seen.push(v.copied())
+        m3.replace_sorted([0u32, 1, 3, 4, 6, 5_997, 6_000, 2].iter(), |v| {
+            seen.push(v.copied());
+            None
         });
         assert_eq!(
             seen,
@@ -979,7 +946,10 @@ mod tests {
         );
         // A key given twice in a row is found twice (and changed twice).
         let mut seen = Vec::new();
-        m3.visit_sorted([3u32, 3, 6, 6, 6].iter(), |v| seen.push(v.copied()));
+        m3.replace_sorted([3u32, 3, 6, 6, 6].iter(), |v| {
+            seen.push(v.copied());
+            None
+        });
         assert_eq!(seen, vec![Some(7); 5]);
         let mut m5 = m.clone();
         m5.update_sorted([9u32, 9, 12].iter(), |_| true, |v| *v += 100);
@@ -1175,7 +1145,8 @@ mod tests {
                     }
                 }
                 3 if step % 2 == 0 => {
-                    if let Some(v) = m.get_mut_hinted(&k, &hint) {
+                    let place = m.locate_hinted(&k, &hint);
+                    if let Some(v) = place.and_then(|p| m.get_mut_at(&k, p)) {
                         *v += 10;
                     }
                     if let Some(v) = want.get_mut(&k) {

@@ -1052,9 +1052,9 @@ impl Zk {
         self.counters.reads += 1;
         self.check_session(watch)?;
         let key = PathKey::from(path);
-        let node = self
-            .nodes
-            .get_hinted(&key, self.hint_of(&key))
+        // Found as `Zk::find` finds it; the watch is set only on a node.
+        let place = self
+            .place_of(&key, self.hint_of(&key))
             .ok_or(ZkError::NoNode)?;
         if let Some(s) = watch {
             self.data_watches
@@ -1062,7 +1062,7 @@ impl Zk {
                 .or_default()
                 .insert(s);
         }
-        Ok(node)
+        self.nodes.get_at(&key, place).ok_or(ZkError::NoNode)
     }
 
     /// [`Zk::get_node`] of a topic's partition's state znode

@@ -384,7 +384,7 @@ impl PartitionCache {
     }
 
     /// Every cached partition, in partition order.
-    pub fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &PartitionStateInfo)> {
+    pub fn iter(&self) -> impl Iterator<Item = (TopicPartition, &PartitionStateInfo)> {
         self.map.iter().map(|(tp, p)| (tp, &**p))
     }
 
@@ -471,8 +471,8 @@ impl MetadataMemo {
         }
         let mut named = partitions.iter().map(|p| &p.tp).peekable();
         base.map.iter().all(|(tp, _)| {
-            while named.next_if(|n| *n < tp).is_some() {}
-            named.next_if(|n| *n == tp).is_some()
+            while named.next_if(|n| **n < tp).is_some() {}
+            named.next_if(|n| **n == tp).is_some()
         })
     }
 

@@ -5,7 +5,11 @@
 //! with no gaps, so a partition's entry is found by its number, not searched
 //! for: the topics are a short sorted list (the last one used is tried
 //! first), and each topic's entries sit in numbered chunks of
-//! [`SLOTS`] slots, chunk `p / SLOTS`, slot `p % SLOTS`. A lookup is a
+//! [`SLOTS`] slots, chunk `p / SLOTS`, slot `p % SLOTS`. A slot holds the
+//! value alone: its key is the topic's, the chunk's number and the slot's
+//! place, made again when the map is walked (the walks yield owned keys, a
+//! reference count's increment each; a stored key cost 16 bytes an entry, a
+//! fifth of the controller's and the metadata caches' maps). A lookup is a
 //! topic comparison and two indexings, wherever the last lookup was (a
 //! [`CowMap`](crate::cow_map::CowMap) searches: fast for walks in key order,
 //! a binary search in a chunk of 48 for the controller's walks broker by
@@ -29,8 +33,10 @@ use std::rc::Rc;
 pub const SLOTS: usize = 32;
 
 /// One chunk's slots, `p % SLOTS` for partition `p`; no longer than its
-/// highest entry needs (a topic of three partitions holds three slots).
-type Slots<V> = Vec<Option<(TopicPartition, V)>>;
+/// highest entry needs (a topic of three partitions holds three slots). A
+/// slot holds the value only: its key is the topic's and the chunk's number
+/// and the slot's place (made again when the map is walked).
+type Slots<V> = Vec<Option<V>>;
 
 /// One topic's entries: (chunk number, its slots), by chunk number. No
 /// chunk is empty, and no topic is kept without a chunk.
@@ -134,12 +140,12 @@ impl<V: Clone> PartitionMap<V> {
         Some((t, c, s))
     }
 
-    fn at(&self, (t, c, s): At) -> Option<&(TopicPartition, V)> {
+    fn at(&self, (t, c, s): At) -> Option<&V> {
         self.topics.get(t)?.chunks.get(c)?.1.get(s)?.as_ref()
     }
 
     /// The entry at `at`, to change (its chunk copied first if shared).
-    fn at_mut(&mut self, (t, c, s): At) -> Option<&mut (TopicPartition, V)> {
+    fn at_mut(&mut self, (t, c, s): At) -> Option<&mut V> {
         let (_, slots) = self.topics.get_mut(t)?.chunks.get_mut(c)?;
         Rc::make_mut(slots).get_mut(s)?.as_mut()
     }
@@ -147,7 +153,7 @@ impl<V: Clone> PartitionMap<V> {
     /// The value for `key`.
     #[inline]
     pub fn get(&self, key: &TopicPartition) -> Option<&V> {
-        self.at(self.locate(key)?).map(|(_, v)| v)
+        self.at(self.locate(key)?)
     }
 
     /// Whether `key` has a value.
@@ -159,7 +165,7 @@ impl<V: Clone> PartitionMap<V> {
     /// copy of the map shares it).
     pub fn get_mut(&mut self, key: &TopicPartition) -> Option<&mut V> {
         let at = self.locate(key)?;
-        self.at_mut(at).map(|(_, v)| v)
+        self.at_mut(at)
     }
 
     /// The value for `key`, to change, only if `needs` says the present one
@@ -170,10 +176,10 @@ impl<V: Clone> PartitionMap<V> {
         needs: impl FnOnce(&V) -> bool,
     ) -> Option<&mut V> {
         let at = self.locate(key)?;
-        if !self.at(at).is_some_and(|(_, v)| needs(v)) {
+        if !self.at(at).is_some_and(needs) {
             return None;
         }
-        self.at_mut(at).map(|(_, v)| v)
+        self.at_mut(at)
     }
 
     /// Set `key`'s value to what `make` returns from the present one
@@ -186,10 +192,10 @@ impl<V: Clone> PartitionMap<V> {
     ) -> bool {
         match self.locate(key) {
             Some(at) => {
-                let Some(v) = make(self.at(at).map(|(_, v)| v)) else {
+                let Some(v) = make(self.at(at)) else {
                     return false;
                 };
-                if let Some((_, old)) = self.at_mut(at) {
+                if let Some(old) = self.at_mut(at) {
                     *old = v;
                 }
                 true
@@ -242,9 +248,9 @@ impl<V: Clone> PartitionMap<V> {
             return slots
                 .get_mut(s)
                 .and_then(Option::as_mut)
-                .map(|(_, v)| std::mem::replace(v, value));
+                .map(|v| std::mem::replace(v, value));
         }
-        put(slots, s, (key, value));
+        put(slots, s, value);
         self.len += 1;
         None
     }
@@ -255,11 +261,11 @@ impl<V: Clone> PartitionMap<V> {
         let ((t, c, s), held) = self.slot_for_insert(&key);
         let slots = Rc::make_mut(&mut self.topics[t].chunks[c].1);
         if !held {
-            put(slots, s, (key, make()));
+            put(slots, s, make());
             self.len += 1;
         }
         match &mut slots[s] {
-            Some((_, v)) => v,
+            Some(v) => v,
             None => unreachable_slot(),
         }
     }
@@ -274,7 +280,7 @@ impl<V: Clone> PartitionMap<V> {
         let entries = self.topics.get_mut(t)?;
         let (_, slots) = entries.chunks.get_mut(c)?;
         let slots = Rc::make_mut(slots);
-        let (_, old) = slots.get_mut(s)?.take()?;
+        let old = slots.get_mut(s)?.take()?;
         self.len -= 1;
         while slots.last().is_some_and(Option::is_none) {
             slots.pop();
@@ -296,7 +302,7 @@ impl<V: Clone> PartitionMap<V> {
     /// The entries from `key` on (every entry whose key is not less), in
     /// key order: where a walk a slice at a time goes on.
     pub fn iter_from(&self, key: &TopicPartition) -> Iter<'_, V> {
-        let (t, c, s) = match self.topic_position(&key.topic) {
+        let at = match self.topic_position(&key.topic) {
             Ok(t) => {
                 let (n, s) = split(key.partition);
                 match self.topics.get(t).map(|e| e.chunk_position(n)) {
@@ -307,16 +313,8 @@ impl<V: Clone> PartitionMap<V> {
             }
             Err(t) => (t, 0, 0),
         };
-        let Some(first) = self.topics.get(t) else {
-            return Iter::new(&[]);
-        };
-        let later = self.topics.get(t + 1..).unwrap_or(&[]);
-        let mut iter = Iter::new(later);
-        let chunks = first.chunks.get(c..).unwrap_or(&[]);
-        if let Some(((_, slots), rest)) = chunks.split_first() {
-            iter.front = slots.get(s..).unwrap_or(&[]).iter();
-            iter.rest = rest.iter();
-        }
+        let mut iter = self.iter();
+        iter.front = iter.settled(at);
         iter
     }
 
@@ -335,14 +333,14 @@ impl<V: Clone> PartitionMap<V> {
             None => self.iter(),
         };
         for (k, v) in it.by_ref().take(slice.map_or(usize::MAX, |n| n.max(1))) {
-            f(k, v);
+            f(&k, v);
         }
-        at.0 = it.next().map(|(k, _)| k.clone());
+        at.0 = it.next().map(|(k, _)| k);
         at.0.is_none()
     }
 
     /// Every key in order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &TopicPartition> + Clone {
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = TopicPartition> + Clone + '_ {
         self.iter().map(|(k, _)| k)
     }
 
@@ -356,7 +354,7 @@ impl<V: Clone> PartitionMap<V> {
         let gone: Vec<TopicPartition> = self
             .iter()
             .filter(|(k, v)| !keep(k, v))
-            .map(|(k, _)| k.clone())
+            .map(|(k, _)| k)
             .collect();
         for k in gone {
             self.remove(&k);
@@ -370,14 +368,17 @@ impl<V: Clone> PartitionMap<V> {
             return self.len;
         };
         self.unshared_chunks(other)
-            .map(|slots| slots.iter().filter(|s| s.is_some()).count())
+            .map(|(_, _, slots)| slots.iter().filter(|s| s.is_some()).count())
             .sum()
     }
 
     /// This map's chunks that `old` does not share (compared by identity),
-    /// in key order: one walk of both maps' topics and chunk numbers side
-    /// by side.
-    fn unshared_chunks<'a>(&'a self, old: &'a Self) -> impl Iterator<Item = &'a Slots<V>> + 'a {
+    /// with their topics and numbers, in key order: one walk of both maps'
+    /// topics and chunk numbers side by side.
+    fn unshared_chunks<'a>(
+        &'a self,
+        old: &'a Self,
+    ) -> impl Iterator<Item = (&'a Topic, u32, &'a Slots<V>)> + 'a {
         let mut old_topics = old.topics.iter().peekable();
         self.topics.iter().flat_map(move |t| {
             while old_topics.next_if(|o| o.topic < t.topic).is_some() {}
@@ -392,7 +393,7 @@ impl<V: Clone> PartitionMap<V> {
                 let shared = old_chunks
                     .peek()
                     .is_some_and(|(m, o)| m == n && Rc::ptr_eq(o, slots));
-                (!shared).then_some(&**slots)
+                (!shared).then_some((&t.topic, *n, &**slots))
             })
         })
     }
@@ -408,9 +409,11 @@ impl<V: Clone> PartitionMap<V> {
     pub fn changed_from<'a>(
         &'a self,
         old: &'a Self,
-    ) -> impl Iterator<Item = (&'a TopicPartition, &'a V)> + 'a {
-        self.unshared_chunks(old)
-            .flat_map(|slots| slots.iter().flatten().map(|(k, v)| (k, v)))
+    ) -> impl Iterator<Item = (TopicPartition, &'a V)> + 'a {
+        self.unshared_chunks(old).flat_map(|(topic, n, slots)| {
+            (slots.iter().enumerate())
+                .filter_map(move |(s, v)| Some((key_of(topic, n, s), v.as_ref()?)))
+        })
     }
 
     /// How many chunks.
@@ -439,7 +442,7 @@ impl<V: Clone> PartitionMap<V> {
                 .is_some_and(|t| t.topic.cmp(&k.topic).is_eq());
             if let (true, Some((c, slots))) = (same_topic, chunk.as_mut()) {
                 if *c == n {
-                    put(slots, s, (k, v));
+                    put(slots, s, v);
                     continue;
                 }
             }
@@ -453,7 +456,7 @@ impl<V: Clone> PartitionMap<V> {
                 });
             }
             let mut slots = Vec::with_capacity(SLOTS);
-            put(&mut slots, s, (k, v));
+            put(&mut slots, s, v);
             chunk = Some((n, slots));
         }
         if let (Some((c, slots)), Some(t)) = (chunk.take(), m.topics.last_mut()) {
@@ -467,7 +470,7 @@ impl<V: Clone> PartitionMap<V> {
 /// whole chunk's room at once: a topic's partitions are mostly added in
 /// order, one slot at a time).
 #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-fn put<V>(slots: &mut Slots<V>, s: usize, entry: (TopicPartition, V)) {
+fn put<V>(slots: &mut Slots<V>, s: usize, entry: V) {
     if s == slots.len() && slots.len() < slots.capacity() {
         slots.push(Some(entry));
         return;
@@ -476,7 +479,7 @@ fn put<V>(slots: &mut Slots<V>, s: usize, entry: (TopicPartition, V)) {
 }
 
 /// [`put`] when the slots must grow or the slot is not the next one.
-fn put_slow<V>(slots: &mut Slots<V>, s: usize, entry: (TopicPartition, V)) {
+fn put_slow<V>(slots: &mut Slots<V>, s: usize, entry: V) {
     if s == slots.len() {
         slots.reserve_exact(SLOTS.saturating_sub(slots.len()).max(1));
         slots.push(Some(entry));
@@ -500,30 +503,25 @@ fn unreachable_slot() -> ! {
     panic!("PartitionMap: a slot just filled is empty")
 }
 
-type SlotIter<'a, V> = std::slice::Iter<'a, Option<(TopicPartition, V)>>;
-type ChunkIter<'a, V> = std::slice::Iter<'a, (u32, Rc<Slots<V>>)>;
-/// A topic's chunks.
-type ChunksOfTopic<'a, V> = fn(&'a TopicEntries<V>) -> ChunkIter<'a, V>;
-/// Every chunk, topic after topic.
-type Chunks<'a, V> = std::iter::FlatMap<
-    std::slice::Iter<'a, TopicEntries<V>>,
-    ChunkIter<'a, V>,
-    ChunksOfTopic<'a, V>,
->;
+/// The key of slot `s` of chunk `n` of `topic`.
+#[inline]
+fn key_of(topic: &Topic, n: u32, s: usize) -> TopicPartition {
+    TopicPartition {
+        topic: topic.clone(),
+        partition: n * SLOTS as u32 + s as u32,
+    }
+}
+
 /// The entries of a [`PartitionMap`] in key order, both ways: the slots of
-/// its chunks one after another, the empty ones skipped.
+/// its chunks one after another, the empty ones skipped, each entry's key
+/// made from its topic, chunk and slot.
 #[derive(Clone)]
 pub struct Iter<'a, V> {
-    /// The rest of the chunk being read from the front.
-    front: SlotIter<'a, V>,
-    /// The chunks of the front's topic after its chunk, read before
-    /// `chunks` (empty unless the walk started inside a topic:
-    /// [`PartitionMap::iter_from`]).
-    rest: ChunkIter<'a, V>,
-    /// The chunks between the front's and the back's.
-    chunks: Chunks<'a, V>,
-    /// The rest of the chunk being read from the back.
-    back: SlotIter<'a, V>,
+    topics: &'a [TopicEntries<V>],
+    /// The next slot from the front, settled (see [`Iter::settled`]).
+    front: At,
+    /// The slot after the next one from the back, settled.
+    back: At,
 }
 
 impl<V> std::fmt::Debug for Iter<'_, V> {
@@ -534,62 +532,96 @@ impl<V> std::fmt::Debug for Iter<'_, V> {
 
 impl<'a, V> Iter<'a, V> {
     fn new(topics: &'a [TopicEntries<V>]) -> Self {
-        let chunks_of: ChunksOfTopic<'a, V> = |e| e.chunks.iter();
+        let end = (topics.len(), 0, 0);
         Iter {
-            front: [].iter(),
-            rest: [].iter(),
-            chunks: topics.iter().flat_map(chunks_of),
-            back: [].iter(),
+            topics,
+            front: (0, 0, 0),
+            back: end,
+        }
+        .settle_front()
+    }
+
+    fn settle_front(mut self) -> Self {
+        self.front = self.settled(self.front);
+        self
+    }
+
+    /// `at` as one place has one name: a slot that exists, or the first of
+    /// the next chunk (or topic) past its chunk's slots, or the end
+    /// `(topics, 0, 0)`. No chunk is empty and no topic is without a chunk,
+    /// so the next chunk's first slot exists.
+    fn settled(&self, (t, c, s): At) -> At {
+        let end = (self.topics.len(), 0, 0);
+        let Some(e) = self.topics.get(t) else {
+            return end;
+        };
+        match e.chunks.get(c) {
+            Some((_, slots)) if s < slots.len() => (t, c, s),
+            Some(_) if c + 1 < e.chunks.len() => (t, c + 1, 0),
+            _ if t + 1 < self.topics.len() => (t + 1, 0, 0),
+            _ => end,
         }
     }
 }
 
 impl<'a, V> Iterator for Iter<'a, V> {
-    type Item = (&'a TopicPartition, &'a V);
+    type Item = (TopicPartition, &'a V);
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            match self.front.next() {
-                Some(Some((k, v))) => return Some((k, v)),
-                Some(None) => {}
-                None => match self.rest.next().or_else(|| self.chunks.next()) {
-                    Some((_, slots)) => self.front = slots.iter(),
-                    None => {
-                        return self
-                            .back
-                            .by_ref()
-                            .find_map(|slot| slot.as_ref().map(|(k, v)| (k, v)));
-                    }
-                },
+        while self.front != self.back {
+            let (t, c, s) = self.front;
+            let e = self.topics.get(t)?;
+            let (n, slots) = e.chunks.get(c)?;
+            // The walk from the front ends inside this chunk if the back is in it.
+            let end = if (self.back.0, self.back.1) == (t, c) {
+                self.back.2
+            } else {
+                slots.len()
+            };
+            let found = (slots.get(s..end).unwrap_or(&[]).iter())
+                .position(Option::is_some)
+                .map(|i| s + i);
+            match found {
+                Some(i) => {
+                    self.front = self.settled((t, c, i + 1));
+                    let v = slots.get(i)?.as_ref()?;
+                    return Some((key_of(&e.topic, *n, i), v));
+                }
+                None => self.front = self.settled((t, c, end.max(slots.len()))),
             }
         }
+        None
     }
 }
 
 impl<V> DoubleEndedIterator for Iter<'_, V> {
     fn next_back(&mut self) -> Option<Self::Item> {
-        loop {
-            match self.back.next_back() {
-                Some(Some((k, v))) => return Some((k, v)),
-                Some(None) => {}
-                None => match self.chunks.next_back().or_else(|| self.rest.next_back()) {
-                    Some((_, slots)) => self.back = slots.iter(),
-                    None => {
-                        return self
-                            .front
-                            .by_ref()
-                            .rev()
-                            .find_map(|slot| slot.as_ref().map(|(k, v)| (k, v)));
-                    }
-                },
+        while self.front != self.back {
+            let (t, c, s) = self.back;
+            let (t, c, s) = if s > 0 {
+                (t, c, s - 1)
+            } else if c > 0 {
+                let slots = &self.topics.get(t)?.chunks.get(c - 1)?.1;
+                (t, c - 1, slots.len().checked_sub(1)?)
+            } else {
+                let e = self.topics.get(t.checked_sub(1)?)?;
+                let c = e.chunks.len().checked_sub(1)?;
+                (t - 1, c, e.chunks.get(c)?.1.len().checked_sub(1)?)
+            };
+            self.back = (t, c, s);
+            let e = self.topics.get(t)?;
+            let (n, slots) = e.chunks.get(c)?;
+            if let Some(v) = slots.get(s)?.as_ref() {
+                return Some((key_of(&e.topic, *n, s), v));
             }
         }
+        None
     }
 }
 
 impl<'a, V: Clone> IntoIterator for &'a PartitionMap<V> {
-    type Item = (&'a TopicPartition, &'a V);
+    type Item = (TopicPartition, &'a V);
     type IntoIter = Iter<'a, V>;
     fn into_iter(self) -> Iter<'a, V> {
         self.iter()
@@ -664,10 +696,16 @@ mod tests {
 
     fn assert_same(m: &PartitionMap<u64>, b: &BTreeMap<TopicPartition, u64>) {
         assert_eq!(m.len(), b.len());
-        assert!(m.iter().eq(b.iter()));
-        assert!(m.iter().rev().eq(b.iter().rev()));
+        assert!(m.iter().eq(b.iter().map(|(k, v)| (k.clone(), v))));
+        assert!(m
+            .iter()
+            .rev()
+            .eq(b.iter().rev().map(|(k, v)| (k.clone(), v))));
         assert_eq!(m.is_empty(), b.is_empty());
-        assert_eq!(m.iter().next(), b.iter().next());
+        assert_eq!(
+            m.iter().next(),
+            b.iter().next().map(|(k, v)| (k.clone(), v))
+        );
     }
 
     /// Random inserts, removals and changes (each kind of update) do to the
@@ -796,8 +834,8 @@ mod tests {
             }
             let found: BTreeSet<&TopicPartition> = got.iter().map(|(k, _)| k).collect();
             for (k, v) in m.iter() {
-                if before.get(k) != Some(v) {
-                    assert!(found.contains(k), "{k:?} changed and was not found");
+                if before.get(&k) != Some(v) {
+                    assert!(found.contains(&k), "{k:?} changed and was not found");
                 }
             }
             assert!(got.len() <= touched.len() * SLOTS);
@@ -887,10 +925,12 @@ mod tests {
         }
         froms.push(TopicPartition::new("orders", u32::MAX));
         for from in &froms {
-            let want: Vec<(&TopicPartition, &u64)> = b.range(from.clone()..).collect();
-            assert!(m.iter_from(from).eq(want.iter().copied()), "from {from:?}");
+            let want: Vec<(TopicPartition, &u64)> = (b.range(from.clone()..))
+                .map(|(k, v)| (k.clone(), v))
+                .collect();
+            assert!(m.iter_from(from).eq(want.iter().cloned()), "from {from:?}");
             assert!(
-                m.iter_from(from).rev().eq(want.iter().rev().copied()),
+                m.iter_from(from).rev().eq(want.iter().rev().cloned()),
                 "back from {from:?}"
             );
         }

@@ -324,7 +324,7 @@ impl KafkaController {
             if !a.contains(&id) || a.len() <= 1 {
                 continue;
             }
-            let Some(l) = self.ctx.leadership.get(tp) else {
+            let Some(l) = self.ctx.leadership.get(&tp) else {
                 continue;
             };
             if self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()) {

@@ -79,8 +79,13 @@ impl ControllerContext {
     }
 
     /// Partitions of one topic, in partition order.
-    pub fn partitions_of<'a>(&'a self, topic: &'a str) -> impl Iterator<Item = &'a TopicPartition> {
-        self.assignments.keys().filter(move |tp| tp.topic == topic)
+    pub fn partitions_of<'a>(
+        &'a self,
+        topic: &'a str,
+    ) -> impl Iterator<Item = TopicPartition> + 'a {
+        (self.assignments.iter_from(&TopicPartition::new(topic, 0)))
+            .map(|(tp, _)| tp)
+            .take_while(move |tp| tp.topic == topic)
     }
 }
 
@@ -110,7 +115,7 @@ mod tests {
         let old: crate::cow_map::CowMap<TopicPartition, Vec<BrokerId>> =
             crate::cow_map::CowMap::from_sorted(model.clone());
         assert_eq!(format!("{:?}", ctx.assignments), format!("{old:?}"));
-        let entries: Vec<(&TopicPartition, &BrokerIds)> = ctx.assignments.iter().collect();
+        let entries: Vec<(TopicPartition, &BrokerIds)> = ctx.assignments.iter().collect();
         let json = serde_json::to_string(&entries).expect("serializes");
         assert_eq!(json, serde_json::to_string(&model).expect("serializes"));
         let back: Vec<(TopicPartition, BrokerIds)> = serde_json::from_str(&json).expect("reads");

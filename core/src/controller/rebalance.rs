@@ -197,7 +197,7 @@ impl KafkaController {
             };
             let e = out.entry(preferred).or_default();
             e.1 += 1;
-            if let Some(l) = self.ctx.leadership.get(tp) {
+            if let Some(l) = self.ctx.leadership.get(&tp) {
                 if l.leader != Some(preferred) {
                     e.0.push(tp.clone());
                 }

@@ -154,8 +154,8 @@ impl KafkaController {
             let mut to = Vec::new();
             let done = ctx.assignments.walk_slice(&mut run.at, slice, |tp, rs| {
                 let ls = leadership.get_or_insert_with(|| ctx.leadership.iter_from(tp).peekable());
-                while ls.next_if(|(k, _)| *k < tp).is_some() {}
-                let Some(l) = ls.next_if(|(k, _)| *k == tp).map(|(_, l)| l) else {
+                while ls.next_if(|(k, _)| k < tp).is_some() {}
+                let Some(l) = ls.next_if(|(k, _)| k == tp).map(|(_, l)| l) else {
                     return;
                 };
                 to.clear();

@@ -240,10 +240,10 @@ impl ReplicaStates {
     }
 
     /// Every replica's state in (partition, broker) order.
-    pub fn iter(&self) -> impl Iterator<Item = ((&TopicPartition, BrokerId), ReplicaState)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = ((TopicPartition, BrokerId), ReplicaState)> + '_ {
         self.0
             .iter()
-            .flat_map(|(tp, r)| r.iter().map(move |(b, s)| ((tp, b), s)))
+            .flat_map(|(tp, r)| r.iter().map(move |(b, s)| ((tp.clone(), b), s)))
     }
 }
 

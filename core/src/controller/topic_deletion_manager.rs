@@ -135,7 +135,7 @@ impl KafkaController {
         self.ctx
             .partitions_of(topic)
             .flat_map(|tp| {
-                self.ctx.assignments[tp]
+                self.ctx.assignments[&tp]
                     .iter()
                     .map(move |r| (tp.clone(), *r))
             })
@@ -144,7 +144,7 @@ impl KafkaController {
 
     /// `onTopicDeletion`.
     fn on_topic_deletion(&mut self, env: &mut Env<'_>, topic: &str) -> Result<(), ControllerError> {
-        let parts: Vec<TopicPartition> = self.ctx.partitions_of(topic).cloned().collect();
+        let parts: Vec<TopicPartition> = self.ctx.partitions_of(topic).collect();
         if !self.ctx.topics_with_deletion_started.contains(topic) {
             self.handle_partition_state_changes(
                 env,

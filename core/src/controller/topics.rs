@@ -26,7 +26,7 @@ impl KafkaController {
         // copy of the sort into the page's .wasm.
         let mut replicas: BTreeMap<u32, Vec<BrokerId>> = BTreeMap::new();
         for tp in self.ctx.partitions_of(topic) {
-            replicas.insert(tp.partition, self.ctx.assignments[tp].to_vec());
+            replicas.insert(tp.partition, self.ctx.assignments[&tp].to_vec());
         }
         let mut reassigning: BTreeMap<u32, Reassignment> = BTreeMap::new();
         for (tp, r) in self.ctx.reassigning.iter() {
@@ -60,7 +60,7 @@ impl KafkaController {
         env: &mut Env<'_>,
         topic: &str,
     ) -> Result<(), ControllerError> {
-        let known: BTreeSet<TopicPartition> = self.ctx.partitions_of(topic).cloned().collect();
+        let known: BTreeSet<TopicPartition> = self.ctx.partitions_of(topic).collect();
         let before = self.ctx.assignments.clone();
         let all = self.read_topic_assignment(env, topic)?;
         let added: Vec<TopicPartition> = all.into_iter().filter(|tp| !known.contains(tp)).collect();

@@ -929,11 +929,11 @@ impl Observer {
             let mut cached = BTreeMap::new();
             for (tp, p) in b.metadata.partitions.iter() {
                 let Some(generation) =
-                    generation_of(&self.topics, &self.partitions, tp, p.leader_epoch)
+                    generation_of(&self.topics, &self.partitions, &tp, p.leader_epoch)
                 else {
                     continue;
                 };
-                if let Some((ce, le, _)) = seen.cached.get(tp).filter(|(_, _, g)| *g == generation)
+                if let Some((ce, le, _)) = seen.cached.get(&tp).filter(|(_, _, g)| *g == generation)
                 {
                     if p.leader_epoch < *le || p.controller_epoch < *ce {
                         out.find(

@@ -533,7 +533,7 @@ fn each_liveness_property_catches_a_wedged_cluster() {
         .metadata
         .partitions
         .iter()
-        .filter(|(tp, _)| **tp != tp1)
+        .filter(|(tp, _)| *tp != tp1)
         .map(|(_, p)| p.clone())
         .collect();
     let mut fresh = crate::broker::Broker::new(other);

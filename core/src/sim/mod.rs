@@ -996,7 +996,9 @@ impl Sim {
 
     /// When each partition's state znode last changed, in partition order
     /// (what [`crate::summary::SummaryCache`] follows incrementally).
-    pub fn state_changes(&self) -> impl Iterator<Item = (&crate::ids::TopicPartition, SimTime)> {
+    pub fn state_changes(
+        &self,
+    ) -> impl Iterator<Item = (crate::ids::TopicPartition, SimTime)> + '_ {
         self.state_znodes.iter().map(|(tp, s)| (tp, s.changed_at))
     }
 
@@ -1015,7 +1017,7 @@ impl Sim {
     pub fn state_changes_since<'a>(
         &'a self,
         mark: Option<&'a StateMark>,
-    ) -> Box<dyn Iterator<Item = (&'a crate::ids::TopicPartition, SimTime)> + 'a> {
+    ) -> Box<dyn Iterator<Item = (crate::ids::TopicPartition, SimTime)> + 'a> {
         match mark {
             Some(m) => Box::new(
                 self.state_znodes

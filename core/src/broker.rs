@@ -128,6 +128,12 @@ impl From<&[BrokerId]> for ReplicaIds {
     }
 }
 
+impl From<Vec<BrokerId>> for ReplicaIds {
+    fn from(from: Vec<BrokerId>) -> ReplicaIds {
+        ReplicaIds::from(&from[..])
+    }
+}
+
 impl FromIterator<BrokerId> for ReplicaIds {
     fn from_iter<I: IntoIterator<Item = BrokerId>>(iter: I) -> ReplicaIds {
         let v: BrokerIds = iter.into_iter().collect();

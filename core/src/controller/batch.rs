@@ -93,9 +93,9 @@ pub fn partition_info(
         controller_epoch: l.controller_epoch,
         leader: l.leader.map_or(NO_LEADER, |b| b.0 as i32),
         leader_epoch: l.leader_epoch,
-        isr: l.isr.clone(),
+        isr: crate::broker::ReplicaIds::from(&l.isr[..]),
         zk_version: l.zk_version,
-        replicas: replicas.clone(),
+        replicas: crate::broker::ReplicaIds::from(&replicas[..]),
         is_new,
     }
 }
@@ -114,9 +114,9 @@ fn is_partition_info(
     info.controller_epoch == l.controller_epoch
         && info.leader == leader
         && info.leader_epoch == l.leader_epoch
-        && info.isr == l.isr
+        && info.isr[..] == l.isr[..]
         && info.zk_version == l.zk_version
-        && info.replicas == *replicas
+        && info.replicas[..] == replicas[..]
         && info.is_new == is_new
 }
 
@@ -843,7 +843,7 @@ mod tests {
         v.zk_version -= 1;
         variants.push(v);
         let mut v = base.clone();
-        v.replicas = BrokerIds::from(&[BrokerId(1), BrokerId(3), BrokerId(2)][..]);
+        v.replicas = crate::broker::ReplicaIds::from(&[BrokerId(1), BrokerId(3), BrokerId(2)][..]);
         variants.push(v);
         let mut v = base.clone();
         v.is_new = true;

@@ -1,7 +1,7 @@
 //! Controller-to-broker requests (ControllerChannelManager and
 //! ControllerBrokerRequestBatch in Kafka).
 
-use super::election::BrokerIds;
+use crate::broker::ReplicaIds;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -32,13 +32,14 @@ pub struct PartitionStateInfo {
     pub leader: i32,
     /// The leader epoch.
     pub leader_epoch: i32,
-    /// The in-sync replicas (kept in place up to six: no allocation per
-    /// request entry; serializes as a list).
-    pub isr: BrokerIds,
+    /// The in-sync replicas (kept in place up to three, in 16 bytes: no
+    /// allocation per request entry for the usual replication factors;
+    /// serializes as a list).
+    pub isr: ReplicaIds,
     /// The state znode's version.
     pub zk_version: i32,
-    /// The assigned replicas, preferred first (in place up to six).
-    pub replicas: BrokerIds,
+    /// The assigned replicas, preferred first (in place up to three).
+    pub replicas: ReplicaIds,
     /// Whether the replica is new (LeaderAndIsr only).
     pub is_new: bool,
 }

@@ -68,11 +68,13 @@ pub struct LocalPartition {
     pub view: LeaderView,
 }
 
-/// A hosted replica's short list of broker ids (its ISR, its assigned
-/// replicas): up to three in place, in 16 bytes; a longer list goes to the
-/// heap. Reads as a slice, and compares, prints and serializes as a list,
-/// as [`BrokerIds`] does (which keeps six in place, in 32 bytes: the
-/// controller's elections build longer lists).
+/// A short list of broker ids held per partition (a hosted replica's ISR
+/// and assigned replicas, a request's or a metadata cache's, the
+/// controller's assignments and the ISR of its leaderships): up to three
+/// in place, in 16 bytes; a longer list goes to the heap. Reads as a
+/// slice, and compares, prints and serializes as a list, as [`BrokerIds`]
+/// does (which keeps six in place, in 32 bytes: the controller's elections
+/// work on it, where lists of a reassignment's replicas are common).
 #[derive(Clone)]
 pub struct ReplicaIds(IdsRepr);
 
@@ -91,6 +93,26 @@ impl ReplicaIds {
             len: 0,
             ids: [BrokerId(0); 3],
         })
+    }
+}
+
+impl ReplicaIds {
+    /// `id` added at the end.
+    pub fn push(&mut self, id: BrokerId) {
+        match &mut self.0 {
+            IdsRepr::Inline { len, ids } => match ids.get_mut(usize::from(*len)) {
+                Some(free) => {
+                    *free = id;
+                    *len += 1;
+                }
+                None => {
+                    let mut v = ids.to_vec();
+                    v.push(id);
+                    self.0 = IdsRepr::Heap(Box::new(v));
+                }
+            },
+            IdsRepr::Heap(v) => v.push(id),
+        }
     }
 }
 
@@ -125,6 +147,12 @@ impl From<&[BrokerId]> for ReplicaIds {
             }
             None => ReplicaIds(IdsRepr::Heap(Box::new(from.to_vec()))),
         }
+    }
+}
+
+impl From<BrokerIds> for ReplicaIds {
+    fn from(from: BrokerIds) -> ReplicaIds {
+        ReplicaIds::from(&from[..])
     }
 }
 

@@ -225,7 +225,6 @@ pub fn isr_stray(leader: Option<BrokerId>, isr: &[BrokerId], ar: &[BrokerId]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controller::election::BrokerIds;
 
     fn state(leader_epoch: i32) -> LeaderIsr {
         LeaderIsr {
@@ -233,7 +232,7 @@ mod tests {
             leader_epoch,
             isr: [BrokerId(1), BrokerId(2)]
                 .into_iter()
-                .collect::<BrokerIds>(),
+                .collect::<crate::broker::ReplicaIds>(),
             zk_version: 0,
             controller_epoch: 1,
         }

@@ -20,7 +20,7 @@ pub struct LeaderIsr {
     pub leader_epoch: i32,
     /// The in-sync replicas, in ISR order (in place up to six; compares,
     /// prints and serializes as a list).
-    pub isr: crate::controller::election::BrokerIds,
+    pub isr: crate::broker::ReplicaIds,
     /// The state znode's data version.
     pub zk_version: i32,
     /// The controller epoch that wrote it.
@@ -632,7 +632,8 @@ fn decode_partition_state_json(data: &str, zk_version: i32) -> Option<LeaderIsr>
         .as_array()?
         .iter()
         .map(|b| b.as_u64().and_then(|n| u32::try_from(n).ok()).map(BrokerId))
-        .collect::<Option<crate::controller::election::BrokerIds>>()?;
+        .collect::<Option<crate::controller::election::BrokerIds>>()?
+        .into();
     Some(LeaderIsr {
         leader: u32::try_from(leader).ok().map(BrokerId),
         leader_epoch: i32::try_from(v.get("leader_epoch")?.as_i64()?).ok()?,
@@ -763,7 +764,7 @@ mod fast {
             Some(LeaderIsr {
                 leader: u32::try_from(leader).ok().map(BrokerId),
                 leader_epoch: i32::try_from(leader_epoch).ok()?,
-                isr,
+                isr: isr.into(),
                 zk_version,
                 controller_epoch: i32::try_from(controller_epoch).ok()?,
             })
@@ -1121,7 +1122,7 @@ mod tests {
             encode_partition_state(&LeaderIsr {
                 leader: None,
                 leader_epoch: 0,
-                isr: crate::controller::election::BrokerIds::new(),
+                isr: crate::broker::ReplicaIds::new(),
                 zk_version: 0,
                 controller_epoch: 1,
             }),

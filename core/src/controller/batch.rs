@@ -10,7 +10,6 @@ use super::channel::{
     PartitionStateInfo, RequestBody, SharedState, LEADER_DURING_DELETE, NO_LEADER,
 };
 use super::context::{ControllerContext, LeaderIsr};
-use super::election::BrokerIds;
 use super::{Env, RequestDraft};
 use crate::ids::{BrokerId, TopicPartition};
 use std::collections::{BTreeMap, BTreeSet};
@@ -77,7 +76,7 @@ enum Sending {
 const BY_ID: u32 = 4096;
 
 /// No replicas (a partition with no assignment).
-pub static NO_REPLICAS: BrokerIds = BrokerIds::new();
+pub static NO_REPLICAS: crate::broker::ReplicaIds = crate::broker::ReplicaIds::new();
 
 /// The wire form of a partition's leadership. The ISR and the replicas are
 /// copied as they are held (in place up to six ids: a copy of a few words,
@@ -85,7 +84,7 @@ pub static NO_REPLICAS: BrokerIds = BrokerIds::new();
 pub fn partition_info(
     tp: &TopicPartition,
     l: &LeaderIsr,
-    replicas: &BrokerIds,
+    replicas: &[BrokerId],
     is_new: bool,
 ) -> PartitionStateInfo {
     PartitionStateInfo {
@@ -93,9 +92,9 @@ pub fn partition_info(
         controller_epoch: l.controller_epoch,
         leader: l.leader.map_or(NO_LEADER, |b| b.0 as i32),
         leader_epoch: l.leader_epoch,
-        isr: crate::broker::ReplicaIds::from(&l.isr[..]),
+        isr: l.isr.clone(),
         zk_version: l.zk_version,
-        replicas: crate::broker::ReplicaIds::from(&replicas[..]),
+        replicas: crate::broker::ReplicaIds::from(replicas),
         is_new,
     }
 }
@@ -106,7 +105,7 @@ pub fn partition_info(
 fn is_partition_info(
     info: &PartitionStateInfo,
     l: &LeaderIsr,
-    replicas: &BrokerIds,
+    replicas: &[BrokerId],
     is_new: bool,
     leader: Option<i32>,
 ) -> bool {
@@ -114,9 +113,9 @@ fn is_partition_info(
     info.controller_epoch == l.controller_epoch
         && info.leader == leader
         && info.leader_epoch == l.leader_epoch
-        && info.isr[..] == l.isr[..]
+        && info.isr == l.isr
         && info.zk_version == l.zk_version
-        && info.replicas[..] == replicas[..]
+        && *info.replicas == *replicas
         && info.is_new == is_new
 }
 
@@ -143,7 +142,7 @@ impl RequestBatch {
         brokers: &[BrokerId],
         tp: &TopicPartition,
         l: &LeaderIsr,
-        replicas: &BrokerIds,
+        replicas: &[BrokerId],
         is_new: bool,
     ) {
         // Built once and shared by each broker's list.
@@ -522,6 +521,7 @@ fn in_partition_order<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::controller::election::BrokerIds;
     use std::collections::BTreeMap;
 
     /// What `batch` sends, as an event of controller 7 at time 0 would.
@@ -737,7 +737,7 @@ mod tests {
         };
         for p in [0, 1, 2, 3, 5] {
             ctx.leadership.insert(tp(p), l(p as i32 + 10));
-            ctx.assignments.insert(tp(p), all.clone());
+            ctx.assignments.insert(tp(p), all.clone().into());
         }
         let deleting: BTreeSet<String> = ["d".to_string()].into();
         // (partition, the leadership added, is_new)
@@ -894,7 +894,7 @@ mod tests {
                 controller_epoch: 1,
             };
             ctx.leadership.insert(tp(p), l);
-            ctx.assignments.insert(tp(p), all.clone());
+            ctx.assignments.insert(tp(p), all.clone().into());
         }
         let deleting: BTreeSet<String> = ["d".to_string()].into();
         let run = |current: bool| {

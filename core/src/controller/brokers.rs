@@ -52,7 +52,7 @@ impl KafkaController {
                 !l.leader.is_some_and(|b| online.has(b))
                     && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
             })
-            .map(|(tp, _)| tp.clone())
+            .map(|(tp, _)| tp)
             .collect();
         self.handle_partition_state_changes(
             env,
@@ -350,7 +350,7 @@ impl KafkaController {
                     && self.ctx.assignments.get(tp).is_some_and(|a| a.len() > 1)
                     && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
             })
-            .map(|(tp, _)| tp.clone())
+            .map(|(tp, _)| tp)
             .collect();
         env.note(
             "controlled_shutdown",

@@ -1,6 +1,5 @@
 //! What the active controller holds in memory (Kafka's ControllerContext).
 
-use super::election::BrokerIds;
 use super::replica_states::ReplicaStates;
 use super::states::PartitionState;
 use crate::ids::{BrokerId, TopicPartition};
@@ -30,7 +29,7 @@ pub struct ControllerContext {
     pub all_topics: BTreeSet<String>,
     /// The replica assignment, preferred replica first (up to six replicas
     /// in place; serializes as a list).
-    pub assignments: PartitionMap<BrokerIds>,
+    pub assignments: PartitionMap<crate::broker::ReplicaIds>,
     /// Leadership read from or written to the state znodes.
     pub leadership: PartitionMap<LeaderIsr>,
     /// The PartitionStateMachine's states.
@@ -92,6 +91,7 @@ impl ControllerContext {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::broker::ReplicaIds;
 
     /// The assignments are held as `BrokerIds` (in place up to six, on the
     /// heap beyond): they serialize and print exactly as the map of
@@ -109,16 +109,16 @@ mod tests {
         let mut model: Vec<(TopicPartition, Vec<BrokerId>)> = Vec::new();
         for (p, l) in lists.iter().enumerate() {
             let tp = TopicPartition::new("t", p as u32);
-            ctx.assignments.insert(tp.clone(), BrokerIds::from(&l[..]));
+            ctx.assignments.insert(tp.clone(), ReplicaIds::from(&l[..]));
             model.push((tp, l.clone()));
         }
         let old: crate::cow_map::CowMap<TopicPartition, Vec<BrokerId>> =
             crate::cow_map::CowMap::from_sorted(model.clone());
         assert_eq!(format!("{:?}", ctx.assignments), format!("{old:?}"));
-        let entries: Vec<(TopicPartition, &BrokerIds)> = ctx.assignments.iter().collect();
+        let entries: Vec<(TopicPartition, &ReplicaIds)> = ctx.assignments.iter().collect();
         let json = serde_json::to_string(&entries).expect("serializes");
         assert_eq!(json, serde_json::to_string(&model).expect("serializes"));
-        let back: Vec<(TopicPartition, BrokerIds)> = serde_json::from_str(&json).expect("reads");
+        let back: Vec<(TopicPartition, ReplicaIds)> = serde_json::from_str(&json).expect("reads");
         assert_eq!(PartitionMap::from_sorted(back), ctx.assignments);
 
         let mut changed = ctx.clone();

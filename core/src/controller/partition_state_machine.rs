@@ -123,7 +123,7 @@ impl KafkaController {
                 ) && topic.is_none_or(|t| tp.topic == t)
                     && !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str())
             })
-            .map(|(tp, _)| tp.clone())
+            .map(|(tp, _)| tp)
             .collect()
     }
 
@@ -536,7 +536,7 @@ impl KafkaController {
         let l = LeaderIsr {
             leader: Some(leader),
             leader_epoch: 0,
-            isr: live,
+            isr: live.into(),
             zk_version: 0,
             controller_epoch: self.ctx.epoch,
         };
@@ -579,7 +579,8 @@ impl KafkaController {
         &self,
         tp: &TopicPartition,
     ) -> (super::election::BrokerIds, super::election::BrokerIds) {
-        let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
+        let replicas: super::election::BrokerIds = (self.ctx.assignments.get(tp))
+            .map_or_else(Default::default, |r| r.iter().copied().collect());
         let live = replicas
             .iter()
             .copied()
@@ -711,7 +712,7 @@ impl KafkaController {
         let new = LeaderIsr {
             leader: Some(leader),
             leader_epoch: current.leader_epoch + 1,
-            isr: result.isr.clone(),
+            isr: crate::broker::ReplicaIds::from(&result.isr[..]),
             zk_version: current.zk_version,
             controller_epoch: self.ctx.epoch,
         };

@@ -23,7 +23,7 @@ pub struct AssignmentRead {
     /// The first not yet read.
     next: usize,
     /// The assignments read so far, in topic and partition order.
-    entries: Vec<(TopicPartition, super::election::BrokerIds)>,
+    entries: Vec<(TopicPartition, crate::broker::ReplicaIds)>,
 }
 
 /// The reading of every partition's leadership under way
@@ -139,7 +139,7 @@ impl KafkaController {
         &mut self,
         env: &mut Env<'_>,
         topic: &str,
-    ) -> Result<Vec<(TopicPartition, super::election::BrokerIds)>, ControllerError> {
+    ) -> Result<Vec<(TopicPartition, crate::broker::ReplicaIds)>, ControllerError> {
         let path = paths::topic(topic);
         env.client.register_data_handler(&path);
         let data = match env.client.get_data(env.zk, &path) {
@@ -152,7 +152,7 @@ impl KafkaController {
         let out = decode_topic_assignment_ids(&data)
             .unwrap_or_default()
             .into_iter()
-            .map(|(p, replicas)| (TopicPartition::new(&topic, p), replicas))
+            .map(|(p, replicas)| (TopicPartition::new(&topic, p), replicas.into()))
             .collect();
         for (p, r) in crate::znodes::decode_reassigning(&data) {
             self.ctx

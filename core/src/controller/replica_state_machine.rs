@@ -300,7 +300,7 @@ impl KafkaController {
                         let a = self
                             .ctx
                             .assignments
-                            .get_or_insert_with(tp.clone(), super::election::BrokerIds::new);
+                            .get_or_insert_with(tp.clone(), crate::broker::ReplicaIds::new);
                         if !a.contains(&broker) {
                             a.push(broker);
                         }

@@ -334,7 +334,7 @@ fn a_leader_outside_its_isr_and_an_isr_outside_the_assignment_are_found() {
         .copied()
         .filter(|r| Some(*r) != leader)
         .collect();
-    l.isr.push(BrokerId(7));
+    l.isr = l.isr.iter().copied().chain([BrokerId(7)]).collect();
     write_state(&mut sim, &tp, &l);
     assert_eq!(
         names(&o.after_step(&sim)),

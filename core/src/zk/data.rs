@@ -8,7 +8,6 @@
 //! block of ~80 bytes a partition, and a copy of a shared chunk of znodes
 //! copies no state text.
 
-use crate::controller::election::BrokerIds;
 use crate::ids::BrokerId;
 use crate::znodes::LeaderIsr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -129,7 +128,7 @@ impl ZnodeData {
                 isr: isr[..usize::from(*len)]
                     .iter()
                     .map(|&b| BrokerId(u32::from(b)))
-                    .collect::<BrokerIds>(),
+                    .collect::<crate::broker::ReplicaIds>(),
                 zk_version,
                 controller_epoch: *ce,
             }),

@@ -288,7 +288,6 @@ impl SummaryCache {
             let found: Vec<(TopicPartition, SimTime)> = sim
                 .state_changes_since(self.state_mark.as_ref())
                 .filter(|(_, at)| *at >= since)
-                .map(|(tp, at)| (tp, at))
                 .collect();
             for (tp, at) in found {
                 if let Some(i) = self.position(&tp) {

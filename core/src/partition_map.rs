@@ -313,9 +313,7 @@ impl<V: Clone> PartitionMap<V> {
             }
             Err(t) => (t, 0, 0),
         };
-        let mut iter = self.iter();
-        iter.front = iter.settled(at);
-        iter
+        self.iter().starting_at((at.0, at.1), at.2)
     }
 
     /// Up to `slice` entries (all if `None`) from where `at` is, handed to
@@ -411,8 +409,9 @@ impl<V: Clone> PartitionMap<V> {
         old: &'a Self,
     ) -> impl Iterator<Item = (TopicPartition, &'a V)> + 'a {
         self.unshared_chunks(old).flat_map(|(topic, n, slots)| {
-            (slots.iter().enumerate())
-                .filter_map(move |(s, v)| Some((key_of(topic, n, s), v.as_ref()?)))
+            (slots.iter().enumerate()).filter_map(move |(s, v)| {
+                Some((key_of(topic, n * SLOTS as u32 + s as u32), v.as_ref()?))
+            })
         })
     }
 
@@ -503,25 +502,82 @@ fn unreachable_slot() -> ! {
     panic!("PartitionMap: a slot just filled is empty")
 }
 
-/// The key of slot `s` of chunk `n` of `topic`.
+/// The key of partition `p` of `topic`.
 #[inline]
-fn key_of(topic: &Topic, n: u32, s: usize) -> TopicPartition {
+fn key_of(topic: &Topic, p: u32) -> TopicPartition {
     TopicPartition {
         topic: topic.clone(),
-        partition: n * SLOTS as u32 + s as u32,
+        partition: p,
     }
 }
 
+/// A chunk's place: topic and chunk (positions in the lists). A place that
+/// exists, or the end `(topics, 0)`: no chunk is empty and no topic is
+/// without a chunk, so each place has one name.
+type Place = (usize, usize);
+
 /// The entries of a [`PartitionMap`] in key order, both ways: the slots of
 /// its chunks one after another, the empty ones skipped, each entry's key
-/// made from its topic, chunk and slot.
+/// made from its topic and its partition number. The chunk being read from
+/// each end is held as a slice; the chunks between are places.
 #[derive(Clone)]
 pub struct Iter<'a, V> {
     topics: &'a [TopicEntries<V>],
-    /// The next slot from the front, settled (see [`Iter::settled`]).
-    front: At,
-    /// The slot after the next one from the back, settled.
-    back: At,
+    /// What is left of the chunk read from the front.
+    front: Part<'a, V>,
+    /// The chunks between the two ends' (from the first, up to the second).
+    mid: (Place, Place),
+    /// What is left of the chunk read from the back.
+    back: Part<'a, V>,
+}
+
+/// The slots left of a chunk, the first of them partition `first` of
+/// `topic`.
+struct Part<'a, V> {
+    topic: Option<&'a Topic>,
+    first: u32,
+    slots: &'a [Option<V>],
+}
+
+impl<V> Clone for Part<'_, V> {
+    fn clone(&self) -> Self {
+        Part { ..*self }
+    }
+}
+
+impl<V> Default for Part<'_, V> {
+    fn default() -> Self {
+        Part {
+            topic: None,
+            first: 0,
+            slots: &[],
+        }
+    }
+}
+
+impl<'a, V> Part<'a, V> {
+    #[inline]
+    fn next(&mut self) -> Option<(TopicPartition, &'a V)> {
+        while let Some((head, rest)) = self.slots.split_first() {
+            let p = self.first;
+            self.slots = rest;
+            self.first = self.first.wrapping_add(1);
+            if let (Some(v), Some(t)) = (head, self.topic) {
+                return Some((key_of(t, p), v));
+            }
+        }
+        None
+    }
+
+    fn next_back(&mut self) -> Option<(TopicPartition, &'a V)> {
+        while let Some((last, rest)) = self.slots.split_last() {
+            self.slots = rest;
+            if let (Some(v), Some(t)) = (last, self.topic) {
+                return Some((key_of(t, self.first.wrapping_add(rest.len() as u32)), v));
+            }
+        }
+        None
+    }
 }
 
 impl<V> std::fmt::Debug for Iter<'_, V> {
@@ -532,35 +588,51 @@ impl<V> std::fmt::Debug for Iter<'_, V> {
 
 impl<'a, V> Iter<'a, V> {
     fn new(topics: &'a [TopicEntries<V>]) -> Self {
-        let end = (topics.len(), 0, 0);
-        Iter {
+        let mut iter = Iter {
             topics,
-            front: (0, 0, 0),
-            back: end,
-        }
-        .settle_front()
-    }
-
-    fn settle_front(mut self) -> Self {
-        self.front = self.settled(self.front);
-        self
-    }
-
-    /// `at` as one place has one name: a slot that exists, or the first of
-    /// the next chunk (or topic) past its chunk's slots, or the end
-    /// `(topics, 0, 0)`. No chunk is empty and no topic is without a chunk,
-    /// so the next chunk's first slot exists.
-    fn settled(&self, (t, c, s): At) -> At {
-        let end = (self.topics.len(), 0, 0);
-        let Some(e) = self.topics.get(t) else {
-            return end;
+            front: Part::default(),
+            mid: ((0, 0), (topics.len(), 0)),
+            back: Part::default(),
         };
-        match e.chunks.get(c) {
-            Some((_, slots)) if s < slots.len() => (t, c, s),
-            Some(_) if c + 1 < e.chunks.len() => (t, c + 1, 0),
-            _ if t + 1 < self.topics.len() => (t + 1, 0, 0),
-            _ => end,
+        iter.mid.0 = iter.settled(0, 0);
+        iter
+    }
+
+    /// Chunk `c` of topic `t`, or the next place if there is no such chunk.
+    fn settled(&self, t: usize, c: usize) -> Place {
+        match self.topics.get(t) {
+            Some(e) if c < e.chunks.len() => (t, c),
+            Some(_) => self.settled(t + 1, 0),
+            None => (self.topics.len(), 0),
         }
+    }
+
+    /// The whole of the chunk at `at`, from slot `s`.
+    fn part(&self, (t, c): Place, s: usize) -> Part<'a, V> {
+        let topics: &'a [TopicEntries<V>] = self.topics;
+        match topics
+            .get(t)
+            .and_then(|e| Some((&e.topic, e.chunks.get(c)?)))
+        {
+            Some((topic, (n, slots))) => Part {
+                topic: Some(topic),
+                first: n * SLOTS as u32 + s as u32,
+                slots: slots.get(s..).unwrap_or(&[]),
+            },
+            None => Part::default(),
+        }
+    }
+
+    /// The walk from slot `s` of chunk `at` on.
+    fn starting_at(mut self, at: Place, s: usize) -> Self {
+        let at = self.settled(at.0, at.1);
+        if at.0 < self.topics.len() {
+            self.front = self.part(at, s);
+            self.mid.0 = self.settled(at.0, at.1 + 1);
+        } else {
+            self.mid.0 = at;
+        }
+        self
     }
 }
 
@@ -569,54 +641,40 @@ impl<'a, V> Iterator for Iter<'a, V> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        while self.front != self.back {
-            let (t, c, s) = self.front;
-            let e = self.topics.get(t)?;
-            let (n, slots) = e.chunks.get(c)?;
-            // The walk from the front ends inside this chunk if the back is in it.
-            let end = if (self.back.0, self.back.1) == (t, c) {
-                self.back.2
-            } else {
-                slots.len()
-            };
-            let found = (slots.get(s..end).unwrap_or(&[]).iter())
-                .position(Option::is_some)
-                .map(|i| s + i);
-            match found {
-                Some(i) => {
-                    self.front = self.settled((t, c, i + 1));
-                    let v = slots.get(i)?.as_ref()?;
-                    return Some((key_of(&e.topic, *n, i), v));
-                }
-                None => self.front = self.settled((t, c, end.max(slots.len()))),
+        loop {
+            if let Some(entry) = self.front.next() {
+                return Some(entry);
             }
+            if self.mid.0 == self.mid.1 {
+                return self.back.next();
+            }
+            let at = self.mid.0;
+            self.front = self.part(at, 0);
+            self.mid.0 = self.settled(at.0, at.1 + 1);
         }
-        None
     }
 }
 
 impl<V> DoubleEndedIterator for Iter<'_, V> {
     fn next_back(&mut self) -> Option<Self::Item> {
-        while self.front != self.back {
-            let (t, c, s) = self.back;
-            let (t, c, s) = if s > 0 {
-                (t, c, s - 1)
-            } else if c > 0 {
-                let slots = &self.topics.get(t)?.chunks.get(c - 1)?.1;
-                (t, c - 1, slots.len().checked_sub(1)?)
-            } else {
-                let e = self.topics.get(t.checked_sub(1)?)?;
-                let c = e.chunks.len().checked_sub(1)?;
-                (t - 1, c, e.chunks.get(c)?.1.len().checked_sub(1)?)
-            };
-            self.back = (t, c, s);
-            let e = self.topics.get(t)?;
-            let (n, slots) = e.chunks.get(c)?;
-            if let Some(v) = slots.get(s)?.as_ref() {
-                return Some((key_of(&e.topic, *n, s), v));
+        loop {
+            if let Some(entry) = self.back.next_back() {
+                return Some(entry);
             }
+            if self.mid.0 == self.mid.1 {
+                return self.front.next_back();
+            }
+            // The place before the end of the middle (which is not empty).
+            let (t, c) = self.mid.1;
+            let at = if c > 0 {
+                (t, c - 1)
+            } else {
+                let t = t.checked_sub(1)?;
+                (t, self.topics.get(t)?.chunks.len().checked_sub(1)?)
+            };
+            self.back = self.part(at, 0);
+            self.mid.1 = at;
         }
-        None
     }
 }
 
@@ -696,6 +754,18 @@ mod tests {
 
     fn assert_same(m: &PartitionMap<u64>, b: &BTreeMap<TopicPartition, u64>) {
         assert_eq!(m.len(), b.len());
+        // Both ends at once, in a pattern set by the length, until they meet.
+        let (mut mi, mut bi) = (m.iter(), b.iter());
+        for step in 0..=b.len() {
+            let from_back = (step * 7 + b.len()) % 3 == 0;
+            let (got, want) = if from_back {
+                (mi.next_back(), bi.next_back())
+            } else {
+                (mi.next(), bi.next())
+            };
+            assert_eq!(got, want.map(|(k, v)| (k.clone(), v)), "step {step}");
+        }
+        assert_eq!((mi.next(), mi.next_back()), (None, None));
         assert!(m.iter().eq(b.iter().map(|(k, v)| (k.clone(), v))));
         assert!(m
             .iter()

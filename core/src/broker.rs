@@ -214,24 +214,174 @@ impl<'de> Deserialize<'de> for ReplicaIds {
 #[derive(Clone, Default)]
 pub struct LeaderView(Option<std::rc::Rc<Followers>>);
 
-/// What [`LeaderView`] holds.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct Followers {
-    leo: ReplicaMap<u64>,
-    caught_up: ReplicaMap<SimTime>,
+/// How many followers a [`LeaderView`] holds in place (the ISR a view
+/// starts from names the leader too: three at replication factor 3).
+const FEW_FOLLOWERS: usize = 3;
+
+/// What [`LeaderView`] holds: up to [`FEW_FOLLOWERS`] brokers in place, each
+/// with its log end offset and its caught-up time if known (64 bytes, where
+/// two maps took 80), more in two maps.
+#[derive(Clone)]
+enum Followers {
+    Few {
+        len: u8,
+        /// Bit `i`: `leo[i]` is known; bit `FEW_FOLLOWERS + i`: `caught_up[i]`.
+        known: u8,
+        ids: [BrokerId; FEW_FOLLOWERS],
+        leo: [u64; FEW_FOLLOWERS],
+        caught_up: [SimTime; FEW_FOLLOWERS],
+    },
+    Many(Box<(ReplicaMap<u64>, ReplicaMap<SimTime>)>),
 }
+
+impl Default for Followers {
+    fn default() -> Followers {
+        Followers::Few {
+            len: 0,
+            known: 0,
+            ids: [BrokerId(0); FEW_FOLLOWERS],
+            leo: [0; FEW_FOLLOWERS],
+            caught_up: [SimTime(0); FEW_FOLLOWERS],
+        }
+    }
+}
+
+impl Followers {
+    /// Where `follower` is among the few, and whether its bit `bit` (0 for
+    /// the offset, `FEW_FOLLOWERS` for the time) is set.
+    #[inline]
+    fn few_at(
+        len: u8,
+        known: u8,
+        ids: &[BrokerId],
+        follower: &BrokerId,
+        bit: usize,
+    ) -> Option<usize> {
+        let i = ids
+            .get(..usize::from(len))?
+            .iter()
+            .position(|b| b == follower)?;
+        (known >> (bit + i) & 1 == 1).then_some(i)
+    }
+
+    #[inline]
+    fn leo(&self, follower: &BrokerId) -> Option<u64> {
+        match self {
+            Followers::Few {
+                len,
+                known,
+                ids,
+                leo,
+                ..
+            } => leo
+                .get(Self::few_at(*len, *known, ids, follower, 0)?)
+                .copied(),
+            Followers::Many(m) => m.0.get(follower).copied(),
+        }
+    }
+
+    #[inline]
+    fn caught_up(&self, follower: &BrokerId) -> Option<SimTime> {
+        match self {
+            Followers::Few {
+                len,
+                known,
+                ids,
+                caught_up,
+                ..
+            } => caught_up
+                .get(Self::few_at(*len, *known, ids, follower, FEW_FOLLOWERS)?)
+                .copied(),
+            Followers::Many(m) => m.1.get(follower).copied(),
+        }
+    }
+
+    /// Record `follower`'s offset and/or time.
+    fn set(&mut self, follower: BrokerId, new_leo: Option<u64>, new_caught_up: Option<SimTime>) {
+        if let Followers::Few {
+            len,
+            known,
+            ids,
+            leo,
+            caught_up,
+        } = self
+        {
+            let n = usize::from(*len);
+            let at = match ids
+                .get(..n)
+                .and_then(|ids| ids.iter().position(|b| *b == follower))
+            {
+                Some(i) => Some(i),
+                None => ids.get_mut(n).map(|free| {
+                    *free = follower;
+                    *len += 1;
+                    n
+                }),
+            };
+            if let Some(i) = at {
+                if let (Some(v), Some(slot)) = (new_leo, leo.get_mut(i)) {
+                    *slot = v;
+                    *known |= 1 << i;
+                }
+                if let (Some(t), Some(slot)) = (new_caught_up, caught_up.get_mut(i)) {
+                    *slot = t;
+                    *known |= 1 << (FEW_FOLLOWERS + i);
+                }
+                return;
+            }
+            *self = Followers::Many(Box::new(self.maps()));
+        }
+        if let Followers::Many(m) = self {
+            if let Some(v) = new_leo {
+                m.0.insert(follower, v);
+            }
+            if let Some(t) = new_caught_up {
+                m.1.insert(follower, t);
+            }
+        }
+    }
+
+    /// The offsets and the times, as maps.
+    fn maps(&self) -> (ReplicaMap<u64>, ReplicaMap<SimTime>) {
+        match self {
+            Followers::Few {
+                len,
+                known,
+                ids,
+                leo,
+                caught_up,
+            } => {
+                let mut maps = (ReplicaMap::new(), ReplicaMap::new());
+                let few = ids.iter().zip(leo).zip(caught_up).take(usize::from(*len));
+                for (i, ((id, l), t)) in few.enumerate() {
+                    if known >> i & 1 == 1 {
+                        maps.0.insert(*id, *l);
+                    }
+                    if known >> (FEW_FOLLOWERS + i) & 1 == 1 {
+                        maps.1.insert(*id, *t);
+                    }
+                }
+                maps
+            }
+            Followers::Many(m) => (m.0.clone(), m.1.clone()),
+        }
+    }
+}
+
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Followers>() == 64);
 
 impl LeaderView {
     /// `follower`'s log end offset at its last fetch.
     #[inline]
     pub fn leo(&self, follower: &BrokerId) -> Option<u64> {
-        self.0.as_ref()?.leo.get(follower).copied()
+        self.0.as_ref()?.leo(follower)
     }
 
     /// When `follower` last fetched up to the log end, as recorded.
     #[inline]
     pub fn caught_up(&self, follower: &BrokerId) -> Option<SimTime> {
-        self.0.as_ref()?.caught_up.get(follower).copied()
+        self.0.as_ref()?.caught_up(follower)
     }
 
     fn followers(&mut self) -> &mut Followers {
@@ -240,43 +390,48 @@ impl LeaderView {
 
     /// Record `follower`'s log end offset.
     pub fn set_leo(&mut self, follower: BrokerId, leo: u64) {
-        self.followers().leo.insert(follower, leo);
+        self.followers().set(follower, Some(leo), None);
     }
 
     /// Record when `follower` last fetched up to the log end.
     pub fn set_caught_up(&mut self, follower: BrokerId, at: SimTime) {
-        self.followers().caught_up.insert(follower, at);
+        self.followers().set(follower, None, Some(at));
     }
 
     /// A new leader's view (`Partition.makeLeader`): no follower's log end
     /// offset known, every ISR member caught up now.
     pub fn reset(&mut self, isr: &[BrokerId], now: SimTime) {
         self.0 = (!isr.is_empty()).then(|| {
-            std::rc::Rc::new(Followers {
-                leo: ReplicaMap::new(),
-                caught_up: isr.iter().map(|r| (*r, now)).collect(),
-            })
+            let mut f = Followers::default();
+            for r in isr {
+                f.set(*r, None, Some(now));
+            }
+            std::rc::Rc::new(f)
         });
     }
 
     fn parts(&self) -> (ReplicaMap<u64>, ReplicaMap<SimTime>) {
-        self.0
-            .as_ref()
-            .map_or_else(Default::default, |f| (f.leo.clone(), f.caught_up.clone()))
+        self.0.as_ref().map_or_else(Default::default, |f| f.maps())
     }
 
     fn of(leo: ReplicaMap<u64>, caught_up: ReplicaMap<SimTime>) -> LeaderView {
-        LeaderView(
-            (!leo.is_empty() || !caught_up.is_empty())
-                .then(|| std::rc::Rc::new(Followers { leo, caught_up })),
-        )
+        LeaderView((!leo.is_empty() || !caught_up.is_empty()).then(|| {
+            let mut f = Followers::default();
+            for (r, v) in leo.iter() {
+                f.set(r, Some(v), None);
+            }
+            for (r, t) in caught_up.iter() {
+                f.set(r, None, Some(t));
+            }
+            std::rc::Rc::new(f)
+        }))
     }
 }
 
 impl PartialEq for LeaderView {
     fn eq(&self, other: &LeaderView) -> bool {
         match (&self.0, &other.0) {
-            (Some(a), Some(b)) => std::rc::Rc::ptr_eq(a, b) || a == b,
+            (Some(a), Some(b)) => std::rc::Rc::ptr_eq(a, b) || a.maps() == b.maps(),
             _ => self.parts() == other.parts(),
         }
     }
@@ -825,6 +980,66 @@ pub use crate::znodes::broker_znode_json;
 
 #[cfg(test)]
 mod tests {
+
+    /// A leader's view answers as two maps of its followers' offsets and
+    /// times would, through every kind of change, with three followers in
+    /// place and past them; views built by changes and read back from their
+    /// maps compare equal. (Kafka: `Partition`'s remote replicas, their
+    /// `logEndOffset` and `lastCaughtUpTimeMs`, read by `maybeShrinkIsr` and
+    /// the high watermark.)
+    #[test]
+    fn a_leader_view_reads_as_its_followers_maps() {
+        use std::collections::BTreeMap;
+        let mut rng = crate::rng::Rng::new(11);
+        for round in 0..300 {
+            let mut view = LeaderView::default();
+            let mut leo: BTreeMap<BrokerId, u64> = BTreeMap::new();
+            let mut at: BTreeMap<BrokerId, SimTime> = BTreeMap::new();
+            let brokers = 2 + round % 5;
+            for step in 0..12u64 {
+                let b = BrokerId(rng.below(brokers as u64) as u32);
+                match rng.below(5) {
+                    0 => {
+                        let isr: Vec<BrokerId> = (0..brokers as u32)
+                            .map(BrokerId)
+                            .filter(|_| rng.below(2) == 0)
+                            .collect();
+                        view.reset(&isr, SimTime(step));
+                        leo.clear();
+                        at = isr.iter().map(|r| (*r, SimTime(step))).collect();
+                    }
+                    1 | 2 => {
+                        view.set_leo(b, step * 10);
+                        leo.insert(b, step * 10);
+                    }
+                    _ => {
+                        view.set_caught_up(b, SimTime(step));
+                        at.insert(b, SimTime(step));
+                    }
+                }
+                for r in (0..brokers as u32).map(BrokerId) {
+                    assert_eq!(
+                        view.leo(&r),
+                        leo.get(&r).copied(),
+                        "round {round} step {step}"
+                    );
+                    assert_eq!(view.caught_up(&r), at.get(&r).copied());
+                }
+                let (l, t) = view.parts();
+                assert_eq!(
+                    l.iter().collect::<Vec<_>>(),
+                    leo.iter().map(|(b, v)| (*b, *v)).collect::<Vec<_>>()
+                );
+                assert_eq!(
+                    t.iter().collect::<Vec<_>>(),
+                    at.iter().map(|(b, v)| (*b, *v)).collect::<Vec<_>>()
+                );
+                let back = LeaderView::of(l, t);
+                assert_eq!(back, view);
+                assert_eq!(format!("{back:?}"), format!("{view:?}"));
+            }
+        }
+    }
     use super::*;
     use crate::controller::channel::{PartitionStateInfo, RequestStatus, LEADER_DURING_DELETE};
 

@@ -53,12 +53,12 @@ pub struct LocalPartition {
     pub leader: i32,
     /// The leader epoch last applied.
     pub leader_epoch: i32,
-    /// The ISR last applied (in place for up to three replicas: a hosted
-    /// replica of the usual replication factors holds no heap allocation, so
-    /// copying a chunk of them is a plain copy).
-    pub isr: ReplicaIds,
-    /// The assigned replicas (in place, as the ISR).
-    pub replicas: ReplicaIds,
+    /// The assigned replicas and the ISR last applied (read with
+    /// [`LocalPartition::replicas`] and [`LocalPartition::isr`]): in place, in
+    /// 16 bytes, for up to three replicas and an ISR among them, so a hosted
+    /// replica of the usual replication factors holds no heap allocation and
+    /// copying a chunk of them is a plain copy.
+    lists: ReplicaLists,
     /// The state znode version the broker last knew (a leader writes ISR
     /// changes conditionally on it).
     pub zk_version: i32,
@@ -66,6 +66,125 @@ pub struct LocalPartition {
     pub controller_epoch: i32,
     /// As leader: its view of its followers ([`LeaderView`]).
     pub view: LeaderView,
+}
+
+/// A partition's assigned replicas and its ISR, as a hosted replica holds
+/// them: up to three replicas in place and the ISR as their places (its
+/// length and each member's place in two bits: the ISR is a list among the
+/// replicas, in its own order), 16 bytes in all; a longer list, or an ISR
+/// naming a broker that is not a replica, as two lists on the heap.
+#[derive(Clone)]
+pub struct ReplicaLists(ListsRepr);
+
+#[derive(Clone)]
+enum ListsRepr {
+    Few {
+        len: u8,
+        /// The ISR's length in bits 6 and 7, its `i`th member's place
+        /// among the replicas in bits `2i` and `2i + 1`.
+        isr: u8,
+        ids: [BrokerId; 3],
+    },
+    // The box keeps the long form one word wide, so the whole is 16 bytes.
+    #[allow(clippy::box_collection)]
+    Many(Box<(ReplicaIds, ReplicaIds)>),
+}
+
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<ReplicaLists>() == 16);
+
+impl ReplicaLists {
+    /// `replicas` and `isr`.
+    pub fn new(replicas: &[BrokerId], isr: &[BrokerId]) -> ReplicaLists {
+        ReplicaLists::few(replicas, isr).unwrap_or_else(|| {
+            ReplicaLists(ListsRepr::Many(Box::new((
+                ReplicaIds::from(replicas),
+                ReplicaIds::from(isr),
+            ))))
+        })
+    }
+
+    fn few(replicas: &[BrokerId], isr: &[BrokerId]) -> Option<ReplicaLists> {
+        let mut ids = [BrokerId(0); 3];
+        ids.get_mut(..replicas.len())?.copy_from_slice(replicas);
+        if isr.len() > 3 {
+            return None;
+        }
+        let mut code = (isr.len() as u8) << 6;
+        for (i, b) in isr.iter().enumerate() {
+            let at = replicas.iter().position(|r| r == b)?;
+            code |= (at as u8) << (2 * i);
+        }
+        Some(ReplicaLists(ListsRepr::Few {
+            len: replicas.len() as u8,
+            isr: code,
+            ids,
+        }))
+    }
+
+    /// The assigned replicas.
+    #[inline]
+    pub fn replicas(&self) -> &[BrokerId] {
+        match &self.0 {
+            ListsRepr::Few { len, ids, .. } => ids.get(..usize::from(*len)).unwrap_or(&[]),
+            ListsRepr::Many(m) => &m.0,
+        }
+    }
+
+    /// The ISR.
+    #[inline]
+    pub fn isr(&self) -> ReplicaIds {
+        match &self.0 {
+            ListsRepr::Few { isr, ids, .. } => {
+                let len = isr >> 6;
+                let mut out = [BrokerId(0); 3];
+                for (i, slot) in out.iter_mut().enumerate().take(usize::from(len)) {
+                    *slot = ids
+                        .get(usize::from(isr >> (2 * i) & 3))
+                        .copied()
+                        .unwrap_or(BrokerId(0));
+                }
+                ReplicaIds(IdsRepr::Inline { len, ids: out })
+            }
+            ListsRepr::Many(m) => m.1.clone(),
+        }
+    }
+
+    /// How many in the ISR.
+    #[inline]
+    pub fn isr_len(&self) -> usize {
+        match &self.0 {
+            ListsRepr::Few { isr, .. } => usize::from(isr >> 6),
+            ListsRepr::Many(m) => m.1.len(),
+        }
+    }
+
+    /// Whether `b` is in the ISR.
+    #[inline]
+    pub fn isr_contains(&self, b: &BrokerId) -> bool {
+        match &self.0 {
+            ListsRepr::Few { isr, ids, .. } => (0..usize::from(isr >> 6))
+                .any(|i| ids.get(usize::from(isr >> (2 * i) & 3)) == Some(b)),
+            ListsRepr::Many(m) => m.1.contains(b),
+        }
+    }
+}
+
+impl PartialEq for ReplicaLists {
+    fn eq(&self, other: &ReplicaLists) -> bool {
+        self.replicas() == other.replicas() && self.isr() == other.isr()
+    }
+}
+
+impl Eq for ReplicaLists {}
+
+impl std::fmt::Debug for ReplicaLists {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplicaLists")
+            .field("replicas", &self.replicas())
+            .field("isr", &self.isr())
+            .finish()
+    }
 }
 
 /// A short list of broker ids held per partition (a hosted replica's ISR
@@ -402,10 +521,28 @@ impl LeaderView {
     /// offset known, every ISR member caught up now.
     pub fn reset(&mut self, isr: &[BrokerId], now: SimTime) {
         self.0 = (!isr.is_empty()).then(|| {
-            let mut f = Followers::default();
-            for r in isr {
-                f.set(*r, None, Some(now));
-            }
+            let mut ids = [BrokerId(0); FEW_FOLLOWERS];
+            let distinct = isr.iter().enumerate().all(|(i, r)| !isr[..i].contains(r));
+            let f = match ids.get_mut(..isr.len()).filter(|_| distinct) {
+                // In place at once.
+                Some(few) => {
+                    few.copy_from_slice(isr);
+                    Followers::Few {
+                        len: isr.len() as u8,
+                        known: ((1u8 << isr.len()) - 1) << FEW_FOLLOWERS,
+                        ids,
+                        leo: [0; FEW_FOLLOWERS],
+                        caught_up: [now; FEW_FOLLOWERS],
+                    }
+                }
+                None => {
+                    let mut f = Followers::default();
+                    for r in isr {
+                        f.set(*r, None, Some(now));
+                    }
+                    f
+                }
+            };
             std::rc::Rc::new(f)
         });
     }
@@ -469,8 +606,7 @@ impl From<StoredPartition> for LocalPartition {
         LocalPartition {
             leader: s.leader,
             leader_epoch: s.leader_epoch,
-            isr: s.isr,
-            replicas: s.replicas,
+            lists: ReplicaLists::new(&s.replicas, &s.isr),
             zk_version: s.zk_version,
             controller_epoch: s.controller_epoch,
             view: LeaderView::of(s.follower_leo, s.last_caught_up),
@@ -484,8 +620,8 @@ impl From<LocalPartition> for StoredPartition {
         StoredPartition {
             leader: p.leader,
             leader_epoch: p.leader_epoch,
-            isr: p.isr,
-            replicas: p.replicas,
+            isr: p.isr(),
+            replicas: ReplicaIds::from(p.replicas()),
             zk_version: p.zk_version,
             controller_epoch: p.controller_epoch,
             follower_leo,
@@ -499,15 +635,62 @@ impl LocalPartition {
     /// gives broker `id`: its ISR's other members if `id` leads it, else
     /// none (what `isr-expiration` checks; see [`Taken::led_slots`]).
     pub fn led_slots(&self, id: BrokerId) -> u64 {
-        led_slots(id, self.leader, &self.isr)
+        led_slots(id, self.leader, &self.isr())
+    }
+
+    /// A partition's state as a broker holds it.
+    pub fn new(
+        leader: i32,
+        leader_epoch: i32,
+        replicas: &[BrokerId],
+        isr: &[BrokerId],
+        zk_version: i32,
+        controller_epoch: i32,
+    ) -> LocalPartition {
+        LocalPartition {
+            leader,
+            leader_epoch,
+            lists: ReplicaLists::new(replicas, isr),
+            zk_version,
+            controller_epoch,
+            view: LeaderView::default(),
+        }
+    }
+
+    /// The assigned replicas.
+    #[inline]
+    pub fn replicas(&self) -> &[BrokerId] {
+        self.lists.replicas()
+    }
+
+    /// The ISR last applied.
+    #[inline]
+    pub fn isr(&self) -> ReplicaIds {
+        self.lists.isr()
+    }
+
+    /// How many in the ISR.
+    #[inline]
+    pub fn isr_len(&self) -> usize {
+        self.lists.isr_len()
+    }
+
+    /// Whether `b` is in the ISR.
+    #[inline]
+    pub fn isr_contains(&self, b: &BrokerId) -> bool {
+        self.lists.isr_contains(b)
+    }
+
+    /// Set the ISR.
+    pub fn set_isr(&mut self, isr: &[BrokerId]) {
+        self.lists = ReplicaLists::new(self.lists.replicas(), isr);
     }
 
     fn from_info(p: &crate::controller::channel::PartitionStateInfo) -> LocalPartition {
         LocalPartition {
             leader: p.leader,
             leader_epoch: p.leader_epoch,
-            isr: ReplicaIds::from(&p.isr[..]),
-            replicas: ReplicaIds::from(&p.replicas[..]),
+            lists: ReplicaLists::new(&p.replicas, &p.isr),
             zk_version: p.zk_version,
             controller_epoch: p.controller_epoch,
             view: LeaderView::default(),
@@ -981,6 +1164,48 @@ pub use crate::znodes::broker_znode_json;
 #[cfg(test)]
 mod tests {
 
+    /// A hosted replica's assigned replicas and ISR read back as they were
+    /// given, in order, whatever their lengths and whether the ISR names
+    /// only replicas (in place) or not (on the heap); the two forms compare
+    /// by content. (Kafka: `Partition`'s `assignment` and `inSyncReplicas`,
+    /// set by `makeLeader`/`makeFollower` and by ISR changes.)
+    #[test]
+    fn replica_lists_read_back_as_given() {
+        let mut rng = crate::rng::Rng::new(5);
+        for _ in 0..3_000 {
+            let replicas: Vec<BrokerId> = (0..rng.below(6))
+                .map(|_| BrokerId(rng.below(8) as u32))
+                .collect();
+            let isr: Vec<BrokerId> = (0..rng.below(5))
+                .map(|_| match (rng.below(4), replicas.is_empty()) {
+                    (0, _) | (_, true) => BrokerId(rng.below(10) as u32),
+                    _ => replicas[rng.below(replicas.len() as u64) as usize],
+                })
+                .collect();
+            let lists = ReplicaLists::new(&replicas, &isr);
+            assert_eq!(lists.replicas(), &replicas[..]);
+            assert_eq!(lists.isr().to_vec(), isr);
+            assert_eq!(lists.isr_len(), isr.len());
+            for b in (0..10).map(BrokerId) {
+                assert_eq!(lists.isr_contains(&b), isr.contains(&b));
+            }
+            let on_heap = ReplicaLists(ListsRepr::Many(Box::new((
+                ReplicaIds::from(&replicas[..]),
+                ReplicaIds::from(&isr[..]),
+            ))));
+            assert_eq!(lists, on_heap);
+            let in_place =
+                replicas.len() <= 3 && isr.iter().all(|b| replicas.contains(b)) && isr.len() <= 3;
+            assert_eq!(matches!(lists.0, ListsRepr::Few { .. }), in_place);
+            let mut p = LocalPartition::new(1, 0, &replicas, &[], 0, 0);
+            p.set_isr(&isr);
+            assert_eq!(
+                (p.replicas(), p.isr().to_vec()),
+                (&replicas[..], isr.clone())
+            );
+        }
+    }
+
     /// A leader's view answers as two maps of its followers' offsets and
     /// times would, through every kind of change, with three followers in
     /// place and past them; views built by changes and read back from their
@@ -1000,10 +1225,13 @@ mod tests {
                 let b = BrokerId(rng.below(brokers as u64) as u32);
                 match rng.below(5) {
                     0 => {
-                        let isr: Vec<BrokerId> = (0..brokers as u32)
+                        let mut isr: Vec<BrokerId> = (0..brokers as u32)
                             .map(BrokerId)
                             .filter(|_| rng.below(2) == 0)
                             .collect();
+                        if let (0, Some(first)) = (rng.below(4), isr.first().copied()) {
+                            isr.push(first);
+                        }
                         view.reset(&isr, SimTime(step));
                         leo.clear();
                         at = isr.iter().map(|r| (*r, SimTime(step))).collect();
@@ -1255,13 +1483,8 @@ mod tests {
         assert_eq!(emptied, LeaderView::default());
         // A replica serializes its view as the two maps it replaced.
         let p = LocalPartition {
-            leader: 1,
-            leader_epoch: 2,
-            isr: ReplicaIds::from(&[BrokerId(1)][..]),
-            replicas: ReplicaIds::from(&[BrokerId(1), BrokerId(2)][..]),
-            zk_version: 3,
-            controller_epoch: 4,
             view: v.clone(),
+            ..LocalPartition::new(1, 2, &[BrokerId(1), BrokerId(2)], &[BrokerId(1)], 3, 4)
         };
         let json = serde_json::to_value(&p).unwrap();
         assert_eq!(json["follower_leo"], serde_json::json!({"1": 7, "5": 1}));

@@ -404,15 +404,14 @@ mod tests {
         let ids = |v: &[u32]| v.iter().map(|&i| BrokerId(i)).collect::<Vec<_>>();
         let mut b = Broker::new(BrokerId(1));
         b.zk_client.session = Some(session);
-        let mut p = crate::broker::LocalPartition {
-            leader: 1,
-            leader_epoch: 0,
-            isr: ids(&[1, 2, 3, 4, 5])[..].into(),
-            replicas: ids(&[1, 2, 3, 4, 5])[..].into(),
-            zk_version: 0,
-            controller_epoch: 1,
-            view: Default::default(),
-        };
+        let mut p = crate::broker::LocalPartition::new(
+            1,
+            0,
+            &ids(&[1, 2, 3, 4, 5]),
+            &ids(&[1, 2, 3, 4, 5]),
+            0,
+            1,
+        );
         // 2 caught up recently, 3 exactly `lag` ago, 4 just before that;
         // 5 never (no time recorded).
         p.view.set_caught_up(BrokerId(2), SimTime(now.0 - 1));
@@ -432,7 +431,7 @@ mod tests {
         let isr = brokers
             .get(&BrokerId(1))
             .and_then(|b| b.replicas.get(&tp))
-            .map(|p| p.isr.to_vec());
+            .map(|p| p.isr().to_vec());
         assert_eq!(isr, Some(ids(&[1, 2, 3])));
         assert_eq!(out.isr_shrinks, 1);
         let kinds: Vec<&str> = out.notes.iter().map(|(_, k, _)| *k).collect();

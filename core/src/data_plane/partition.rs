@@ -48,7 +48,7 @@ impl DataPlane {
         else {
             return;
         };
-        local.view.reset(&local.isr, now);
+        local.view.reset(&local.isr(), now);
         // A LeaderAndIsr that arrives late (its broker was paused, say) makes
         // the broker believe it leads, but leadership has already moved on:
         // only the current leader epoch decides what is lost.
@@ -149,15 +149,15 @@ impl DataPlane {
         let needs = |local: &crate::broker::LocalPartition| {
             let moved = local.view.leo(&follower) != Some(leo);
             let caught = leo >= leader_leo && local.view.caught_up(&follower) != Some(now);
-            let expand = !local.isr.contains(&follower)
-                && local.replicas.contains(&follower)
+            let expand = !local.isr_contains(&follower)
+                && local.replicas().contains(&follower)
                 && leo >= leader_hw;
             let isr = expand.then(|| {
-                let mut isr = BrokerIds::from(&local.isr[..]);
+                let mut isr = BrokerIds::from(&local.isr()[..]);
                 isr.push(follower);
                 isr
             });
-            seen = Some((moved, isr, local.isr.contains(&follower)));
+            seen = Some((moved, isr, local.isr_contains(&follower)));
             moved || caught
         };
         if let Some(local) = b.replicas.get_mut_if(tp, needs) {
@@ -192,7 +192,7 @@ impl DataPlane {
             return;
         };
         let mut hw = log.log_end_offset();
-        for r in &local.isr {
+        for r in &local.isr() {
             if *r != leader {
                 hw = hw.min(local.view.leo(r).unwrap_or(0));
             }
@@ -201,7 +201,7 @@ impl DataPlane {
             return;
         }
         // The followers learn the new high watermark at their next fetch.
-        let replicas = local.replicas.clone();
+        let replicas = crate::broker::ReplicaIds::from(local.replicas());
         self.touch(leader, tp, &replicas);
         if let Some(l) = self.logs.get_mut(&key) {
             l.high_watermark = hw;
@@ -256,7 +256,7 @@ impl DataPlane {
                 continue;
             }
             let mut out = BTreeSet::new();
-            for r in p.isr.iter().copied().filter(|r| *r != broker) {
+            for r in p.isr().iter().copied().filter(|r| *r != broker) {
                 slots += 1;
                 // The follower's cached session, when it holds the
                 // partition and ran within the lag, is enough (its time can
@@ -272,7 +272,7 @@ impl DataPlane {
             if !out.is_empty() {
                 shrinks.push((
                     tp.clone(),
-                    p.isr
+                    p.isr()
                         .iter()
                         .copied()
                         .filter(|r| !out.contains(r))
@@ -321,7 +321,11 @@ impl DataPlane {
         let (replicas, before): (Vec<BrokerId>, u64) =
             match env.brokers.get(&leader).and_then(|b| b.replicas.get(tp)) {
                 Some(p) => (
-                    p.replicas.iter().chain(&p.isr).copied().collect(),
+                    p.replicas()
+                        .iter()
+                        .copied()
+                        .chain(p.isr().iter().copied())
+                        .collect(),
                     p.led_slots(leader),
                 ),
                 None => return false,
@@ -375,10 +379,10 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[Broker
         Some(local.zk_version),
     ) {
         Ok(stat) => {
-            let old = local.isr.to_vec();
+            let old = local.isr().to_vec();
             if let Some(b) = env.brokers.get_mut(&leader) {
                 if let Some(p) = b.replicas.get_mut(tp) {
-                    p.isr = crate::broker::ReplicaIds::from(isr);
+                    p.set_isr(isr);
                     p.zk_version = stat.version;
                 }
                 b.isr_change_set.insert(tp.clone());

@@ -48,10 +48,10 @@ impl DataPlane {
         };
         if acks == Acks::All {
             let min_isr = min_insync_replicas(env, &tp.topic);
-            if (local.isr.len() as u64) < min_isr {
+            if (local.isr_len() as u64) < min_isr {
                 let fact = Fact::ProduceNotEnoughReplicas {
                     tp: tp.clone(),
-                    isr: local.isr.to_vec(),
+                    isr: local.isr().to_vec(),
                     min_isr,
                 };
                 return env.out.note("producer", "produce_failed", fact);
@@ -82,7 +82,7 @@ impl DataPlane {
             });
         }
         self.next_record_id += count;
-        self.touch(leader, tp, &local.replicas);
+        self.touch(leader, tp, local.replicas());
         self.produced.extend(new);
         env.out.note(
             "producer",
@@ -98,7 +98,7 @@ impl DataPlane {
         self.advance_hw(env, leader, tp);
         // Followers waiting in a fetch at the leader are answered at once.
         let followers: Vec<BrokerId> = local
-            .replicas
+            .replicas()
             .iter()
             .copied()
             .filter(|r| *r != leader)

@@ -620,7 +620,7 @@ impl DataPlane {
         if p.leader != leader.0 as i32 {
             return Member::NotLed;
         }
-        if !p.isr.contains(&follower) {
+        if !p.isr_contains(&follower) {
             return Member::OutOfIsr;
         }
         let (Some(l), Some(f)) = (self.log(leader, tp), self.log(follower, tp)) else {

@@ -708,7 +708,7 @@ impl Observer {
                         .leader
                         .and_then(|b| sim.brokers().get(&b))
                         .and_then(|b| b.replicas.get(&tp))
-                        .map_or(&[], |lp| &lp.replicas[..]);
+                        .map_or(&[], |lp| lp.replicas());
                     let stray = invariants::isr_stray(l.leader, &l.isr, ar)
                         .filter(|_| !topic.reassigning.contains(p))
                         .and_then(|_| {

@@ -166,7 +166,7 @@ impl Sim {
                         .and_then(|b| self.brokers.get(&b))
                         .and_then(|b| b.replicas.get(&tp))
                     {
-                        v.extend(lp.replicas.iter().copied());
+                        v.extend(lp.replicas().iter().copied());
                     }
                     v
                 });

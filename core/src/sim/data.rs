@@ -102,7 +102,7 @@ impl Sim {
     ) {
         self.with_data(|d, env, seen| {
             d.after_request_applied(env, broker, req, taken, |tp| {
-                seen.get(tp).and_then(|s| s.leader_epoch)
+                seen.get(tp).and_then(|s| s.leader_epoch())
             })
         });
     }

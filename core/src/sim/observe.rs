@@ -148,7 +148,7 @@ impl Sim {
         // One search for the record read and then written (its chunk is
         // copied here if shared, as the write would copy it).
         let mut seen = self.state_znodes.get_mut(&tp);
-        let last_epoch = seen.as_ref().and_then(|s| s.leader_epoch);
+        let last_epoch = seen.as_ref().and_then(|s| s.leader_epoch());
         if let Some(l) = &state {
             let ar = self
                 .assignments
@@ -179,17 +179,12 @@ impl Sim {
         let leader_epoch = state.map(|l| l.leader_epoch).or(last_epoch);
         match seen.take() {
             Some(seen) => {
-                seen.leader = leader;
-                seen.changed_at = self.now;
-                seen.leader_epoch = leader_epoch;
+                let availability = seen.availability();
+                *seen = super::StateSeen::new(leader, self.now, leader_epoch);
+                seen.set_availability(availability);
             }
             None => {
-                let seen = super::StateSeen {
-                    leader,
-                    changed_at: self.now,
-                    availability: None,
-                    leader_epoch,
-                };
+                let seen = super::StateSeen::new(leader, self.now, leader_epoch);
                 self.state_znodes.insert(tp.clone(), seen);
             }
         }
@@ -217,10 +212,10 @@ impl Sim {
                 continue;
             };
             let available = seen
-                .leader
+                .leader()
                 .is_some_and(|b| brokers.get(&b).is_some_and(|x| x.is_up()));
-            if let Some(a) = next_availability(seen.availability, available, now) {
-                seen.availability = Some(a);
+            if let Some(a) = next_availability(seen.availability(), available, now) {
+                seen.set_availability(Some(a));
             }
         }
     }
@@ -244,14 +239,14 @@ impl Sim {
         // copy-on-write chunks (a snapshot keeps the others).
         let mut updates = Vec::new();
         for (tp, seen) in &self.state_znodes {
-            let available = seen.leader.is_some_and(|b| up.has(b));
-            if let Some(a) = next_availability(seen.availability, available, now) {
-                updates.push((tp.clone(), a));
+            let available = seen.leader().is_some_and(|b| up.has(b));
+            if let Some(a) = next_availability(seen.availability(), available, now) {
+                updates.push((tp, a));
             }
         }
         for (tp, a) in updates {
             if let Some(seen) = self.state_znodes.get_mut(&tp) {
-                seen.availability = Some(a);
+                seen.set_availability(Some(a));
             }
         }
     }
@@ -264,7 +259,7 @@ impl Sim {
 
     /// A partition's availability record, once it has had a leader.
     fn availability_of(&self, tp: &crate::ids::TopicPartition) -> Option<Availability> {
-        self.state_znodes.get(tp).and_then(|s| s.availability)
+        self.state_znodes.get(tp).and_then(|s| s.availability())
     }
 
     /// The unavailable time a record says, up to now.
@@ -281,7 +276,7 @@ impl Sim {
     pub fn total_unavailable_ms(&self) -> u64 {
         self.state_znodes
             .values()
-            .filter_map(|s| s.availability)
+            .filter_map(|s| s.availability())
             .map(|a| self.unavailable_for(a))
             .sum()
     }

@@ -729,7 +729,7 @@ fn stat_prints_zookeepers_stat() {
     let out = ok(&mut s, &mut t, &format!("{ZS} stat /controller"));
     let owner = n.stat.ephemeral_owner().map(|o| o.0).unwrap_or(0);
     assert!(owner > 0, "/controller is ephemeral");
-    let time = java_date_for(n.stat.ctime_ms);
+    let time = java_date_for(u64::from(n.stat.ctime_ms));
     assert_eq!(
         out,
         format!(

@@ -141,9 +141,9 @@ fn stat_lines(node: &Znode, num_children: usize) -> String {
     format!(
         "cZxid = 0x{:x}\nctime = {}\nmZxid = 0x{:x}\nmtime = {}\npZxid = 0x{:x}\ncversion = {}\ndataVersion = {}\naclVersion = 0\nephemeralOwner = 0x{:x}\ndataLength = {}\nnumChildren = {}\n",
         s.czxid,
-        java_date(s.ctime_ms),
+        java_date(u64::from(s.ctime_ms)),
         s.mzxid,
-        java_date(s.mtime_ms),
+        java_date(u64::from(s.mtime_ms)),
         s.pzxid,
         s.cversion,
         s.version,

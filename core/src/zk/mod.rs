@@ -87,11 +87,14 @@ pub struct Stat {
     owner: u64,
     /// When the node was created (`ctime`): virtual time in ms, read as
     /// ms since the epoch (the simulation starts at 1970-01-01 00:00:00 UTC).
+    /// In 32 bits, 4 bytes a znode fewer: 49 days, where every way in stops
+    /// a run at a day and a minute (a later time is held as the latest these
+    /// bits say: [`Stat::ms`]).
     #[serde(default)]
-    pub ctime_ms: u64,
+    pub ctime_ms: u32,
     /// When the node's data last changed (`mtime`), as `ctime_ms`.
     #[serde(default)]
-    pub mtime_ms: u64,
+    pub mtime_ms: u32,
     /// The zxid of the last change to the node's children (`pZxid`; its
     /// `czxid` until a child is created or deleted).
     #[serde(default)]
@@ -99,6 +102,11 @@ pub struct Stat {
 }
 
 impl Stat {
+    /// A virtual time as `ctime_ms` and `mtime_ms` hold it.
+    pub fn ms(t: SimTime) -> u32 {
+        u32::try_from(t.as_ms()).unwrap_or(u32::MAX)
+    }
+
     /// The owning session of an ephemeral node.
     pub fn ephemeral_owner(&self) -> Option<SessionId> {
         (self.owner != 0).then_some(SessionId(self.owner))
@@ -119,7 +127,7 @@ mod owner_serde {
     }
 }
 
-const _: () = assert!(std::mem::size_of::<Stat>() == 56);
+const _: () = assert!(std::mem::size_of::<Stat>() == 48);
 
 /// One znode. Its children are not stored in it: they are the nodes whose
 /// paths extend its own by one name, read off the ensemble's sorted path map

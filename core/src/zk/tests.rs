@@ -315,6 +315,22 @@ fn a_failed_multi_restores_deleted_and_rewritten_nodes() {
 // and mZxid move with each setData, pZxid with each child created or
 // deleted; an ephemeral-sequential node takes its parent's counter and is
 // owned by the creating session.
+/// A znode's times are held in 32 bits: the last moment a run may reach,
+/// exactly; 49 days on (no way in goes there), the latest moment 32 bits
+/// say. (ZooKeeper's `Stat.ctime`/`mtime`, which `zookeeper-shell`'s `stat`
+/// prints.)
+#[test]
+fn stat_times_hold_the_last_moment_a_run_reaches() {
+    let (mut zk, _) = zk_with_session();
+    zk.set_now(SimTime(crate::scenario::MAX_TIME_MS + 60_000));
+    zk.create(None, "/a", "x", Persistent).unwrap();
+    let day = zk.node("/a").unwrap().stat.ctime_ms;
+    assert_eq!(u64::from(day), crate::scenario::MAX_TIME_MS + 60_000);
+    zk.set_now(SimTime(u64::from(u32::MAX) + 7));
+    zk.set_data(None, "/a", "w", None).unwrap();
+    assert_eq!(zk.node("/a").unwrap().stat.mtime_ms, u32::MAX);
+}
+
 #[test]
 fn stat_times_and_pzxid_follow_zookeeper() {
     let (mut zk, s) = zk_with_session();

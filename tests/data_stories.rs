@@ -67,7 +67,7 @@ fn a_slow_follower_drops_out_of_the_isr_and_every_broker_hears_of_it() {
     for b in [0, 1, 2] {
         let meta = &s.broker(BrokerId(b)).metadata.partitions[&tp];
         assert!(
-            !meta.isr.contains(&f),
+            !meta.isr().contains(&f),
             "broker {b}'s metadata cache learned the new ISR"
         );
     }

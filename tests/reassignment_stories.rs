@@ -48,7 +48,7 @@ fn leader_and_isr_recipients(
         .filter(|(_, body)| match body {
             RequestBody::LeaderAndIsr { partitions } => partitions
                 .iter()
-                .any(|p| &p.tp == tp && *p.replicas == *replicas),
+                .any(|p| &p.tp == tp && *p.replicas() == *replicas),
             _ => false,
         })
         .map(|(to, _)| *to)

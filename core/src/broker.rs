@@ -690,7 +690,7 @@ impl LocalPartition {
         LocalPartition {
             leader: p.leader,
             leader_epoch: p.leader_epoch,
-            lists: ReplicaLists::new(&p.replicas, &p.isr),
+            lists: p.lists.clone(),
             zk_version: p.zk_version,
             controller_epoch: p.controller_epoch,
             view: LeaderView::default(),
@@ -1036,7 +1036,7 @@ impl Broker {
     /// replicas.
     /// `local` is the broker's replica of the partition, if it has one.
     fn takes(id: BrokerId, local: Option<&LocalPartition>, p: &PartitionStateInfo) -> bool {
-        local.is_none_or(|l| p.leader_epoch > l.leader_epoch) && p.replicas.contains(&id)
+        local.is_none_or(|l| p.leader_epoch > l.leader_epoch) && p.replicas().contains(&id)
     }
 
     /// [`Broker::handle_request`], sharing metadata caches through `memo`
@@ -1077,7 +1077,7 @@ impl Broker {
                     let take = Self::takes(id, l, p);
                     if take {
                         before += l.map_or(0, |l| l.led_slots(id));
-                        after += led_slots(id, p.leader, &p.isr);
+                        after += led_slots(id, p.leader, &p.isr());
                     }
                     take
                 };
@@ -1334,9 +1334,11 @@ mod tests {
             controller_epoch: 1,
             leader,
             leader_epoch,
-            isr: vec![BrokerId(1)].into(),
+            lists: crate::broker::ReplicaLists::new(
+                &replicas.into_iter().map(BrokerId).collect::<Vec<_>>(),
+                &[BrokerId(1)],
+            ),
             zk_version: 0,
-            replicas: replicas.into_iter().map(BrokerId).collect(),
             is_new: false,
         };
         let mut b = Broker::new(BrokerId(1));
@@ -1369,9 +1371,8 @@ mod tests {
             controller_epoch: 1,
             leader: 1,
             leader_epoch,
-            isr: vec![BrokerId(1)].into(),
+            lists: crate::broker::ReplicaLists::new(&[BrokerId(1), BrokerId(2)], &[BrokerId(1)]),
             zk_version: 0,
-            replicas: vec![BrokerId(1), BrokerId(2)].into(),
             is_new: false,
         };
         let lai = |partitions: Vec<PartitionStateInfo>| RequestBody::LeaderAndIsr {
@@ -1513,9 +1514,8 @@ mod tests {
             controller_epoch: 1,
             leader,
             leader_epoch: 1,
-            isr: vec![BrokerId(1)].into(),
+            lists: crate::broker::ReplicaLists::new(&[BrokerId(1), BrokerId(2)], &[BrokerId(1)]),
             zk_version: 0,
-            replicas: vec![BrokerId(1), BrokerId(2)].into(),
             is_new: false,
         };
         let tps: Vec<TopicPartition> = (0..200).map(|p| TopicPartition::new("t", p)).collect();
@@ -1624,9 +1624,8 @@ mod tests {
             controller_epoch: 1,
             leader,
             leader_epoch: epoch,
-            isr: vec![BrokerId(1)].into(),
+            lists: crate::broker::ReplicaLists::new(&[BrokerId(1), BrokerId(2)], &[BrokerId(1)]),
             zk_version: 0,
-            replicas: vec![BrokerId(1), BrokerId(2)].into(),
             is_new: false,
         };
         let tps: Vec<TopicPartition> = (0..300).map(|p| TopicPartition::new("t", p)).collect();

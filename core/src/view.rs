@@ -293,7 +293,7 @@ impl ClusterView {
                             CachedLeadership {
                                 leader: m.leader,
                                 leader_epoch: m.leader_epoch,
-                                isr: m.isr.to_vec(),
+                                isr: m.isr().to_vec(),
                             },
                         ))
                     })
@@ -338,7 +338,7 @@ impl ClusterView {
                                 p.tp,
                                 p.leader,
                                 p.leader_epoch,
-                                comma_list(&p.isr)
+                                comma_list(&p.isr())
                             )
                         })
                         .collect::<Vec<_>>()

@@ -92,9 +92,8 @@ pub fn partition_info(
         controller_epoch: l.controller_epoch,
         leader: l.leader.map_or(NO_LEADER, |b| b.0 as i32),
         leader_epoch: l.leader_epoch,
-        isr: l.isr.clone(),
+        lists: crate::broker::ReplicaLists::new(replicas, &l.isr),
         zk_version: l.zk_version,
-        replicas: crate::broker::ReplicaIds::from(replicas),
         is_new,
     }
 }
@@ -113,9 +112,9 @@ fn is_partition_info(
     info.controller_epoch == l.controller_epoch
         && info.leader == leader
         && info.leader_epoch == l.leader_epoch
-        && info.isr == l.isr
+        && info.isr() == l.isr
         && info.zk_version == l.zk_version
-        && *info.replicas == *replicas
+        && info.replicas() == replicas
         && info.is_new == is_new
 }
 
@@ -837,13 +836,14 @@ mod tests {
         v.leader_epoch += 1;
         variants.push(v);
         let mut v = base.clone();
-        v.isr = vec![BrokerId(2)].into();
+        v.lists = crate::broker::ReplicaLists::new(v.replicas(), &[BrokerId(2)]);
         variants.push(v);
         let mut v = base.clone();
         v.zk_version -= 1;
         variants.push(v);
         let mut v = base.clone();
-        v.replicas = crate::broker::ReplicaIds::from(&[BrokerId(1), BrokerId(3), BrokerId(2)][..]);
+        v.lists =
+            crate::broker::ReplicaLists::new(&[BrokerId(1), BrokerId(3), BrokerId(2)], &v.isr());
         variants.push(v);
         let mut v = base.clone();
         v.is_new = true;

@@ -1,7 +1,7 @@
 //! Controller-to-broker requests (ControllerChannelManager and
 //! ControllerBrokerRequestBatch in Kafka).
 
-use crate::broker::ReplicaIds;
+use crate::broker::{ReplicaIds, ReplicaLists};
 use crate::ids::{BrokerId, TopicPartition};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -22,7 +22,8 @@ pub type SharedStates = std::rc::Rc<[std::rc::Rc<PartitionStateInfo>]>;
 pub type SharedState = std::rc::Rc<PartitionStateInfo>;
 
 /// One partition's leadership as carried in LeaderAndIsr and UpdateMetadata.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "StoredInfo", into = "StoredInfo")]
 pub struct PartitionStateInfo {
     /// The partition.
     pub tp: TopicPartition,
@@ -32,16 +33,88 @@ pub struct PartitionStateInfo {
     pub leader: i32,
     /// The leader epoch.
     pub leader_epoch: i32,
-    /// The in-sync replicas (kept in place up to three, in 16 bytes: no
-    /// allocation per request entry for the usual replication factors;
-    /// serializes as a list).
-    pub isr: ReplicaIds,
+    /// The in-sync replicas and the assigned replicas (preferred first),
+    /// read with [`PartitionStateInfo::isr`] and
+    /// [`PartitionStateInfo::replicas`]: both in 16 bytes for up to three
+    /// replicas and an ISR among them, no allocation per request entry for
+    /// the usual replication factors; serialized as two lists.
+    pub lists: ReplicaLists,
     /// The state znode's version.
     pub zk_version: i32,
-    /// The assigned replicas, preferred first (in place up to three).
-    pub replicas: ReplicaIds,
     /// Whether the replica is new (LeaderAndIsr only).
     pub is_new: bool,
+}
+
+impl PartitionStateInfo {
+    /// The in-sync replicas.
+    #[inline]
+    pub fn isr(&self) -> ReplicaIds {
+        self.lists.isr()
+    }
+
+    /// The assigned replicas, preferred first.
+    #[inline]
+    pub fn replicas(&self) -> &[BrokerId] {
+        self.lists.replicas()
+    }
+}
+
+/// [`PartitionStateInfo`] as it is (de)serialized and printed: its lists
+/// apart, as Kafka's request carries them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct StoredInfo {
+    tp: TopicPartition,
+    controller_epoch: i32,
+    leader: i32,
+    leader_epoch: i32,
+    isr: ReplicaIds,
+    zk_version: i32,
+    replicas: ReplicaIds,
+    is_new: bool,
+}
+
+impl From<StoredInfo> for PartitionStateInfo {
+    fn from(s: StoredInfo) -> PartitionStateInfo {
+        PartitionStateInfo {
+            tp: s.tp,
+            controller_epoch: s.controller_epoch,
+            leader: s.leader,
+            leader_epoch: s.leader_epoch,
+            lists: ReplicaLists::new(&s.replicas, &s.isr),
+            zk_version: s.zk_version,
+            is_new: s.is_new,
+        }
+    }
+}
+
+impl From<PartitionStateInfo> for StoredInfo {
+    fn from(p: PartitionStateInfo) -> StoredInfo {
+        StoredInfo {
+            isr: p.isr(),
+            replicas: ReplicaIds::from(p.replicas()),
+            tp: p.tp,
+            controller_epoch: p.controller_epoch,
+            leader: p.leader,
+            leader_epoch: p.leader_epoch,
+            zk_version: p.zk_version,
+            is_new: p.is_new,
+        }
+    }
+}
+
+impl std::fmt::Debug for PartitionStateInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartitionStateInfo")
+            .field("tp", &self.tp)
+            .field("controller_epoch", &self.controller_epoch)
+            .field("leader", &self.leader)
+            .field("leader_epoch", &self.leader_epoch)
+            .field("isr", &self.isr())
+            .field("zk_version", &self.zk_version)
+            .field("replicas", &ReplicaIds::from(self.replicas()))
+            .field("is_new", &self.is_new)
+            .finish()
+    }
 }
 
 /// What a request asks.
@@ -276,4 +349,60 @@ pub struct ControlRequest {
     pub arrives_at: Option<SimTime>,
     /// The top-level answer, once handled (`NONE` or an error).
     pub error: Option<ResponseError>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A request's partition state serializes and prints with its ISR and
+    /// its replicas apart, in the fields' order, whether its lists are held
+    /// in place or not (an ISR naming a broker that is not a replica, more
+    /// than three replicas), and reads back equal. (Kafka: the
+    /// `LeaderAndIsrPartitionState` of a LeaderAndIsr or UpdateMetadata
+    /// request, with its `isr` and `replicas`.)
+    #[test]
+    fn a_partition_state_serializes_its_lists_apart() {
+        let ids = |v: &[u32]| v.iter().copied().map(BrokerId).collect::<Vec<_>>();
+        for (replicas, isr) in [
+            (vec![1, 2, 3], vec![3, 1]),
+            (vec![1, 2, 3, 4], vec![4, 2, 1]),
+            (vec![1, 2], vec![2, 7]),
+            (vec![], vec![]),
+        ] {
+            let p = PartitionStateInfo {
+                tp: TopicPartition::new("t", 4),
+                controller_epoch: 2,
+                leader: isr.first().map_or(-1, |b| *b as i32),
+                leader_epoch: 5,
+                lists: ReplicaLists::new(&ids(&replicas), &ids(&isr)),
+                zk_version: 6,
+                is_new: true,
+            };
+            assert_eq!(
+                (p.replicas(), p.isr().to_vec()),
+                (&ids(&replicas)[..], ids(&isr))
+            );
+            let json = serde_json::to_string(&p).expect("serializes");
+            let want = format!(
+                "{{\"tp\":{},\"controller_epoch\":2,\"leader\":{},\"leader_epoch\":5,\"isr\":{:?},\"zk_version\":6,\"replicas\":{:?},\"is_new\":true}}",
+                serde_json::to_string(&p.tp).expect("serializes"),
+                p.leader,
+                isr,
+                replicas
+            );
+            assert_eq!(json.replace(' ', ""), want.replace(' ', ""));
+            let back: PartitionStateInfo = serde_json::from_str(&json).expect("reads");
+            assert_eq!(back, p);
+            let printed = format!("{p:?}");
+            assert!(
+                printed.contains(&format!("isr: {:?}", ids(&isr))),
+                "{printed}"
+            );
+            assert!(
+                printed.contains(&format!("replicas: {:?}", ids(&replicas))),
+                "{printed}"
+            );
+        }
+    }
 }

@@ -286,7 +286,7 @@ fn partitions(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut O
                     b.metadata.partitions.get(&tp).is_none_or(|c| {
                         c.leader != leader.0 as i32
                             || c.leader_epoch != seen.leader_epoch
-                            || !same_set(&c.isr, &seen.isr)
+                            || !same_set(&c.isr(), &seen.isr)
                     })
                 })
                 .map(|b| match b.metadata.partitions.get(&tp) {
@@ -295,7 +295,7 @@ fn partitions(o: &Observer, sim: &Sim, running: &BTreeSet<BrokerId>, out: &mut O
                         b.id,
                         c.leader,
                         c.leader_epoch,
-                        ids(&c.isr)
+                        ids(&c.isr())
                     ),
                     None => format!("broker {} does not know it", b.id),
                 })

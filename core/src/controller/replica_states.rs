@@ -1,6 +1,7 @@
 //! The ReplicaStateMachine's states, kept by partition: one entry per
 //! partition holding its replicas' states side by side, sorted by broker
-//! (up to six in place, on the heap beyond), instead of one map entry per
+//! (up to three in place, in 16 bytes, on the heap beyond: a reassignment's
+//! partition, which names its old and new replicas), instead of one map entry per
 //! replica. It reads, iterates, compares, prints and serializes exactly as
 //! the map by `(partition, broker)` it replaces.
 
@@ -11,7 +12,10 @@ use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// How many replicas' states a partition keeps in place before it allocates.
-const INLINE_REPLICAS: usize = 6;
+const INLINE_REPLICAS: usize = 3;
+
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<PartitionReplicaStates>() == 16);
 
 /// One partition's replicas' states, sorted by broker id; never empty
 /// inside [`ReplicaStates`].
@@ -330,7 +334,7 @@ mod tests {
 
     /// Seeded sets, removes and topic removals applied to the new form,
     /// the old per-replica map and a `BTreeMap` leave all three alike
-    /// (partitions with up to nine replicas, past the six kept in place),
+    /// (partitions with up to nine replicas, past the three kept in place),
     /// and a clone changed apart from its original leaves the original as
     /// it was and compares unequal to it.
     #[test]

@@ -150,6 +150,19 @@ impl ReplicaLists {
         }
     }
 
+    /// `f` of the ISR: the replicas' own ids when the ISR is their first
+    /// members in their order (a healthy partition's), a copy otherwise.
+    #[inline]
+    pub fn with_isr<R>(&self, f: impl FnOnce(&[BrokerId]) -> R) -> R {
+        if let ListsRepr::Few { isr, ids, .. } = &self.0 {
+            let n = usize::from(isr >> 6);
+            if isr & 0x3F == 0b10_01_00 & ((1u8 << (2 * n)) - 1) {
+                return f(ids.get(..n).unwrap_or(&[]));
+            }
+        }
+        f(&self.isr())
+    }
+
     /// How many in the ISR.
     #[inline]
     pub fn isr_len(&self) -> usize {
@@ -635,7 +648,7 @@ impl LocalPartition {
     /// gives broker `id`: its ISR's other members if `id` leads it, else
     /// none (what `isr-expiration` checks; see [`Taken::led_slots`]).
     pub fn led_slots(&self, id: BrokerId) -> u64 {
-        led_slots(id, self.leader, &self.isr())
+        self.lists.with_isr(|isr| led_slots(id, self.leader, isr))
     }
 
     /// A partition's state as a broker holds it.
@@ -667,6 +680,12 @@ impl LocalPartition {
     #[inline]
     pub fn isr(&self) -> ReplicaIds {
         self.lists.isr()
+    }
+
+    /// `f` of the ISR, without a copy when it is the replicas in order.
+    #[inline]
+    pub fn with_isr<R>(&self, f: impl FnOnce(&[BrokerId]) -> R) -> R {
+        self.lists.with_isr(f)
     }
 
     /// How many in the ISR.
@@ -1185,6 +1204,7 @@ mod tests {
             let lists = ReplicaLists::new(&replicas, &isr);
             assert_eq!(lists.replicas(), &replicas[..]);
             assert_eq!(lists.isr().to_vec(), isr);
+            assert_eq!(lists.with_isr(|s| s.to_vec()), isr);
             assert_eq!(lists.isr_len(), isr.len());
             for b in (0..10).map(BrokerId) {
                 assert_eq!(lists.isr_contains(&b), isr.contains(&b));

@@ -256,19 +256,21 @@ impl DataPlane {
                 continue;
             }
             let mut out = BTreeSet::new();
-            for r in p.isr().iter().copied().filter(|r| *r != broker) {
-                slots += 1;
-                // The follower's cached session, when it holds the
-                // partition and ran within the lag, is enough (its time can
-                // only be later than the one the leader recorded): the
-                // leader's view, a block of its own, is read only for the
-                // others.
-                let recent = |t: crate::time::SimTime| now.since(t) <= lag;
-                let t = caught_up.at(|| p.view.caught_up(&r), r, tp, recent);
-                if t.is_none_or(|t| now.since(t) > lag) {
-                    out.insert(r);
+            p.with_isr(|isr| {
+                for r in isr.iter().copied().filter(|r| *r != broker) {
+                    slots += 1;
+                    // The follower's cached session, when it holds the
+                    // partition and ran within the lag, is enough (its time
+                    // can only be later than the one the leader recorded):
+                    // the leader's view, a block of its own, is read only
+                    // for the others.
+                    let recent = |t: crate::time::SimTime| now.since(t) <= lag;
+                    let t = caught_up.at(|| p.view.caught_up(&r), r, tp, recent);
+                    if t.is_none_or(|t| now.since(t) > lag) {
+                        out.insert(r);
+                    }
                 }
-            }
+            });
             if !out.is_empty() {
                 shrinks.push((
                     tp.clone(),

@@ -46,7 +46,8 @@ impl BrokerStatus {
 }
 
 /// A partition as the broker's ReplicaManager and metadata cache know it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Prints as its fields did before its lists were packed (see the Debug).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "StoredPartition", into = "StoredPartition")]
 pub struct LocalPartition {
     /// The leader, −1 for none.
@@ -200,10 +201,10 @@ impl std::fmt::Debug for ReplicaLists {
     }
 }
 
-/// A short list of broker ids held per partition (a hosted replica's ISR
-/// and assigned replicas, a request's or a metadata cache's, the
-/// controller's assignments and the ISR of its leaderships): up to three
-/// in place, in 16 bytes; a longer list goes to the heap. Reads as a
+/// A short list of broker ids held per partition (the controller's
+/// assignments and the ISR of its leaderships; a hosted replica's and a
+/// request's lists are a [`ReplicaLists`]): up to three in place, in 16
+/// bytes; a longer list goes to the heap. Reads as a
 /// slice, and compares, prints and serializes as a list, as [`BrokerIds`]
 /// does (which keeps six in place, in 32 bytes: the controller's elections
 /// work on it, where lists of a reassignment's replicas are common).
@@ -640,6 +641,20 @@ impl From<LocalPartition> for StoredPartition {
             follower_leo,
             last_caught_up,
         }
+    }
+}
+
+impl std::fmt::Debug for LocalPartition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalPartition")
+            .field("leader", &self.leader)
+            .field("leader_epoch", &self.leader_epoch)
+            .field("isr", &self.isr())
+            .field("replicas", &ReplicaIds::from(self.replicas()))
+            .field("zk_version", &self.zk_version)
+            .field("controller_epoch", &self.controller_epoch)
+            .field("view", &self.view)
+            .finish()
     }
 }
 
@@ -1223,6 +1238,12 @@ mod tests {
                 (p.replicas(), p.isr().to_vec()),
                 (&replicas[..], isr.clone())
             );
+            // It prints as its two fields did.
+            let printed = format!("{p:?}");
+            let want = format!(
+                "LocalPartition {{ leader: 1, leader_epoch: 0, isr: {isr:?}, replicas: {replicas:?}, zk_version: 0"
+            );
+            assert!(printed.starts_with(&want), "{printed}");
         }
     }
 

@@ -18,7 +18,7 @@ pub struct LeaderIsr {
     pub leader: Option<BrokerId>,
     /// The leader epoch.
     pub leader_epoch: i32,
-    /// The in-sync replicas, in ISR order (in place up to six; compares,
+    /// The in-sync replicas, in ISR order (in place up to three; compares,
     /// prints and serializes as a list).
     pub isr: crate::broker::ReplicaIds,
     /// The state znode's data version.

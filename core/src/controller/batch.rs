@@ -78,9 +78,9 @@ const BY_ID: u32 = 4096;
 /// No replicas (a partition with no assignment).
 pub static NO_REPLICAS: crate::broker::ReplicaIds = crate::broker::ReplicaIds::new();
 
-/// The wire form of a partition's leadership. The ISR and the replicas are
-/// copied as they are held (in place up to six ids: a copy of a few words,
-/// no allocation).
+/// The wire form of a partition's leadership: the ISR and the replicas as a
+/// [`ReplicaLists`](crate::broker::ReplicaLists) (in place for up to three
+/// replicas and an ISR among them: a few words, no allocation).
 pub fn partition_info(
     tp: &TopicPartition,
     l: &LeaderIsr,

@@ -59,9 +59,10 @@ impl PartitionStateInfo {
     }
 }
 
-/// [`PartitionStateInfo`] as it is (de)serialized and printed: its lists
-/// apart, as Kafka's request carries them.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// [`PartitionStateInfo`] as it is (de)serialized: its lists apart, as
+/// Kafka's request carries them (its Debug prints them so too).
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(rename = "PartitionStateInfo")]
 struct StoredInfo {
     tp: TopicPartition,
     controller_epoch: i32,

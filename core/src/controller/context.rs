@@ -27,8 +27,8 @@ pub struct ControllerContext {
     pub shutting_down: BTreeSet<BrokerId>,
     /// Every topic.
     pub all_topics: BTreeSet<String>,
-    /// The replica assignment, preferred replica first (up to six replicas
-    /// in place; serializes as a list).
+    /// The replica assignment, preferred replica first (up to three
+    /// replicas in place; serializes as a list).
     pub assignments: PartitionMap<crate::broker::ReplicaIds>,
     /// Leadership read from or written to the state znodes.
     pub leadership: PartitionMap<LeaderIsr>,
@@ -93,8 +93,8 @@ mod tests {
     use super::*;
     use crate::broker::ReplicaIds;
 
-    /// The assignments are held as `BrokerIds` (in place up to six, on the
-    /// heap beyond): they serialize and print exactly as the map of
+    /// The assignments are held as `ReplicaIds` (in place up to three, on
+    /// the heap beyond): they serialize and print exactly as the map of
     /// `Vec<BrokerId>` they replace, read back equal, and a clone changed
     /// apart from its original leaves the original as it was.
     #[test]

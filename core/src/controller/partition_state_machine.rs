@@ -680,7 +680,7 @@ impl KafkaController {
             };
             return Ok(Some(election_failed(env, e)));
         }
-        // Copied (in place up to six ids): the LeaderAndIsr entries below
+        // Copied (in place up to three ids): the LeaderAndIsr entries below
         // carry it, and the write in between changes only the leadership.
         let replicas = self.ctx.assignments.get(tp).cloned().unwrap_or_default();
         let assignment = &replicas[..];

@@ -337,9 +337,11 @@ impl std::fmt::Debug for StateMark {
 /// checker's "leader epoch only grows" compares with, and the data plane's
 /// truncation reads). Held in 28 bytes (where the plain fields took 48):
 /// its times as milliseconds in 32 bits, which hold 49 days of virtual time
-/// (every way in stops a run at a day and a minute; a later time would be
-/// held as the latest one these bits can say). Serialized as the plain fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// (the page, scenario files, share links and lessons stop a run at a day and
+/// a minute; a soak replay's liveness bound can reach further, and a later
+/// time is held as the latest one these bits can say). Serialized and
+/// printed as the plain fields.
+#[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "StoredSeen", into = "StoredSeen")]
 struct StateSeen {
     leader: Option<BrokerId>,
@@ -426,8 +428,9 @@ impl StateSeen {
     }
 }
 
-/// [`StateSeen`] as it is (de)serialized.
-#[derive(Clone, Copy, Serialize, Deserialize)]
+/// [`StateSeen`] as it is (de)serialized and printed.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(rename = "StateSeen")]
 struct StoredSeen {
     leader: Option<BrokerId>,
     changed_at: SimTime,
@@ -454,7 +457,18 @@ impl From<StateSeen> for StoredSeen {
     }
 }
 
-#[cfg(target_pointer_width = "64")]
+impl std::fmt::Debug for StateSeen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = StoredSeen::from(*self);
+        f.debug_struct("StateSeen")
+            .field("leader", &s.leader)
+            .field("changed_at", &s.changed_at)
+            .field("availability", &s.availability)
+            .field("leader_epoch", &s.leader_epoch)
+            .finish()
+    }
+}
+
 const _: () = assert!(std::mem::size_of::<StateSeen>() == 28);
 
 #[cfg(test)]
@@ -506,11 +520,18 @@ mod state_seen_tests {
                     );
                     let back: StateSeen = serde_json::from_value(json).expect("reads");
                     assert_eq!(back, seen);
+                    assert_eq!(
+                        format!("{seen:?}"),
+                        format!(
+                            "StateSeen {{ leader: {leader:?}, changed_at: {:?}, availability: {a:?}, leader_epoch: {epoch:?} }}",
+                            SimTime(5_000)
+                        )
+                    );
                 }
             }
         }
-        // Past 49 days of virtual time (no way in goes there), the latest
-        // time 32 bits say.
+        // Past 49 days of virtual time (only a soak replay's liveness bound
+        // can go there), the latest time 32 bits say.
         let far = StateSeen::new(None, SimTime(u64::from(u32::MAX) + 5), None);
         assert_eq!(far.changed_at(), SimTime(u64::from(u32::MAX)));
     }

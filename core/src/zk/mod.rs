@@ -87,9 +87,10 @@ pub struct Stat {
     owner: u64,
     /// When the node was created (`ctime`): virtual time in ms, read as
     /// ms since the epoch (the simulation starts at 1970-01-01 00:00:00 UTC).
-    /// In 32 bits, 4 bytes a znode fewer: 49 days, where every way in stops
-    /// a run at a day and a minute (a later time is held as the latest these
-    /// bits say: [`Stat::ms`]).
+    /// In 32 bits, 4 bytes a znode fewer: 49 days, where the page, scenario
+    /// files, share links and lessons stop a run at a day and a minute (a
+    /// soak replay's liveness bound can reach further; a later time is held
+    /// as the latest these bits say: [`Stat::ms`]).
     #[serde(default)]
     pub ctime_ms: u32,
     /// When the node's data last changed (`mtime`), as `ctime_ms`.

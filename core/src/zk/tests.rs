@@ -316,8 +316,8 @@ fn a_failed_multi_restores_deleted_and_rewritten_nodes() {
 // deleted; an ephemeral-sequential node takes its parent's counter and is
 // owned by the creating session.
 /// A znode's times are held in 32 bits: the last moment a run may reach,
-/// exactly; 49 days on (no way in goes there), the latest moment 32 bits
-/// say. (ZooKeeper's `Stat.ctime`/`mtime`, which `zookeeper-shell`'s `stat`
+/// exactly; 49 days on (only a soak replay's liveness bound can go there),
+/// the latest moment 32 bits say. (ZooKeeper's `Stat.ctime`/`mtime`, which `zookeeper-shell`'s `stat`
 /// prints.)
 #[test]
 fn stat_times_hold_the_last_moment_a_run_reaches() {

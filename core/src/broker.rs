@@ -132,20 +132,27 @@ impl ReplicaLists {
         }
     }
 
+    /// The in-place ISR's members, in order: member `i` is the replica at
+    /// the place in bits `2i` and `2i + 1` of `isr`.
+    #[inline]
+    fn few_isr(isr: u8, ids: &[BrokerId; 3]) -> impl Iterator<Item = BrokerId> + '_ {
+        (0..usize::from(isr >> 6))
+            .filter_map(move |i| ids.get(usize::from(isr >> (2 * i) & 3)).copied())
+    }
+
     /// The ISR.
     #[inline]
     pub fn isr(&self) -> ReplicaIds {
         match &self.0 {
             ListsRepr::Few { isr, ids, .. } => {
-                let len = isr >> 6;
                 let mut out = [BrokerId(0); 3];
-                for (i, slot) in out.iter_mut().enumerate().take(usize::from(len)) {
-                    *slot = ids
-                        .get(usize::from(isr >> (2 * i) & 3))
-                        .copied()
-                        .unwrap_or(BrokerId(0));
+                for (slot, b) in out.iter_mut().zip(Self::few_isr(*isr, ids)) {
+                    *slot = b;
                 }
-                ReplicaIds(IdsRepr::Inline { len, ids: out })
+                ReplicaIds(IdsRepr::Inline {
+                    len: isr >> 6,
+                    ids: out,
+                })
             }
             ListsRepr::Many(m) => m.1.clone(),
         }
@@ -177,8 +184,7 @@ impl ReplicaLists {
     #[inline]
     pub fn isr_contains(&self, b: &BrokerId) -> bool {
         match &self.0 {
-            ListsRepr::Few { isr, ids, .. } => (0..usize::from(isr >> 6))
-                .any(|i| ids.get(usize::from(isr >> (2 * i) & 3)) == Some(b)),
+            ListsRepr::Few { isr, ids, .. } => Self::few_isr(*isr, ids).any(|r| r == *b),
             ListsRepr::Many(m) => m.1.contains(b),
         }
     }
@@ -380,35 +386,30 @@ impl Default for Followers {
 }
 
 impl Followers {
-    /// Where `follower` is among the few, and whether its bit `bit` (0 for
-    /// the offset, `FEW_FOLLOWERS` for the time) is set.
+    /// The brokers held in place (none in the long form).
     #[inline]
-    fn few_at(
-        len: u8,
-        known: u8,
-        ids: &[BrokerId],
-        follower: &BrokerId,
-        bit: usize,
-    ) -> Option<usize> {
-        let i = ids
-            .get(..usize::from(len))?
-            .iter()
-            .position(|b| b == follower)?;
+    fn few_ids(&self) -> &[BrokerId] {
+        match self {
+            Followers::Few { len, ids, .. } => ids.get(..usize::from(*len)).unwrap_or(&[]),
+            Followers::Many(_) => &[],
+        }
+    }
+
+    /// Where `follower` is among the few, if it is there and its value of
+    /// kind `bit` (0 the offset, `FEW_FOLLOWERS` the time) is known.
+    #[inline]
+    fn few_known(&self, follower: &BrokerId, bit: usize) -> Option<usize> {
+        let Followers::Few { known, .. } = self else {
+            return None;
+        };
+        let i = self.few_ids().iter().position(|b| b == follower)?;
         (known >> (bit + i) & 1 == 1).then_some(i)
     }
 
     #[inline]
     fn leo(&self, follower: &BrokerId) -> Option<u64> {
         match self {
-            Followers::Few {
-                len,
-                known,
-                ids,
-                leo,
-                ..
-            } => leo
-                .get(Self::few_at(*len, *known, ids, follower, 0)?)
-                .copied(),
+            Followers::Few { leo, .. } => leo.get(self.few_known(follower, 0)?).copied(),
             Followers::Many(m) => m.0.get(follower).copied(),
         }
     }
@@ -416,14 +417,8 @@ impl Followers {
     #[inline]
     fn caught_up(&self, follower: &BrokerId) -> Option<SimTime> {
         match self {
-            Followers::Few {
-                len,
-                known,
-                ids,
-                caught_up,
-                ..
-            } => caught_up
-                .get(Self::few_at(*len, *known, ids, follower, FEW_FOLLOWERS)?)
+            Followers::Few { caught_up, .. } => caught_up
+                .get(self.few_known(follower, FEW_FOLLOWERS)?)
                 .copied(),
             Followers::Many(m) => m.1.get(follower).copied(),
         }
@@ -431,6 +426,7 @@ impl Followers {
 
     /// Record `follower`'s offset and/or time.
     fn set(&mut self, follower: BrokerId, new_leo: Option<u64>, new_caught_up: Option<SimTime>) {
+        let held = self.few_ids().iter().position(|b| *b == follower);
         if let Followers::Few {
             len,
             known,
@@ -440,10 +436,7 @@ impl Followers {
         } = self
         {
             let n = usize::from(*len);
-            let at = match ids
-                .get(..n)
-                .and_then(|ids| ids.iter().position(|b| *b == follower))
-            {
+            let at = match held {
                 Some(i) => Some(i),
                 None => ids.get_mut(n).map(|free| {
                     *free = follower;
@@ -476,28 +469,19 @@ impl Followers {
 
     /// The offsets and the times, as maps.
     fn maps(&self) -> (ReplicaMap<u64>, ReplicaMap<SimTime>) {
-        match self {
-            Followers::Few {
-                len,
-                known,
-                ids,
-                leo,
-                caught_up,
-            } => {
-                let mut maps = (ReplicaMap::new(), ReplicaMap::new());
-                let few = ids.iter().zip(leo).zip(caught_up).take(usize::from(*len));
-                for (i, ((id, l), t)) in few.enumerate() {
-                    if known >> i & 1 == 1 {
-                        maps.0.insert(*id, *l);
-                    }
-                    if known >> (FEW_FOLLOWERS + i) & 1 == 1 {
-                        maps.1.insert(*id, *t);
-                    }
-                }
-                maps
-            }
-            Followers::Many(m) => (m.0.clone(), m.1.clone()),
+        if let Followers::Many(m) = self {
+            return (m.0.clone(), m.1.clone());
         }
+        let mut maps = (ReplicaMap::new(), ReplicaMap::new());
+        for id in self.few_ids() {
+            if let Some(l) = self.leo(id) {
+                maps.0.insert(*id, l);
+            }
+            if let Some(t) = self.caught_up(id) {
+                maps.1.insert(*id, t);
+            }
+        }
+        maps
     }
 }
 
@@ -1111,7 +1095,7 @@ impl Broker {
                     let take = Self::takes(id, l, p);
                     if take {
                         before += l.map_or(0, |l| l.led_slots(id));
-                        after += led_slots(id, p.leader, &p.isr());
+                        after += p.lists.with_isr(|isr| led_slots(id, p.leader, isr));
                     }
                     take
                 };

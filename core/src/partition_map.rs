@@ -409,9 +409,12 @@ impl<V: Clone> PartitionMap<V> {
         old: &'a Self,
     ) -> impl Iterator<Item = (TopicPartition, &'a V)> + 'a {
         self.unshared_chunks(old).flat_map(|(topic, n, slots)| {
-            (slots.iter().enumerate()).filter_map(move |(s, v)| {
-                Some((key_of(topic, n * SLOTS as u32 + s as u32), v.as_ref()?))
-            })
+            let mut part = Part {
+                topic: Some(topic),
+                first: n * SLOTS as u32,
+                slots,
+            };
+            std::iter::from_fn(move || part.next())
         })
     }
 

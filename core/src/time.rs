@@ -30,10 +30,24 @@ impl SimTime {
         self.plus_ms(us.div_ceil(1000))
     }
 
+    /// Milliseconds since the start in 32 bits ([`ms_u32`]).
+    pub fn as_ms_u32(self) -> u32 {
+        ms_u32(self.0)
+    }
+
     /// Milliseconds from `earlier` to `self`, or 0 if `earlier` is later.
     pub fn since(self, earlier: SimTime) -> u64 {
         self.0.saturating_sub(earlier.0)
     }
+}
+
+/// Milliseconds in 32 bits, as the packed records hold them (a znode's
+/// times, the simulator's record of a state znode): 49 days, where the page,
+/// scenario files, share links and lessons stop a run at a day and a minute
+/// (a soak replay's liveness bound can reach further); a later time is held
+/// as the latest these bits say.
+pub fn ms_u32(ms: u64) -> u32 {
+    u32::try_from(ms).unwrap_or(u32::MAX)
 }
 
 impl fmt::Display for SimTime {

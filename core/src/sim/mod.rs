@@ -361,22 +361,33 @@ enum Seen {
     Unavailable,
 }
 
-/// Milliseconds in 32 bits (see [`StateSeen`]).
-fn ms32(t: u64) -> u32 {
-    u32::try_from(t).unwrap_or(u32::MAX)
-}
-
 impl StateSeen {
     fn new(leader: Option<BrokerId>, changed_at: SimTime, leader_epoch: Option<i32>) -> StateSeen {
-        StateSeen {
-            leader,
-            leader_epoch: leader_epoch.unwrap_or(0),
-            changed_at: ms32(changed_at.as_ms()),
+        let mut seen = StateSeen {
+            leader: None,
+            leader_epoch: 0,
+            changed_at: 0,
             since: 0,
             unavailable_ms: 0,
-            epoch_known: leader_epoch.is_some(),
+            epoch_known: false,
             availability: Seen::NotYet,
-        }
+        };
+        seen.set_state(leader, changed_at, leader_epoch);
+        seen
+    }
+
+    /// A change of the state znode read: its leader, when, and the epoch
+    /// read (the availability record is left as it is).
+    fn set_state(
+        &mut self,
+        leader: Option<BrokerId>,
+        changed_at: SimTime,
+        leader_epoch: Option<i32>,
+    ) {
+        self.leader = leader;
+        self.changed_at = changed_at.as_ms_u32();
+        self.leader_epoch = leader_epoch.unwrap_or(0);
+        self.epoch_known = leader_epoch.is_some();
     }
 
     /// The leader its state names.
@@ -421,8 +432,8 @@ impl StateSeen {
                 } else {
                     Seen::Unavailable
                 };
-                self.since = ms32(a.since.as_ms());
-                self.unavailable_ms = ms32(a.unavailable_ms);
+                self.since = a.since.as_ms_u32();
+                self.unavailable_ms = crate::time::ms_u32(a.unavailable_ms);
             }
         }
     }

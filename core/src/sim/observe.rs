@@ -179,9 +179,7 @@ impl Sim {
         let leader_epoch = state.map(|l| l.leader_epoch).or(last_epoch);
         match seen.take() {
             Some(seen) => {
-                let availability = seen.availability();
-                *seen = super::StateSeen::new(leader, self.now, leader_epoch);
-                seen.set_availability(availability);
+                seen.set_state(leader, self.now, leader_epoch);
             }
             None => {
                 let seen = super::StateSeen::new(leader, self.now, leader_epoch);

@@ -90,7 +90,7 @@ pub struct Stat {
     /// In 32 bits, 4 bytes a znode fewer: 49 days, where the page, scenario
     /// files, share links and lessons stop a run at a day and a minute (a
     /// soak replay's liveness bound can reach further; a later time is held
-    /// as the latest these bits say: [`Stat::ms`]).
+    /// as the latest these bits say: [`SimTime::as_ms_u32`]).
     #[serde(default)]
     pub ctime_ms: u32,
     /// When the node's data last changed (`mtime`), as `ctime_ms`.
@@ -103,11 +103,6 @@ pub struct Stat {
 }
 
 impl Stat {
-    /// A virtual time as `ctime_ms` and `mtime_ms` hold it.
-    pub fn ms(t: SimTime) -> u32 {
-        u32::try_from(t.as_ms()).unwrap_or(u32::MAX)
-    }
-
     /// The owning session of an ephemeral node.
     pub fn ephemeral_owner(&self) -> Option<SessionId> {
         (self.owner != 0).then_some(SessionId(self.owner))

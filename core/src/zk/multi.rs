@@ -143,7 +143,7 @@ impl Zk {
                 version,
             } => {
                 let zxid = self.zxid;
-                let now_ms = Stat::ms(self.now);
+                let now_ms = self.now.as_ms_u32();
                 let key = PathKey::from(path.as_str());
                 let node = self.find_mut(&key).ok_or(ZkError::NoNode)?;
                 if version.is_some_and(|v| v != node.stat.version) {
@@ -211,7 +211,7 @@ impl Zk {
         let before = (cversion, parent.stat.pzxid);
         parent.stat.cversion += 1;
         parent.stat.pzxid = zxid;
-        let now_ms = Stat::ms(self.now);
+        let now_ms = self.now.as_ms_u32();
         self.nodes.insert(
             key.clone(),
             Znode {

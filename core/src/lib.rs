@@ -81,6 +81,7 @@ pub mod log;
 pub mod observer;
 pub mod partition_map;
 pub mod projection;
+pub mod replica_lists;
 pub mod report;
 pub mod rng;
 pub mod scenario;

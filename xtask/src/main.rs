@@ -527,6 +527,46 @@ fn stage_e2e() -> Result<()> {
     run(c)
 }
 
+/// What a whole `cargo xtask test` writes under target/ on a fresh clone,
+/// in MiB (measured: see docs/benchmarks.md's disk note), with a margin.
+const TEST_RUN_DISK_MIB: u64 = 4 * 1024;
+
+/// The free space on the disk that holds the build directory, in MiB, from
+/// `df` (std has no portable call for it); `None` when df cannot say.
+fn free_disk_mib(dir: &Path) -> Option<u64> {
+    let out = Command::new("df").arg("-Pk").arg(dir).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let kib: u64 = text.lines().nth(1)?.split_whitespace().nth(3)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
+/// Says how much disk the run has: a full disk makes every later stage
+/// fail with "No space left on device", and this line names the cause first.
+fn report_free_disk() {
+    let target = env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
+    let mut dir = target.as_path();
+    while !dir.exists() {
+        match dir.parent() {
+            Some(p) => dir = p,
+            None => return,
+        }
+    }
+    let Some(free) = free_disk_mib(dir) else {
+        return;
+    };
+    println!(
+        "xtask: {free} MiB free on the disk of {} (a full run from a fresh clone writes up to about {TEST_RUN_DISK_MIB} MiB there)",
+        target.display()
+    );
+    if free < TEST_RUN_DISK_MIB {
+        println!(
+            "xtask: WARNING: that may not be enough; stages that fail with \"No space left on device\" failed for want of disk"
+        );
+    }
+}
+
 fn test(args: &[String]) -> Result<()> {
     let mut skip: Vec<&str> = Vec::new();
     let mut it = args.iter();
@@ -544,6 +584,7 @@ fn test(args: &[String]) -> Result<()> {
         "xtask: tools ready in {:.1} s",
         started.elapsed().as_secs_f64()
     );
+    report_free_disk();
     let stages = [
         Stage {
             name: "fmt",

@@ -31,7 +31,7 @@ use crate::sim::Sim;
 use crate::time::SimTime;
 use crate::timeline::Timeline;
 use serde_json::{json, Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What the driver measures with: the only clock and memory readings the
 /// benchmarks use.
@@ -494,7 +494,7 @@ fn settled(sim: &Sim, gone: &BTreeSet<BrokerId>) -> bool {
     {
         return false;
     }
-    sim.partition_overview().iter().all(|p| {
+    sim.partition_overviews().all(|p| {
         p.leader
             .is_some_and(|l| !gone.contains(&l) && brokers.get(&l).is_some_and(|b| b.is_up()))
             && !p.isr.iter().any(|r| gone.contains(r))
@@ -774,7 +774,7 @@ impl Bench<'_, '_> {
         mark_label: (&'static str, &'static str),
     ) {
         let o = self.o;
-        let partitions = started.partition_overview().len() as u32;
+        let partitions = started.partition_overviews().count() as u32;
         let runs = if partitions <= o.many_runs_up_to {
             o.runs
         } else {
@@ -867,8 +867,7 @@ impl Bench<'_, '_> {
                 .find(|b| *b != controller)
                 .ok_or("no broker besides the controller")?;
             let leads = started
-                .partition_overview()
-                .iter()
+                .partition_overviews()
                 .filter(|p| p.leader == Some(victim))
                 .count();
             let path = format!("/brokers/ids/{}", victim.0);
@@ -980,8 +979,15 @@ impl Bench<'_, '_> {
         }
         let started = self.start(o.shutdown_brokers, o.shutdown_partitions, false)?;
         let controller = started.controller_id().ok_or("no controller")?;
-        let overview = started.partition_overview();
-        let leads = |b: BrokerId| overview.iter().filter(|p| p.leader == Some(b)).count();
+        // Counted in one pass, not kept as a list of every partition: the
+        // runs below measure their peaks with this in memory.
+        let mut led: BTreeMap<BrokerId, usize> = BTreeMap::new();
+        for p in started.partition_overviews() {
+            if let Some(l) = p.leader {
+                *led.entry(l).or_default() += 1;
+            }
+        }
+        let leads = |b: BrokerId| led.get(&b).copied().unwrap_or(0);
         let victim = started
             .brokers()
             .keys()

@@ -86,7 +86,7 @@ pub struct LeaderView(Option<std::rc::Rc<Followers>>);
 const FEW_FOLLOWERS: usize = 3;
 
 /// What [`LeaderView`] holds: up to [`FEW_FOLLOWERS`] brokers in place, each
-/// with its log end offset and its caught-up time if known (64 bytes, where
+/// with its log end offset and its caught-up time if known (56 bytes, where
 /// two maps took 80), more in two maps.
 #[derive(Clone)]
 enum Followers {
@@ -96,7 +96,9 @@ enum Followers {
         known: u8,
         ids: [BrokerId; FEW_FOLLOWERS],
         leo: [u64; FEW_FOLLOWERS],
-        caught_up: [SimTime; FEW_FOLLOWERS],
+        /// In ms, 32 bits ([`crate::time::ms_u32`]: 49 days, where every
+        /// way in stops a run at a day and a minute; a later time saturates).
+        caught_up: [u32; FEW_FOLLOWERS],
     },
     Many(Box<(ReplicaMap<u64>, ReplicaMap<SimTime>)>),
 }
@@ -108,7 +110,7 @@ impl Default for Followers {
             known: 0,
             ids: [BrokerId(0); FEW_FOLLOWERS],
             leo: [0; FEW_FOLLOWERS],
-            caught_up: [SimTime(0); FEW_FOLLOWERS],
+            caught_up: [0; FEW_FOLLOWERS],
         }
     }
 }
@@ -147,7 +149,7 @@ impl Followers {
         match self {
             Followers::Few { caught_up, .. } => caught_up
                 .get(self.few_known(follower, FEW_FOLLOWERS)?)
-                .copied(),
+                .map(|&ms| SimTime(u64::from(ms))),
             Followers::Many(m) => m.1.get(follower).copied(),
         }
     }
@@ -178,7 +180,7 @@ impl Followers {
                     *known |= 1 << i;
                 }
                 if let (Some(t), Some(slot)) = (new_caught_up, caught_up.get_mut(i)) {
-                    *slot = t;
+                    *slot = t.as_ms_u32();
                     *known |= 1 << (FEW_FOLLOWERS + i);
                 }
                 return;
@@ -214,7 +216,7 @@ impl Followers {
 }
 
 #[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<Followers>() == 64);
+const _: () = assert!(std::mem::size_of::<Followers>() == 56);
 
 impl LeaderView {
     /// `follower`'s log end offset at its last fetch.
@@ -258,7 +260,7 @@ impl LeaderView {
                         known: ((1u8 << isr.len()) - 1) << FEW_FOLLOWERS,
                         ids,
                         leo: [0; FEW_FOLLOWERS],
-                        caught_up: [now; FEW_FOLLOWERS],
+                        caught_up: [now.as_ms_u32(); FEW_FOLLOWERS],
                     }
                 }
                 None => {
@@ -1181,6 +1183,13 @@ mod tests {
         assert!(same(&v, &m));
         assert!(same(&copy, &copy_model), "the copy is unchanged");
         assert_ne!(v, copy);
+        // Times in place are 32-bit ms: the last moment a run reaches reads
+        // back exactly; a later one saturates (no way in gets there).
+        let mut t = LeaderView::default();
+        t.reset(&[BrokerId(1)], SimTime(86_460_000));
+        assert_eq!(t.caught_up(&BrokerId(1)), Some(SimTime(86_460_000)));
+        t.set_caught_up(BrokerId(1), SimTime(u64::from(u32::MAX) + 5));
+        assert_eq!(t.caught_up(&BrokerId(1)), Some(SimTime(u64::from(u32::MAX))));
         // An empty view and none are equal, and serialize alike.
         let mut emptied = copy.clone();
         emptied.reset(&[], SimTime(6));

@@ -117,37 +117,41 @@ impl KafkaController {
                         let states = std::mem::take(&mut build.states).into();
                         self.send_shared_update_metadata(env, &new, states);
                         let replicas = self.replicas_on(&new);
+                        // What follows needs only their topics: the list
+                        // itself (600,000 replicas at a large start-up) goes
+                        // to the replica changes, not copied.
+                        let topics = topics_of(&replicas);
                         if replicas.is_empty() {
-                            Online(new, replicas)
+                            Online(new, topics)
                         } else {
                             let online = ReplicaState::OnlineReplica;
-                            let run = ReplicaRun::new(replicas.clone(), online);
-                            ReplicasUnderWay(new, replicas, Box::new(run))
+                            let run = ReplicaRun::new(replicas, online);
+                            ReplicasUnderWay(new, topics, Box::new(run))
                         }
                     } else {
                         Metadata(new, build)
                     }
                 }
-                ReplicasUnderWay(new, replicas, mut run) => {
+                ReplicasUnderWay(new, topics, mut run) => {
                     if self.replicas_from(env, &mut run, env.may_stop)? {
-                        Online(new, replicas)
+                        Online(new, topics)
                     } else {
-                        ReplicasUnderWay(new, replicas, run)
+                        ReplicasUnderWay(new, topics, run)
                     }
                 }
-                Online(new, replicas) => match self.begin_online_state_change(env, None) {
-                    Some(run) => OnlineUnderWay(new, replicas, Box::new(run)),
-                    None => Rest(new, replicas),
+                Online(new, topics) => match self.begin_online_state_change(env, None) {
+                    Some(run) => OnlineUnderWay(new, topics, Box::new(run)),
+                    None => Rest(new, topics),
                 },
-                OnlineUnderWay(new, replicas, mut run) => {
+                OnlineUnderWay(new, topics, mut run) => {
                     // Nobody reads the per-partition outcomes here.
                     if self.online_from(env, &mut run, None, env.may_stop)? {
-                        Rest(new, replicas)
+                        Rest(new, topics)
                     } else {
-                        OnlineUnderWay(new, replicas, run)
+                        OnlineUnderWay(new, topics, run)
                     }
                 }
-                Rest(new, replicas) => return self.broker_startup_rest(env, &new, &replicas),
+                Rest(new, topics) => return self.broker_startup_rest(env, &new, &topics),
             };
             if env.may_stop.is_some() {
                 self.stopped_at = Some(super::Piece::BrokerStartup(piece));
@@ -177,25 +181,13 @@ impl KafkaController {
         &mut self,
         env: &mut Env<'_>,
         new: &BTreeSet<BrokerId>,
-        replicas: &[(TopicPartition, BrokerId)],
+        topics: &BTreeSet<String>,
     ) -> Result<(), ControllerError> {
         // maybeResumeReassignments: Kafka 2.4 resumes every reassignment whose
         // target replicas (RS minus the removing ones, not only the adding
         // ones) include a new broker; onPartitionReassignment runs again.
         self.maybe_resume_reassignments(env, |_, target| target.iter().any(|b| new.contains(b)))?;
-        // Each topic's name copied once, not once per replica (600,000 at a
-        // large start-up), and inserted one by one (a collect sorts, with a
-        // copy of the sort of its own in the page's .wasm).
-        let mut topics: BTreeSet<String> = BTreeSet::new();
-        let mut last: Option<&str> = None;
-        for (tp, _) in replicas {
-            let name = tp.topic.as_str();
-            if last != Some(name) && !topics.contains(name) {
-                topics.insert(name.to_string());
-            }
-            last = Some(name);
-        }
-        self.resume_deletion_for_topics(env, &topics)?;
+        self.resume_deletion_for_topics(env, topics)?;
         for b in new {
             env.client.register_data_handler(&paths::broker(*b));
         }
@@ -370,27 +362,39 @@ impl KafkaController {
 pub enum BrokerStartupPiece {
     /// From the start, for these new brokers.
     Start(BTreeSet<BrokerId>),
-    /// Their replicas going online (a broker's at a time).
-    ReplicasUnderWay(
-        BTreeSet<BrokerId>,
-        Vec<(TopicPartition, BrokerId)>,
-        Box<ReplicaRun>,
-    ),
-    /// `triggerOnlinePartitionStateChange` next (with the new brokers'
-    /// replicas, for what follows it).
-    Online(BTreeSet<BrokerId>, Vec<(TopicPartition, BrokerId)>),
+    /// Their replicas going online (a broker's at a time); with the topics
+    /// they are replicas of, whose deletions resume at the end.
+    ReplicasUnderWay(BTreeSet<BrokerId>, BTreeSet<String>, Box<ReplicaRun>),
+    /// `triggerOnlinePartitionStateChange` next.
+    Online(BTreeSet<BrokerId>, BTreeSet<String>),
     /// That under way.
     OnlineUnderWay(
         BTreeSet<BrokerId>,
-        Vec<(TopicPartition, BrokerId)>,
+        BTreeSet<String>,
         Box<super::partition_state_machine::OnlineRun>,
     ),
     /// The reassignments and deletions to resume, the brokers' handlers.
-    Rest(BTreeSet<BrokerId>, Vec<(TopicPartition, BrokerId)>),
+    Rest(BTreeSet<BrokerId>, BTreeSet<String>),
     /// The new brokers' UpdateMetadata states being built: at 200,000
     /// partitions, 200,000 states (tens of milliseconds of the simulator's
     /// work), so the page may draw between slices of them.
     Metadata(BTreeSet<BrokerId>, Box<MetadataBuild>),
+}
+
+/// The topics of `replicas`, each name copied once, not once per replica
+/// (600,000 at a large start-up), and inserted one by one (a collect sorts,
+/// with a copy of the sort of its own in the page's .wasm).
+fn topics_of(replicas: &[(TopicPartition, BrokerId)]) -> BTreeSet<String> {
+    let mut topics: BTreeSet<String> = BTreeSet::new();
+    let mut last: Option<&str> = None;
+    for (tp, _) in replicas {
+        let name = tp.topic.as_str();
+        if last != Some(name) && !topics.contains(name) {
+            topics.insert(name.to_string());
+        }
+        last = Some(name);
+    }
+    topics
 }
 
 /// How many partition states [`BrokerStartupPiece::Metadata`] builds per

@@ -1189,7 +1189,10 @@ mod tests {
         t.reset(&[BrokerId(1)], SimTime(86_460_000));
         assert_eq!(t.caught_up(&BrokerId(1)), Some(SimTime(86_460_000)));
         t.set_caught_up(BrokerId(1), SimTime(u64::from(u32::MAX) + 5));
-        assert_eq!(t.caught_up(&BrokerId(1)), Some(SimTime(u64::from(u32::MAX))));
+        assert_eq!(
+            t.caught_up(&BrokerId(1)),
+            Some(SimTime(u64::from(u32::MAX)))
+        );
         // An empty view and none are equal, and serialize alike.
         let mut emptied = copy.clone();
         emptied.reset(&[], SimTime(6));

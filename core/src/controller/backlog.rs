@@ -154,7 +154,10 @@ mod tests {
         let mut b = Backlog::from(items.clone());
         let mut d: VecDeque<u32> = items.into();
         let mut copies = Vec::new();
-        for (i, n) in [700, 900, 1, 1_500, 333, 0, 800, 900, 2_000].into_iter().enumerate() {
+        for (i, n) in [700, 900, 1, 1_500, 333, 0, 800, 900, 2_000]
+            .into_iter()
+            .enumerate()
+        {
             if i == 4 {
                 copies.push((b.clone(), d.clone()));
             }

@@ -20,17 +20,23 @@ impl KafkaController {
         brokers: &BTreeSet<BrokerId>,
     ) -> Vec<(TopicPartition, BrokerId)> {
         use super::election::{BrokerBits, BrokerSet};
+        let several = brokers.len() > 1;
         // Membership as one load a replica, not a tree walk.
         let brokers: BrokerBits = brokers.iter().copied().collect();
-        // Counted first, then sized once: a large start-up's 600,000
-        // replicas grown by doubling held room for a million (24 MiB).
-        let n: usize = self
-            .ctx
-            .assignments
-            .values()
-            .map(|replicas| replicas.iter().filter(|r| brokers.has(**r)).count())
-            .sum();
-        let mut out = Vec::with_capacity(n);
+        // Several brokers' replicas (a start-up's: 600,000 at 100 x 200,000,
+        // which growing by doubling held room for a million, 24 MiB) are
+        // counted first and the list sized once; one broker's (a failure, a
+        // shutdown: a share of them) are not worth a second walk.
+        let mut out = Vec::new();
+        if several {
+            let n: usize = self
+                .ctx
+                .assignments
+                .values()
+                .map(|replicas| replicas.iter().filter(|r| brokers.has(**r)).count())
+                .sum();
+            out.reserve_exact(n);
+        }
         for (tp, replicas) in &self.ctx.assignments {
             for r in replicas {
                 if brokers.has(*r) {

@@ -42,7 +42,8 @@ impl SimTime {
 }
 
 /// Milliseconds in 32 bits, as the packed records hold them (a znode's
-/// times, the simulator's record of a state znode): 49 days, where the page,
+/// times, the simulator's record of a state znode, a leader's view of its
+/// followers' caught-up times): 49 days, where the page,
 /// scenario files, share links and lessons stop a run at a day and a minute
 /// (a soak replay's liveness bound can reach further); a later time is held
 /// as the latest these bits say.

@@ -149,15 +149,14 @@ impl DataPlane {
         let needs = |local: &crate::broker::LocalPartition| {
             let moved = local.view.leo(&follower) != Some(leo);
             let caught = leo >= leader_leo && local.view.caught_up(&follower) != Some(now);
-            let expand = !local.isr_contains(&follower)
-                && local.replicas().contains(&follower)
-                && leo >= leader_hw;
+            let in_isr = local.isr_contains(&follower);
+            let expand = !in_isr && local.replicas().contains(&follower) && leo >= leader_hw;
             let isr = expand.then(|| {
                 let mut isr = BrokerIds::from(&local.isr()[..]);
                 isr.push(follower);
                 isr
             });
-            seen = Some((moved, isr, local.isr_contains(&follower)));
+            seen = Some((moved, isr, in_isr));
             moved || caught
         };
         if let Some(local) = b.replicas.get_mut_if(tp, needs) {

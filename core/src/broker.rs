@@ -488,6 +488,11 @@ impl PartitionCache {
         self.map.get(tp).map(|p| &**p)
     }
 
+    /// The cached state of `tp` as shared ([`CachedPartition`]).
+    pub fn shared(&self, tp: &TopicPartition) -> Option<&CachedPartition> {
+        self.map.get(tp)
+    }
+
     /// Whether `tp` is cached.
     pub fn contains_key(&self, tp: &TopicPartition) -> bool {
         self.get(tp).is_some()
@@ -522,6 +527,13 @@ impl PartitionCache {
         PartitionCache {
             map: std::rc::Rc::new(map),
         }
+    }
+
+    #[cfg(test)]
+    /// A cache holding `states` (as an UpdateMetadata with them leaves an
+    /// empty one).
+    pub(crate) fn of_states(states: &[CachedPartition]) -> PartitionCache {
+        PartitionCache::default().updated(states)
     }
 
     #[cfg(test)]

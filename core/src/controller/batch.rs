@@ -11,6 +11,7 @@ use super::channel::{
 };
 use super::context::{ControllerContext, LeaderIsr};
 use super::{Env, RequestDraft};
+use crate::broker::PartitionCache;
 use crate::ids::{BrokerId, TopicPartition};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -98,6 +99,30 @@ pub fn partition_info(
     }
 }
 
+/// What [`partition_info`] builds for `tp`, with its leader then set to
+/// `leader` if given: the state `known` holds for `tp` if that is equal
+/// field for field (shared, nothing built), else a new one.
+fn shared_info(
+    known: Option<&PartitionCache>,
+    tp: &TopicPartition,
+    l: &LeaderIsr,
+    replicas: &[BrokerId],
+    is_new: bool,
+    leader: Option<i32>,
+) -> SharedState {
+    if let Some(same) = known
+        .and_then(|k| k.shared(tp))
+        .filter(|s| s.tp == *tp && is_partition_info(s, l, replicas, is_new, leader))
+    {
+        return std::rc::Rc::clone(same);
+    }
+    let mut info = partition_info(tp, l, replicas, is_new);
+    if let Some(leader) = leader {
+        info.leader = leader;
+    }
+    std::rc::Rc::new(info)
+}
+
 /// Whether `info` is what [`partition_info`] builds for its partition from
 /// `l`, `replicas` and `is_new`, with its leader then set to `leader` if
 /// given: equal field for field, without building it.
@@ -144,9 +169,25 @@ impl RequestBatch {
         replicas: &[BrokerId],
         is_new: bool,
     ) {
+        self.add_leader_and_isr_known(ctx, brokers, tp, l, replicas, is_new, None);
+    }
+
+    /// `add_leader_and_isr_with_replicas`, the partition's state shared with
+    /// an equal one in `known` if it holds one ([`Env::known_states`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_leader_and_isr_known(
+        &mut self,
+        ctx: &ControllerContext,
+        brokers: &[BrokerId],
+        tp: &TopicPartition,
+        l: &LeaderIsr,
+        replicas: &[BrokerId],
+        is_new: bool,
+        known: Option<&PartitionCache>,
+    ) {
         // Built once and shared by each broker's list.
         if let Some((last, rest)) = brokers.split_last() {
-            let info = std::rc::Rc::new(partition_info(tp, l, replicas, is_new));
+            let info = shared_info(known, tp, l, replicas, is_new, None);
             for b in rest {
                 self.leader_and_isr_list(*b).push(std::rc::Rc::clone(&info));
             }
@@ -363,6 +404,7 @@ impl RequestBatch {
                             ctx,
                             deleting,
                             tp,
+                            env.known_states,
                         );
                         self.update_metadata_states.extend(state);
                     }
@@ -448,6 +490,7 @@ fn update_metadata_state(
     ctx: &ControllerContext,
     deleting: &BTreeSet<String>,
     tp: &TopicPartition,
+    known: Option<&PartitionCache>,
 ) -> Option<SharedState> {
     let mut next_built = |pred: &dyn Fn(&SharedState) -> bool| {
         let s = built.get(*built_at).filter(|s| pred(s))?;
@@ -475,13 +518,7 @@ fn update_metadata_state(
     // shared, and nothing is built.
     match next_built(&|s| s.tp == *tp) {
         Some(same) if is_partition_info(&same, l, replicas, false, leader) => Some(same),
-        _ => {
-            let mut info = partition_info(tp, l, replicas, false);
-            if let Some(leader) = leader {
-                info.leader = leader;
-            }
-            Some(std::rc::Rc::new(info))
-        }
+        _ => Some(shared_info(known, tp, l, replicas, false, leader)),
     }
 }
 
@@ -529,6 +566,16 @@ mod tests {
         ctx: &ControllerContext,
         deleting: &BTreeSet<String>,
     ) -> super::super::Outbox {
+        sent_knowing(batch, ctx, deleting, None)
+    }
+
+    /// [`sent`] by a controller whose broker holds `known` states.
+    fn sent_knowing(
+        batch: RequestBatch,
+        ctx: &ControllerContext,
+        deleting: &BTreeSet<String>,
+        known: Option<&PartitionCache>,
+    ) -> super::super::Outbox {
         let mut client = crate::zk_client::ZkClient::default();
         let mut zk = crate::zk::Zk::default();
         let config = crate::config::Config::default();
@@ -541,6 +588,7 @@ mod tests {
             config: &config,
             out: &mut out,
             may_stop: None,
+            known_states: known,
         };
         batch.send(ctx, deleting, &mut env);
         out
@@ -937,6 +985,87 @@ mod tests {
         let want = vec![true, true, false, true, false, true, false, false];
         assert_eq!(um(&looked_up), want);
         assert_eq!(um(&vouched), want);
+    }
+
+    /// A state equal, field for field, to the one the controller's broker
+    /// caches for its partition is that one (the same allocation), in
+    /// LeaderAndIsr and in UpdateMetadata; a state that differs in any field
+    /// is built anew; and the requests are the ones a controller whose
+    /// broker caches nothing sends. (Kafka:
+    /// `ControllerBrokerRequestBatch.addLeaderAndIsrRequestForBrokers` and
+    /// `addUpdateMetadataRequestForBrokers` build each state from the
+    /// controller's context, never from the broker's cache.)
+    #[test]
+    fn states_equal_to_the_brokers_cached_ones_are_those() {
+        let tp = |p: u32| TopicPartition::new(crate::ids::Topic::from("t"), p);
+        let all = BrokerIds::from(&[BrokerId(1), BrokerId(2), BrokerId(3)][..]);
+        let l = |p: u32| LeaderIsr {
+            leader: Some(BrokerId(1 + p % 3)),
+            leader_epoch: p as i32,
+            isr: vec![BrokerId(1), BrokerId(2)].into(),
+            zk_version: 2 * p as i32,
+            controller_epoch: 1,
+        };
+        let mut ctx = ControllerContext::default();
+        for b in 1..=3 {
+            ctx.live_brokers.insert(BrokerId(b), 10 + i64::from(b));
+        }
+        for p in 0..6 {
+            ctx.leadership.insert(tp(p), l(p));
+            ctx.assignments.insert(tp(p), all.clone().into());
+        }
+        // Cached: 0 to 4 as the context holds them, except 1 (a later
+        // leader epoch), 2 (another zkVersion), 3 (marked new); 5 is not cached.
+        let cached: Vec<SharedState> = (0..5)
+            .map(|p| {
+                let mut info = partition_info(&tp(p), &l(p), &all, p == 3);
+                match p {
+                    1 => info.leader_epoch += 1,
+                    2 => info.zk_version += 1,
+                    _ => {}
+                }
+                std::rc::Rc::new(info)
+            })
+            .collect();
+        let known = PartitionCache::of_states(&cached);
+        let none = BTreeSet::new();
+        let build = |known: Option<&PartitionCache>, with_lai: bool| {
+            let mut batch = RequestBatch::default();
+            for p in 0..6 {
+                if with_lai {
+                    batch.add_leader_and_isr_known(&ctx, &all, &tp(p), &l(p), &all, false, known);
+                } else {
+                    batch.add_update_metadata_to_all_live(&ctx, &[tp(p)]);
+                }
+            }
+            sent_knowing(batch, &ctx, &none, known).requests
+        };
+        let is_cached = |states: &[SharedState]| -> Vec<bool> {
+            states
+                .iter()
+                .map(|s| cached.iter().any(|c| std::rc::Rc::ptr_eq(c, s)))
+                .collect()
+        };
+        let want = vec![true, false, false, false, true, false];
+        for with_lai in [true, false] {
+            let requests = build(Some(&known), with_lai);
+            assert_eq!(
+                requests,
+                build(None, with_lai),
+                "with LeaderAndIsr: {with_lai}"
+            );
+            let mut kinds = 0;
+            for r in &requests {
+                let states: &[SharedState] = match &r.body {
+                    RequestBody::LeaderAndIsr { partitions } => partitions,
+                    RequestBody::UpdateMetadata { partitions, .. } => partitions,
+                    _ => continue,
+                };
+                kinds += 1;
+                assert_eq!(is_cached(states), want, "{r:?}");
+            }
+            assert_eq!(kinds, if with_lai { 6 } else { 3 });
+        }
     }
 
     // A list reserved and never added to leaves the batch empty.

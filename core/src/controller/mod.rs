@@ -145,6 +145,14 @@ pub struct Env<'a> {
     /// thread runs the event in one go; so does the simulation, in virtual
     /// time).
     pub may_stop: Option<usize>,
+    /// Partition states this broker already holds (its metadata cache), if
+    /// any: a state the controller builds that is equal, field for field,
+    /// to the one held for its partition is that one, shared, not a copy.
+    /// Memory only (what is sent is what the controller built from its
+    /// context): a new controller's failover and a broker's start-up send
+    /// every partition's state, almost all unchanged, and each copy would
+    /// stay in every cache the request reaches.
+    pub known_states: Option<&'a crate::broker::PartitionCache>,
 }
 
 /// An event waiting in the queue, with when it was enqueued.

@@ -166,6 +166,7 @@ impl KafkaController {
             // The leaderships walked beside the assignments, from the slice's first.
             let mut leadership = None;
             let mut to = Vec::new();
+            let known = env.known_states;
             let done = ctx.assignments.walk_slice(&mut run.at, slice, |tp, rs| {
                 let ls = leadership.get_or_insert_with(|| ctx.leadership.iter_from(tp).peekable());
                 while ls.next_if(|(k, _)| k < tp).is_some() {}
@@ -175,7 +176,7 @@ impl KafkaController {
                 to.clear();
                 to.extend(rs.iter().copied().filter(|r| online_brokers.has(*r)));
                 if !to.is_empty() {
-                    batch.add_leader_and_isr_with_replicas(ctx, &to, tp, l, rs, false);
+                    batch.add_leader_and_isr_known(ctx, &to, tp, l, rs, false, known);
                 }
             });
             if !done {

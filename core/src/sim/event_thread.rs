@@ -251,6 +251,7 @@ impl Sim {
             config: &self.config,
             out,
             may_stop,
+            known_states: Some(&b.metadata.partitions),
         };
         Some(f(&mut b.controller, &mut env))
     }

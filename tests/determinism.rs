@@ -15,7 +15,7 @@ const SCENARIO: &str = r#"{ "version": 1, "seed": 1234, "brokers": [0, 1, 2, 3],
     { "at_ms": 25000, "action": "delete_znode", "path": "/controller" },
     { "at_ms": 30000, "action": "shutdown_broker", "broker": 3 } ] }"#;
 
-fn trace_text(records: &[kcsim_core::trace::TraceRecord]) -> String {
+fn trace_text(records: &kcsim_core::trace::Records) -> String {
     records.iter().map(|r| r.to_json_line() + "\n").collect()
 }
 

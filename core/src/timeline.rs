@@ -13,7 +13,7 @@ use crate::action::Action;
 use crate::scenario::Scenario;
 use crate::sim::{ActionError, Sim};
 use crate::time::SimTime;
-use crate::trace::TraceRecord;
+use crate::trace::Records;
 
 /// The most snapshots kept at once.
 pub const MAX_SNAPSHOTS: usize = 128;
@@ -78,7 +78,7 @@ pub struct Timeline {
     /// [`SNAPSHOT_BUDGET`], unless changed.
     snapshot_budget: usize,
     sim: Sim,
-    trace: Vec<TraceRecord>,
+    trace: Records,
     /// Each intervention: its time, and the later actions it dropped.
     undo_stack: Vec<(SimTime, Vec<(SimTime, Action)>)>,
     /// Snapshots let go of and not yet freed: [`Timeline::run_within`]
@@ -121,7 +121,7 @@ impl Timeline {
             interval_ms: DEFAULT_INTERVAL_MS,
             snapshot_budget: SNAPSHOT_BUDGET,
             sim,
-            trace: Vec::new(),
+            trace: Records::new(),
             undo_stack: Vec::new(),
             retired: Vec::new(),
         };
@@ -150,7 +150,7 @@ impl Timeline {
     }
 
     /// The trace up to now.
-    pub fn trace(&self) -> &[TraceRecord] {
+    pub fn trace(&self) -> &Records {
         &self.trace
     }
 
@@ -167,7 +167,6 @@ impl Timeline {
 
     fn collect_trace(&mut self) {
         let new = self.sim.take_trace();
-        crate::trace::make_room(&mut self.trace, new.len());
         self.trace.extend(new);
     }
 

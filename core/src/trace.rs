@@ -1,5 +1,7 @@
 //! The trace: one record per thing that happened, in order. It is a product:
 //! the CLI writes it as JSON lines, the UI's timeline reads it, tests diff it.
+//! The simulation and the timeline hold it as [`Records`] (blocks of a fixed
+//! size, never one list grown by copying).
 
 use crate::fact::Fact;
 use crate::time::SimTime;
@@ -10,6 +12,9 @@ use std::fmt;
 use std::sync::Mutex;
 
 mod held;
+mod records;
+
+pub use records::{Iter, Records, BLOCK};
 
 /// A short text shared by every record that names it: a trace record's
 /// actor and kind (`controller-12`, `leader_elected`). A large cluster's
@@ -389,26 +394,16 @@ impl TraceRecord {
     }
 }
 
-/// Make room in a trace for `extra` more records, growing it by a quarter
-/// at a time rather than doubling it: a long run's trace (hundreds of
-/// thousands of records at Kafka scale) then keeps at most a fifth of its
-/// bytes spare instead of up to half.
-pub fn make_room(trace: &mut Vec<TraceRecord>, extra: usize) {
-    if trace.capacity() - trace.len() < extra {
-        trace.reserve_exact(extra.max(trace.len() / 4).max(64));
-    }
-}
-
 /// How the cluster answered the user's action `name` done at `at_ms`, when
 /// it refused or ignored it: the `action_failed`, `action_ignored` or
 /// `zk_error` record right after the action's own (the page, the console and
 /// `kcsim lesson check` all ask this).
-pub fn refusal<'a>(trace: &'a [TraceRecord], at_ms: u64, name: &str) -> Option<&'a TraceRecord> {
+pub fn refusal<'a>(trace: &'a Records, at_ms: u64, name: &str) -> Option<&'a TraceRecord> {
     let i = trace
         .iter()
         .rposition(|r| r.time_ms == at_ms && r.actor == "user" && r.kind == name)?;
-    trace[i + 1..]
-        .iter()
+    trace
+        .iter_from(i + 1)
         .take_while(|r| r.time_ms == at_ms)
         .find(|r| {
             matches!(

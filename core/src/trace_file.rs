@@ -111,7 +111,7 @@ fn header_details(h: &Header) -> String {
 
 /// The trace file: the scenario record, then one line per record, each
 /// ending in a newline. `kcsim run --trace` and the page both write this.
-pub fn write(header: &Header, trace: &[TraceRecord]) -> String {
+pub fn write(header: &Header, trace: &crate::trace::Records) -> String {
     let first = HeaderLine {
         time_ms: 0,
         actor: "user",

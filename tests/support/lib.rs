@@ -173,7 +173,7 @@ impl Story {
 
 /// FNV-1a (64-bit) of a run's trace as JSON lines: a fingerprint that must be
 /// the same natively and in WebAssembly.
-pub fn trace_fingerprint(records: &[kcsim_core::trace::TraceRecord]) -> String {
+pub fn trace_fingerprint(records: &kcsim_core::trace::Records) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for r in records {
         for b in r.to_json_line().bytes().chain(std::iter::once(b'\n')) {

@@ -11,7 +11,7 @@ use crate::share::{self, Moment, UserAct};
 use crate::ZkMode;
 use kcsim_core::scenario::Scenario;
 use kcsim_core::timeline::Timeline;
-use kcsim_core::trace::TraceRecord;
+use kcsim_core::trace::{Records, TraceRecord};
 use kcsim_core::{Action, ClusterView, SimTime};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -763,7 +763,7 @@ impl SimState {
     }
 
     /// Run `f` over the trace up to now.
-    pub fn with_trace<R>(&self, f: impl FnOnce(&[TraceRecord]) -> R) -> R {
+    pub fn with_trace<R>(&self, f: impl FnOnce(&Records) -> R) -> R {
         f(self.timeline.borrow().trace())
     }
 
@@ -797,9 +797,7 @@ impl SimState {
         }
         let kinds = crate::components::why::WHY_KINDS;
         let mut found: Vec<TraceRecord> = t
-            .get(c.read..)
-            .unwrap_or_default()
-            .iter()
+            .iter_from(c.read)
             .rev()
             .filter(|r| kinds.contains(&r.kind.as_str()))
             .take(WHY_LINES)
@@ -1009,7 +1007,7 @@ impl SimState {
                     if !t.step() {
                         break;
                     }
-                    if t.trace()[from..].iter().any(|r| is_interesting(&r.kind)) {
+                    if t.trace().iter_from(from).any(|r| is_interesting(&r.kind)) {
                         break;
                     }
                 }
@@ -1254,7 +1252,7 @@ impl SimState {
 
 /// What the core said when it refused an action at run time (a broker not
 /// running, a topic that exists, …), from the trace right after the action.
-fn refusal(trace: &[TraceRecord], at_ms: u64, name: &str) -> Option<PageError> {
+fn refusal(trace: &Records, at_ms: u64, name: &str) -> Option<PageError> {
     kcsim_core::trace::refusal(trace, at_ms, name)
         .map(|r| PageError::Refused(Box::new(r.fact().into_owned())))
 }

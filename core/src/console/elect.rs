@@ -11,7 +11,7 @@ use crate::action::Action;
 use crate::controller::event::ElectionType;
 use crate::fact::{ElectionCode, ElectionLabel, Fact};
 use crate::ids::TopicPartition;
-use crate::trace::TraceRecord;
+use crate::trace::Records;
 
 pub(super) const SPEC: Spec = &[
     ("bootstrap-server", true),
@@ -197,15 +197,15 @@ pub fn report(t: ElectionType, results: &[(TopicPartition, ElectionCode)]) -> St
 
 /// The results of the election requested by the `elect_leaders` action
 /// applied at `at_ms`, if the controller answered at that moment.
-pub fn results(trace: &[TraceRecord], at_ms: u64) -> Vec<(TopicPartition, ElectionCode)> {
+pub fn results(trace: &Records, at_ms: u64) -> Vec<(TopicPartition, ElectionCode)> {
     let Some(i) = trace
         .iter()
         .rposition(|r| r.time_ms == at_ms && r.actor == "user" && r.kind == "elect_leaders")
     else {
         return Vec::new();
     };
-    trace[i + 1..]
-        .iter()
+    trace
+        .iter_from(i + 1)
         .take_while(|r| r.time_ms == at_ms)
         .filter_map(|r| match &*r.fact() {
             Fact::ElectionResult { label, tp, code } if *label != ElectionLabel::AutoRebalance => {

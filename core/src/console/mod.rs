@@ -357,6 +357,6 @@ fn apply(timeline: &mut Timeline, reply: Reply) -> Answer {
 }
 
 /// The reason the action applied at `at_ms` was refused, if it was.
-fn refusal(trace: &[crate::trace::TraceRecord], at_ms: u64, name: &str) -> Option<String> {
+fn refusal(trace: &crate::trace::Records, at_ms: u64, name: &str) -> Option<String> {
     crate::trace::refusal(trace, at_ms, name).map(|r| r.details())
 }

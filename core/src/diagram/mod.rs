@@ -500,7 +500,12 @@ impl Diagram {
     /// The diagram of `[from_ms, to_ms]` of `trace`, with a lifeline for
     /// ZooKeeper and for each of `brokers` (and any other broker the window
     /// names).
-    pub fn of(trace: &[TraceRecord], brokers: &[BrokerId], from_ms: u64, to_ms: u64) -> Diagram {
+    pub fn of(
+        trace: &crate::trace::Records,
+        brokers: &[BrokerId],
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Diagram {
         // Who is the controller as the window opens, and with what epoch.
         let mut controller: Option<(BrokerId, i32)> = None;
         let mut rows = Vec::new();

@@ -2,11 +2,11 @@ use super::*;
 use crate::scenario::builtin;
 use crate::time::SimTime;
 
-fn run(name: &str, to_ms: u64) -> (Vec<TraceRecord>, Vec<BrokerId>) {
+fn run(name: &str, to_ms: u64) -> (crate::trace::Records, Vec<BrokerId>) {
     let s = builtin::scenario(name).expect("built in");
     let mut sim = s.build();
     sim.run_until(SimTime(to_ms));
-    (sim.trace().to_vec(), s.brokers.clone())
+    (sim.trace().clone(), s.brokers.clone())
 }
 
 fn arrows(d: &Diagram) -> Vec<&Arrow> {

@@ -7,7 +7,7 @@ use super::{check_broker, check_topic, parse_tp, LessonError};
 use crate::controller::states::PartitionState;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::scenario::{bad, broker_id, err, known_keys, missing, object};
-use crate::trace::TraceRecord;
+use crate::trace::Records;
 use crate::view::ClusterView;
 use serde_json::{Map, Value};
 
@@ -164,7 +164,7 @@ impl Condition {
 
     /// Whether it holds for this view of the cluster and this trace (the
     /// trace up to the view's time).
-    pub fn holds(&self, view: &ClusterView, trace: &[TraceRecord]) -> bool {
+    pub fn holds(&self, view: &ClusterView, trace: &Records) -> bool {
         let part = |tp: &TopicPartition| view.partitions.iter().find(|p| p.overview.tp == *tp);
         match self {
             Condition::All(cs) => cs.iter().all(|c| c.holds(view, trace)),

@@ -275,7 +275,7 @@ pub struct Sim {
     next_message_id: u64,
     /// Events held while their broker is paused, with the pause start.
     held: BTreeMap<BrokerId, (SimTime, Vec<(SimTime, SimEvent)>)>,
-    trace: Vec<TraceRecord>,
+    trace: crate::trace::Records,
     stats: Stats,
     /// Metadata caches that brokers share (a cache of work, not state).
     #[serde(skip)]
@@ -603,7 +603,7 @@ impl Sim {
             last_notify: BTreeMap::new(),
             next_message_id: 1,
             held: BTreeMap::new(),
-            trace: Vec::new(),
+            trace: crate::trace::Records::new(),
             stats: Stats::default(),
             metadata_memo: crate::broker::MetadataMemo::default(),
             epoch_span_memo: crate::controller::channel::EpochSpanMemo::default(),
@@ -668,7 +668,7 @@ impl Sim {
     }
 
     /// The trace so far.
-    pub fn trace(&self) -> &[TraceRecord] {
+    pub fn trace(&self) -> &crate::trace::Records {
         &self.trace
     }
 
@@ -961,7 +961,7 @@ impl Sim {
     }
 
     /// Take the trace records written so far (the timeline keeps them).
-    pub fn take_trace(&mut self) -> Vec<TraceRecord> {
+    pub fn take_trace(&mut self) -> crate::trace::Records {
         std::mem::take(&mut self.trace)
     }
 
@@ -1007,7 +1007,6 @@ impl Sim {
 
     /// Append a record to the trace.
     fn record(&mut self, r: TraceRecord) {
-        crate::trace::make_room(&mut self.trace, 1);
         self.trace.push(r);
     }
 

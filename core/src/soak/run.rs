@@ -185,7 +185,7 @@ impl Check for SimChecks {
     fn after_step(&mut self, sim: &Sim) -> Vec<Finding> {
         let trace = sim.trace();
         if trace.len() > self.read {
-            for r in &trace[self.read..] {
+            for r in trace.iter_from(self.read) {
                 match &*r.fact() {
                     Fact::WatchNotificationLost { path, .. }
                         if path == crate::zk_client::paths::CONTROLLER =>

@@ -75,7 +75,7 @@ struct TwoKills {
 
 impl Check for TwoKills {
     fn after_step(&mut self, sim: &Sim) -> Vec<Finding> {
-        for r in &sim.trace()[self.read..] {
+        for r in sim.trace().iter_from(self.read) {
             if let Fact::UserAction(Action::KillBroker { .. }) = *r.fact() {
                 self.kills += 1;
             }

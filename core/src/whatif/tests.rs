@@ -49,7 +49,7 @@ fn assert_differ_only_at(w: &WhatIf, original: &Timeline, a: &Action, b: &Action
         assert_eq!(run.actions(), &want[..], "side {side}'s actions");
         let mut orig = original.clone();
         orig.seek(fork);
-        let early = |tr: &[crate::trace::TraceRecord]| -> Vec<crate::trace::TraceRecord> {
+        let early = |tr: &crate::trace::Records| -> Vec<crate::trace::TraceRecord> {
             tr.iter()
                 .filter(|r| r.time_ms < fork.as_ms())
                 .cloned()

@@ -47,10 +47,6 @@ impl KafkaController {
         // not shutting down.
         let online: BrokerBits = self.ctx.live_broker_ids().into_iter().collect();
         let PartitionStatesRead { at, states } = read;
-        if states.capacity() == 0 {
-            // Sized once (the map's keys do not say how many they are).
-            states.reserve(self.ctx.assignments.len());
-        }
         let leadership = &self.ctx.leadership;
         let done = self.ctx.assignments.walk_slice(at, slice, |tp, _| {
             let state = match leadership.get(tp) {
@@ -60,18 +56,18 @@ impl KafkaController {
                 }
                 Some(_) => PartitionState::OfflinePartition,
             };
-            states.push((tp.clone(), state));
+            states.insert(tp.clone(), state);
         });
         if !done {
             return false;
         }
         let states = std::mem::take(states);
         if self.ctx.partition_states.is_empty() {
-            // A new controller's context starts empty: build the map in one go.
-            self.ctx.partition_states = PartitionMap::from_sorted(states);
+            // A new controller's context starts empty: the map built.
+            self.ctx.partition_states = states;
         } else {
-            for (tp, state) in states {
-                self.ctx.partition_states.insert(tp, state);
+            for (tp, state) in &states {
+                self.ctx.partition_states.insert(tp, *state);
             }
         }
         true
@@ -833,8 +829,8 @@ fn create_parent(
 pub struct PartitionStatesRead {
     /// Where it goes on in the assignments.
     at: crate::partition_map::Resume,
-    /// The states so far, in partition order.
-    states: Vec<(TopicPartition, PartitionState)>,
+    /// The states so far (a map built as they are found).
+    states: PartitionMap<PartitionState>,
 }
 
 /// `handleStateChanges(…, OnlinePartition)` under way

@@ -22,8 +22,9 @@ pub struct AssignmentRead {
     topics: Vec<String>,
     /// The first not yet read.
     next: usize,
-    /// The assignments read so far, in topic and partition order.
-    entries: Vec<(TopicPartition, crate::broker::ReplicaIds)>,
+    /// The assignments read so far (a map built as they are read: no list
+    /// of 200,000 beside it at a Kafka-scale failover).
+    entries: PartitionMap<crate::broker::ReplicaIds>,
 }
 
 /// The reading of every partition's leadership under way
@@ -32,8 +33,8 @@ pub struct AssignmentRead {
 pub struct LeadershipRead {
     /// Where it goes on in the assignments.
     at: Resume,
-    /// What was read so far, in partition order.
-    read: Vec<(TopicPartition, crate::znodes::LeaderIsr)>,
+    /// What was read so far (a map built as they are read).
+    read: PartitionMap<crate::znodes::LeaderIsr>,
 }
 
 impl KafkaController {
@@ -49,7 +50,7 @@ impl KafkaController {
         AssignmentRead {
             topics: self.ctx.all_topics.iter().cloned().collect(),
             next: 0,
-            entries: Vec::new(),
+            entries: PartitionMap::new(),
         }
     }
 
@@ -71,20 +72,20 @@ impl KafkaController {
                 return Ok(false);
             }
             match self.read_topic_assignment_entries(env, topic) {
-                // The first topic's list is kept as it is (not copied).
-                Ok(entries) if read.entries.is_empty() => read.entries = entries,
-                Ok(entries) => read.entries.extend(entries),
+                Ok(entries) => {
+                    for (tp, replicas) in entries {
+                        read.entries.insert(tp, replicas);
+                    }
+                }
                 Err(e) => {
-                    // What was read stays, as if inserted one by one.
-                    self.ctx.assignments =
-                        PartitionMap::from_sorted(std::mem::take(&mut read.entries));
+                    // What was read stays.
+                    self.ctx.assignments = std::mem::take(&mut read.entries);
                     return Err(e);
                 }
             }
             read.next += 1;
         }
-        // In topic and partition order: the map built in one go.
-        self.ctx.assignments = PartitionMap::from_sorted(std::mem::take(&mut read.entries));
+        self.ctx.assignments = std::mem::take(&mut read.entries);
         Ok(true)
     }
 
@@ -97,10 +98,6 @@ impl KafkaController {
         read: &mut LeadershipRead,
         slice: Option<usize>,
     ) -> Result<bool, ControllerError> {
-        if read.read.capacity() == 0 {
-            // Sized once: at most one a partition.
-            read.read.reserve(self.ctx.assignments.len());
-        }
         let mut tps = Vec::new();
         let done =
             (self.ctx.assignments).walk_slice(&mut read.at, slice, |tp, _| tps.push(tp.clone()));
@@ -108,11 +105,11 @@ impl KafkaController {
         let states = read_leader_isrs(env.client, env.zk, &tps)?;
         for (tp, l) in tps.into_iter().zip(states) {
             if let Some(l) = l {
-                read.read.push((tp, l));
+                read.read.insert(tp, l);
             }
         }
         if done {
-            self.ctx.leadership = PartitionMap::from_sorted(std::mem::take(&mut read.read));
+            self.ctx.leadership = std::mem::take(&mut read.read);
         }
         Ok(done)
     }

@@ -69,10 +69,6 @@ impl KafkaController {
             online_per_broker,
             any_online,
         } = read;
-        if states.capacity() == 0 {
-            // Sized once: one a partition.
-            states.reserve(self.ctx.assignments.len());
-        }
         let done = self.ctx.assignments.walk_slice(at, slice, |tp, rs| {
             let mut these = PartitionReplicaStates::new();
             for r in rs {
@@ -96,17 +92,19 @@ impl KafkaController {
                 // A replica named twice gets the same state both times.
                 these.set(*r, state);
             }
-            states.push((tp.clone(), these));
+            if !these.is_empty() {
+                states.insert(tp.clone(), these);
+            }
         });
         if !done {
             return false;
         }
         let states = std::mem::take(states);
         if self.ctx.replica_states.is_empty() {
-            // A new controller's context starts empty: build the map in one go.
-            self.ctx.replica_states = ReplicaStates::from_sorted(states);
+            // A new controller's context starts empty: the map built.
+            self.ctx.replica_states = ReplicaStates::from_map(states);
         } else {
-            for (tp, these) in states {
+            for (tp, these) in &states {
                 for (r, state) in these.iter() {
                     self.ctx.replica_states.set(&tp, r, state);
                 }
@@ -464,8 +462,9 @@ impl KafkaController {
 pub struct ReplicaStatesRead {
     /// Where it goes on in the assignments.
     at: Resume,
-    /// The states so far, in partition order.
-    states: Vec<(TopicPartition, PartitionReplicaStates)>,
+    /// The states so far, of partitions with replicas (a map built as they
+    /// are found).
+    states: crate::partition_map::PartitionMap<PartitionReplicaStates>,
     /// The replicas not online so far.
     offline: Vec<(TopicPartition, BrokerId)>,
     /// Online replicas per broker id so far (ids below 4096).

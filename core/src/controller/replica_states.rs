@@ -193,6 +193,12 @@ impl ReplicaStates {
         ReplicaStates(PartitionMap::from_sorted(entries))
     }
 
+    /// From each partition's replicas' states, none empty.
+    pub fn from_map(entries: PartitionMap<PartitionReplicaStates>) -> ReplicaStates {
+        debug_assert!(entries.iter().all(|(_, r)| !r.is_empty()));
+        ReplicaStates(entries)
+    }
+
     /// Whether no replica has a state.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

@@ -592,14 +592,11 @@ fn mb(bytes: u64) -> f64 {
 /// Memory and floor figures for a state of `state_bytes`, beside `wall_ms`.
 fn floor_figures(
     host: &Host<'_>,
-    floor_bytes: usize,
+    floor: &Floor,
     peak: u64,
     state_bytes: u64,
     wall_ms: f64,
 ) -> Vec<Figure> {
-    // The buffer is made here, after the peak was read, and freed after:
-    // the peaks count the simulation, not the harness's buffer.
-    let floor = Floor::new(floor_bytes);
     // The median of three passes: one stray pause should not make the floor.
     let passes: Vec<f64> = (0..3).map(|_| floor.pass_ms(host, state_bytes)).collect();
     let floor_ms = median(&passes);
@@ -615,6 +612,13 @@ fn floor_figures(
 struct Bench<'h, 'e> {
     host: &'h Host<'h>,
     o: &'h Options,
+    /// The floor's buffer, made before anything else and held to the end:
+    /// its pages are in use all the while, so a peak less its size is the
+    /// benchmarks' own. (Made after a peak was read and freed after, as it
+    /// was until 2026-12-03, it stayed in a WebAssembly memory, which never
+    /// shrinks, and every later measurement's peak counted it: 64 MiB.)
+    floor: Floor,
+    /// Bytes in use with the floor's buffer made.
     baseline: u64,
     emit: &'e mut dyn FnMut(&Measurement),
     all: Vec<Measurement>,
@@ -623,7 +627,12 @@ struct Bench<'h, 'e> {
 impl Bench<'_, '_> {
     /// [`floor_figures`] with this run's host and floor size.
     fn floor_figures(&self, peak: u64, state: u64, wall_ms: f64) -> Vec<Figure> {
-        floor_figures(self.host, self.o.floor_chunk_bytes, peak, state, wall_ms)
+        floor_figures(self.host, &self.floor, peak, state, wall_ms)
+    }
+
+    /// The host's peak since its last reset, less the floor's buffer.
+    fn peak(&self) -> u64 {
+        (self.host.peak_bytes)().saturating_sub(self.floor.len() as u64)
     }
 
     /// Bytes in use above the baseline (the state the benchmark built).
@@ -676,7 +685,7 @@ impl Bench<'_, '_> {
             SimTime(o.settle_ms),
             &|_| true,
         );
-        let peak = (self.host.peak_bytes)();
+        let peak = self.peak();
         let state = self.state_bytes();
         // The trace leaves the cluster, as the timeline takes it out of its
         // snapshots: the faults' runs below start from clones without it.
@@ -813,7 +822,7 @@ impl Bench<'_, '_> {
                 s.mark_at
                     .map_or(f64::NAN, |m| s.at.as_ms().saturating_sub(m.as_ms()) as f64),
             );
-            peak = peak.max((self.host.peak_bytes)());
+            peak = peak.max(self.peak());
             state = state.max(self.state_bytes());
             drop(sim);
         }
@@ -937,7 +946,7 @@ impl Bench<'_, '_> {
             let t0 = (self.host.clock_ms)();
             sim.run_until(SimTime(until));
             let wall = (self.host.clock_ms)() - t0;
-            let peak = (self.host.peak_bytes)();
+            let peak = self.peak();
             let mut figures = vec![
                 fig("wall_ms", wall, "ms"),
                 fig("virtual_ms", o.steady_ms as f64, "ms"),
@@ -1128,7 +1137,7 @@ impl Bench<'_, '_> {
             times.push((self.host.clock_ms)() - t0);
             std::hint::black_box(copy.now());
         }
-        let peak = (self.host.peak_bytes)();
+        let peak = self.peak();
         let med = median(&times);
         let mut figures = vec![
             fig("seek_median_ms", med, "ms"),
@@ -1224,10 +1233,12 @@ pub fn run(
     o: &Options,
     emit: &mut dyn FnMut(&Measurement),
 ) -> Result<Vec<Measurement>, String> {
+    let floor = Floor::new(o.floor_chunk_bytes);
     let baseline = (host.bytes_in_use)();
     let mut b = Bench {
         host,
         o,
+        floor,
         baseline,
         emit,
         all: Vec::new(),
@@ -1245,9 +1256,8 @@ pub fn run(
     b.controlled_shutdown()?;
     // The floor alone, over its own buffer: memory bandwidth in GB/s.
     if o.wants("floor") {
-        let floor = Floor::new(o.floor_chunk_bytes);
-        let bytes = floor.len() as u64;
-        let times: Vec<f64> = (0..5).map(|_| floor.pass_ms(host, bytes)).collect();
+        let bytes = b.floor.len() as u64;
+        let times: Vec<f64> = (0..5).map(|_| b.floor.pass_ms(host, bytes)).collect();
         let ms = median(&times);
         let m = b.measurement(
             "floor",

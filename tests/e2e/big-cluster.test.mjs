@@ -85,6 +85,8 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
     settledAt = await page.locator('#p-time .clock').textContent();
     n = await totals(page);
   }
+  const wasmMiB = () => page.evaluate(() => Math.round(globalThis.kcsimWasmBytes() / 1048576));
+  const startupMiB = await wasmMiB();
   assert.equal(n.partitions, PARTITIONS);
   assert.equal(n.cells, SIZE.brokers);
   assert.equal(n.offline, 0);
@@ -165,6 +167,7 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   const { gaps } = frames;
   const figures = {
     size: SIZE, load_ms: loadMs, startup, kill_click_ms: killMs, all_led_at: settledAt, failover_done_at: clock, input_samples: latencies.length,
+    wasm_memory_mib_after_startup: startupMiB, wasm_memory_mib_after_failover: await wasmMiB(),
     input_ms_median: Math.round(pct(latencies, 0.5)), input_ms_max: Math.round(Math.max(...latencies)),
     ...frameFigures(frames),
   };

@@ -16,4 +16,7 @@ const { js, wasm } = app.dataset;
 // .wasm that does not match is refused.
 const preload = [...document.querySelectorAll('link[rel="preload"]')].find((l) => l.getAttribute('href') === wasm);
 const { default: init } = await import(js);
-await init({ module_or_path: fetch(wasm, { integrity: preload?.integrity ?? '' }) });
+const exports = await init({ module_or_path: fetch(wasm, { integrity: preload?.integrity ?? '' }) });
+// How many bytes of WebAssembly memory the page holds (it only grows): read
+// by the end-to-end tests, which print it beside their other figures.
+globalThis.kcsimWasmBytes = () => exports.memory.buffer.byteLength;

@@ -48,16 +48,17 @@ pub const UNAVAILABLE: u8 = 4;
 pub const NOT_PREFERRED: u8 = 8;
 
 /// One partition as the large-cluster table shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionRow {
     /// Index into [`SummaryCache::topics`].
     pub topic: u32,
     /// The partition number.
     pub partition: u32,
-    /// Assigned replicas, preferred first (boxed: no spare capacity kept).
-    pub replicas: Box<[BrokerId]>,
-    /// ISR from the state znode.
-    pub isr: Box<[BrokerId]>,
+    /// Assigned replicas, preferred first, and the ISR from the state
+    /// znode ([`PartitionRow::replicas`], [`PartitionRow::isr`]): in place,
+    /// 16 bytes, for up to three replicas and an ISR among them (two heap
+    /// lists took 22.7 MiB and 400,000 blocks at 200,000 partitions).
+    lists: crate::replica_lists::ReplicaLists,
     /// Leader from the state znode.
     pub leader: Option<BrokerId>,
     /// Leader epoch from the state znode (−1 without one).
@@ -66,6 +67,18 @@ pub struct PartitionRow {
     pub changed_at_ms: Option<u64>,
     /// [`UNDER_REPLICATED`], [`UNDER_MIN_ISR`], [`UNAVAILABLE`], [`NOT_PREFERRED`].
     pub flags: u8,
+}
+
+impl PartitionRow {
+    /// Assigned replicas, preferred first.
+    pub fn replicas(&self) -> &[BrokerId] {
+        self.lists.replicas()
+    }
+
+    /// The ISR from the state znode.
+    pub fn isr(&self) -> crate::broker::ReplicaIds {
+        self.lists.isr()
+    }
 }
 
 /// One broker's counts.
@@ -348,8 +361,7 @@ impl SummaryCache {
                 self.rows.push(PartitionRow {
                     topic: ti as u32,
                     partition: p,
-                    replicas: replicas.into_boxed_slice(),
-                    isr: Box::default(),
+                    lists: crate::replica_lists::ReplicaLists::new(&replicas, &[]),
                     leader: None,
                     leader_epoch: -1,
                     changed_at_ms: None,
@@ -399,7 +411,8 @@ impl SummaryCache {
         let Some(row) = self.rows.get_mut(i) else {
             return;
         };
-        row.isr = l.as_ref().map(|l| l.isr[..].into()).unwrap_or_default();
+        let isr = l.as_ref().map_or(&[][..], |l| &l.isr[..]);
+        row.lists = crate::replica_lists::ReplicaLists::new(row.replicas(), isr);
         row.leader = l.as_ref().and_then(|l| l.leader);
         row.leader_epoch = l.as_ref().map_or(-1, |l| l.leader_epoch);
         row.changed_at_ms = at.map(|t| t.as_ms());
@@ -451,16 +464,16 @@ impl SummaryCache {
         let Some(row) = self.rows.get(i) else { return };
         let min_isr = self.min_isr.get(row.topic as usize).copied().unwrap_or(1);
         let mut flags = 0;
-        if row.leader.is_some() && row.isr.len() < row.replicas.len() {
+        if row.leader.is_some() && row.lists.isr_len() < row.replicas().len() {
             flags |= UNDER_REPLICATED;
         }
-        if row.leader.is_some() && (row.isr.len() as u64) < min_isr {
+        if row.leader.is_some() && (row.lists.isr_len() as u64) < min_isr {
             flags |= UNDER_MIN_ISR;
         }
         if !available {
             flags |= UNAVAILABLE;
         }
-        if row.leader.is_some() && row.leader != row.replicas.first().copied() {
+        if row.leader.is_some() && row.leader != row.replicas().first().copied() {
             flags |= NOT_PREFERRED;
         }
         if let Some(row) = self.rows.get_mut(i) {
@@ -494,7 +507,7 @@ impl SummaryCache {
         let bump = |x: &mut u32| by(x, 1);
         let totals = &mut self.counts.totals;
         bump(&mut totals.partitions);
-        by(&mut totals.replicas, row.replicas.len() as u32);
+        by(&mut totals.replicas, row.replicas().len() as u32);
         if flags & UNAVAILABLE != 0 {
             bump(&mut totals.offline);
         } else {
@@ -508,7 +521,7 @@ impl SummaryCache {
         if flags & NOT_PREFERRED != 0 {
             bump(&mut totals.not_preferred);
         }
-        for r in row.replicas.iter() {
+        for r in row.replicas() {
             let Some((s, up)) = self.slot(*r) else {
                 continue;
             };
@@ -635,7 +648,7 @@ impl SummaryCache {
             .enumerate()
             .filter(|(i, r)| {
                 f.topic.is_none_or(|t| r.topic == t)
-                    && slot.is_none_or(|b| r.replicas.contains(&b))
+                    && slot.is_none_or(|b| r.replicas().contains(&b))
                     && f.state
                         .is_none_or(|s| states.as_ref().and_then(|v| v.get(*i)) == Some(&s))
                     && r.flags & f.flags == f.flags

@@ -1193,7 +1193,7 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                 .get(r.topic as usize)
                 .cloned()
                 .unwrap_or_default();
-            let ar = match r.replicas.split_first() {
+            let ar = match r.replicas().split_first() {
                 Some((p, rest)) if !rest.is_empty() => format!("{p}*,{}", ids(rest)),
                 Some((p, _)) => format!("{p}*"),
                 None => String::new(),
@@ -1210,7 +1210,7 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                     td(string(format!("{topic}-{}", r.partition))),
                     td(string(r.leader.map_or("-1".to_string(), |b| b.to_string()))),
                     td(string(ar)),
-                    td(string(ids(&r.isr))),
+                    td(string(ids(&r.isr()))),
                     td(string(r.leader_epoch.to_string())),
                     td(text(state_name(state))),
                     td(string(tags(r.flags))),

@@ -9,6 +9,7 @@ pub use crate::notice::Notice;
 use crate::notice::PageError;
 use crate::share::{self, Moment, UserAct};
 use crate::ZkMode;
+use kcsim_core::lesson::{Probe, Probed};
 use kcsim_core::scenario::Scenario;
 use kcsim_core::timeline::Timeline;
 use kcsim_core::trace::{Records, TraceRecord};
@@ -888,6 +889,8 @@ impl SimState {
         let typed = matches!(msg, Msg::Console(_));
         let mut next = match msg {
             Msg::Lesson(m) => crate::lesson::apply(self, m),
+            // Playback tests the checkpoint itself, as it runs.
+            Msg::Tick(_) => self.apply_plain(msg),
             other => crate::lesson::after(self, self.apply_plain(other)),
         };
         // The console's scrollback outlives a new cluster (a scenario or a
@@ -1125,10 +1128,11 @@ impl SimState {
     /// at the chosen speed, except that (with auto-follow on) every new piece
     /// of controller work is held on screen for [`FOLLOW_DWELL_MS`] (divided
     /// by the speed above 1×) while time creeps at [`FOLLOW_CREEP`], never
-    /// past the next change; playing pauses at a mark.
-    /// Play `wall_ms` of wall-clock time at the chosen speed, simulating
-    /// while `more` says so (at least one event, or one piece of a long one).
-    fn tick(&self, wall_ms: f64, more: &mut dyn FnMut() -> bool) -> SimState {
+    /// past the next change; playing pauses at a mark, and where a lesson
+    /// step's checkpoint first holds ([`Probe`]: at the moments the core's
+    /// `lesson::play` tests it, however long the frames). Simulates while
+    /// `more` says so (at least one event, or one piece of a long one).
+    pub(crate) fn tick(&self, wall_ms: f64, more: &mut dyn FnMut() -> bool) -> SimState {
         if !self.playing {
             return self.clone();
         }
@@ -1142,6 +1146,17 @@ impl SimState {
         let mut reached_mark = false;
         let mut slowed = false;
         let mut behind = false;
+        // A lesson step's checkpoint, tested at the core's moments as time
+        // runs: playback pauses at the first where it holds.
+        let mut probe =
+            crate::lesson::pending(self).map(|c| Probe::new(c, &self.timeline.borrow()));
+        let mut held = false;
+        let (large, summary) = (self.large, &self.summary);
+        let mut run = |t: &mut Timeline, to: u64, more: &mut dyn FnMut() -> bool| match &mut probe {
+            Some(p) => p.run(t, SimTime(to), more, &mut |t| picture(large, summary, t)),
+            None if t.run_within(SimTime(to), more) => Probed::Reached,
+            None => Probed::Stopped,
+        };
         {
             let mut tl = self.timeline.borrow_mut();
             let t = &mut *tl;
@@ -1185,8 +1200,21 @@ impl SimState {
                     next.carry = owed - whole as f64;
                     let cap = upcoming.map_or(u64::MAX, |n| n - 1).min(limit);
                     let to = (now + whole).min(cap);
+                    // (No event runs before `to`; a checkpoint on the clock
+                    // may pass.)
                     if to > now {
-                        t.seek(SimTime(to));
+                        match run(t, to, more) {
+                            Probed::Reached => {}
+                            Probed::Stopped => {
+                                behind = true;
+                                next.carry = 0.0;
+                                break;
+                            }
+                            Probed::Held(_) => {
+                                held = true;
+                                break;
+                            }
+                        }
                     }
                     reached_mark = to == limit && to > now;
                     continue;
@@ -1200,10 +1228,17 @@ impl SimState {
                 match upcoming.filter(|n| self.follow && *n <= target) {
                     Some(n) => {
                         // Run to the next change and look at it.
-                        if !t.run_within(SimTime(n), more) {
-                            behind = true;
-                            next.carry = 0.0;
-                            break;
+                        match run(t, n, more) {
+                            Probed::Reached => {}
+                            Probed::Stopped => {
+                                behind = true;
+                                next.carry = 0.0;
+                                break;
+                            }
+                            Probed::Held(_) => {
+                                held = true;
+                                break;
+                            }
                         }
                         wall -= ((n - now) as f64 - next.carry).max(0.0) / plain;
                         next.carry = 0.0;
@@ -1214,10 +1249,19 @@ impl SimState {
                         reached_mark = n == limit;
                     }
                     None => {
-                        if target > now && !t.run_within(SimTime(target), more) {
-                            behind = true;
-                            next.carry = 0.0;
-                            break;
+                        if target > now {
+                            match run(t, target, more) {
+                                Probed::Reached => {}
+                                Probed::Stopped => {
+                                    behind = true;
+                                    next.carry = 0.0;
+                                    break;
+                                }
+                                Probed::Held(_) => {
+                                    held = true;
+                                    break;
+                                }
+                            }
                         }
                         next.carry = if target == limit && whole > 0 {
                             0.0
@@ -1242,9 +1286,13 @@ impl SimState {
                 next.version += 1;
             }
         }
-        if reached_mark {
+        if reached_mark || held {
             next.playing = false;
             next.carry = 0.0;
+        }
+        if held {
+            next.hold = 0.0;
+            next = crate::lesson::pass(next);
         }
         next
     }

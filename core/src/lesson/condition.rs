@@ -162,6 +162,17 @@ impl Condition {
         }
     }
 
+    /// Whether its answer can change with the clock alone, no event having
+    /// run (`time_at_least_ms`).
+    pub fn reads_time(&self) -> bool {
+        match self {
+            Condition::All(cs) | Condition::Any(cs) => cs.iter().any(Condition::reads_time),
+            Condition::Not(c) => c.reads_time(),
+            Condition::TimeAtLeastMs(_) => true,
+            _ => false,
+        }
+    }
+
     /// Whether it holds for this view of the cluster and this trace (the
     /// trace up to the view's time).
     pub fn holds(&self, view: &ClusterView, trace: &Records) -> bool {

@@ -18,7 +18,7 @@ mod condition;
 mod play;
 
 pub use condition::Condition;
-pub use play::{play, PlayError, StepOutcome, SLICE_MS};
+pub use play::{play, PlayError, Probe, Probed, StepOutcome, SLICE_MS};
 
 use crate::action::Action;
 use crate::ids::{BrokerId, TopicPartition};

@@ -2,17 +2,18 @@
 //! does, and what the page does when the learner presses "show me" at every
 //! step. Each step's actions are done at the current moment (after
 //! everything already at that moment, keeping the scenario's later actions,
-//! as the page does at the live edge); then time runs in small slices until
-//! the checkpoint holds, or the step's `within_ms` runs out.
+//! as the page does at the live edge); then time runs until the checkpoint
+//! holds at one of the moments a [`Probe`] tests (the page's playback tests
+//! the same moments), or the step's `within_ms` runs out.
 
-use super::Lesson;
+use super::{Condition, Lesson};
 use crate::time::SimTime;
 use crate::timeline::Timeline;
 use crate::view::ClusterView;
 use std::fmt;
 
-/// How far time runs between two checks of a checkpoint (virtual ms): the
-/// page checks on every tick, which at 1× is 50 ms.
+/// How far apart (virtual ms) a checkpoint is tested while time runs: at
+/// every multiple of it ([`Probe`]), here and on the page alike.
 pub const SLICE_MS: u64 = 10;
 
 /// What became of one step.
@@ -120,27 +121,22 @@ pub fn play(lesson: &Lesson) -> Result<Vec<StepOutcome>, PlayError> {
             None => None,
             Some(c) => {
                 let deadline = now.as_ms().saturating_add(step.within_ms);
-                loop {
-                    // The view is costly in a large cluster: built only
-                    // when the condition reads it.
-                    let fresh;
-                    let view = if c.reads_view() {
-                        fresh = ClusterView::of(tl.sim());
-                        &fresh
-                    } else {
-                        &stale
-                    };
-                    if c.holds(view, tl.trace()) {
-                        break Some(tl.now().as_ms());
+                if c.holds(&ClusterView::of(tl.sim()), tl.trace()) {
+                    Some(now.as_ms())
+                } else {
+                    let mut probe = Probe::new(c, &tl);
+                    match probe.run(&mut tl, SimTime(deadline), &mut || true, &mut |t| {
+                        ClusterView::of(t.sim())
+                    }) {
+                        Probed::Held(at) => Some(at.as_ms()),
+                        Probed::Reached | Probed::Stopped => {
+                            return Err(PlayError::NotReached {
+                                step: i,
+                                from_ms: now.as_ms(),
+                                until_ms: tl.now().as_ms(),
+                            })
+                        }
                     }
-                    if tl.now().as_ms() >= deadline {
-                        return Err(PlayError::NotReached {
-                            step: i,
-                            from_ms: now.as_ms(),
-                            until_ms: tl.now().as_ms(),
-                        });
-                    }
-                    tl.seek(SimTime(tl.now().as_ms() + SLICE_MS));
                 }
             }
         };
@@ -150,4 +146,107 @@ pub fn play(lesson: &Lesson) -> Result<Vec<StepOutcome>, PlayError> {
         });
     }
     Ok(out)
+}
+
+/// What [`Probe::run`] came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Probed {
+    /// Time reached the moment asked for; the checkpoint held at none of
+    /// the moments tested on the way.
+    Reached,
+    /// `more` said stop first (time is somewhere before the moment asked
+    /// for; running on later goes on from there).
+    Stopped,
+    /// The checkpoint held at this moment, where time stopped.
+    Held(SimTime),
+}
+
+/// A step's checkpoint tested while time runs forward, at every multiple
+/// of [`SLICE_MS`] of virtual time, however time is run: in one go here
+/// ([`play`]), or in frames of any length on the page, stopped and resumed
+/// when a frame's budget runs out. So the moment a checkpoint first holds
+/// (where playback pauses, and where the next step starts) does not depend
+/// on the machine's speed or the playback's, and a state that holds only
+/// briefly (a queue two events deep for a few seconds of a failover) is
+/// not run past within one frame.
+#[derive(Debug)]
+pub struct Probe<'a> {
+    condition: &'a Condition,
+    /// The last moment tested (or known to be tested by the caller).
+    tested_ms: u64,
+    /// The view at the last moment tested, while no event has run since.
+    view: Option<ClusterView>,
+}
+
+impl<'a> Probe<'a> {
+    /// A probe of `condition` from where `tl` is: the moments after now,
+    /// and now too if events of this moment are left to run (time stopped
+    /// between two of them, or in the middle of one). The caller tests the
+    /// moment it is at when it is whole.
+    pub fn new(condition: &'a Condition, tl: &Timeline) -> Probe<'a> {
+        let now = tl.now();
+        let unfinished = tl.mid_step() || tl.sim().next_event_time().is_some_and(|e| e <= now);
+        Probe {
+            condition,
+            tested_ms: now.as_ms().saturating_sub(u64::from(unfinished)),
+            view: None,
+        }
+    }
+
+    /// Run `tl` forward to `t` (as [`Timeline::run_within`], asking `more`
+    /// between pieces of work), stopping at the first moment tested at
+    /// which the condition holds. `view` makes the cluster view the
+    /// condition is read against (the page's own picture); it is made only
+    /// when the condition reads it and an event ran since the last one.
+    pub fn run(
+        &mut self,
+        tl: &mut Timeline,
+        t: SimTime,
+        more: &mut dyn FnMut() -> bool,
+        view: &mut dyn FnMut(&Timeline) -> ClusterView,
+    ) -> Probed {
+        let mut first = true;
+        loop {
+            let next = (self.tested_ms / SLICE_MS + 1).saturating_mul(SLICE_MS);
+            if next > t.as_ms() {
+                return if tl.run_within(t, more) {
+                    Probed::Reached
+                } else {
+                    Probed::Stopped
+                };
+            }
+            let ran = tl.mid_step()
+                || tl
+                    .sim()
+                    .next_event_time()
+                    .is_some_and(|e| e.as_ms() <= next);
+            // (A slice with no event to run is no work.)
+            if ran && !std::mem::take(&mut first) && !more() {
+                return Probed::Stopped;
+            }
+            if !tl.run_within(SimTime(next), more) {
+                return Probed::Stopped;
+            }
+            self.tested_ms = next;
+            // Nothing ran since the last test: the cluster and the trace
+            // are as they were, and so is the answer, unless it reads the
+            // clock.
+            if !ran && self.view.is_some() && !self.condition.reads_time() {
+                continue;
+            }
+            if ran && self.condition.reads_view() {
+                self.view = None;
+            }
+            let v = match &mut self.view {
+                Some(v) => {
+                    v.time_ms = next;
+                    v
+                }
+                None => self.view.insert(view(tl)),
+            };
+            if self.condition.holds(v, tl.trace()) {
+                return Probed::Held(SimTime(next));
+            }
+        }
+    }
 }

@@ -17,12 +17,12 @@ pub use words::{condition_words, target_selectors};
 
 use crate::share::UserAct;
 use crate::state::{Msg, SimState, SCENARIOS};
-use kcsim_core::lesson::{Lesson, Start, Step};
+use kcsim_core::lesson::{Condition, Lesson, Start, Step};
 use std::rc::Rc;
 
-/// How far "continue" and a rebuilt step run time between two checks of a
-/// checkpoint (virtual ms): the core's `kcsim lesson check` slice, so the
-/// page follows the same path as the check.
+/// How far apart "continue" and a rebuilt step test a checkpoint (virtual
+/// ms: at its multiples): the core's slice, so the page follows the same
+/// path as `kcsim lesson check` and as playback.
 pub const FAST_FORWARD_SLICE_MS: u64 = kcsim_core::lesson::SLICE_MS;
 
 /// A moment of a lesson: the virtual time and how many of the user's actions
@@ -351,27 +351,39 @@ pub fn apply(s: &SimState, m: LessonMsg) -> SimState {
     }
 }
 
-/// After any change: the presentation mode carries over, and when the
-/// current step's checkpoint holds for the first time it is marked passed
-/// (now, with the actions taken so far) and playback pauses there.
+/// After any change but a playback tick: the presentation mode carries
+/// over, and when the current step's checkpoint holds for the first time it
+/// is marked passed (now, with the actions taken so far) and playback
+/// pauses there. (A tick tests the checkpoint itself, at the moments the
+/// core's [`kcsim_core::lesson::Probe`] tests: [`pending`], [`pass`].)
 pub fn after(prev: &SimState, mut next: SimState) -> SimState {
     next.present = prev.present;
-    let Some(run) = next.lesson.clone() else {
-        return next;
-    };
-    if run.done || run.passed() {
-        return next;
-    }
-    let Some(c) = &run.current().checkpoint else {
+    let Some(c) = pending(&next) else {
         return next;
     };
     if next.with_trace(|t| c.holds(next.view(), t)) {
-        let mut r = (*run).clone();
-        r.moments[r.step].passed = Some(now(&next));
-        next.lesson = Some(Rc::new(r));
-        next.playing = false;
+        next = pass(next);
     }
     next
+}
+
+/// The checkpoint the current step waits for, if it has one not yet passed.
+pub fn pending(s: &SimState) -> Option<&Condition> {
+    s.lesson
+        .as_deref()
+        .filter(|r| !r.done && !r.passed())
+        .and_then(|r| r.current().checkpoint.as_ref())
+}
+
+/// Mark the current step's checkpoint passed now, and pause.
+pub fn pass(mut s: SimState) -> SimState {
+    if let Some(run) = &s.lesson {
+        let mut r = (**run).clone();
+        r.moments[r.step].passed = Some(now(&s));
+        s.lesson = Some(Rc::new(r));
+        s.playing = false;
+    }
+    s
 }
 
 /// Open `lesson` and follow its "show me" path up to step `to` (each step's
@@ -399,7 +411,9 @@ pub fn fast_forward(s: &SimState, lesson: Rc<Lesson>, origin: Origin, to: usize)
                 if n.error.is_some() {
                     break;
                 }
-                let t = n.now_ms() + FAST_FORWARD_SLICE_MS;
+                // The next multiple of the slice: the moments a playback
+                // tick tests (`Probe`).
+                let t = (n.now_ms() / FAST_FORWARD_SLICE_MS + 1) * FAST_FORWARD_SLICE_MS;
                 n = n.apply(Msg::Seek(t));
             }
         }

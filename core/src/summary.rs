@@ -168,7 +168,8 @@ pub struct Filter {
     pub topic: Option<u32>,
     /// Only partitions with a replica on this broker.
     pub broker: Option<BrokerId>,
-    /// Only partitions in this state.
+    /// Only partitions in this state (as a running controller has it: none
+    /// when no running controller knows them).
     pub state: Option<PartitionState>,
     /// Only partitions with all these flags.
     pub flags: u8,
@@ -576,24 +577,22 @@ impl SummaryCache {
     }
 
     /// The active controller's PartitionStateMachine state of row `i`
-    /// (`NonExistentPartition` when no running controller knows it): read
-    /// when drawn, not kept, as it changes without a znode changing.
-    pub fn state_of(&self, sim: &Sim, i: usize) -> PartitionState {
-        let Some(r) = self.rows.get(i) else {
-            return PartitionState::NonExistentPartition;
-        };
-        let Some(topic) = self.topics.get(r.topic as usize) else {
-            return PartitionState::NonExistentPartition;
-        };
+    /// (`None` when no running controller knows it: none is elected, the
+    /// one `/controller` names is dead or paused, or it has not read the
+    /// partition yet): read when drawn, not kept, as it changes without a
+    /// znode changing.
+    pub fn state_of(&self, sim: &Sim, i: usize) -> Option<PartitionState> {
+        let r = self.rows.get(i)?;
+        let topic = self.topics.get(r.topic as usize)?;
         let tp = TopicPartition::new(topic.as_str(), r.partition);
         sim.active_controller()
             .and_then(|b| b.controller.ctx.partition_states.get(&tp).copied())
-            .unwrap_or(PartitionState::NonExistentPartition)
     }
 
-    /// Every row's state, in order (one pass over the controller's states).
-    fn states(&self, sim: &Sim) -> Vec<PartitionState> {
-        let mut out = vec![PartitionState::NonExistentPartition; self.rows.len()];
+    /// Every row's state, in order (one pass over the controller's states;
+    /// `None` as [`SummaryCache::state_of`]).
+    fn states(&self, sim: &Sim) -> Vec<Option<PartitionState>> {
+        let mut out = vec![None; self.rows.len()];
         if !self.sorted {
             // (ZooKeeper lists children in name order: not seen.)
             for (i, o) in out.iter_mut().enumerate() {
@@ -629,7 +628,7 @@ impl SummaryCache {
                 if let Some((k, s)) = it.peek() {
                     if (k.topic.as_str(), k.partition) == at {
                         if let Some(o) = out.get_mut(i) {
-                            *o = **s;
+                            *o = Some(**s);
                         }
                     }
                 }
@@ -650,7 +649,7 @@ impl SummaryCache {
                 f.topic.is_none_or(|t| r.topic == t)
                     && slot.is_none_or(|b| r.replicas().contains(&b))
                     && f.state
-                        .is_none_or(|s| states.as_ref().and_then(|v| v.get(*i)) == Some(&s))
+                        .is_none_or(|s| states.as_ref().and_then(|v| v.get(*i)) == Some(&Some(s)))
                     && r.flags & f.flags == f.flags
                     && f.changed_within_ms.is_none_or(|w| {
                         r.changed_at_ms

@@ -130,6 +130,11 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   assert.ok(n.offline > 0, 'the partitions it led are offline at once (their leader is gone)');
   assert.ok(n.addUp);
   const ledByVictim = n.offline;
+  // The partition states were in the dead controller's memory: until a new
+  // controller reads them, the table says no running controller has them.
+  const shownRows = await page.locator('#p-partitions tr:has(td)').count();
+  assert.ok(shownRows > 0);
+  assert.equal(await page.locator('#p-partitions td.no-controller').count(), shownRows, 'no controller state while none runs');
 
   // Play the failover (auto-follow off: time runs at the chosen 1×) and
   // measure frames and input while it plays.
@@ -173,6 +178,7 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   };
   console.log(`big-cluster figures: ${JSON.stringify(figures)}`);
   assert.equal(n.offline, 0, `every partition has a leader again (${clock})`);
+  assert.equal(await page.locator('#p-partitions td.no-controller').count(), 0, 'the new controller holds every state');
   assert.equal(n.leaders, PARTITIONS);
   const dead = await page.locator(`.broker-grid .cell[data-broker="${controller}"]`).getAttribute('data-offline');
   assert.ok(Number(dead) > 0, 'the dead broker\'s replicas are offline');

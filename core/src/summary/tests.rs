@@ -42,7 +42,7 @@ fn a_new_cluster_is_led_by_its_preferred_replicas_and_nothing_is_under_replicate
     assert_eq!(n.brokers.iter().map(|b| b.leader).sum::<u32>(), 40);
     assert!(n.brokers.iter().all(|b| b.leader > 0 && b.offline == 0));
     assert!(c.rows.iter().all(|r| r.flags == 0));
-    assert!((0..40).all(|i| c.state_of(t.sim(), i) == PartitionState::OnlinePartition));
+    assert!((0..40).all(|i| c.state_of(t.sim(), i) == Some(PartitionState::OnlinePartition)));
     let online = Filter {
         state: Some(PartitionState::OnlinePartition),
         ..Filter::default()
@@ -402,7 +402,7 @@ fn rows_are_found_by_position_as_an_index_beside_them_found_them() {
                 ..Filter::default()
             };
             let want: Vec<u32> = (0..c.rows.len())
-                .filter(|&i| c.state_of(t.sim(), i) == s)
+                .filter(|&i| c.state_of(t.sim(), i) == Some(s))
                 .map(|i| i as u32)
                 .collect();
             assert_eq!(c.filter(&f, ms, t.sim()), want, "{s:?} at {ms} ms");
@@ -477,4 +477,36 @@ fn the_series_starts_again_at_an_action_with_the_counts_of_that_moment() {
     assert_eq!(c.series[0].time_ms, now.as_ms());
     assert_eq!(c.series[0].offline, 0);
     assert_eq!(c.series[0].leaders.iter().sum::<u32>(), 8);
+}
+
+#[test]
+fn with_the_controller_dead_no_row_has_a_controller_state_until_a_new_one_reads_them() {
+    // Kafka: the partition states live in the active controller's
+    // PartitionStateMachine (ControllerContext), in its process: after kill
+    // -9 of the controller nobody holds them until its session expires and
+    // the new controller's onControllerFailover initialises them from
+    // ZooKeeper. The table says so, as the small cluster's view does
+    // (`PartitionView::state_known_by`), rather than NonExistentPartition.
+    let mut t = timeline(shape(4, 1, 12, 3), vec![]);
+    t.seek(SimTime(5_000));
+    let controller = t.sim().controller_id().expect("a controller");
+    t.insert(SimTime(5_000), Action::KillBroker { broker: controller })
+        .expect("a running broker");
+    t.seek(SimTime(6_000));
+    let c = fresh(&t);
+    let view = ClusterView::of(t.sim());
+    assert!(view.partitions.iter().all(|p| p.state_known_by.is_none()));
+    assert!((0..12).all(|i| c.state_of(t.sim(), i).is_none()));
+    for s in PartitionState::ALL {
+        let f = Filter {
+            state: Some(s),
+            ..Filter::default()
+        };
+        assert!(c.filter(&f, 6_000, t.sim()).is_empty(), "{s:?}");
+    }
+    // The new controller has read them.
+    t.seek(SimTime(20_000));
+    assert_ne!(t.sim().controller_id(), Some(controller));
+    let c = fresh(&t);
+    assert!((0..12).all(|i| c.state_of(t.sim(), i) == Some(PartitionState::OnlinePartition)));
 }

@@ -1212,7 +1212,10 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                     td(string(ar)),
                     td(string(ids(&r.isr()))),
                     td(string(r.leader_epoch.to_string())),
-                    td(text(state_name(state))),
+                    match state {
+                        Some(state) => td(text(state_name(state))),
+                        None => crate::components::partition_table::no_controller_state(lang),
+                    },
                     td(string(tags(r.flags))),
                     td(string(r.changed_at_ms.map_or(String::new(), |c| {
                         format!("{:.1} s", c as f64 / 1000.0)

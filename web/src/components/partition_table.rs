@@ -23,6 +23,21 @@ pub struct PartitionTableProps {
     pub on_msg: Callback<Msg>,
 }
 
+/// A partition's state cell when no running controller holds its state
+/// (the large cluster's table draws it too).
+pub(crate) fn no_controller_state(lang: Lang) -> Html {
+    let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
+    eld(
+        "td",
+        &["title", "class"],
+        Box::new([
+            s(t("no running controller holds this partition's state (the one /controller names may be paused, dead or a zombie); leader and ISR are what ZooKeeper's state znode holds", "没有运行中的控制器持有这个分区的状态（/controller 指向的控制器可能已暂停、宕机或成了僵尸）；leader 和 ISR 取自 ZooKeeper 中的 state 节点")),
+            s("pstate no-controller"),
+        ]),
+        text(t("no active controller", "无活动控制器")),
+    )
+}
+
 fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>, lang: Lang) -> Html {
     let t = |en: &'static str, zh: &'static str| lang.t(en, zh);
     let produce_with = |acks: Acks| {
@@ -65,15 +80,7 @@ fn row(p: &PartitionView, now_ms: u64, on_msg: &Callback<Msg>, lang: Lang) -> Ht
             ]),
         )
     } else {
-        eld(
-            "td",
-            &["title", "class"],
-            Box::new([
-                s(t("no running controller holds this partition's state (the one /controller names may be paused, dead or a zombie); leader and ISR are what ZooKeeper's state znode holds", "没有运行中的控制器持有这个分区的状态（/controller 指向的控制器可能已暂停、宕机或成了僵尸）；leader 和 ISR 取自 ZooKeeper 中的 state 节点")),
-                s("pstate no-controller"),
-            ]),
-            text(t("no active controller", "无活动控制器")),
-        )
+        no_controller_state(lang)
     };
     let replicas = p
         .replicas

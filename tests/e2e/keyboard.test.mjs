@@ -70,3 +70,28 @@ test('after clicking kill -9 (which then disables) the keys still drive the page
   assert.equal(await clock(page), t5);
   assert.deepEqual(errors, []);
 });
+
+test('space ticks a checkbox reached with the keyboard, and plays after one clicked with the mouse', async () => {
+  const { page, errors } = await openPage(browser, server.url, { width: 1280, height: 720 });
+  await page.locator('article.broker').first().waitFor();
+  const follow = page.locator('label.follow input');
+  const before = await follow.isChecked();
+  // Reached with the keyboard: Tab until it has focus.
+  await page.locator('#p-time').getByRole('button').first().focus();
+  for (let i = 0; i < 40 && !(await follow.evaluate((e) => e === document.activeElement)); i++) {
+    await page.keyboard.press('Tab');
+  }
+  assert.equal(await follow.evaluate((e) => e.matches(':focus-visible')), true, 'the checkbox has keyboard focus');
+  await page.keyboard.press(' ');
+  assert.equal(await follow.isChecked(), !before, 'space ticked it');
+  await btn(page, 'Play (space)').waitFor();
+  // Clicked with the mouse: space plays, the box stays as it is.
+  await follow.click();
+  assert.equal(await follow.isChecked(), before);
+  await page.keyboard.press(' ');
+  await btn(page, 'Pause (space)').waitFor();
+  assert.equal(await follow.isChecked(), before);
+  await page.keyboard.press(' ');
+  await btn(page, 'Play (space)').waitFor();
+  assert.deepEqual(errors, []);
+});

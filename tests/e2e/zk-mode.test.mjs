@@ -33,7 +33,7 @@ async function failover(page) {
   const now = await controllerOf(page);
   assert.notEqual(now, old);
   const current = await page.locator(`.queue[data-broker="${now}"] .event.current`).textContent();
-  const m = current.match(/^▶ Reelect \(done in (\d+) ms\)$/);
+  const m = current.match(/^▶ Reelect \(finishes in (\d+) ms\)$/);
   assert.ok(m, `the new controller is in its failover: ${current}`);
   return { old, now, reelectMs: Number(m[1]) };
 }

@@ -22,8 +22,29 @@ pub fn use_interval(active: bool, period_ms: u32, tick: Callback<()>) {
 
 /// Whether a key pressed in `target` belongs to it rather than to the page's
 /// shortcuts: text fields, selects and editable text keep every key; a range
-/// input (the scrub bar) keeps the keys that move it.
-pub fn key_belongs_to_target(tag: &str, input_type: &str, editable: bool, key: &str) -> bool {
+/// input (the scrub bar) keeps the keys that move it; a button, checkbox,
+/// radio button or disclosure (`summary`) reached with the keyboard
+/// (`keyboard_focus`: it matches `:focus-visible`) keeps Space, which
+/// presses or ticks it, as everywhere on the web. One clicked with the
+/// mouse does not: Space then plays or pauses, as before the click.
+pub fn key_belongs_to_target(
+    tag: &str,
+    input_type: &str,
+    editable: bool,
+    keyboard_focus: bool,
+    key: &str,
+) -> bool {
+    let pressable = match tag {
+        "BUTTON" | "SUMMARY" => true,
+        "INPUT" => matches!(
+            input_type,
+            "button" | "submit" | "reset" | "checkbox" | "radio"
+        ),
+        _ => false,
+    };
+    if pressable {
+        return keyboard_focus && key == " ";
+    }
     match tag {
         "SELECT" | "TEXTAREA" => true,
         "INPUT" if input_type == "range" => matches!(
@@ -37,12 +58,26 @@ pub fn key_belongs_to_target(tag: &str, input_type: &str, editable: bool, key: &
                 | "PageUp"
                 | "PageDown"
         ),
-        "INPUT" => !matches!(
-            input_type,
-            "button" | "submit" | "reset" | "checkbox" | "radio"
-        ),
+        "INPUT" => true,
         _ => editable,
     }
+}
+
+thread_local! {
+    /// The element last pressed with a pointer, until the next Tab.
+    static POINTED: RefCell<Option<Element>> = const { RefCell::new(None) };
+}
+
+/// Whether `el` has the keyboard's focus: the last element pressed with a
+/// pointer (a mouse or a finger) was neither it nor inside or around it (a
+/// checkbox's label), or a Tab came since. (The browser's `:focus-visible`
+/// does not tell: any key pressed makes the focused element match it.)
+pub fn keyboard_focus(el: &Element) -> bool {
+    POINTED.with(|p| {
+        !p.borrow()
+            .as_ref()
+            .is_some_and(|p| p.contains(Some(el)) || el.contains(Some(p)))
+    })
 }
 
 fn document() -> Option<web_sys::Document> {
@@ -89,10 +124,17 @@ pub fn use_page_keys(on_key: Callback<KeyboardEvent>) {
     let latest = use_mut_ref(|| on_key.clone());
     *latest.borrow_mut() = on_key;
     use_effect_with((), move |_| {
+        let pointer = Listener::new("pointerdown", |e: web_sys::Event| {
+            let target = e.target().and_then(|t| t.dyn_into::<Element>().ok());
+            POINTED.with(|p| *p.borrow_mut() = target);
+        });
         let listener = Listener::new("keydown", move |e: web_sys::Event| {
             let Ok(e) = e.dyn_into::<KeyboardEvent>() else {
                 return;
             };
+            if e.key() == "Tab" {
+                POINTED.with(|p| *p.borrow_mut() = None);
+            }
             if e.default_prevented() || e.ctrl_key() || e.alt_key() || e.meta_key() {
                 return;
             }
@@ -105,14 +147,20 @@ pub fn use_page_keys(on_key: Callback<KeyboardEvent>) {
                 let editable = el
                     .dyn_ref::<HtmlElement>()
                     .is_some_and(|h| h.is_content_editable());
-                if key_belongs_to_target(&el.tag_name(), &input_type, editable, &e.key()) {
+                if key_belongs_to_target(
+                    &el.tag_name(),
+                    &input_type,
+                    editable,
+                    keyboard_focus(el),
+                    &e.key(),
+                ) {
                     return;
                 }
             }
             let cb = latest.borrow().clone();
             cb.emit(e);
         });
-        move || drop(listener)
+        move || drop((listener, pointer))
     });
 }
 
@@ -209,15 +257,55 @@ mod tests {
 
     #[test]
     fn text_fields_and_selects_keep_their_keys_the_rest_is_the_pages() {
-        assert!(key_belongs_to_target("INPUT", "text", false, "n"));
-        assert!(key_belongs_to_target("SELECT", "", false, " "));
-        assert!(key_belongs_to_target("DIV", "", true, " "));
-        assert!(key_belongs_to_target("INPUT", "range", false, "ArrowLeft"));
-        assert!(!key_belongs_to_target("INPUT", "range", false, " "));
-        assert!(!key_belongs_to_target("INPUT", "range", false, "n"));
-        assert!(!key_belongs_to_target("BUTTON", "", false, " "));
-        assert!(!key_belongs_to_target("BODY", "", false, "ArrowRight"));
-        assert!(!key_belongs_to_target("MAIN", "", false, "n"));
+        assert!(key_belongs_to_target("INPUT", "text", false, false, "n"));
+        assert!(key_belongs_to_target("SELECT", "", false, false, " "));
+        assert!(key_belongs_to_target("DIV", "", true, false, " "));
+        assert!(key_belongs_to_target(
+            "INPUT",
+            "range",
+            false,
+            false,
+            "ArrowLeft"
+        ));
+        assert!(!key_belongs_to_target("INPUT", "range", false, true, " "));
+        assert!(!key_belongs_to_target("INPUT", "range", false, false, "n"));
+        assert!(!key_belongs_to_target(
+            "BODY",
+            "",
+            false,
+            false,
+            "ArrowRight"
+        ));
+        assert!(!key_belongs_to_target("MAIN", "", false, true, "n"));
+    }
+
+    #[test]
+    fn space_presses_a_control_reached_by_keyboard_and_plays_after_a_click() {
+        for (tag, ty) in [
+            ("BUTTON", ""),
+            ("SUMMARY", ""),
+            ("INPUT", "checkbox"),
+            ("INPUT", "radio"),
+            ("INPUT", "submit"),
+        ] {
+            assert!(
+                key_belongs_to_target(tag, ty, false, true, " "),
+                "{tag} {ty}"
+            );
+            assert!(
+                !key_belongs_to_target(tag, ty, false, false, " "),
+                "{tag} {ty}"
+            );
+            // The page's other keys stay the page's.
+            assert!(
+                !key_belongs_to_target(tag, ty, false, true, "ArrowRight"),
+                "{tag} {ty}"
+            );
+            assert!(
+                !key_belongs_to_target(tag, ty, false, true, "n"),
+                "{tag} {ty}"
+            );
+        }
     }
 }
 

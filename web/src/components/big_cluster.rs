@@ -7,8 +7,8 @@
 
 use crate::components::event_queue::{current_event, waiting_event};
 use crate::el::{
-    attrs, change, class, click, dynamic, el, eld, elo, els, flag as bool_attr, input, input_ref,
-    leaf, list, num, on, prop, s, scroll as on_scroll, shared, st, string, submit, text, Attr,
+    attrs, change, class, click, dynamic, el, eld, elo, flag as bool_attr, input, input_ref, leaf,
+    list, num, on, prop, s, scroll as on_scroll, shared, st, string, submit, text, Attr,
 };
 use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
@@ -299,15 +299,38 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
             )
         })
         .collect();
-    let button = |a: Action, h: Html| els("button", &[], on(Box::new([click(act(a))])), h);
+    let button = |enabled: bool, a: Action, h: Html| {
+        elo(
+            "button",
+            &["disabled"],
+            Box::new([bool_attr("disabled", !enabled)]),
+            on(Box::new([click(act(a))])),
+            h,
+        )
+    };
+    let status_of = |id: BrokerId| {
+        props
+            .brokers
+            .iter()
+            .find(|b| b.id == id)
+            .map(|b| b.status.as_str())
+            .unwrap_or("dead")
+    };
     let actions = el(
         "div",
         attrs!("class" = "big-actions"),
         list(vec![
             list(if let Some(c) = props.controller {
-                vec![els(
+                vec![elo(
                     "button",
-                    attrs!("class" = "kill-controller"),
+                    &["disabled", "class"],
+                    Box::new([
+                        bool_attr(
+                            "disabled",
+                            !crate::components::broker_card::offered(status_of(c)).kill,
+                        ),
+                        s("kill-controller"),
+                    ]),
                     on(Box::new([click(act(Action::KillBroker { broker: c }))])),
                     string(lang.f(
                         || format!("kill -9 the controller (broker {c})"),
@@ -318,6 +341,7 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
                 Vec::new()
             }),
             list(if let Some(b) = sel {
+                let o = crate::components::broker_card::offered(&b.status);
                 vec![
                     el(
                         "span",
@@ -327,16 +351,19 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
                             || format!("broker {}（{}）：", b.id, status_word(&b.status, Lang::Zh)),
                         )),
                     ),
-                    button(Action::KillBroker { broker: b.id }, text("kill -9")),
+                    button(o.kill, Action::KillBroker { broker: b.id }, text("kill -9")),
                     button(
+                        o.stop,
                         Action::ShutdownBroker { broker: b.id },
                         text(t("stop (controlled shutdown)", "停止（受控关闭）")),
                     ),
                     button(
+                        o.start,
                         Action::StartBroker { broker: b.id },
                         text(t("start", "启动")),
                     ),
                     button(
+                        true,
                         Action::PreferredElection { partitions: None },
                         text(t("preferred election (all)", "优先副本选举（全部）")),
                     ),
@@ -471,14 +498,7 @@ pub fn BigQueues(props: &BigQueuesProps) -> Html {
             &["data-broker", "data-depth", "class"],
             Box::new([st(q.broker.to_string()), num(depth as u64), s("queue busy")]),
             list(vec![
-                el(
-                    "span",
-                    attrs!("class" = "queue-owner"),
-                    string(lang.f(
-                        || format!("broker {} · {} · depth {depth}", q.broker, q.state),
-                        || format!("broker {} · {} · 深度 {depth}", q.broker, q.state),
-                    )),
-                ),
+                crate::components::event_queue::queue_owner(lang, q.broker, &q.state, Some(depth)),
                 el("ol", attrs!("class" = "queue-events"), list(events)),
             ]),
         )

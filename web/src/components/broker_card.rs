@@ -22,6 +22,29 @@ pub struct BrokerCardProps {
 }
 
 /// One broker card.
+/// Which of a broker's process actions its state offers (the core refuses
+/// the others, with a message): kill -9 (and pause, expire, cut off) while
+/// it runs or shuts down, a controlled shutdown while it runs, a start once
+/// it is dead. The cards and the large cluster's grid offer the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Offered {
+    /// kill -9, pause, expire session, cut off fetching.
+    pub kill: bool,
+    /// A controlled shutdown (kill -15).
+    pub stop: bool,
+    /// A start.
+    pub start: bool,
+}
+
+/// What a broker in `status` offers ([`Offered`]).
+pub(crate) fn offered(status: &str) -> Offered {
+    Offered {
+        kill: status == "running" || status == "shutting_down",
+        stop: status == "running",
+        start: status == "dead",
+    }
+}
+
 #[component]
 pub fn BrokerCard(props: &BrokerCardProps) -> Html {
     let lang = use_lang();
@@ -40,7 +63,11 @@ pub fn BrokerCard(props: &BrokerCardProps) -> Html {
         let cb = props.on_msg.clone();
         Callback::from(move |_: MouseEvent| cb.emit(Msg::Act(a.clone())))
     };
-    let up = b.status == "running" || b.status == "shutting_down";
+    let Offered {
+        kill: up,
+        stop,
+        start,
+    } = offered(&b.status);
     let countdown = b.session_expires_at_ms.filter(|_| b.status == "dead" || b.status == "paused").map(|expires| {
         let left = expires.saturating_sub(props.now_ms);
         let s = left as f64 / 1000.0;
@@ -189,13 +216,13 @@ pub fn BrokerCard(props: &BrokerCardProps) -> Html {
                         Box::new([
                             st(lang.f(|| format!("Stop broker {id} (controlled shutdown)"), || format!("停止 broker {id}（受控关闭）"))),
                             s(t("stop (controlled shutdown, kill -15)", "停止（受控关闭，kill -15）")),
-                            flag("disabled", b.status != "running"),
+                            flag("disabled", !stop),
                         ]),
                         on(Box::new([click(act(Action::ShutdownBroker { broker: id }))])),
                         text(t("stop", "停止")),
                     ),
                     action(
-                        b.status != "dead",
+                        !start,
                         lang.f(|| format!("Start broker {id}"), || format!("启动 broker {id}")),
                         Action::StartBroker { broker: id },
                         t("start", "启动"),

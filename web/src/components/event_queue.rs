@@ -55,11 +55,7 @@ pub fn EventQueue(props: &EventQueueProps) -> Html {
                 class(classes!("queue", busy.then_some("busy"))),
             ]),
             list(vec![
-                el(
-                    "span",
-                    attrs!("class" = "queue-owner"),
-                    string(format!("broker {} · {}", q.broker, q.state)),
-                ),
+                queue_owner(lang, q.broker, &q.state, None),
                 el("ol", attrs!("class" = "queue-events"), list(events)),
             ]),
         )
@@ -76,6 +72,33 @@ pub fn EventQueue(props: &EventQueueProps) -> Html {
     )
 }
 
+/// A queue's owner and its thread's `ControllerState` (Kafka's name for
+/// what the event in progress is doing: a Reelect runs as ControllerChange),
+/// with the queue's depth when given.
+pub(crate) fn queue_owner(
+    lang: Lang,
+    broker: kcsim_core::BrokerId,
+    state: &str,
+    depth: Option<usize>,
+) -> Html {
+    let depth = depth.map(|d| lang.f(|| format!(" · depth {d}"), || format!(" · 深度 {d}")));
+    eld(
+        "span",
+        &["title", "class"],
+        Box::new([
+            s(lang.t(
+                "Kafka's ControllerState: what this broker's controller thread is doing (the event in progress runs as this state)",
+                "Kafka 的 ControllerState：这个 broker 的控制器线程正在做什么（正在处理的事件以这个状态运行）",
+            )),
+            s("queue-owner"),
+        ]),
+        string(lang.f(
+            || format!("broker {broker} · state {state}{}", depth.clone().unwrap_or_default()),
+            || format!("broker {broker} · 状态 {state}{}", depth.clone().unwrap_or_default()),
+        )),
+    )
+}
+
 /// An event queue's event in progress, and when it is done.
 pub(crate) fn current_event(lang: Lang, name: &str, done: u64, now_ms: u64) -> Html {
     let ms = done.saturating_sub(now_ms);
@@ -83,7 +106,7 @@ pub(crate) fn current_event(lang: Lang, name: &str, done: u64, now_ms: u64) -> H
         "li",
         attrs!("class" = "event current"),
         string(lang.f(
-            || format!("▶ {name} (done in {ms} ms)"),
+            || format!("▶ {name} (finishes in {ms} ms)"),
             || format!("▶ {name}（{ms} ms 后完成）"),
         )),
     )

@@ -751,8 +751,13 @@ pub fn WhatIfPanes(props: &PanesProps) -> Html {
                 let input_type = wasm_bindgen::JsCast::dyn_ref::<HtmlInputElement>(&el)
                     .map(|i| i.type_())
                     .unwrap_or_default();
-                if crate::hooks::key_belongs_to_target(&el.tag_name(), &input_type, false, &e.key())
-                {
+                if crate::hooks::key_belongs_to_target(
+                    &el.tag_name(),
+                    &input_type,
+                    false,
+                    crate::hooks::keyboard_focus(&el),
+                    &e.key(),
+                ) {
                     return;
                 }
             }

@@ -1202,19 +1202,9 @@ impl SimState {
                     let to = (now + whole).min(cap);
                     // (No event runs before `to`; a checkpoint on the clock
                     // may pass.)
-                    if to > now {
-                        match run(t, to, more) {
-                            Probed::Reached => {}
-                            Probed::Stopped => {
-                                behind = true;
-                                next.carry = 0.0;
-                                break;
-                            }
-                            Probed::Held(_) => {
-                                held = true;
-                                break;
-                            }
-                        }
+                    if to > now && stops(run(t, to, more), &mut behind, &mut held, &mut next.carry)
+                    {
+                        break;
                     }
                     reached_mark = to == limit && to > now;
                     continue;
@@ -1228,17 +1218,8 @@ impl SimState {
                 match upcoming.filter(|n| self.follow && *n <= target) {
                     Some(n) => {
                         // Run to the next change and look at it.
-                        match run(t, n, more) {
-                            Probed::Reached => {}
-                            Probed::Stopped => {
-                                behind = true;
-                                next.carry = 0.0;
-                                break;
-                            }
-                            Probed::Held(_) => {
-                                held = true;
-                                break;
-                            }
+                        if stops(run(t, n, more), &mut behind, &mut held, &mut next.carry) {
+                            break;
                         }
                         wall -= ((n - now) as f64 - next.carry).max(0.0) / plain;
                         next.carry = 0.0;
@@ -1249,19 +1230,15 @@ impl SimState {
                         reached_mark = n == limit;
                     }
                     None => {
-                        if target > now {
-                            match run(t, target, more) {
-                                Probed::Reached => {}
-                                Probed::Stopped => {
-                                    behind = true;
-                                    next.carry = 0.0;
-                                    break;
-                                }
-                                Probed::Held(_) => {
-                                    held = true;
-                                    break;
-                                }
-                            }
+                        if target > now
+                            && stops(
+                                run(t, target, more),
+                                &mut behind,
+                                &mut held,
+                                &mut next.carry,
+                            )
+                        {
+                            break;
                         }
                         next.carry = if target == limit && whole > 0 {
                             0.0
@@ -1295,6 +1272,24 @@ impl SimState {
             next = crate::lesson::pass(next);
         }
         next
+    }
+}
+
+/// Whether a tick stops after a run to a moment: `more` said stop (the
+/// page is behind: the fraction of a millisecond owed is dropped), or a
+/// lesson's checkpoint held.
+fn stops(p: Probed, behind: &mut bool, held: &mut bool, carry: &mut f64) -> bool {
+    match p {
+        Probed::Reached => false,
+        Probed::Stopped => {
+            *behind = true;
+            *carry = 0.0;
+            true
+        }
+        Probed::Held(_) => {
+            *held = true;
+            true
+        }
     }
 }
 

@@ -215,6 +215,12 @@ pub struct SummaryCache {
     /// Changes with every recount of the rows: what a filter's result
     /// depends on besides the time and the controller's states.
     pub generation: u64,
+    /// The running controller's PartitionStateMachine states at the last
+    /// refresh (its map's copy, sharing every chunk; none without a running
+    /// controller): the state column is of the same moment as the rows,
+    /// not of the controller's work in progress (a long event run by pieces
+    /// between two refreshes).
+    controller_states: Option<crate::partition_map::PartitionMap<PartitionState>>,
 }
 
 fn topic_signature(sim: &Sim) -> Vec<(String, i64, i64)> {
@@ -316,6 +322,9 @@ impl SummaryCache {
         }
         self.zk_mark = mark;
         self.at = Some(now);
+        self.controller_states = sim
+            .active_controller()
+            .map(|b| b.controller.ctx.partition_states.clone());
         if recount {
             self.brokers = brokers;
             self.generation += 1;
@@ -576,35 +585,33 @@ impl SummaryCache {
         }
     }
 
-    /// The active controller's PartitionStateMachine state of row `i`
-    /// (`None` when no running controller knows it: none is elected, the
-    /// one `/controller` names is dead or paused, or it has not read the
-    /// partition yet): read when drawn, not kept, as it changes without a
-    /// znode changing.
-    pub fn state_of(&self, sim: &Sim, i: usize) -> Option<PartitionState> {
+    /// The active controller's PartitionStateMachine state of row `i` at
+    /// the last refresh (`None` when no running controller knew it: none
+    /// was elected, the one `/controller` names was dead or paused, or it
+    /// had not read the partition yet).
+    pub fn state_of(&self, i: usize) -> Option<PartitionState> {
         let r = self.rows.get(i)?;
         let topic = self.topics.get(r.topic as usize)?;
         let tp = TopicPartition::new(topic.as_str(), r.partition);
-        sim.active_controller()
-            .and_then(|b| b.controller.ctx.partition_states.get(&tp).copied())
+        self.controller_states.as_ref()?.get(&tp).copied()
     }
 
     /// Every row's state, in order (one pass over the controller's states;
     /// `None` as [`SummaryCache::state_of`]).
-    fn states(&self, sim: &Sim) -> Vec<Option<PartitionState>> {
+    fn states(&self) -> Vec<Option<PartitionState>> {
         let mut out = vec![None; self.rows.len()];
         if !self.sorted {
             // (ZooKeeper lists children in name order: not seen.)
             for (i, o) in out.iter_mut().enumerate() {
                 if self.position_of_row(i) == Some(i) {
-                    *o = self.state_of(sim, i);
+                    *o = self.state_of(i);
                 }
             }
             return out;
         }
-        if let Some(b) = sim.active_controller() {
+        if let Some(states) = &self.controller_states {
             // Both in partition order: walk them together.
-            let mut it = b.controller.ctx.partition_states.iter().peekable();
+            let mut it = states.iter().peekable();
             for (i, r) in self.rows.iter().enumerate() {
                 let key = (r.topic, r.partition);
                 // Of equal rows only the last has a state (as `position`).
@@ -638,10 +645,10 @@ impl SummaryCache {
     }
 
     /// The indices of the rows `f` keeps at `now_ms`, in order (the states
-    /// read from `sim` only when `f` asks for one).
-    pub fn filter(&self, f: &Filter, now_ms: u64, sim: &Sim) -> Vec<u32> {
+    /// walked only when `f` asks for one).
+    pub fn filter(&self, f: &Filter, now_ms: u64) -> Vec<u32> {
         let slot = f.broker;
-        let states = f.state.map(|_| self.states(sim));
+        let states = f.state.map(|_| self.states());
         self.rows
             .iter()
             .enumerate()

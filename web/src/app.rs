@@ -525,7 +525,7 @@ pub fn App(props: &AppProps) -> Html {
         // Large-cluster mode: aggregated, windowed, nothing per partition per frame.
         list(vec![
             html! {
-                <crate::components::big_cluster::BigCluster summary={{ let (c, v) = state.summary(); crate::components::big_cluster::Summary(c, v, std::rc::Rc::new((*state).clone())) }}
+                <crate::components::big_cluster::BigCluster summary={{ let (c, v) = state.summary(); crate::components::big_cluster::Summary(c, v) }}
                     brokers={view.brokers.clone()} queues={view.queues.clone()} controller={view.controller} now_ms={now} on_msg={on_msg.clone()} />
             },
             el(

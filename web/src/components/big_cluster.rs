@@ -198,14 +198,10 @@ pub fn ClusterSize(props: &ClusterSizeProps) -> Html {
     )
 }
 
-/// The summary a state holds, compared by identity and version, with the
-/// state (what the table reads the controller's partition states from).
+/// The summary a state holds, compared by identity and version (it holds
+/// the controller's partition states of its moment too).
 #[derive(Clone, Debug)]
-pub struct Summary(
-    pub Rc<RefCell<SummaryCache>>,
-    pub u64,
-    pub Rc<crate::state::SimState>,
-);
+pub struct Summary(pub Rc<RefCell<SummaryCache>>, pub u64);
 
 impl PartialEq for Summary {
     fn eq(&self, o: &Summary) -> bool {
@@ -912,10 +908,8 @@ pub fn BigTable(props: &BigTableProps) -> Html {
     let scroll = use_state(|| 0u32);
     let within_s = use_state(|| 10u64);
     let version = props.summary.1;
-    let sim_state = props.summary.2.clone();
     let shown = {
         let cache = props.summary.0.clone();
-        let state = sim_state.clone();
         // Run again only when its result can differ: the rows changed, time
         // moved (for "changed in the last N s"), or the state did (for a
         // state filter, read from the controller).
@@ -929,7 +923,7 @@ pub fn BigTable(props: &BigTableProps) -> Html {
         let v = if f.state.is_some() { version } else { 0 };
         use_memo((f, (generation, v), now), move |(f, _, now)| {
             let cache = cache.borrow();
-            state.with_sim(|sim| cache.filter(f, *now, sim))
+            cache.filter(f, *now)
         })
     };
     let cache = props.summary.0.borrow();
@@ -1207,7 +1201,7 @@ pub fn BigTable(props: &BigTableProps) -> Html {
         .filter_map(|k| shown.get(k as usize))
         .filter_map(|&i| cache.rows.get(i as usize).map(|r| (i, r)))
         .map(|(i, r)| {
-            let state = sim_state.with_sim(|sim| cache.state_of(sim, i as usize));
+            let state = cache.state_of(i as usize);
             let topic = cache
                 .topics
                 .get(r.topic as usize)

@@ -1146,7 +1146,12 @@ pub fn BigTable(props: &BigTableProps) -> Html {
             ),
             check(UNDER_REPLICATED, "f-urp", "under-replicated", "副本不足"),
             check(UNDER_MIN_ISR, "f-umi", "under min ISR", "低于最小 ISR"),
-            check(UNAVAILABLE, "f-offline", "unavailable", "不可用"),
+            check(
+                UNAVAILABLE,
+                "f-offline",
+                "offline (no live leader)",
+                "离线（无存活 leader）",
+            ),
             check(
                 NOT_PREFERRED,
                 "f-np",

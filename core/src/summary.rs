@@ -193,11 +193,6 @@ pub struct SummaryCache {
     /// replaced or dropped, the series started again): what a drawing of it
     /// depends on.
     pub series_version: u64,
-    /// Changes whenever [`SummaryCache::series`] changes other than by a
-    /// point added at its end (started again, a point replaced, every other
-    /// point dropped): while it stays, a drawing may extend itself with the
-    /// new points instead of being drawn again.
-    pub series_base: u64,
     /// Whether [`SummaryCache::topics`] are in name order (as ZooKeeper
     /// lists children), so that a topic is found by bisection.
     sorted: bool,
@@ -293,11 +288,12 @@ impl SummaryCache {
         let recount = full || brokers != self.brokers;
         let mut changed = Vec::new();
         if !same_actions {
-            // Actions added at the present (the page's buttons, a refused
-            // one included) keep the series: the chart goes on showing the
-            // run before them (a failover's shape, then the controlled
-            // shutdown after it). An action in the past forks the run: the
-            // rebuild below starts the series again.
+            // The series starts again at an action, as at a rebuild: the
+            // chart shows the run since the last intervention (a 100-broker
+            // chart redrawn every frame over the whole start-up's points
+            // cost the page a frame in two while a failover played).
+            self.series.clear();
+            self.series_version += 1;
             self.actions = actions.to_vec();
         }
         if full {
@@ -357,7 +353,6 @@ impl SummaryCache {
         self.min_isr.clear();
         self.series.clear();
         self.series_version += 1;
-        self.series_base += 1;
         for (ti, (topic, _, _)) in signature.iter().enumerate() {
             self.topics.push(topic.clone());
             self.min_isr.push(topic_min_isr(sim, topic));
@@ -579,12 +574,7 @@ impl SummaryCache {
         if !same || self.series.len() != before {
             self.series_version += 1;
         }
-        if self.series.len() <= before && (!same || self.series.len() != before) {
-            // A point replaced (the same moment again) or dropped.
-            self.series_base += 1;
-        }
         if self.series.len() > SERIES_CAP {
-            self.series_base += 1;
             let last = self.series.pop();
             let mut k = 0;
             self.series.retain(|_| {

@@ -533,96 +533,63 @@ pub const CHART_H: u32 = 110;
 /// value that does not change draws nothing: however many points the series
 /// holds, a line is at most a few commands per column, all integers.
 pub fn step_path(points: impl Iterator<Item = (u64, u32)>, t0: u64, t1: u64, max: u32) -> String {
-    let mut line = StepLine::new(t0, t1, max);
-    for (ms, v) in points {
-        line.push(ms, v);
-    }
-    line.path()
-}
-
-/// One step line of the chart built point by point ([`step_path`] in one
-/// go): points added later extend what was drawn, a column at a time,
-/// instead of drawing the line again from its first point.
-#[derive(Debug, Clone)]
-pub struct StepLine {
-    t0: u64,
-    span: u64,
-    max: u64,
-    /// The commands of the columns done.
-    d: String,
-    /// The column being drawn: its x, the y the line entered it at, the
-    /// lowest and highest y its points reach, and the last.
-    col: Option<(u32, u32, u32, u32, u32)>,
-}
-
-impl StepLine {
-    /// An empty line from `t0` at the left to `t1` at the right, 0 to `max`.
-    pub fn new(t0: u64, t1: u64, max: u32) -> StepLine {
-        StepLine {
-            t0,
-            span: t1.saturating_sub(t0).max(1),
-            max: u64::from(max.max(1)),
-            d: String::new(),
-            col: None,
-        }
-    }
-
-    /// Add a point (after every point added so far).
-    pub fn push(&mut self, ms: u64, v: u32) {
-        // (Virtual times are far below u64::MAX / CHART_W.)
-        let px = (ms
-            .saturating_sub(self.t0)
-            .min(self.span)
+    let span = t1.saturating_sub(t0).max(1);
+    // (Virtual times are far below u64::MAX / CHART_W.)
+    let x = |ms: u64| {
+        (ms.saturating_sub(t0)
+            .min(span)
             .saturating_mul(u64::from(CHART_W))
-            / self.span) as u32;
-        // Value 0 at CHART_H − 2, `max` at 2.
-        let v = u64::from(v).min(self.max);
-        let py = (u64::from(CHART_H - 2) - (v * u64::from(CHART_H - 4) + self.max / 2) / self.max)
-            as u32;
-        match self.col {
+            / span) as u32
+    };
+    let max = u64::from(max.max(1));
+    // Value 0 at CHART_H − 2, `max` at 2.
+    let y = |v: u32| {
+        let v = u64::from(v).min(max);
+        (u64::from(CHART_H - 2) - (v * u64::from(CHART_H - 4) + max / 2) / max) as u32
+    };
+    let mut d = String::new();
+    // The column being drawn: its x, the y the line entered it at, the
+    // lowest and highest y its points reach, and the last.
+    let mut col: Option<(u32, u32, u32, u32, u32)> = None;
+    let flush = |d: &mut String, (cx, entry, lo, hi, last): (u32, u32, u32, u32, u32)| {
+        if lo == hi && last == entry {
+            return;
+        }
+        push_num(d, 'H', cx);
+        let mut at = entry;
+        for to in [lo, hi, last] {
+            if to != at {
+                push_num(d, 'V', to);
+                at = to;
+            }
+        }
+    };
+    for (ms, v) in points {
+        let (px, py) = (x(ms), y(v));
+        match col {
             None => {
-                push_num(&mut self.d, 'M', px);
-                push_num(&mut self.d, ',', py);
-                self.col = Some((px, py, py, py, py));
+                push_num(&mut d, 'M', px);
+                push_num(&mut d, ',', py);
+                col = Some((px, py, py, py, py));
             }
             Some((cx, entry, lo, hi, _)) if cx == px => {
-                self.col = Some((cx, entry, lo.min(py), hi.max(py), py));
+                col = Some((cx, entry, lo.min(py), hi.max(py), py));
             }
             Some(c) => {
-                flush_column(&mut self.d, c);
+                flush(&mut d, c);
                 let entry = c.4;
-                self.col = Some((px, entry, entry.min(py), entry.max(py), py));
+                col = Some((px, entry, entry.min(py), entry.max(py), py));
             }
         }
     }
-
-    /// The path so far, run to the right edge (no point: none).
-    pub fn path(&self) -> String {
-        let Some(c) = self.col else {
-            // A path must start with a move.
-            return String::new();
-        };
-        let mut d = self.d.clone();
-        flush_column(&mut d, c);
-        push_num(&mut d, 'H', CHART_W);
-        d
+    if let Some(c) = col {
+        flush(&mut d, c);
+    } else {
+        // No point: no line (a path must start with a move).
+        return d;
     }
-}
-
-/// A column's strokes: at most three, covering every value its points take
-/// and ending at its last; none when the value did not change.
-fn flush_column(d: &mut String, (cx, entry, lo, hi, last): (u32, u32, u32, u32, u32)) {
-    if lo == hi && last == entry {
-        return;
-    }
-    push_num(d, 'H', cx);
-    let mut at = entry;
-    for to in [lo, hi, last] {
-        if to != at {
-            push_num(d, 'V', to);
-            at = to;
-        }
-    }
+    push_num(&mut d, 'H', CHART_W);
+    d
 }
 
 /// `c` and `n` in decimal (the chart's paths hold thousands of numbers: this
@@ -716,22 +683,6 @@ struct ChartLines {
     peak: u32,
 }
 
-/// The chart's lines as built so far, extended with the points added to the
-/// series while its base, span and first time stay.
-struct ChartBuild {
-    /// [`SummaryCache::series_base`], the first time, the span, the brokers.
-    key: (u64, u64, u64, usize),
-    /// The series' points drawn.
-    consumed: usize,
-    /// The scales the lines were built with.
-    max_l: u32,
-    max_o: u32,
-    /// The most offline partitions among the points drawn.
-    peak: u32,
-    leaders: Vec<StepLine>,
-    offline: StepLine,
-}
-
 /// Seconds, as the chart's axis writes them.
 fn secs(ms: u64) -> String {
     if ms % 1000 == 0 {
@@ -756,67 +707,34 @@ pub fn Chart(props: &ChartProps) -> Html {
     let t1 = t0 + span.max(1);
     // The lines are made again only when the series or the span changes
     // (now moving right moves the cover alone); a version is a cache's own,
-    // so the cache (a new one with each cluster) is part of the key. Points
-    // added at the series' end extend the lines already built ([`StepLine`]):
-    // the series keeps the whole run since the last fork (a 200,000-partition
-    // start-up's thousand points before a failover's), and drawing every
-    // line again from its first point at every frame of the failover cost
-    // the page frames.
-    let build = use_mut_ref(|| None::<ChartBuild>);
+    // so the cache (a new one with each cluster) is part of the key.
     let lines = use_memo((SameCache(props.summary.0.clone()), version, span), |_| {
         let cache = props.summary.0.borrow();
         let series = &cache.series;
+        let max_l = series
+            .iter()
+            .flat_map(|p| p.leaders.iter().copied())
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let max_o = series.iter().map(|p| p.offline).max().unwrap_or(0).max(1);
+        let step = |val: &dyn Fn(&SeriesPoint) -> u32, max: u32| {
+            AttrValue::from(step_path(
+                series.iter().map(|p| (p.time_ms, val(p))),
+                t0,
+                t1,
+                max,
+            ))
+        };
         let brokers = series.last().map_or(0, |p| p.leaders.len());
-        let key = (cache.series_base, t0, span, brokers);
-        let mut slot = build.borrow_mut();
-        let from = match &*slot {
-            Some(b) if b.key == key && b.consumed <= series.len() => b.consumed,
-            _ => 0,
-        };
-        let new = series.get(from..).unwrap_or_default();
-        let top_l = |ps: &[SeriesPoint]| ps.iter().flat_map(|p| p.leaders.iter().copied()).max();
-        let top_o = |ps: &[SeriesPoint]| ps.iter().map(|p| p.offline).max();
-        let b = match slot.as_mut() {
-            // The scale holds the new points: extend.
-            Some(b)
-                if from > 0
-                    && top_l(new).is_none_or(|m| m <= b.max_l)
-                    && top_o(new).is_none_or(|m| m <= b.max_o) =>
-            {
-                b
-            }
-            _ => {
-                let max_l = top_l(series).unwrap_or(1).max(1);
-                let max_o = top_o(series).unwrap_or(0).max(1);
-                slot.insert(ChartBuild {
-                    key,
-                    consumed: 0,
-                    max_l,
-                    max_o,
-                    peak: 0,
-                    leaders: vec![StepLine::new(t0, t1, max_l); brokers],
-                    offline: StepLine::new(t0, t1, max_o),
-                })
-            }
-        };
-        for p in &series[b.consumed..] {
-            for (k, line) in b.leaders.iter_mut().enumerate() {
-                line.push(p.time_ms, p.leaders.get(k).copied().unwrap_or(0));
-            }
-            b.offline.push(p.time_ms, p.offline);
-            b.peak = b.peak.max(p.offline);
-        }
-        b.consumed = series.len();
         ChartLines {
-            leaders: b
-                .leaders
-                .iter()
-                .map(|l| AttrValue::from(l.path()))
+            leaders: (0..brokers)
+                .map(|b| step(&|p| p.leaders.get(b).copied().unwrap_or(0), max_l))
                 .collect(),
-            offline: AttrValue::from(b.offline.path()),
-            max_l: b.max_l,
+            offline: step(&|p| p.offline, max_o),
+            max_l,
             offline_now: series.last().map_or(0, |p| p.offline),
-            peak: b.peak,
+            peak: series.iter().map(|p| p.offline).max().unwrap_or(0),
         }
     });
     let (w, h) = (CHART_W, CHART_H);
@@ -1391,7 +1309,7 @@ pub fn BigTable(props: &BigTableProps) -> Html {
 
 #[cfg(test)]
 mod chart_tests {
-    use super::{chart_span, push_num, step_path, ChartAt, StepLine, CHART_H, CHART_W};
+    use super::{chart_span, push_num, step_path, ChartAt, CHART_H, CHART_W};
     use kcsim_core::summary::{SeriesPoint, SummaryCache};
     use std::collections::BTreeSet;
 
@@ -1496,40 +1414,6 @@ mod chart_tests {
         // No points: no line (a path must start with a move: the browser
         // rejects "H560").
         assert_eq!(step_path(std::iter::empty(), 0, 1, 1), "");
-    }
-
-    #[test]
-    fn a_line_extended_point_by_point_draws_what_one_drawn_at_once_does() {
-        // The chart extends its lines with the points added since it last
-        // drew (a path asked for midway must not change what follows).
-        let mut rng = 7u64;
-        let mut next = |n: u64| {
-            rng = rng
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (rng >> 33) % n
-        };
-        for _ in 0..50 {
-            let (t0, t1, max) = (next(1_000), 2_000 + next(100_000), 1 + next(300) as u32);
-            let mut t = t0;
-            let points: Vec<(u64, u32)> = (0..next(3_000))
-                .map(|_| {
-                    t += next(200);
-                    (t, next(u64::from(max) + 50) as u32)
-                })
-                .collect();
-            let mut line = StepLine::new(t0, t1, max);
-            for (k, (ms, v)) in points.iter().enumerate() {
-                line.push(*ms, *v);
-                if k % 97 == 0 {
-                    assert_eq!(
-                        line.path(),
-                        step_path(points[..=k].iter().copied(), t0, t1, max)
-                    );
-                }
-            }
-            assert_eq!(line.path(), step_path(points.iter().copied(), t0, t1, max));
-        }
     }
 
     #[test]

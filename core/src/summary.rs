@@ -322,9 +322,23 @@ impl SummaryCache {
         }
         self.zk_mark = mark;
         self.at = Some(now);
-        self.controller_states = sim
+        // (A copy only when the states changed since the last one: comparing
+        // the chunks' identities walks their list without writing to it.)
+        match sim
             .active_controller()
-            .map(|b| b.controller.ctx.partition_states.clone());
+            .map(|b| &b.controller.ctx.partition_states)
+        {
+            None => self.controller_states = None,
+            Some(live) => {
+                let same = self
+                    .controller_states
+                    .as_ref()
+                    .is_some_and(|c| c.len() == live.len() && live.unshared_entries(Some(c)) == 0);
+                if !same {
+                    self.controller_states = Some(live.clone());
+                }
+            }
+        }
         if recount {
             self.brokers = brokers;
             self.generation += 1;

@@ -24,7 +24,7 @@ pub fn use_interval(active: bool, period_ms: u32, tick: Callback<()>) {
 /// shortcuts: text fields, selects and editable text keep every key; a range
 /// input (the scrub bar) keeps the keys that move it; a button, checkbox,
 /// radio button or disclosure (`summary`) reached with the keyboard
-/// (`keyboard_focus`: it matches `:focus-visible`) keeps Space, which
+/// (`keyboard_focus`, as [`keyboard_focus`] tells it) keeps Space, which
 /// presses or ticks it, as everywhere on the web. One clicked with the
 /// mouse does not: Space then plays or pauses, as before the click.
 pub fn key_belongs_to_target(

@@ -253,6 +253,78 @@ fn intervening_in_the_past_forks_the_future_like_a_fresh_run() {
     assert!(t.undo().is_none(), "nothing more to undo");
 }
 
+/// Acting on a paused moment keeps what that moment showed: the action comes
+/// after everything at or before its millisecond, as a pause there shows it.
+/// Before session 28 an action at T came before the events at T, so a
+/// student who paused on a change (auto-follow rests on the milliseconds
+/// things happen at) and acted saw that change undone by the replay.
+/// Kafka: the controller's event thread (ControllerEventManager) takes an
+/// event only after the one before it is done; here a user's action is one
+/// more input after what the cluster has already done.
+#[test]
+fn acting_at_a_paused_moment_keeps_everything_that_moment_showed() {
+    let s = Scenario::parse(SCENARIO).unwrap();
+    let mut run = s.build();
+    run.run_until(SimTime(30_000));
+    // The milliseconds something was written at, a spread of them.
+    let mut moments: Vec<u64> = run.trace().iter().map(|r| r.time_ms).collect();
+    moments.dedup();
+    let step = (moments.len() / 40).max(1);
+    let moments: Vec<u64> = moments.into_iter().step_by(step).collect();
+    assert!(moments.len() >= 30, "{} moments", moments.len());
+    let mut t = Timeline::new(&s);
+    let mut changed_at_the_moment = 0;
+    for (i, m) in moments.into_iter().enumerate() {
+        t.seek(SimTime(m));
+        let shown = trace_text(t.trace());
+        let view = snapshot(&t);
+        // Broker 0 stays up through the scenario.
+        let kill = Action::KillBroker {
+            broker: BrokerId(0),
+        };
+        t.intervene(SimTime(m), kill.clone()).unwrap();
+        let after = trace_text(t.trace());
+        assert!(
+            after.starts_with(&shown),
+            "at {m} ms the action undid what the moment showed:\nshown ended {:?}\nafter: {:?}",
+            shown.lines().last(),
+            &after[shown.len().saturating_sub(400).min(after.len())..]
+                .lines()
+                .take(8)
+                .collect::<Vec<_>>()
+        );
+        if after.len() > shown.len() {
+            changed_at_the_moment += 1;
+        }
+        if i % 4 == 0 {
+            // Acted on the live simulation (no replay), the run goes on as a
+            // fresh run of the scenario with that action does.
+            t.seek(SimTime(m + 2_000));
+            let mut fresh = s.clone();
+            fresh.actions.retain(|(at, _)| at.as_ms() <= m);
+            fresh.actions.push((SimTime(m), kill.clone()));
+            let mut straight = fresh.build();
+            straight.run_until(SimTime(m + 2_000));
+            assert_eq!(
+                FinalState::of(&straight).to_json(),
+                snapshot(&t).1,
+                "at {m} ms"
+            );
+            assert_eq!(
+                trace_text(straight.trace()),
+                trace_text(t.trace()),
+                "at {m} ms"
+            );
+        }
+        // Undo: the moment as it was.
+        assert!(t.undo().is_some());
+        t.seek(SimTime(m));
+        assert_eq!(snapshot(&t), view, "undone at {m} ms");
+        assert_eq!(trace_text(t.trace()), shown, "undone at {m} ms");
+    }
+    assert!(changed_at_the_moment > 0, "the kill wrote nothing");
+}
+
 #[test]
 fn an_action_for_an_unknown_broker_changes_nothing() {
     let s = Scenario::parse(SCENARIO).unwrap();
@@ -730,4 +802,57 @@ fn the_page_playback_stops_between_a_failovers_pieces_and_changes_nothing() {
     plain.seek(end);
     assert_eq!(trace_text(budgeted.trace()), trace_text(plain.trace()));
     assert_eq!(snapshot(&budgeted), snapshot(&plain));
+}
+
+#[test]
+fn acting_where_playback_stopped_inside_a_moment_is_acting_after_it() {
+    // Kafka: onControllerFailover is one event; the page's budget only
+    // decides when it looks. A student who acts while the page is stopped
+    // between two pieces of the failover, or between two events of one
+    // millisecond, acts on the live simulation (no replay): the step is
+    // finished and the rest of that millisecond runs, then the action, as
+    // a fresh run with the action at that millisecond does.
+    let s = kcsim_core::scenario::builtin::scenario("controller-failover").unwrap();
+    let end = SimTime(s.last_action_ms() + 5_000);
+    let victim = *s.brokers.last().unwrap();
+    let kill = Action::KillBroker { broker: victim };
+    let mut budgeted = Timeline::new(&s);
+    let (mut mid, mut inside, mut calls) = (0, 0, 0);
+    while !budgeted.run_within(end, &mut || false) {
+        calls += 1;
+        assert!(calls < 1_000_000, "no progress");
+        let now = budgeted.now();
+        let is_mid = budgeted.mid_step();
+        let is_inside = !is_mid && budgeted.sim().next_event_time().is_some_and(|n| n <= now);
+        // A sample of each kind of stop.
+        let pick = (is_mid && mid % 7 == 0) || (is_inside && inside % 50 == 0);
+        mid += usize::from(is_mid);
+        inside += usize::from(is_inside);
+        if !pick {
+            continue;
+        }
+        let mut acted = budgeted.clone();
+        acted.intervene(now, kill.clone()).unwrap();
+        acted.seek(end);
+        let mut fresh = s.clone();
+        fresh.actions.retain(|(at, _)| *at <= now);
+        fresh.actions.push((now, kill.clone()));
+        let mut straight = fresh.build();
+        straight.run_until(end);
+        let at = now.as_ms();
+        assert_eq!(
+            trace_text(straight.trace()),
+            trace_text(acted.trace()),
+            "at {at} ms (mid-step {is_mid})"
+        );
+        assert_eq!(
+            FinalState::of(&straight).to_json(),
+            snapshot(&acted).1,
+            "at {at} ms"
+        );
+    }
+    assert!(
+        mid >= 4 && inside >= 50,
+        "stops: {mid} inside a step, {inside} inside a millisecond"
+    );
 }

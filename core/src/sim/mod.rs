@@ -768,10 +768,21 @@ impl Sim {
         self.actions.clear();
     }
 
-    /// Process the next action or event. An action at time T comes before
-    /// every event at T, so a replay from any snapshot taken before T gives
-    /// the same order. Returns false when nothing is left. A step left
-    /// unfinished by [`Sim::step_piece`] is finished instead.
+    /// Forget the pending actions later than `at` (an intervention at `at`
+    /// drops the future it replaces).
+    pub fn drop_pending_actions_after(&mut self, at: SimTime) {
+        self.actions.retain(|(t, _), _| *t <= at);
+    }
+
+    /// Process the next action or event. An action at time T comes after
+    /// every event at T (those its own handling schedules at T aside, and
+    /// those of an earlier action at T included): what a pause at T shows
+    /// is everything at or before T (`run_until`), and an action taken
+    /// there acts on that state, in a replay from any snapshot taken before
+    /// T as well (before session 28 it came before the events at T: a
+    /// student who paused on a change and acted saw the change undone).
+    /// Returns false when nothing is left. A step left unfinished by
+    /// [`Sim::step_piece`] is finished instead.
     pub fn step(&mut self) -> bool {
         if self.stopped.is_some() {
             return self.go_on(None);
@@ -822,9 +833,9 @@ impl Sim {
         let next_key = self.queue.keys().next().copied();
         let next_event = next_key.map(|k| k.0);
         // Parked fetch rounds placed before what comes next run first (an
-        // action at T comes before every event at T).
+        // action at T comes after every event at T: [`Sim::step`]).
         match (next_action, next_key) {
-            (Some(a), e) if e.is_none_or(|e| a <= e.0) => self.advance_parked((a, 0, 0)),
+            (Some(a), e) if e.is_none_or(|e| a < e.0) => self.advance_parked((a.plus_ms(1), 0, 0)),
             (_, Some(k)) => self.advance_parked(k),
             (_, None) => {}
         }
@@ -834,7 +845,7 @@ impl Sim {
         // broker) cannot change at it and are skipped. Its ZooKeeper writes
         // (ISR changes) are followed as any other's.
         let data_plane_only = next_event.is_some()
-            && next_action.is_none_or(|a| next_event.is_some_and(|e| e < a))
+            && next_action.is_none_or(|a| next_event.is_some_and(|e| e <= a))
             && matches!(
                 self.queue.first_key_value(),
                 Some((_, SimEvent::Fetch { .. } | SimEvent::BrokerTask { .. }))
@@ -848,7 +859,7 @@ impl Sim {
                 .collect()
         };
         match (next_action, next_event) {
-            (Some(a), e) if e.is_none_or(|e| a <= e) => {
+            (Some(a), e) if e.is_none_or(|e| a < e) => {
                 let Some(((t, _), action)) = self.actions.pop_first() else {
                     return false;
                 };

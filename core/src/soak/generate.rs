@@ -175,12 +175,14 @@ impl Gen {
         WEIGHTS[0].0
     }
 
-    /// A message on the wire at `at` (one of the next few to arrive), if any.
+    /// A message still on the wire after `at` (one of the next few to
+    /// arrive), if any: one arriving at `at` arrives before an action at
+    /// `at` (an action comes after everything at its millisecond).
     fn message_on_the_wire(&mut self, at: SimTime) -> Option<u64> {
         let ids: Vec<u64> = self
             .probe
             .pending()
-            .filter(|(t, _)| *t >= at)
+            .filter(|(t, _)| *t > at)
             .filter_map(|(_, e)| e.message_id())
             .take(8)
             .collect();
@@ -620,8 +622,8 @@ pub fn generate(seed: u64) -> Scenario {
         let mut verb = g.verb();
         if matches!(verb, "drop_message" | "delay_message") {
             // Wait (a few seconds at most) for a message to be on the wire,
-            // and act on it a millisecond after it was sent: actions at a
-            // moment come before the events of that moment.
+            // and act on it a millisecond after it was sent (before its
+            // delivery, when the wire takes longer).
             let give_up = at.as_ms() + 5_000;
             while g.message_on_the_wire(at).is_none()
                 && g.probe.now().as_ms() < give_up

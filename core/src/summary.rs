@@ -193,6 +193,15 @@ pub struct SummaryCache {
     /// replaced or dropped, the series started again): what a drawing of it
     /// depends on.
     pub series_version: u64,
+    /// Changes whenever the series changes other than at its end (started
+    /// again at a fork, every other point dropped at [`SERIES_CAP`]): while
+    /// it stays, the points before the last one are those drawn before, and
+    /// a drawing of them may be kept.
+    pub series_base: u64,
+    /// The most leaders any broker has and the most offline partitions
+    /// over the series' first `.0` points (every point but the last, which a
+    /// point at its time replaces, or all of them).
+    peaks_upto: (usize, (u32, u32)),
     /// Whether [`SummaryCache::topics`] are in name order (as ZooKeeper
     /// lists children), so that a topic is found by bisection.
     sorted: bool,
@@ -249,6 +258,14 @@ fn topic_min_isr(sim: &Sim, topic: &str) -> u64 {
         .unwrap_or(sim.config().min_insync_replicas)
 }
 
+/// `peaks` (most leaders of a broker, most offline) with point `p`'s.
+fn peaks_with((l, o): (u32, u32), p: &SeriesPoint) -> (u32, u32) {
+    (
+        l.max(p.leaders.iter().copied().max().unwrap_or(0)),
+        o.max(p.offline),
+    )
+}
+
 impl SummaryCache {
     /// Follow `t` to its current moment.
     pub fn refresh(&mut self, t: &Timeline) {
@@ -276,10 +293,10 @@ impl SummaryCache {
             old.peek().is_none()
         };
         let same_actions = actions == self.actions.as_slice();
-        let full = self
+        let fork = self
             .at
-            .is_none_or(|at| now < at || (!same_actions && !appended(at)))
-            || signature != self.signature;
+            .is_none_or(|at| now < at || (!same_actions && !appended(at)));
+        let full = fork || signature != self.signature;
         let mark = (sim.zk().zxid(), sim.zk().has_pending());
         let brokers: Vec<(BrokerId, bool)> =
             sim.brokers().values().map(|b| (b.id, b.is_up())).collect();
@@ -287,13 +304,17 @@ impl SummaryCache {
         // counts: then all are counted again, else only the rows read.
         let recount = full || brokers != self.brokers;
         let mut changed = Vec::new();
-        if !same_actions {
-            // The series starts again at an action, as at a rebuild: the
-            // chart shows the run since the last intervention (a 100-broker
-            // chart redrawn every frame over the whole start-up's points
-            // cost the page a frame in two while a failover played).
+        if fork {
+            // The series is of one run: it starts again where the run forks
+            // (acting in the past, an undo), not at an action at the
+            // present, so a failover's shape stays on the chart when the
+            // class then shuts a broker down.
             self.series.clear();
+            self.peaks_upto = (0, (0, 0));
             self.series_version += 1;
+            self.series_base += 1;
+        }
+        if !same_actions {
             self.actions = actions.to_vec();
         }
         if full {
@@ -354,7 +375,7 @@ impl SummaryCache {
         } else {
             self.counts.time_ms = now.as_ms();
             if self.series.is_empty() {
-                // Started again at an action: it starts with the counts then.
+                // Started again at a fork: it starts with the counts then.
                 self.push_point();
             }
         }
@@ -365,8 +386,6 @@ impl SummaryCache {
         self.topics.clear();
         self.rows.clear();
         self.min_isr.clear();
-        self.series.clear();
-        self.series_version += 1;
         for (ti, (topic, _, _)) in signature.iter().enumerate() {
             self.topics.push(topic.clone());
             self.min_isr.push(topic_min_isr(sim, topic));
@@ -596,7 +615,44 @@ impl SummaryCache {
                 k % 2 == 1
             });
             self.series.extend(last);
+            self.series_base += 1;
+            // (A peak may have been among the points dropped.)
+            self.peaks_upto = (0, (0, 0));
         }
+        // Only the last point is ever replaced: the points before it are
+        // folded in once.
+        let (mut k, mut peaks) = self.peaks_upto;
+        let keep = self.series.len().saturating_sub(1);
+        while k < keep {
+            if let Some(p) = self.series.get(k) {
+                peaks = peaks_with(peaks, p);
+            }
+            k += 1;
+        }
+        self.peaks_upto = (k, peaks);
+    }
+
+    /// The most leaders any broker has, and the most offline partitions,
+    /// at any point of [`SummaryCache::series`] (its scales).
+    pub fn series_peaks(&self) -> (u32, u32) {
+        let (k, peaks) = self.peaks_upto;
+        self.series
+            .get(k.min(self.series.len())..)
+            .unwrap_or_default()
+            .iter()
+            .fold(peaks, peaks_with)
+    }
+
+    /// The times (ms) of the actions taken in the run the series shows, in
+    /// order: from its first point to the last refresh (the chart marks
+    /// them; a later one is not yet taken).
+    pub fn series_actions(&self) -> impl Iterator<Item = u64> + '_ {
+        let from = self.series.first().map_or(u64::MAX, |p| p.time_ms);
+        let to = self.at.map_or(0, |t| t.as_ms());
+        self.actions
+            .iter()
+            .map(|(t, _)| t.as_ms())
+            .filter(move |t| (from..=to).contains(t))
     }
 
     /// The active controller's PartitionStateMachine state of row `i` at

@@ -188,7 +188,9 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
 
   // The chart shows the failover's shape: offline rose, then fell to 0.
   assert.match(await page.locator('.big-chart figcaption').nth(1).textContent(), new RegExp(`now 0, peak ${seenOffline}`));
-  // Its time axis: from the kill (the run's last action) over a span of 1,
+  // The kill is marked on it (a dashed line).
+  assert.ok(await page.locator('.big-chart svg.offline path.mark').count() >= 1, 'the kill marked');
+  // Its time axis: from the series' first point (the page's first look) over a span of 1,
   // 2, 5, 10, 20, 50 … s that holds now, so the lines grow to the right.
   const [from, to] = (await page.locator('.big-chart .chart-axis span').allTextContents()).map((x) => parseFloat(x));
   assert.ok([1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].includes(Math.round(to - from)), `axis ${from} s to ${to} s`);
@@ -289,6 +291,13 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   assert.equal(rebalanceOffline, 0, 'no partition went offline while they came back');
   assert.ok(pct(reb.gaps, 0.95) < GAP_BUDGET_MS, `frames every ${pct(reb.gaps, 0.95)} ms (p95)`);
   await page.locator('select[aria-label="Playback speed"]').first().selectOption({ label: '1×' });
+  // The chart kept the whole run through the actions: the failover's peak
+  // is still its peak, each action (the kill, the shutdown, the starts) is
+  // marked, and the broker picked last in the grid has its line drawn bold.
+  assert.match(await page.locator('.big-chart figcaption').nth(1).textContent(), new RegExp(`now 0, peak ${seenOffline}`));
+  assert.ok(await page.locator('.big-chart svg.offline path.mark').count() >= 3, 'the kill, the shutdown and the starts marked');
+  assert.match(await page.locator('.big-chart figcaption').first().textContent(), new RegExp(`bold: broker ${victim.id};`));
+  assert.ok(await page.locator('.big-chart svg.leaders path.line.picked').count() >= 1, 'the picked broker\'s line');
   await screenshot(page, 'big-cluster-after-rebalance-en');
 
   // Dark theme and 中文, at 1280×720.

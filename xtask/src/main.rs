@@ -438,8 +438,12 @@ fn stage_browser() -> Result<()> {
 /// rounded up, plus 2 000. Session 23: 651 449 (-12 228 from 663 677: the
 /// rare sorts through `kcsim_core::sort`, and maps and sets built by inserts
 /// where a `collect` brought a sort copy of its own); the budget comes down
-/// to 655 000.
-const WASM_GZIP_BUDGET: u64 = 655_000;
+/// to 655 000. Session 28: 656 358 (+3 246 over 653 112: the chart kept
+/// through actions at the present, drawn in two parts with the actions
+/// marked and round scales, and an action acting on the live simulation at
+/// the present instead of a replay: a kill -9 click at 100 x 200,000 no
+/// longer replays from the last snapshot); rounded up, plus 2 000.
+const WASM_GZIP_BUDGET: u64 = 659_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

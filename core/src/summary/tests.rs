@@ -270,11 +270,16 @@ fn following_a_run_forward_agrees_with_reading_it_afresh() {
         },
     )
     .expect("a kill now");
-    // The series starts again there, with the counts of that moment.
+    // The series goes on there (the run before it is still the run), its
+    // last point the counts of that moment.
+    let kept = e.series.iter().filter(|p| p.time_ms < now.as_ms()).count();
+    let before = e.series[..kept].to_vec();
     e.refresh(&t);
-    assert_eq!(e.series.len(), 1);
-    assert!(e.series[0].time_ms >= now.as_ms());
-    assert_eq!(e.series[0].offline, e.counts.totals.offline);
+    assert_eq!(e.series[..kept], before[..]);
+    assert_eq!(
+        e.series.last().map(|p| p.offline),
+        Some(e.counts.totals.offline)
+    );
     while t.now() < now.plus_ms(15_000) && t.step() {
         e.refresh(&t);
         assert_eq!(e.series != drawn.0, e.series_version != drawn.1);
@@ -437,8 +442,29 @@ fn the_series_version_changes_exactly_when_the_series_does() {
             b.leader = l;
         }
         c.counts.totals.offline = offline;
+        let base = c.series_base;
         c.push_point();
         assert_eq!(c.series != before, c.series_version != v, "at {ms}");
+        // The base stays exactly when every point but the last is still
+        // there, first to last (a drawing of them may then be kept).
+        let kept = before.len().saturating_sub(1);
+        assert_eq!(
+            c.series_base == base,
+            c.series.get(..kept) == Some(&before[..kept]),
+            "at {ms}"
+        );
+        // The peaks are the series' own (a replaced point's are gone).
+        let l = c
+            .series
+            .iter()
+            .flat_map(|p| p.leaders.iter().copied())
+            .max();
+        let o = c.series.iter().map(|p| p.offline).max();
+        assert_eq!(
+            c.series_peaks(),
+            (l.unwrap_or(0), o.unwrap_or(0)),
+            "at {ms}"
+        );
         c.series.len()
     };
     assert_eq!(push(&mut c, 1_000, [1, 1], 0), 1);
@@ -447,7 +473,14 @@ fn the_series_version_changes_exactly_when_the_series_does() {
     assert_eq!(push(&mut c, 1_200, [0, 1], 1), 2);
     // Counts at the same moment replace its point; back to the point
     // before, the replaced one goes and nothing is added.
+    assert_eq!(push(&mut c, 1_200, [0, 5], 7), 2);
+    assert_eq!(c.series_peaks(), (5, 7));
     assert_eq!(push(&mut c, 1_200, [0, 2], 0), 2);
+    assert_eq!(
+        c.series_peaks(),
+        (2, 0),
+        "the replaced point's peaks are gone"
+    );
     assert_eq!(push(&mut c, 1_200, [1, 1], 0), 1);
     assert_eq!(push(&mut c, 1_200, [1, 1], 0), 1);
     // Past the cap every other point goes.
@@ -458,25 +491,86 @@ fn the_series_version_changes_exactly_when_the_series_does() {
 }
 
 #[test]
-fn the_series_starts_again_at_an_action_with_the_counts_of_that_moment() {
-    // Kafka: none (the page's chart starts at the run's last intervention).
-    // An action that changes no partition at once (a preferred election is
-    // a znode written for the controller to read later) still leaves the
-    // chart a first point.
+fn the_series_goes_on_through_an_action_now_and_starts_again_at_one_in_the_past() {
+    // Kafka: none (the page's chart of the run: a failover's shape stays on
+    // it when the class then shuts a broker down; acting in the past forks
+    // the run, and the chart starts again at the fork). An action that
+    // changes no partition at once (a preferred election is a znode written
+    // for the controller to read later) is marked as any other.
     let mut t = timeline(shape(4, 1, 8, 3), Vec::new());
-    t.seek(SimTime(20_000));
     let mut c = SummaryCache::default();
-    c.refresh(&t);
-    assert!(!c.series.is_empty());
+    while t.now() < SimTime(20_000) && t.step() {
+        c.refresh(&t);
+    }
     let now = t.now();
+    let before: Vec<SeriesPoint> = c
+        .series
+        .iter()
+        .filter(|p| p.time_ms < now.as_ms())
+        .cloned()
+        .collect();
+    assert!(before.len() > 1, "the start-up's points");
+    // The scenario's own actions (its topics' creation) so far.
+    let marked: Vec<u64> = c.series_actions().collect();
+    assert_eq!(
+        marked,
+        t.actions()
+            .iter()
+            .map(|(at, _)| at.as_ms())
+            .filter(|at| *at <= now.as_ms())
+            .collect::<Vec<_>>()
+    );
+    let (base, rebuilds) = (c.series_base, c.rebuilds);
     t.insert(now, Action::PreferredElection { partitions: None })
         .expect("an election now");
     c.refresh(&t);
-    assert_eq!(c.rebuilds, 1, "an action now needs no rebuild");
+    assert_eq!(
+        c.series_actions().collect::<Vec<_>>(),
+        [&marked[..], &[now.as_ms()]].concat()
+    );
+    t.insert(
+        now,
+        Action::KillBroker {
+            broker: BrokerId(1),
+        },
+    )
+    .expect("a kill now");
+    c.refresh(&t);
+    assert_eq!(c.rebuilds, rebuilds, "an action now needs no rebuild");
+    assert_eq!(
+        c.series_actions().collect::<Vec<_>>(),
+        [&marked[..], &[now.as_ms(), now.as_ms()]].concat()
+    );
+    t.seek(SimTime(40_000));
+    c.refresh(&t);
+    assert_eq!(c.rebuilds, rebuilds);
+    assert_eq!(c.series_base, base, "only added to at its end");
+    assert!(
+        c.series.len() > before.len(),
+        "the failure's points were added"
+    );
+    assert_eq!(
+        &c.series[..before.len()],
+        &before[..],
+        "the run before the action is kept"
+    );
+    assert!(c.series.iter().any(|p| p.offline > 0));
+    // An action in the past forks the run: the series starts again, with
+    // the counts of that moment, and only the actions since are marked.
+    t.intervene(
+        SimTime(30_000),
+        Action::StartBroker {
+            broker: BrokerId(1),
+        },
+    )
+    .expect("a start in the past");
+    c.refresh(&t);
+    assert_eq!(c.rebuilds, rebuilds + 1);
+    assert_ne!(c.series_base, base);
     assert_eq!(c.series.len(), 1);
-    assert_eq!(c.series[0].time_ms, now.as_ms());
-    assert_eq!(c.series[0].offline, 0);
-    assert_eq!(c.series[0].leaders.iter().sum::<u32>(), 8);
+    assert_eq!(c.series[0].time_ms, 30_000);
+    assert_eq!(c.series[0].offline, c.counts.totals.offline);
+    assert_eq!(c.series_actions().collect::<Vec<_>>(), [30_000]);
 }
 
 #[test]

@@ -430,7 +430,13 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
             ),
             html! { <BigQueues queues={props.queues.clone()} now_ms={now} /> },
             html! { <BigTable summary={props.summary.clone()} now_ms={now} /> },
-            html! { <Chart summary={props.summary.clone()} at={ChartAt::of(&cache, now)} /> },
+            {
+                // The broker picked in the grid: its line stands out.
+                let line = (*selected).and_then(|id| {
+                    counts.brokers.iter().position(|b| b.id == id).map(|i| (id, i))
+                });
+                html! { <Chart summary={props.summary.clone()} at={ChartAt::of(&cache, now)} selected={line} /> }
+            },
         ]),
     )
 }
@@ -533,6 +539,18 @@ pub const CHART_H: u32 = 110;
 /// value that does not change draws nothing: however many points the series
 /// holds, a line is at most a few commands per column, all integers.
 pub fn step_path(points: impl Iterator<Item = (u64, u32)>, t0: u64, t1: u64, max: u32) -> String {
+    step_path_to(points, t0, t1, max, t1)
+}
+
+/// [`step_path`] ending at time `end` instead of the right edge (the part
+/// of a line before a later part drawn on its own).
+pub fn step_path_to(
+    points: impl Iterator<Item = (u64, u32)>,
+    t0: u64,
+    t1: u64,
+    max: u32,
+    end: u64,
+) -> String {
     let span = t1.saturating_sub(t0).max(1);
     // (Virtual times are far below u64::MAX / CHART_W.)
     let x = |ms: u64| {
@@ -588,8 +606,29 @@ pub fn step_path(points: impl Iterator<Item = (u64, u32)>, t0: u64, t1: u64, max
         // No point: no line (a path must start with a move).
         return d;
     }
-    push_num(&mut d, 'H', CHART_W);
+    push_num(&mut d, 'H', x(end));
     d
+}
+
+/// The top of a chart's scale for values up to `peak`: the smallest of 1 to
+/// 10, then of 10, 12, 15, 20, 25, 30, 40, 50, 60, 80 times a power of ten,
+/// that holds it. The scale changes only when a value passes its top (a
+/// failover raising the busiest broker's leaders one by one does not draw
+/// every line again at each), and its top is a round number to read.
+pub fn nice_max(peak: u32) -> u32 {
+    if peak <= 10 {
+        return peak.max(1);
+    }
+    let mut unit: u64 = 1;
+    loop {
+        for k in [10u64, 12, 15, 20, 25, 30, 40, 50, 60, 80] {
+            let top = k.saturating_mul(unit);
+            if top >= u64::from(peak) {
+                return u32::try_from(top).unwrap_or(u32::MAX);
+            }
+        }
+        unit = unit.saturating_mul(10);
+    }
 }
 
 /// `c` and `n` in decimal (the chart's paths hold thousands of numbers: this
@@ -617,17 +656,27 @@ pub fn chart_span(elapsed: u64) -> u64 {
 }
 
 /// What the chart's drawing depends on besides the language: the series'
-/// version, its first time and span, and the column of now.
+/// version and base, its first time and span, the scales, the last action
+/// and the column of now.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct ChartAt {
     /// [`SummaryCache::series_version`].
     pub version: u64,
+    /// [`SummaryCache::series_base`].
+    pub base: u64,
     /// The series' first time (ms): the left edge.
     pub t0: u64,
     /// [`chart_span`]: the right edge is `t0 + span`.
     pub span: u64,
     /// The drawing's column of now (the lines are hidden right of it).
     pub now_x: u32,
+    /// The last action's time (ms; `t0` without one): the lines before it
+    /// are drawn once, those after it as they grow.
+    pub split: u64,
+    /// The leaders' and the offline partitions' scales ([`nice_max`]).
+    pub max_l: u32,
+    /// See [`ChartAt::max_l`].
+    pub max_o: u32,
 }
 
 impl ChartAt {
@@ -635,11 +684,16 @@ impl ChartAt {
     pub fn of(cache: &SummaryCache, now_ms: u64) -> ChartAt {
         let t0 = cache.series.first().map_or(0, |p| p.time_ms);
         let span = chart_span(now_ms.saturating_sub(t0));
+        let (peak_l, peak_o) = cache.series_peaks();
         ChartAt {
             version: cache.series_version,
+            base: cache.series_base,
             t0,
             span,
             now_x: (now_ms.saturating_sub(t0).min(span) * u64::from(CHART_W) / span.max(1)) as u32,
+            split: cache.series_actions().last().unwrap_or(t0).max(t0),
+            max_l: nice_max(peak_l),
+            max_o: nice_max(peak_o),
         }
     }
 }
@@ -651,13 +705,16 @@ pub struct ChartProps {
     pub summary: Summary,
     /// Where the drawing stands.
     pub at: ChartAt,
+    /// The broker picked in the grid, and its line's place (its place in
+    /// the counts): drawn over the others.
+    pub selected: Option<(BrokerId, usize)>,
 }
 
 /// The chart is drawn again only when its drawing changes (not at every
 /// tick: a hundred lines of up to a few thousand commands each).
 impl PartialEq for ChartProps {
     fn eq(&self, o: &ChartProps) -> bool {
-        Rc::ptr_eq(&self.summary.0, &o.summary.0) && self.at == o.at
+        Rc::ptr_eq(&self.summary.0, &o.summary.0) && self.at == o.at && self.selected == o.selected
     }
 }
 
@@ -670,17 +727,48 @@ impl PartialEq for SameCache {
     }
 }
 
-/// The chart's lines as drawn for one series and span.
+/// One part of the chart's lines (before the last action, or since).
 struct ChartLines {
-    /// One step line per broker.
+    /// One step line per broker (none: an empty string).
     leaders: Vec<AttrValue>,
     /// Offline partitions.
     offline: AttrValue,
-    /// The leaders' scale (the top).
-    max_l: u32,
-    /// Offline partitions now and at most.
-    offline_now: u32,
-    peak: u32,
+}
+
+/// The lines of `series` from `from` (a time in ms) on, starting with the
+/// value before it, to `end` (ms; the right edge: `t1`), or, with `before`,
+/// the lines of the points before `from`, ending there.
+fn chart_lines(series: &[SeriesPoint], at: &ChartAt, from: u64, before: bool) -> ChartLines {
+    let t1 = at.t0 + at.span.max(1);
+    let cut = series.partition_point(|p| p.time_ms < from);
+    let (part, carry, end): (&[SeriesPoint], Option<&SeriesPoint>, u64) = if before {
+        (&series[..cut], None, from)
+    } else {
+        (
+            &series[cut..],
+            cut.checked_sub(1).and_then(|i| series.get(i)),
+            t1,
+        )
+    };
+    let line = |val: &dyn Fn(&SeriesPoint) -> u32, max: u32| {
+        AttrValue::from(step_path_to(
+            carry
+                .map(|p| (from, val(p)))
+                .into_iter()
+                .chain(part.iter().map(|p| (p.time_ms, val(p)))),
+            at.t0,
+            t1,
+            max,
+            end,
+        ))
+    };
+    let brokers = series.last().map_or(0, |p| p.leaders.len());
+    ChartLines {
+        leaders: (0..brokers)
+            .map(|b| line(&|p| p.leaders.get(b).copied().unwrap_or(0), at.max_l))
+            .collect(),
+        offline: line(&|p| p.offline, at.max_o),
+    }
 }
 
 /// Seconds, as the chart's axis writes them.
@@ -693,57 +781,118 @@ fn secs(ms: u64) -> String {
 }
 
 /// Leaders per broker and offline partitions over time, as step lines,
-/// from the series' first time (the run's last action) over a span that
-/// grows in steps; what is right of now is hidden.
+/// from the series' first time (the run's start, or its last fork) over a
+/// span that grows in steps; what is right of now is hidden. The actions
+/// taken are marked.
 #[component]
 pub fn Chart(props: &ChartProps) -> Html {
     let lang = use_lang();
+    let at = props.at;
     let ChartAt {
-        version,
-        t0,
-        span,
-        now_x,
-    } = props.at;
+        t0, span, now_x, ..
+    } = at;
     let t1 = t0 + span.max(1);
-    // The lines are made again only when the series or the span changes
-    // (now moving right moves the cover alone); a version is a cache's own,
-    // so the cache (a new one with each cluster) is part of the key.
-    let lines = use_memo((SameCache(props.summary.0.clone()), version, span), |_| {
-        let cache = props.summary.0.borrow();
-        let series = &cache.series;
-        let max_l = series
-            .iter()
-            .flat_map(|p| p.leaders.iter().copied())
-            .max()
-            .unwrap_or(1)
-            .max(1);
-        let max_o = series.iter().map(|p| p.offline).max().unwrap_or(0).max(1);
-        let step = |val: &dyn Fn(&SeriesPoint) -> u32, max: u32| {
-            AttrValue::from(step_path(
-                series.iter().map(|p| (p.time_ms, val(p))),
-                t0,
-                t1,
-                max,
-            ))
-        };
-        let brokers = series.last().map_or(0, |p| p.leaders.len());
-        ChartLines {
-            leaders: (0..brokers)
-                .map(|b| step(&|p| p.leaders.get(b).copied().unwrap_or(0), max_l))
-                .collect(),
-            offline: step(&|p| p.offline, max_o),
-            max_l,
-            offline_now: series.last().map_or(0, |p| p.offline),
-            peak: series.iter().map(|p| p.offline).max().unwrap_or(0),
-        }
-    });
-    let (w, h) = (CHART_W, CHART_H);
-    let (max_l, brokers, offline_now, peak) = (
-        lines.max_l,
-        lines.leaders.len(),
-        lines.offline_now,
-        lines.peak,
+    // The lines are made again only when their points, the span or the
+    // scales change (now moving right moves the cover alone); a version is
+    // a cache's own, so the cache (a new one with each cluster) is part of
+    // the key. The lines before the last action are made once (a
+    // 200,000-partition start-up's thousand points, a hundred lines, made
+    // again at every frame of the failover that follows cost the page
+    // frames: the reason the chart once started again at every action);
+    // those since it as they grow.
+    let cache_key = || SameCache(props.summary.0.clone());
+    let past = use_memo(
+        (cache_key(), at.base, t0, span, at.split, at.max_l, at.max_o),
+        |_| {
+            let cache = props.summary.0.borrow();
+            let marks: Vec<u32> = {
+                let mut m: Vec<u32> = cache
+                    .series_actions()
+                    .map(|ms| {
+                        let x = (ms - t0.min(ms)).min(span) * u64::from(CHART_W) / span.max(1);
+                        // (Inside the frame: a mark at an edge is seen.)
+                        (x as u32).clamp(1, CHART_W - 1)
+                    })
+                    .collect();
+                m.dedup();
+                m
+            };
+            (chart_lines(&cache.series, &at, at.split, true), marks)
+        },
     );
+    let recent = use_memo(
+        (cache_key(), at.version, span, at.split, at.max_l, at.max_o),
+        |_| chart_lines(&props.summary.0.borrow().series, &at, at.split, false),
+    );
+    let (offline_now, peak) = {
+        let cache = props.summary.0.borrow();
+        (
+            cache.series.last().map_or(0, |p| p.offline),
+            cache.series_peaks().1,
+        )
+    };
+    let (max_l, brokers) = (at.max_l, recent.leaders.len());
+    let (w, h) = (CHART_W, CHART_H);
+    // A line's part before the last action and its part since, each a path
+    // (always both, so that the page's nodes stay in place).
+    let paths = |class: &'static str, old: &[AttrValue], new: &[AttrValue]| -> Vec<Html> {
+        old.iter()
+            .chain(new)
+            .map(|d| leaf("path", &["d", "class"], Box::new([shared(d), s(class)])))
+            .collect()
+    };
+    // The actions, as dashed vertical lines, in a group of their own.
+    let marked = || {
+        el(
+            "g",
+            attrs!("class" = "marks"),
+            list(
+                past.1
+                    .iter()
+                    .map(|x| {
+                        leaf(
+                            "path",
+                            &["d", "class"],
+                            Box::new([st(format!("M{x},0V{h}")), s("mark")]),
+                        )
+                    })
+                    .collect(),
+            ),
+        )
+    };
+    // The picked broker's line, over the others (a group always there).
+    let picked = el(
+        "g",
+        attrs!("class" = "picked"),
+        list(
+            props
+                .selected
+                .and_then(|(_, i)| Some((past.0.leaders.get(i)?, recent.leaders.get(i)?)))
+                .map_or_else(Vec::new, |(old, new)| {
+                    paths(
+                        "line picked",
+                        std::slice::from_ref(old),
+                        std::slice::from_ref(new),
+                    )
+                }),
+        ),
+    );
+    let picked_said =
+        props
+            .selected
+            .filter(|(_, i)| *i < brokers)
+            .map_or_else(String::new, |(id, _)| {
+                lang.f(
+                    || format!("; bold: broker {id}"),
+                    || format!("；粗线：broker {id}"),
+                )
+            });
+    let marks_said = if past.1.is_empty() {
+        String::new()
+    } else {
+        lang.t("; dashed: the actions taken", "；虚线：所做的操作")
+            .to_string()
+    };
     // The lines run to the right edge; a card-coloured cover hides them
     // right of now, so that moving now moves one rectangle.
     let future = leaf(
@@ -801,10 +950,14 @@ pub fn Chart(props: &ChartProps) -> Html {
                         "figcaption",
                         &[],
                         string(lang.f(
-                            || format!("leaders per broker (one line each, 0 to {max_l})"),
                             || {
                                 format!(
-                                    "每个 broker 的 leader 数（每条线一个 broker，0 到 {max_l}）"
+                                    "leaders per broker (one line each, 0 to {max_l}{picked_said}{marks_said})"
+                                )
+                            },
+                            || {
+                                format!(
+                                    "每个 broker 的 leader 数（每条线一个 broker，0 到 {max_l}{picked_said}{marks_said}）"
                                 )
                             },
                         )),
@@ -816,13 +969,9 @@ pub fn Chart(props: &ChartProps) -> Html {
                             || format!("{brokers} 条线，从 {} 秒到现在", secs(t0)),
                         ),
                         list(
-                            lines
-                                .leaders
-                                .iter()
-                                .map(|d| {
-                                    leaf("path", &["d", "class"], Box::new([shared(d), s("line")]))
-                                })
-                                .chain([future.clone()])
+                            paths("line", &past.0.leaders, &recent.leaders)
+                                .into_iter()
+                                .chain([picked, marked(), future.clone()])
                                 .collect(),
                         ),
                     ),
@@ -846,14 +995,16 @@ pub fn Chart(props: &ChartProps) -> Html {
                             || format!("offline partitions: now {offline_now}, peak {peak}"),
                             || format!("离线分区：当前 {offline_now}，峰值 {peak}"),
                         ),
-                        list(vec![
-                            leaf(
-                                "path",
-                                &["d", "class"],
-                                Box::new([shared(&lines.offline), s("line offline")]),
-                            ),
-                            future,
-                        ]),
+                        list(
+                            paths(
+                                "line offline",
+                                std::slice::from_ref(&past.0.offline),
+                                std::slice::from_ref(&recent.offline),
+                            )
+                            .into_iter()
+                            .chain([marked(), future])
+                            .collect(),
+                        ),
                     ),
                     el(
                         "div",
@@ -1309,9 +1460,137 @@ pub fn BigTable(props: &BigTableProps) -> Html {
 
 #[cfg(test)]
 mod chart_tests {
-    use super::{chart_span, push_num, step_path, ChartAt, CHART_H, CHART_W};
-    use kcsim_core::summary::{SeriesPoint, SummaryCache};
+    use super::{
+        chart_lines, chart_span, nice_max, push_num, step_path, ChartAt, CHART_H, CHART_W,
+    };
+    use kcsim_core::summary::{SeriesPoint, Shape, SummaryCache};
+    use kcsim_core::timeline::Timeline;
+    use kcsim_core::{Action, BrokerId, SimTime};
     use std::collections::BTreeSet;
+
+    #[test]
+    fn a_scale_s_top_is_a_round_number_at_or_above_the_peak_and_changes_seldom() {
+        let mut tops = Vec::new();
+        for peak in 0..=250_000u32 {
+            let top = nice_max(peak);
+            assert!(top >= peak.max(1), "{peak} -> {top}");
+            // Round: 1 to 10, or two leading digits of 10 12 15 20 25 30
+            // 40 50 60 80.
+            let mut lead = top;
+            while lead >= 100 {
+                assert_eq!(lead % 10, 0, "{top}");
+                lead /= 10;
+            }
+            assert!(
+                top <= 10 || [10, 12, 15, 20, 25, 30, 40, 50, 60, 80].contains(&lead),
+                "{top}"
+            );
+            // Not far above: less than a third more, past 10.
+            assert!(
+                peak <= 10 || u64::from(top) * 3 < u64::from(peak) * 4,
+                "{peak} -> {top}"
+            );
+            tops.push(top);
+        }
+        assert!(tops.windows(2).all(|w| w[0] <= w[1]));
+        tops.dedup();
+        assert!(tops.len() < 60, "{} scales for 250,000 values", tops.len());
+    }
+
+    #[test]
+    fn a_line_drawn_in_two_parts_covers_what_it_covers_drawn_whole() {
+        // Points at every few ms, values going up and down, some sharing a
+        // column of the drawing.
+        let series: Vec<SeriesPoint> = (0..400u64)
+            .map(|i| SeriesPoint {
+                time_ms: 1_000 + i * 37 + (i % 3),
+                leaders: vec![((i * 7) % 23) as u32, (i / 10) as u32],
+                offline: ((i * 13) % 9) as u32,
+            })
+            .collect();
+        for split in [1_000, 1_001, 3_700, 5_555, 9_990, 15_000, 15_801, 16_000] {
+            let at = ChartAt {
+                version: 0,
+                base: 0,
+                t0: 1_000,
+                span: chart_span(15_000),
+                now_x: CHART_W,
+                split,
+                max_l: 40,
+                max_o: 10,
+            };
+            let whole = chart_lines(&series, &at, at.t0, false);
+            let past = chart_lines(&series, &at, split, true);
+            let recent = chart_lines(&series, &at, split, false);
+            for b in 0..2 {
+                let two: BTreeSet<(u32, u32)> = covered(&past.leaders[b])
+                    .union(&covered(&recent.leaders[b]))
+                    .copied()
+                    .collect();
+                assert_eq!(two, covered(&whole.leaders[b]), "split {split}, line {b}");
+            }
+            let two: BTreeSet<(u32, u32)> = covered(&past.offline)
+                .union(&covered(&recent.offline))
+                .copied()
+                .collect();
+            assert_eq!(two, covered(&whole.offline), "split {split}");
+        }
+    }
+
+    #[test]
+    fn after_an_action_the_lines_before_it_are_made_again_only_when_span_or_scale_change() {
+        // Kafka: onBrokerFailure moves a dead broker's leaderships to other
+        // replicas, one refresh of the page after another; the lines of
+        // the start-up before the kill stay as drawn.
+        let shape = Shape {
+            brokers: 6,
+            topics: 2,
+            partitions: 300,
+            replication_factor: 3,
+        };
+        let mut t = Timeline::new(&shape.scenario().expect("a valid shape"));
+        let mut c = SummaryCache::default();
+        while t.now() < SimTime(30_000) && t.step() {
+            c.refresh(&t);
+        }
+        let kill_at = t.now();
+        t.insert(
+            kill_at,
+            Action::KillBroker {
+                broker: BrokerId(2),
+            },
+        )
+        .expect("a kill now");
+        let mut ats = Vec::new();
+        while t.now() < kill_at.plus_ms(40_000) && t.step() {
+            c.refresh(&t);
+            ats.push(ChartAt::of(&c, t.now().as_ms()));
+        }
+        assert!(ats.iter().all(|a| a.split == kill_at.as_ms()));
+        assert!(
+            c.series.iter().any(|p| p.time_ms < kill_at.as_ms()),
+            "the start-up kept"
+        );
+        assert!(c.series.iter().any(|p| p.offline > 0), "the failure seen");
+        let key = |a: &ChartAt| (a.base, a.t0, a.span, a.split, a.max_l, a.max_o);
+        let mut past: Vec<_> = ats.iter().map(key).collect();
+        past.dedup();
+        let mut versions: Vec<u64> = ats.iter().map(|a| a.version).collect();
+        versions.dedup();
+        let mut spans: Vec<u64> = ats.iter().map(|a| a.span).collect();
+        spans.dedup();
+        let mut scales: Vec<(u32, u32)> = ats.iter().map(|a| (a.max_l, a.max_o)).collect();
+        scales.dedup();
+        assert!(versions.len() > 20, "{} versions", versions.len());
+        assert!(
+            past.len() <= spans.len() + scales.len(),
+            "{} drawings of the start-up for {} spans and {} scales",
+            past.len(),
+            spans.len(),
+            scales.len()
+        );
+        assert!(scales.len() <= 4, "{scales:?}");
+    }
 
     /// The points of the drawing a path of M, H and V commands covers.
     fn covered(d: &str) -> BTreeSet<(u32, u32)> {

@@ -1224,7 +1224,8 @@ impl SimState {
                         wall -= ((n - now) as f64 - next.carry).max(0.0) / plain;
                         next.carry = 0.0;
                         work = noticed(t, &work, &mut next.hold);
-                        if !work.is_empty() {
+                        // (New work is held from here: the next turn.)
+                        if next.hold > 0.0 && !work.is_empty() {
                             slowed = true;
                         }
                         reached_mark = n == limit;
@@ -1250,7 +1251,10 @@ impl SimState {
                     }
                 }
             }
-            next.slowed = slowed || (self.follow && !work.is_empty());
+            // Slowed down while new work is held on screen, not while old
+            // work merely stays there (requests to a broker killed -9 wait
+            // unanswered through its session timeout, at the plain speed).
+            next.slowed = slowed || (self.follow && next.hold > 0.0 && !work.is_empty());
             next.behind_hold = if behind {
                 BEHIND_HOLD_MS
             } else {
@@ -2101,6 +2105,59 @@ mod follow {
             later = later.tick(50.0, &mut || true);
         }
         assert!(!later.behind(), "a second of ticks on time");
+    }
+
+    #[test]
+    fn the_controls_say_slowed_down_exactly_while_playback_runs_slower_than_chosen() {
+        // Kafka: a broker killed -9 keeps its ZooKeeper session until
+        // zookeeper.session.timeout.ms passes (KafkaController's
+        // onBrokerFailure only then); requests sent to it meanwhile stay
+        // unanswered on screen while time passes at the chosen speed, and
+        // the controls must not say "slowed down" then.
+        for name in [
+            "controller-failover",
+            "controlled-shutdown-vs-kill",
+            "unclean-election",
+            "zombie-controller",
+        ] {
+            let mut s = SimState::load(name).unwrap().apply(Msg::TogglePlay);
+            // Each tick: its start, how far it ran, whether it said slowed.
+            let mut ticks = Vec::new();
+            for _ in 0..1_200 {
+                let before = s.now_ms();
+                s = s.apply(Msg::Tick(50));
+                if !s.playing {
+                    s = s.apply(Msg::TogglePlay);
+                    continue;
+                }
+                ticks.push((before, s.now_ms() - before, s.slowed));
+            }
+            let (mut slowed, mut plain) = (0, 0);
+            for (i, &(at, ran, said)) in ticks.iter().enumerate() {
+                if said {
+                    // Held in this tick or the next (new work found at a
+                    // tick's very end is held from the next; a hold's last
+                    // millisecond may leave a tick its whole run): never
+                    // two ticks in a row at the full speed.
+                    let next = ticks.get(i + 1).filter(|t| t.2).map_or(0, |t| t.1);
+                    assert!(
+                        ran < 50 || next < 50,
+                        "{name}: says slowed at {at} but ran {ran} ms, then {next}"
+                    );
+                    slowed += 1;
+                } else {
+                    assert_eq!(
+                        ran, 50,
+                        "{name}: ran {ran} ms at {at} without saying slowed"
+                    );
+                    plain += 1;
+                }
+            }
+            assert!(
+                slowed > 0 && plain > 0,
+                "{name}: {slowed} slowed, {plain} plain"
+            );
+        }
     }
 
     #[test]

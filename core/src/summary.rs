@@ -198,6 +198,9 @@ pub struct SummaryCache {
     /// it stays, the points before the last one are those drawn before, and
     /// a drawing of them may be kept.
     pub series_base: u64,
+    /// Whether the series started at an action taken at the present (the
+    /// class's first), since it last started again.
+    series_from_action: bool,
     /// The most leaders any broker has and the most offline partitions
     /// over the series' first `.0` points (every point but the last, which a
     /// point at its time replaces, or all of them).
@@ -304,15 +307,21 @@ impl SummaryCache {
         // counts: then all are counted again, else only the rows read.
         let recount = full || brokers != self.brokers;
         let mut changed = Vec::new();
-        if fork {
-            // The series is of one run: it starts again where the run forks
-            // (acting in the past, an undo), not at an action at the
-            // present, so a failover's shape stays on the chart when the
-            // class then shuts a broker down.
+        // The series is of one run from the class's first action: it starts
+        // again where the run forks (acting in the past, an undo) and at the
+        // first action taken at the present (a 200,000-partition start-up's
+        // 200,000 offline partitions would dwarf a failover's 2,000 on the
+        // same scale), not at the later ones, so a failover's shape stays
+        // on the chart when the class then shuts a broker down.
+        let first_action = !fork && !same_actions && !self.series_from_action;
+        if fork || first_action {
             self.series.clear();
             self.peaks_upto = (0, (0, 0));
             self.series_version += 1;
             self.series_base += 1;
+            // (Acting in the past or an undo is the class's doing too; a
+            // seek back is not.)
+            self.series_from_action = self.at.is_some() && !same_actions;
         }
         if !same_actions {
             self.actions = actions.to_vec();
@@ -375,7 +384,8 @@ impl SummaryCache {
         } else {
             self.counts.time_ms = now.as_ms();
             if self.series.is_empty() {
-                // Started again at a fork: it starts with the counts then.
+                // Started again (a fork, the first action): it starts with the
+                // counts then.
                 self.push_point();
             }
         }

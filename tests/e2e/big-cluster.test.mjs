@@ -189,7 +189,7 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   // The chart shows the failover's shape: offline rose, then fell to 0.
   assert.match(await page.locator('.big-chart figcaption').nth(1).textContent(), new RegExp(`now 0, peak ${seenOffline}`));
   // The kill is marked on it (a dashed line).
-  assert.ok(await page.locator('.big-chart svg.offline path.mark').count() >= 1, 'the kill marked');
+  assert.ok(await page.locator('.big-chart .chart.offline path.mark').count() >= 1, 'the kill marked');
   // Its time axis: from the series' first point (the page's first look) over a span of 1,
   // 2, 5, 10, 20, 50 … s that holds now, so the lines grow to the right.
   const [from, to] = (await page.locator('.big-chart .chart-axis span').allTextContents()).map((x) => parseFloat(x));
@@ -295,9 +295,9 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   // is still its peak, each action (the kill, the shutdown, the starts) is
   // marked, and the broker picked last in the grid has its line drawn bold.
   assert.match(await page.locator('.big-chart figcaption').nth(1).textContent(), new RegExp(`now 0, peak ${seenOffline}`));
-  assert.ok(await page.locator('.big-chart svg.offline path.mark').count() >= 3, 'the kill, the shutdown and the starts marked');
+  assert.ok(await page.locator('.big-chart .chart.offline path.mark').count() >= 3, 'the kill, the shutdown and the starts marked');
   assert.match(await page.locator('.big-chart figcaption').first().textContent(), new RegExp(`bold: broker ${victim.id};`));
-  assert.ok(await page.locator('.big-chart svg.leaders path.line.picked').count() >= 1, 'the picked broker\'s line');
+  assert.ok(await page.locator('.big-chart .chart.leaders path.line.picked').count() >= 1, 'the picked broker\'s line');
   await screenshot(page, 'big-cluster-after-rebalance-en');
 
   // Dark theme and 中文, at 1280×720.

@@ -7,8 +7,9 @@
 
 use crate::components::event_queue::{current_event, waiting_event};
 use crate::el::{
-    attrs, change, class, click, dynamic, el, eld, elo, flag as bool_attr, input, input_ref, leaf,
-    list, num, on, prop, s, scroll as on_scroll, shared, st, string, submit, text, Attr,
+    attrs, change, class, click, dynamic, el, eld, elo, flag as bool_attr, input, input_ev,
+    input_ref, leaf, list, num, on, prop, s, scroll as on_scroll, shared, st, string, submit, text,
+    Attr,
 };
 use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
@@ -251,12 +252,45 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
         Callback::from(move |_: MouseEvent| on_msg.emit(Msg::Act(a.clone())))
     };
     let sel = (*selected).and_then(|id| props.brokers.iter().find(|b| b.id == id));
+    // A new controller is brought into the grid's view (at 100 brokers the
+    // grid shows a third of them): the class sees the ★ move.
+    let grid = use_node_ref();
+    let controller = props
+        .brokers
+        .iter()
+        .find(|b| b.is_active_controller && props.controller == Some(b.id))
+        .map(|b| b.id);
+    {
+        let grid = grid.clone();
+        use_effect_with(controller, move |ctl| {
+            let found = ctl
+                .zip(grid.cast::<web_sys::Element>())
+                .and_then(|(id, g)| {
+                    let cell = g
+                        .query_selector(&format!(".cell[data-broker=\"{}\"]", id.0))
+                        .ok()??;
+                    Some((g, cell))
+                });
+            if let Some((g, cell)) = found {
+                let (gr, cr) = (
+                    g.get_bounding_client_rect(),
+                    cell.get_bounding_client_rect(),
+                );
+                if cr.top() < gr.top() || cr.bottom() > gr.bottom() {
+                    // The grid alone scrolls, the cell to its middle (not
+                    // `scrollIntoView`, which scrolls the page too).
+                    let by = cr.top() - gr.top() - (gr.height() - cr.height()) / 2.0;
+                    g.set_scroll_top(g.scroll_top() + by as i32);
+                }
+            }
+        });
+    }
     let leaders_sum: u32 = counts.brokers.iter().map(|b| b.leader).sum();
     let add_up = counts.add_up();
     // Built with `crate::el` (the same nodes `html!` builds, without its
     // inline construction; the components with `html!`): the order of each
     // element's attributes is `html!`'s, `class` last.
-    let cells = props
+    let cells: Vec<Html> = props
         .brokers
         .iter()
         .map(|b| {
@@ -424,7 +458,7 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
                             ),
                         ]),
                     ),
-                    el("div", attrs!("role" = "list", "class" = "broker-grid"), list(cells)),
+                    html! { <div role="list" class="broker-grid" ref={grid}>{ cells }</div> },
                     actions,
                 ]),
             ),
@@ -1289,7 +1323,10 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                                 s("f-broker"),
                             ]),
                         ),
-                        on(Box::new([change(on_broker)])),
+                        // As it is typed (not on Enter or leaving the field).
+                        on(Box::new([input_ev(Callback::from(
+                            move |e: InputEvent| on_broker.emit(e.into()),
+                        ))])),
                     ),
                 ]),
             ),
@@ -1344,7 +1381,9 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                             &["type", "min", "size", "aria-label"],
                             Box::new([s("number"), s("1"), s("3"), s(t("seconds", "秒"))]),
                         ),
-                        on(Box::new([change(on_within)])),
+                        on(Box::new([input_ev(Callback::from(
+                            move |e: InputEvent| on_within.emit(e.into()),
+                        ))])),
                     ),
                     text(t(" s", " 秒内有变化")),
                 ]),

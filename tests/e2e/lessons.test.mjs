@@ -110,6 +110,21 @@ test('the controls: back, rewind to the last checkpoint, restart, hint, leave', 
   assert.deepEqual(errors, []);
 });
 
+test('a step that points lower down brings it into view under the narration, which stays on screen (1280×720)', async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#l=graceful-shutdown&st=0`);
+  await page.locator('#p-lesson .lesson-text').waitFor();
+  // Step 1 points at the partitions, below the first screen.
+  await page.locator('#p-partitions').waitFor();
+  await page.waitForTimeout(300);
+  const vp = page.viewportSize();
+  const text = await page.locator('#p-lesson .lesson-text').boundingBox();
+  const parts = await page.locator('#p-partitions').boundingBox();
+  assert.ok(text.y >= 0 && text.y + text.height <= vp.height, `the narration on screen (${JSON.stringify(text)})`);
+  assert.ok(parts.y >= text.y + text.height && parts.y < vp.height - 40, `the partitions in view under it (${JSON.stringify(parts)})`);
+  await page.screenshot({ path: `${process.env.KCSIM_SCREENSHOTS ?? 'target/screenshots'}/lesson-points-down-viewport.png` });
+  assert.deepEqual(errors, []);
+});
+
 test('presentation mode: large narration on top, secondary panels folded, the pointed part outlined', async () => {
   const { page, errors } = await openPage(browser, `${server.url}#s=default&t=3000&l=controller-race&st=1&present=1`);
   await page.locator('main.present #p-lesson').waitFor();

@@ -936,12 +936,25 @@ pub fn Chart(props: &ChartProps) -> Html {
             list(paths),
         )
     };
-    let chart = |class: &'static str, aria: String, layers: [Html; 3]| {
+    // The scale's top and zero written at the left edge (the eye reads a
+    // line's height against them).
+    let chart = |class: &'static str, aria: String, top: u32, layers: [Html; 3]| {
+        let mut children: Vec<Html> = layers.into();
+        children.push(el(
+            "span",
+            attrs!("aria-hidden" = "true", "class" = "y-top"),
+            string(top.to_string()),
+        ));
+        children.push(el(
+            "span",
+            attrs!("aria-hidden" = "true", "class" = "y-zero"),
+            text("0"),
+        ));
         eld(
             "div",
             &["role", "aria-label", "class"],
             Box::new([s("img"), st(aria), s(class)]),
-            list(layers.into()),
+            list(children),
         )
     };
     eld(
@@ -983,6 +996,7 @@ pub fn Chart(props: &ChartProps) -> Html {
                             || format!("{brokers} lines, from {} s to now", secs(t0)),
                             || format!("{brokers} 条线，从 {} 秒到现在", secs(t0)),
                         ),
+                        max_l,
                         [
                             layer(
                                 "layer past",
@@ -1033,6 +1047,7 @@ pub fn Chart(props: &ChartProps) -> Html {
                             || format!("offline partitions: now {offline_now}, peak {peak}"),
                             || format!("离线分区：当前 {offline_now}，峰值 {peak}"),
                         ),
+                        at.max_o,
                         [
                             layer(
                                 "layer past",

@@ -79,8 +79,9 @@ fn fold_css(open: &[&str]) -> String {
         .collect()
 }
 
-/// Bring the first element `selector` matches into view, below the lesson
-/// panel (sticky at the top in presentation mode), unless it is in view.
+/// Bring the first element `selector` matches into view, below the
+/// narration and the clock (sticky at the top while a lesson runs), unless
+/// it is in view.
 fn scroll_to(selector: &str) {
     let Some(w) = web_sys::window() else { return };
     let Some(d) = w.document() else { return };
@@ -92,11 +93,14 @@ fn scroll_to(selector: &str) {
         .ok()
         .and_then(|v| v.as_f64())
         .unwrap_or(720.0);
+    // The narration and the clock stay at the top while a lesson runs
+    // (`position: sticky`, lesson.css): once scrolled, they cover the top of
+    // the window by their height.
     let top = d
-        .query_selector("main.present .lesson-top")
+        .query_selector(".lesson-top")
         .ok()
         .flatten()
-        .map_or(0.0, |p| p.get_bounding_client_rect().bottom().max(0.0));
+        .map_or(0.0, |p| p.get_bounding_client_rect().height().max(0.0));
     let r = el.get_bounding_client_rect();
     if r.top() >= top && r.bottom() <= vh {
         return;

@@ -442,8 +442,12 @@ fn stage_browser() -> Result<()> {
 /// through actions at the present, drawn in two parts with the actions
 /// marked and round scales, and an action acting on the live simulation at
 /// the present instead of a replay: a kill -9 click at 100 x 200,000 no
-/// longer replays from the last snapshot); rounded up, plus 2 000.
-const WASM_GZIP_BUDGET: u64 = 659_000;
+/// longer replays from the last snapshot); rounded up, plus 2 000. Then
+/// 658 976 at the session's end (+2 618: the chart's three layers, its
+/// scales written, the picked broker's line, the grid brought to a new
+/// controller, filters as typed, the sticky lesson narration); again
+/// rounded up, plus 2 000.
+const WASM_GZIP_BUDGET: u64 = 661_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

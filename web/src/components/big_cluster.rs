@@ -8,8 +8,8 @@
 use crate::components::event_queue::{current_event, waiting_event};
 use crate::el::{
     attrs, change, class, click, dynamic, el, eld, elo, flag as bool_attr, input, input_ev,
-    input_ref, leaf, list, num, on, prop, s, scroll as on_scroll, shared, st, string, submit, text,
-    Attr,
+    input_ref, leaf, list, num, on, prop, s, scroll as on_scroll, shared, st, string, submit, tag,
+    text, Attr,
 };
 use crate::i18n::{use_lang, Lang};
 use crate::state::Msg;
@@ -458,7 +458,13 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
                             ),
                         ]),
                     ),
-                    html! { <div role="list" class="broker-grid" ref={grid}>{ cells }</div> },
+                    tag(
+                        "div",
+                        grid,
+                        Attributes::Static(attrs!("role" = "list", "class" = "broker-grid")),
+                        Listeners::None,
+                        list(cells),
+                    ),
                     actions,
                 ]),
             ),

@@ -1624,29 +1624,26 @@ mod chart_tests {
         while t.now() < SimTime(30_000) && t.step() {
             c.refresh(&t);
         }
+        // A kill -9 now, as the page's button does it (a look right after).
+        let kill_now = |t: &mut Timeline, c: &mut SummaryCache, b: u32| {
+            let now = t.now();
+            t.insert(
+                now,
+                Action::KillBroker {
+                    broker: BrokerId(b),
+                },
+            )
+            .expect("a kill now");
+            c.refresh(t);
+            now
+        };
         // The class's first action (the chart starts there): a kill.
-        let kill_at = t.now();
-        t.insert(
-            kill_at,
-            Action::KillBroker {
-                broker: BrokerId(2),
-            },
-        )
-        .expect("a kill now");
-        c.refresh(&t);
+        let kill_at = kill_now(&mut t, &mut c, 2);
         while t.now() < kill_at.plus_ms(30_000) && t.step() {
             c.refresh(&t);
         }
         // The next: a kill of another broker, while the first is still down.
-        let next_at = t.now();
-        t.insert(
-            next_at,
-            Action::KillBroker {
-                broker: BrokerId(4),
-            },
-        )
-        .expect("a kill now");
-        c.refresh(&t);
+        let next_at = kill_now(&mut t, &mut c, 4);
         let mut ats = vec![ChartAt::of(&c, next_at.as_ms())];
         while t.now() < next_at.plus_ms(40_000) && t.step() {
             c.refresh(&t);

@@ -212,6 +212,10 @@ pub const FOLLOW_DWELL_MS: f64 = 1_000.0;
 /// speed), so that messages on the wire are seen moving.
 pub const FOLLOW_CREEP: f64 = 0.02;
 
+/// Auto-follow: up to this many pieces of controller work on screen, each
+/// new one is held for [`FOLLOW_DWELL_MS`]; with more, for that share of it.
+pub const FOLLOW_AT_ONCE: f64 = 4.0;
+
 /// What auto-follow says while it slows playback down.
 pub const FOLLOW_STATUS: &str = "slowed down: the controller is at work";
 
@@ -1162,10 +1166,14 @@ impl SimState {
             let t = &mut *tl;
             // Whatever is on screen and was not at the end of the last tick
             // (the user stepped, sought or acted) is new.
+            // With many pieces on screen at once (a large failover's batches
+            // to every broker and their answers) each new one is held the
+            // shorter, so that a burst is held about as long as a few pieces
+            // are: a 1,000-partition failover took two minutes at 1×.
             let noticed = |t: &Timeline, seen: &[Work], hold: &mut f64| -> Vec<Work> {
                 let now = work_of(t.sim());
                 if self.follow && now.iter().any(|w| seen.binary_search(w).is_err()) {
-                    *hold = dwell;
+                    *hold = dwell * (FOLLOW_AT_ONCE / now.len().max(1) as f64).min(1.0);
                 }
                 now
             };
@@ -2105,6 +2113,49 @@ mod follow {
             later = later.tick(50.0, &mut || true);
         }
         assert!(!later.behind(), "a second of ticks on time");
+    }
+
+    #[test]
+    fn auto_follow_holds_a_large_failover_s_pieces_the_shorter_the_more_at_once() {
+        // Kafka: onControllerFailover sends LeaderAndIsr and UpdateMetadata
+        // batches to every live broker at once, and their answers come back
+        // as events (LeaderAndIsrResponseReceived) in the new controller's
+        // queue: at 20 brokers and 1,000 partitions, a burst of pieces that
+        // held a second each took two minutes at 1×.
+        let mut took = Vec::new();
+        for follow in [true, false] {
+            let mut s = SimState::load("size-20-2-1000-3")
+                .unwrap()
+                .apply(Msg::Seek(5_000));
+            let ctl = s.view().controller.unwrap();
+            s = s
+                .apply(Msg::Act(kcsim_core::Action::KillBroker { broker: ctl }))
+                .apply(Msg::SetFollow(follow))
+                .apply(Msg::TogglePlay);
+            let mut ticks = 0;
+            let idle = |s: &SimState| {
+                s.view().controller.is_some_and(|c| c != ctl)
+                    && s.view()
+                        .queues
+                        .iter()
+                        .all(|q| q.current.is_none() && q.waiting.is_empty())
+                    && s.timeline.borrow().sim().requests().is_empty()
+            };
+            while !idle(&s) && ticks < 20_000 {
+                s = s.apply(Msg::Tick(50));
+                ticks += 1;
+            }
+            assert!(idle(&s), "the failover ends");
+            took.push(ticks);
+        }
+        let (follow, plain) = (took[0], took[1]);
+        // Ticks of 50 ms: at most a minute (2,568 ticks before), and still
+        // held well beyond the plain speed.
+        assert!(follow <= 1_200, "{follow} ticks with auto-follow");
+        assert!(
+            follow >= 3 * plain,
+            "{follow} ticks against {plain} without"
+        );
     }
 
     #[test]

@@ -1287,6 +1287,34 @@ impl SimState {
     }
 }
 
+impl SimState {
+    /// Run time forward to `until_ms` in one go (no frames), stopping where
+    /// a lesson step's pending checkpoint first holds ([`Probe`], tested at
+    /// the moments playback and `kcsim lesson check` test it), which passes
+    /// the step. Continue (a link to a later step) follows the "show me"
+    /// path with it.
+    pub(crate) fn probe_to(&self, until_ms: u64) -> SimState {
+        let Some(c) = crate::lesson::pending(self).cloned() else {
+            return self.clone();
+        };
+        let (large, summary) = (self.large, &self.summary);
+        let mut held = false;
+        let next = self.with_timeline(|t| {
+            let mut probe = Probe::new(&c, t);
+            let run = probe.run(t, SimTime(until_ms), &mut || true, &mut |t| {
+                picture(large, summary, t)
+            });
+            held = matches!(run, Probed::Held(_));
+            Ok(())
+        });
+        if held {
+            crate::lesson::pass(next)
+        } else {
+            next
+        }
+    }
+}
+
 /// Whether a tick stops after a run to a moment: `more` said stop (the
 /// page is behind: the fraction of a millisecond owed is dropped), or a
 /// lesson's checkpoint held.

@@ -20,11 +20,6 @@ use crate::state::{Msg, SimState, SCENARIOS};
 use kcsim_core::lesson::{Condition, Lesson, Start, Step};
 use std::rc::Rc;
 
-/// How far apart "continue" and a rebuilt step test a checkpoint (virtual
-/// ms: at its multiples): the core's slice, so the page follows the same
-/// path as `kcsim lesson check` and as playback.
-pub const FAST_FORWARD_SLICE_MS: u64 = kcsim_core::lesson::SLICE_MS;
-
 /// A moment of a lesson: the virtual time and how many of the user's actions
 /// had been taken (the rest are dropped when the lesson rewinds to it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -387,8 +382,8 @@ pub fn pass(mut s: SimState) -> SimState {
 }
 
 /// Open `lesson` and follow its "show me" path up to step `to` (each step's
-/// actions, then time in slices until its checkpoint holds or its
-/// `within_ms` runs out, then Next). Stops early at a step that does not
+/// actions, then time until its checkpoint holds, tested where playback and
+/// `kcsim lesson check` test it, or its `within_ms` runs out, then Next). Stops early at a step that does not
 /// pass.
 pub fn fast_forward(s: &SimState, lesson: Rc<Lesson>, origin: Origin, to: usize) -> SimState {
     let mut n = apply(s, LessonMsg::Open(lesson, origin));
@@ -406,15 +401,11 @@ pub fn fast_forward(s: &SimState, lesson: Rc<Lesson>, origin: Origin, to: usize)
             }
         } else if !r.passed() {
             n = apply(&n, LessonMsg::ShowMe);
-            let deadline = n.now_ms().saturating_add(r.current().within_ms);
-            while !n.lesson.as_deref().is_some_and(LessonRun::passed) && n.now_ms() < deadline {
-                if n.error.is_some() {
-                    break;
-                }
-                // The next multiple of the slice: the moments a playback
-                // tick tests (`Probe`).
-                let t = (n.now_ms() / FAST_FORWARD_SLICE_MS + 1) * FAST_FORWARD_SLICE_MS;
-                n = n.apply(Msg::Seek(t));
+            if n.error.is_none() {
+                // Time in one go to where the checkpoint first holds (the
+                // moments playback tests: `Probe`), or to `within_ms`.
+                let deadline = n.now_ms().saturating_add(r.current().within_ms);
+                n = n.probe_to(deadline);
             }
         }
         let before = n.lesson.as_deref().map(|r| r.step);

@@ -199,7 +199,10 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   assert.ok(await page.locator('.big-chart .chart.offline path.mark').count() >= 1, 'the kill marked');
   // Its time axis: from the series' first point (the page's first look) over a span of 1,
   // 2, 5, 10, 20, 50 … s that holds now, so the lines grow to the right.
-  const [from, to] = (await page.locator('.big-chart .chart-axis span').allTextContents()).map((x) => parseFloat(x));
+  const ticks = (await page.locator('.big-chart .chart-axis span').allTextContents()).map((x) => parseFloat(x));
+  const [from, to] = [ticks[0], ticks[ticks.length - 1]];
+  assert.equal(ticks.length, 5, 'the ends and the quarters');
+  ticks.slice(1).forEach((t, i) => assert.ok(t >= ticks[i], `ticks in order: ${ticks}`));
   assert.ok([1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].includes(Math.round(to - from)), `axis ${from} s to ${to} s`);
   assert.ok(to >= parseFloat(clock.replace(/[^0-9.]/g, '')) - 0.001, `axis ends at ${to} s, now ${clock}`);
   // The filters: the partitions not on their preferred leader are the ones it led.

@@ -851,7 +851,7 @@ pub fn Chart(props: &ChartProps) -> Html {
                     .map(|ms| {
                         let x = (ms - t0.min(ms)).min(span) * u64::from(CHART_W) / span.max(1);
                         // (Inside the frame: a mark at an edge is seen.)
-                        (x as u32).clamp(1, CHART_W - 1)
+                        (x as u32).clamp(3, CHART_W - 3)
                     })
                     .collect();
                 m.dedup();
@@ -903,13 +903,13 @@ pub fn Chart(props: &ChartProps) -> Html {
             .map_or_else(String::new, |(id, _)| {
                 lang.f(
                     || format!("; bold: broker {id}"),
-                    || format!("；粗线：broker {id}"),
+                    || format!("；粗线：broker\u{a0}{id}"),
                 )
             });
     let marks_said = if past.1.is_empty() {
         String::new()
     } else {
-        lang.t("; dashed: the actions taken", "；虚线：所做的操作")
+        lang.t("; dashed: the actions taken", "；虚线：你的操作")
             .to_string()
     };
     // The lines run to the right edge; a card-coloured cover hides them
@@ -975,7 +975,7 @@ pub fn Chart(props: &ChartProps) -> Html {
             s("panel big-chart"),
         ]),
         list(vec![
-            el("h2", &[], text(lang.t("Over time", "随时间变化"))),
+            el("h2", &[], text(lang.t("Over time", "随时间的变化"))),
             el(
                 "figure",
                 &[],
@@ -1076,7 +1076,10 @@ pub fn Chart(props: &ChartProps) -> Html {
                         "div",
                         attrs!("aria-hidden" = "true", "class" = "chart-axis"),
                         list(
-                            [t0, t1]
+                            // The ends and the quarters between.
+                            (0..=4u64)
+                                .map(|q| t0 + (t1 - t0) * q / 4)
+                                .collect::<Vec<u64>>()
                                 .iter()
                                 .map(|&ms| {
                                     let at = secs(ms);

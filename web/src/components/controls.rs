@@ -242,7 +242,7 @@ pub fn Controls(props: &ControlsProps) -> Html {
                 ]),
                 on(Box::new([click(send(Msg::TogglePlay))])),
                 text(if props.playing {
-                    t("⏸ pause", "⏸ 暂停")
+                    t("‖ pause", "‖ 暂停")
                 } else {
                     t("▶ play", "▶ 播放")
                 }),

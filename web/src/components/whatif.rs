@@ -878,7 +878,7 @@ pub fn WhatIfPanes(props: &PanesProps) -> Html {
                         ]),
                         on(Box::new([click(send(WhatIfMsg::TogglePlay))])),
                         text(if model.playing {
-                            t("⏸ pause", "⏸ 暂停")
+                            t("‖ pause", "‖ 暂停")
                         } else {
                             t("▶ play", "▶ 播放")
                         }),

@@ -1285,9 +1285,7 @@ impl SimState {
         }
         next
     }
-}
 
-impl SimState {
     /// Run time forward to `until_ms` in one go (no frames), stopping where
     /// a lesson step's pending checkpoint first holds ([`Probe`], tested at
     /// the moments playback and `kcsim lesson check` test it), which passes

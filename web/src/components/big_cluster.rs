@@ -592,13 +592,7 @@ pub fn step_path_to(
     end: u64,
 ) -> String {
     let span = t1.saturating_sub(t0).max(1);
-    // (Virtual times are far below u64::MAX / CHART_W.)
-    let x = |ms: u64| {
-        (ms.saturating_sub(t0)
-            .min(span)
-            .saturating_mul(u64::from(CHART_W))
-            / span) as u32
-    };
+    let x = |ms: u64| column(t0, span, ms);
     let max = u64::from(max.max(1));
     // Value 0 at CHART_H − 2, `max` at 2.
     let y = |v: u32| {
@@ -648,6 +642,16 @@ pub fn step_path_to(
     }
     push_num(&mut d, 'H', x(end));
     d
+}
+
+/// The drawing's column of time `ms` on an axis from `t0` over `span` ms
+/// (the left edge before `t0`, the right one past its end).
+fn column(t0: u64, span: u64, ms: u64) -> u32 {
+    // (Virtual times are far below u64::MAX / CHART_W.)
+    (ms.saturating_sub(t0)
+        .min(span)
+        .saturating_mul(u64::from(CHART_W))
+        / span.max(1)) as u32
 }
 
 /// The top of a chart's scale for values up to `peak`: the smallest of 1 to
@@ -730,7 +734,7 @@ impl ChartAt {
             base: cache.series_base,
             t0,
             span,
-            now_x: (now_ms.saturating_sub(t0).min(span) * u64::from(CHART_W) / span.max(1)) as u32,
+            now_x: column(t0, span, now_ms),
             split: cache.series_actions().last().unwrap_or(t0).max(t0),
             max_l: nice_max(peak_l),
             max_o: nice_max(peak_o),
@@ -821,9 +825,9 @@ fn secs(ms: u64) -> String {
 }
 
 /// Leaders per broker and offline partitions over time, as step lines,
-/// from the series' first time (the run's start, or its last fork) over a
-/// span that grows in steps; what is right of now is hidden. The actions
-/// taken are marked.
+/// from the series' first time (the class's first action, else the first
+/// look; or the run's last fork) over a span that grows in steps; what is
+/// right of now is hidden. The actions taken are marked.
 #[component]
 pub fn Chart(props: &ChartProps) -> Html {
     let lang = use_lang();
@@ -848,11 +852,8 @@ pub fn Chart(props: &ChartProps) -> Html {
             let marks: Vec<u32> = {
                 let mut m: Vec<u32> = cache
                     .series_actions()
-                    .map(|ms| {
-                        let x = (ms - t0.min(ms)).min(span) * u64::from(CHART_W) / span.max(1);
-                        // (Inside the frame: a mark at an edge is seen.)
-                        (x as u32).clamp(3, CHART_W - 3)
-                    })
+                    // (Inside the frame: a mark at an edge is seen.)
+                    .map(|ms| column(t0, span, ms).clamp(3, CHART_W - 3))
                     .collect();
                 m.dedup();
                 m
@@ -1021,12 +1022,8 @@ pub fn Chart(props: &ChartProps) -> Html {
                                 "layer recent",
                                 paths("line", &recent.leaders)
                                     .into_iter()
-                                    .chain(picked.map(|(_, new)| {
-                                        leaf(
-                                            "path",
-                                            &["d", "class"],
-                                            Box::new([shared(new), s("line picked")]),
-                                        )
+                                    .chain(picked.map_or_else(Vec::new, |(_, new)| {
+                                        paths("line picked", std::slice::from_ref(new))
                                     }))
                                     .chain([future.clone()])
                                     .collect(),
@@ -1079,9 +1076,7 @@ pub fn Chart(props: &ChartProps) -> Html {
                             // The ends and the quarters between.
                             (0..=4u64)
                                 .map(|q| t0 + (t1 - t0) * q / 4)
-                                .collect::<Vec<u64>>()
-                                .iter()
-                                .map(|&ms| {
+                                .map(|ms| {
                                     let at = secs(ms);
                                     el(
                                         "span",

@@ -383,8 +383,8 @@ pub fn pass(mut s: SimState) -> SimState {
 
 /// Open `lesson` and follow its "show me" path up to step `to` (each step's
 /// actions, then time until its checkpoint holds, tested where playback and
-/// `kcsim lesson check` test it, or its `within_ms` runs out, then Next). Stops early at a step that does not
-/// pass.
+/// `kcsim lesson check` test it, or its `within_ms` runs out, then Next).
+/// Stops early at a step that does not pass.
 pub fn fast_forward(s: &SimState, lesson: Rc<Lesson>, origin: Origin, to: usize) -> SimState {
     let mut n = apply(s, LessonMsg::Open(lesson, origin));
     loop {

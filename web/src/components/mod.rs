@@ -2,6 +2,7 @@
 //! what the user does back as a [`crate::state::Msg`].
 
 pub mod admin;
+pub mod big_chart;
 pub mod big_cluster;
 pub mod broker_card;
 pub mod console;

@@ -413,3 +413,84 @@ impl Fact {
         }
     }
 }
+
+/// A znode's data too long to read in a sentence, as the page's lines show
+/// it ([`DataBrief::of`]): its start and what it holds. A topic of
+/// thousands of partitions writes tens of kilobytes to
+/// `/brokers/topics/<topic>`; the CLI's trace keeps the whole data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataBrief<'a> {
+    /// The data's first characters (at most [`DataBrief::SHOWN`] bytes, cut
+    /// at a character's boundary).
+    pub start: &'a str,
+    /// The data's length in bytes.
+    pub bytes: usize,
+    /// For a topic's assignment (`{"version":…,"partitions":{…}}`): its
+    /// partitions, and the most replicas any of them has.
+    pub assignment: Option<(usize, usize)>,
+}
+
+impl<'a> DataBrief<'a> {
+    /// How much of a long data is shown.
+    pub const SHOWN: usize = 80;
+    /// Data up to this length is shown whole (`of` gives `None`).
+    pub const WHOLE_UP_TO: usize = 200;
+
+    /// The brief of `data`, or `None` when it is short enough to show whole.
+    pub fn of(data: &'a str) -> Option<DataBrief<'a>> {
+        if data.len() <= Self::WHOLE_UP_TO {
+            return None;
+        }
+        let mut end = Self::SHOWN;
+        while !data.is_char_boundary(end) {
+            end -= 1;
+        }
+        let assignment = crate::znodes::decode_topic_assignment_ids(data).map(|a| {
+            let rf = a.iter().map(|(_, r)| r.len()).max().unwrap_or(0);
+            (a.len(), rf)
+        });
+        Some(DataBrief {
+            start: data.get(..end).unwrap_or_default(),
+            bytes: data.len(),
+            assignment,
+        })
+    }
+}
+
+#[cfg(test)]
+mod brief_tests {
+    use super::DataBrief;
+
+    /// A topic's znode as AdminZkClient writes it (`{"version":2,
+    /// "partitions":{"0":[…],…}}`), `n` partitions at replication factor 3.
+    fn topic_data(n: u32) -> String {
+        let parts: Vec<String> = (0..n)
+            .map(|p| format!("\"{p}\":[{},{},{}]", p % 7, (p + 1) % 7, (p + 2) % 7))
+            .collect();
+        format!("{{\"version\":2,\"partitions\":{{{}}}}}", parts.join(","))
+    }
+
+    // Kafka: AdminZkClient.writeTopicPartitionAssignment writes a topic's
+    // whole assignment into one znode; 5,000 partitions are ~80 KB of JSON.
+    #[test]
+    fn a_large_topic_is_briefed_by_its_partitions_and_replication_factor() {
+        let data = topic_data(5_000);
+        let b = DataBrief::of(&data).expect("long data is briefed");
+        assert_eq!(b.assignment, Some((5_000, 3)));
+        assert_eq!(b.bytes, data.len());
+        assert!(data.starts_with(b.start) && b.start.len() == DataBrief::SHOWN);
+        // Short data is shown whole, as the trace writes it.
+        let small = topic_data(3);
+        assert!(small.len() <= DataBrief::WHOLE_UP_TO);
+        assert_eq!(DataBrief::of(&small), None);
+    }
+
+    #[test]
+    fn other_long_data_is_cut_at_a_character_boundary() {
+        let data = "数据".repeat(60);
+        let b = DataBrief::of(&data).expect("long");
+        assert_eq!(b.assignment, None);
+        assert!(b.start.len() <= DataBrief::SHOWN && data.starts_with(b.start));
+        assert!(b.start.len() > DataBrief::SHOWN - 3);
+    }
+}

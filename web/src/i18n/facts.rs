@@ -17,12 +17,40 @@ use kcsim_core::controller::states::{PartitionStateChangeError, ReplicaStateChan
 use kcsim_core::fact::{ElectionCode, ElectionLabel, Fact, ShutdownFailure, ZkOp};
 use kcsim_core::ids::{comma_list, ids_text};
 use kcsim_core::kafka_zk::ControllerError;
+use kcsim_core::words::DataBrief;
 
 /// A fact as a sentence in `lang`.
 pub fn fact_text(fact: &Fact, lang: Lang) -> String {
+    if let Fact::TopicCreated { topic, data } | Fact::PartitionsAdded { topic, data } = fact {
+        if let Some(b) = DataBrief::of(data) {
+            return topic_brief(matches!(fact, Fact::TopicCreated { .. }), topic, &b, lang);
+        }
+    }
     match lang {
         Lang::En => fact.english(),
         Lang::Zh => zh(fact),
+    }
+}
+
+/// A topic's znode written (created, or rewritten with more partitions)
+/// whose data is too long for a line: its start, then its partitions and
+/// replication factor (a 5,000-partition topic is ~80 KB of JSON).
+fn topic_brief(created: bool, topic: &str, b: &DataBrief<'_>, lang: Lang) -> String {
+    let (start, bytes) = (b.start, b.bytes);
+    match (lang, b.assignment) {
+        (Lang::En, Some((n, rf))) => format!(
+            "/brokers/topics/{topic} = {start}… ({n} partitions, replication factor {rf}; {bytes} bytes)"
+        ),
+        (Lang::En, None) => format!("/brokers/topics/{topic} = {start}… ({bytes} bytes)"),
+        (Lang::Zh, a) => {
+            let what = if created { "创建主题" } else { "增加分区" };
+            match a {
+                Some((n, rf)) => format!(
+                    "{what}：/brokers/topics/{topic} = {start}…（{n} 个分区，副本因子 {rf}；共 {bytes} 字节）"
+                ),
+                None => format!("{what}：/brokers/topics/{topic} = {start}…（共 {bytes} 字节）"),
+            }
+        }
     }
 }
 

@@ -757,3 +757,64 @@ fn election_codes_have_a_meaning_in_both_languages() {
         assert!(has_cjk(&election_meaning_text(code, Lang::Zh)), "{code}");
     }
 }
+
+// Kafka: AdminZkClient.writeTopicPartitionAssignment writes the whole
+// assignment into /brokers/topics/<topic>: the page's Why lines show a
+// 5,000-partition topic (~80 KB of JSON) by its start and its size, and a
+// small topic's data whole, as the trace has it.
+#[test]
+fn a_large_topic_s_znode_reads_as_its_size_not_its_whole_json() {
+    let parts: Vec<String> = (0..5_000)
+        .map(|p| format!("\"{p}\":[{},{},{}]", p % 9, (p + 1) % 9, (p + 2) % 9))
+        .collect();
+    let data = format!("{{\"version\":2,\"partitions\":{{{}}}}}", parts.join(","));
+    for fact in [
+        Fact::TopicCreated {
+            topic: "t00".into(),
+            data: data.clone(),
+        },
+        Fact::PartitionsAdded {
+            topic: "t00".into(),
+            data: data.clone(),
+        },
+    ] {
+        let en = fact_text(&fact, Lang::En);
+        let zh = fact_text(&fact, Lang::Zh);
+        for line in [&en, &zh] {
+            assert!(line.chars().count() < 200, "{line}");
+            assert!(
+                line.contains("/brokers/topics/t00 = {\"version\":2"),
+                "{line}"
+            );
+            assert!(line.contains(&data.len().to_string()), "{line}");
+        }
+        assert!(en.contains("5000 partitions, replication factor 3"), "{en}");
+        assert!(zh.contains("5000 个分区，副本因子 3"), "{zh}");
+        assert!(
+            fact.english().len() > data.len(),
+            "the trace keeps it whole"
+        );
+    }
+    assert!(fact_text(
+        &Fact::TopicCreated {
+            topic: "t00".into(),
+            data: data.clone()
+        },
+        Lang::Zh
+    )
+    .starts_with("创建主题"));
+    assert!(fact_text(
+        &Fact::PartitionsAdded {
+            topic: "t00".into(),
+            data
+        },
+        Lang::Zh
+    )
+    .starts_with("增加分区"));
+    let small = Fact::TopicCreated {
+        topic: "orders".into(),
+        data: r#"{"version":2,"partitions":{"0":[1,2,3]}}"#.into(),
+    };
+    assert_eq!(fact_text(&small, Lang::En), small.english());
+    assert!(fact_text(&small, Lang::Zh).ends_with(r#"{"version":2,"partitions":{"0":[1,2,3]}}"#));
+}

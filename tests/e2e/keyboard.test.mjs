@@ -95,3 +95,34 @@ test('space ticks a checkbox reached with the keyboard, and plays after one clic
   await btn(page, 'Play (space)').waitFor();
   assert.deepEqual(errors, []);
 });
+
+test('Tab never leaves focus under the docked console (1280×720 and 125 %)', async () => {
+  for (const viewport of [{ width: 1280, height: 720 }, { width: 1024, height: 576 }]) {
+    const { page, errors } = await openPage(browser, server.url, viewport);
+    await page.locator('.console').waitFor();
+    let checked = 0;
+    const under = [];
+    for (let i = 0; i < 120; i++) {
+      await page.keyboard.press('Tab');
+      const r = await page.evaluate(() => {
+        const a = document.activeElement;
+        const c = document.querySelector('.console');
+        if (!a || a === document.body || c.contains(a)) return null;
+        const ra = a.getBoundingClientRect();
+        const rc = c.getBoundingClientRect();
+        // An element taller than the room above the console cannot fit.
+        if (ra.height > rc.top) return null;
+        return { what: `${a.tagName} ${(a.getAttribute('aria-label') || a.textContent || '').trim().slice(0, 30)}`,
+          top: ra.top, bottom: ra.bottom, consoleTop: rc.top, consoleBottom: rc.bottom };
+      });
+      if (!r) continue;
+      checked += 1;
+      // Below the console is fine: it then sits in its place in the page.
+      if (r.bottom > r.consoleTop + 1 && r.top < r.consoleBottom - 1) under.push(r);
+    }
+    assert.ok(checked > 60, `Tab reached ${checked} controls`);
+    assert.deepEqual(under, [], `${viewport.width}×${viewport.height}: focus under the console`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});

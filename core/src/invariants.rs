@@ -120,13 +120,26 @@ impl Checker {
         zk_controller: Option<BrokerId>,
         quiet: bool,
     ) {
-        let mut acting: BTreeMap<i32, Vec<BrokerId>> = BTreeMap::new();
-        for b in brokers.values() {
-            if b.is_up() && b.controller.is_active(b.id) && b.controller.ctx.epoch > 0 {
-                acting.entry(b.controller.ctx.epoch).or_default().push(b.id);
+        let acting = || {
+            brokers
+                .values()
+                .filter(|b| b.is_up() && b.controller.is_active(b.id) && b.controller.ctx.epoch > 0)
+        };
+        // This runs after every step: with one acting controller (or none),
+        // as almost always, nothing is built.
+        let shared_epoch = if acting().nth(1).is_some() {
+            let mut by_epoch: BTreeMap<i32, Vec<BrokerId>> = BTreeMap::new();
+            for b in acting() {
+                by_epoch
+                    .entry(b.controller.ctx.epoch)
+                    .or_default()
+                    .push(b.id);
             }
-        }
-        match acting.iter().find(|(_, v)| v.len() > 1) {
+            by_epoch.into_iter().find(|(_, v)| v.len() > 1)
+        } else {
+            None
+        };
+        match shared_epoch {
             Some((epoch, v)) => {
                 let d = format!("brokers {v:?} all act as controller with epoch {epoch}");
                 self.record(now, SINGLE_CONTROLLER_PER_EPOCH, d);
@@ -258,5 +271,64 @@ mod tests {
         assert_eq!(v.invariant, LEADER_EPOCH_MONOTONIC);
         assert_eq!(v.time_ms, 4);
         assert_eq!(v.detail, "t-0: leader epoch went from 3 to 2");
+    }
+
+    /// Brokers 1..=n running; `acting` lists (broker, epoch) of those that
+    /// believe they are the controller.
+    fn brokers(n: u32, acting: &[(u32, i32)]) -> BTreeMap<BrokerId, Broker> {
+        (1..=n)
+            .map(|i| {
+                let mut b = Broker::new(BrokerId(i));
+                b.status = BrokerStatus::Running;
+                if let Some((_, epoch)) = acting.iter().find(|(a, _)| *a == i) {
+                    b.controller.active_controller_id = Some(BrokerId(i));
+                    b.controller.ctx.epoch = *epoch;
+                }
+                (BrokerId(i), b)
+            })
+            .collect()
+    }
+
+    // Kafka: the controller epoch fences a zombie controller
+    // (KafkaController.elect bumps /controller_epoch; brokers reject an older
+    // one): two brokers acting as controller with one epoch is the split
+    // brain the epoch exists to prevent; with different epochs it is a
+    // zombie that the epoch fences, not a violation.
+    #[test]
+    fn two_controllers_with_one_epoch_are_a_violation_and_different_epochs_are_not() {
+        let mut c = Checker::default();
+        let now = SimTime(10);
+        c.check_controllers(now, &brokers(4, &[(2, 3)]), 3, Some(BrokerId(2)), false);
+        c.check_controllers(
+            now,
+            &brokers(4, &[(2, 3), (4, 4)]),
+            4,
+            Some(BrokerId(4)),
+            false,
+        );
+        c.check_controllers(now, &brokers(4, &[]), 4, None, false);
+        assert!(c.violations().is_empty(), "{:?}", c.violations());
+        let split = brokers(4, &[(1, 2), (2, 5), (3, 5), (4, 2)]);
+        c.check_controllers(SimTime(20), &split, 5, Some(BrokerId(3)), false);
+        c.check_controllers(SimTime(21), &split, 5, Some(BrokerId(3)), false);
+        assert_eq!(c.violations().len(), 1, "{:?}", c.violations());
+        let v = &c.violations()[0];
+        assert_eq!(v.invariant, SINGLE_CONTROLLER_PER_EPOCH);
+        assert_eq!(v.time_ms, 20);
+        // The lowest epoch shared, its brokers in id order.
+        assert_eq!(
+            v.detail,
+            "brokers [BrokerId(1), BrokerId(4)] all act as controller with epoch 2"
+        );
+        // Held again once one of them stops acting; a later split is new.
+        c.check_controllers(
+            SimTime(30),
+            &brokers(4, &[(3, 5)]),
+            5,
+            Some(BrokerId(3)),
+            false,
+        );
+        c.check_controllers(SimTime(40), &split, 5, Some(BrokerId(3)), false);
+        assert_eq!(c.violations().len(), 2, "{:?}", c.violations());
     }
 }

@@ -16,6 +16,7 @@ impl Sim {
                     return self.note("user", "action_ignored", Fact::NoProcessToKill { broker });
                 }
                 self.write_unwritten_notes(broker);
+                self.lifecycle_changing(broker);
                 if let Some(b) = self.brokers.get_mut(&broker) {
                     // The process and all it held in memory are gone; its
                     // ZooKeeper session lives on until it times out.
@@ -111,6 +112,7 @@ impl Sim {
                 ) {
                     return self.note("user", "action_ignored", Fact::NotRunning { broker });
                 }
+                self.lifecycle_changing(broker);
                 if let Some(b) = self.brokers.get_mut(&broker) {
                     b.status_before_pause = b.status;
                     b.status = BrokerStatus::Paused;

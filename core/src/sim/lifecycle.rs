@@ -10,6 +10,7 @@ use crate::ids::{BrokerId, SessionId};
 
 impl Sim {
     pub(super) fn start_broker(&mut self, broker: BrokerId) {
+        self.lifecycle_changing(broker);
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;
         };
@@ -30,6 +31,7 @@ impl Sim {
         let now = self.now;
         let timeout = self.config.zookeeper_session_timeout_ms;
         let session = self.zk.open_session(now, timeout);
+        self.lifecycle_changing(broker);
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;
         };
@@ -187,6 +189,7 @@ impl Sim {
 
     pub(super) fn resume(&mut self, broker: BrokerId, incarnation: u32) {
         let now = self.now;
+        self.lifecycle_changing(broker);
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;
         };
@@ -269,6 +272,7 @@ impl Sim {
                 self.write_notes(broker, out.notes);
             }
         }
+        self.lifecycle_changing(broker);
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;
         };

@@ -15,6 +15,7 @@ use crate::zk_client::paths;
 
 impl Sim {
     pub(super) fn begin_controlled_shutdown(&mut self, broker: BrokerId) {
+        self.lifecycle_changing(broker);
         let Some(b) = self.brokers.get_mut(&broker) else {
             return;
         };

@@ -657,12 +657,19 @@ impl SummaryCache {
     /// order: from its first point to the last refresh (the chart marks
     /// them; a later one is not yet taken).
     pub fn series_actions(&self) -> impl Iterator<Item = u64> + '_ {
+        self.series_marks().map(|(t, _)| t)
+    }
+
+    /// The actions of [`SummaryCache::series_actions`] with what each was
+    /// (the chart says which: a kill -9, a controlled shutdown, a start, a
+    /// preferred election ...), in order.
+    pub fn series_marks(&self) -> impl Iterator<Item = (u64, &Action)> + '_ {
         let from = self.series.first().map_or(u64::MAX, |p| p.time_ms);
         let to = self.at.map_or(0, |t| t.as_ms());
         self.actions
             .iter()
-            .map(|(t, _)| t.as_ms())
-            .filter(move |t| (from..=to).contains(t))
+            .map(|(t, a)| (t.as_ms(), a))
+            .filter(move |(t, _)| (from..=to).contains(t))
     }
 
     /// The active controller's PartitionStateMachine state of row `i` at

@@ -197,6 +197,10 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   assert.match(await page.locator('.big-chart figcaption').nth(1).textContent(), new RegExp(`now 0, peak ${seenOffline}`));
   // The kill is marked on it (a dashed line).
   assert.ok(await page.locator('.big-chart .chart.offline path.mark').count() >= 1, 'the kill marked');
+  // And named above the chart: what it was and the broker, in full in its title.
+  const killLabel = page.locator('.big-chart .mark-label', { hasText: `kill -9 #${controller}` });
+  assert.equal(await killLabel.count(), 1, 'the kill named above the chart');
+  assert.equal(await killLabel.getAttribute('title'), `kill -9 broker ${controller}`);
   // Its time axis: from the series' first point (the page's first look) over a span of 1,
   // 2, 5, 10, 20, 50 … s that holds now, so the lines grow to the right.
   const ticks = (await page.locator('.big-chart .chart-axis span').allTextContents()).map((x) => parseFloat(x));
@@ -318,10 +322,18 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   assert.ok(await page.locator('.big-chart .chart.leaders path.line.picked').count() >= 1, 'the picked broker\'s line');
   await screenshot(page, 'big-cluster-after-rebalance-en');
 
+  // Each action named above the chart; the two starts, at one moment, in one label.
+  for (const [text, title] of [[`stop #${victim.id}`, `kafka-server-stop.sh on broker ${victim.id}`],
+    [`start #${restarted.join(' #')}`, restarted.map((id) => `start broker ${id}`).join('; ')]]) {
+    assert.equal(await page.locator('.big-chart .mark-label', { hasText: text }).getAttribute('title'), title);
+  }
+
   // Dark theme and 中文, at 1280×720.
   await page.locator('.lang-switch').selectOption('zh');
   await page.getByRole('button', { name: '切换深色主题' }).click();
   await page.locator('.big-legend', { hasText: '副本不足' }).waitFor();
+  assert.equal(await page.locator('.big-chart .mark-label', { hasText: `停止 #${victim.id}` }).getAttribute('title'),
+    `在 broker ${victim.id} 上执行 kafka-server-stop.sh`);
   await screenshot(page, 'big-cluster-after-failover-zh-dark');
   // 125 %: the same page in a 1024×576 window.
   await page.setViewportSize({ width: 1024, height: 576 });

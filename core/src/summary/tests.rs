@@ -580,6 +580,98 @@ fn the_series_starts_at_the_first_action_goes_on_through_the_next_and_again_at_a
 }
 
 #[test]
+fn each_mark_of_the_chart_says_which_action_it_was() {
+    // Kafka: none of its own (the operator's acts the chart marks: kill -9,
+    // kafka-server-stop.sh's controlled shutdown, a start,
+    // kafka-preferred-replica-election.sh are different causes of the same
+    // leader moves, and the chart must tell them apart). Marked with what
+    // each was, in order, from the series' first point to now; a step the
+    // scenario has later is not marked before its time.
+    let later = Action::StartBroker {
+        broker: BrokerId(1),
+    };
+    let mut t = timeline(shape(4, 1, 8, 3), vec![(SimTime(50_000), later.clone())]);
+    let mut c = SummaryCache::default();
+    while t.now() < SimTime(20_000) && t.step() {
+        c.refresh(&t);
+    }
+    let act = |t: &mut Timeline, c: &mut SummaryCache, a: Action| {
+        let now = t.now();
+        t.insert(now, a).expect("an action now");
+        c.refresh(t);
+        now.as_ms()
+    };
+    let stop = act(
+        &mut t,
+        &mut c,
+        Action::ShutdownBroker {
+            broker: BrokerId(2),
+        },
+    );
+    while t.now() < SimTime(30_000) && t.step() {
+        c.refresh(&t);
+    }
+    let start = act(
+        &mut t,
+        &mut c,
+        Action::StartBroker {
+            broker: BrokerId(2),
+        },
+    );
+    let elect = act(
+        &mut t,
+        &mut c,
+        Action::PreferredElection { partitions: None },
+    );
+    while t.now() < SimTime(40_000) && t.step() {
+        c.refresh(&t);
+    }
+    let kill = act(
+        &mut t,
+        &mut c,
+        Action::KillBroker {
+            broker: BrokerId(1),
+        },
+    );
+    let marks: Vec<(u64, Action)> = c.series_marks().map(|(at, a)| (at, a.clone())).collect();
+    assert_eq!(
+        marks,
+        [
+            (
+                stop,
+                Action::ShutdownBroker {
+                    broker: BrokerId(2)
+                }
+            ),
+            (
+                start,
+                Action::StartBroker {
+                    broker: BrokerId(2)
+                }
+            ),
+            (elect, Action::PreferredElection { partitions: None }),
+            (
+                kill,
+                Action::KillBroker {
+                    broker: BrokerId(1)
+                }
+            ),
+        ]
+    );
+    assert_eq!(
+        c.series_actions().collect::<Vec<_>>(),
+        [stop, start, elect, kill]
+    );
+    while t.now() < SimTime(50_001) && t.step() {
+        c.refresh(&t);
+    }
+    assert_eq!(
+        c.series_marks().last().map(|(at, a)| (at, a.clone())),
+        Some((50_000, later))
+    );
+}
+
+#[test]
 fn with_the_controller_dead_no_row_has_a_controller_state_until_a_new_one_reads_them() {
     // Kafka: the partition states live in the active controller's
     // PartitionStateMachine (ControllerContext), in its process: after kill

@@ -4,10 +4,12 @@
 //! stacked SVG layers.
 
 use crate::components::big_cluster::Summary;
-use crate::el::{attrs, el, eld, leaf, list, num, s, shared, st, string, text};
-use crate::i18n::use_lang;
+use crate::el::{attrs, el, eld, leaf, list, num, prop, s, shared, st, string, text};
+use crate::i18n::{use_lang, Lang};
+use kcsim_core::controller::event::ElectionType;
+use kcsim_core::fact::Fact;
 use kcsim_core::summary::{SeriesPoint, SummaryCache};
-use kcsim_core::BrokerId;
+use kcsim_core::{Action, BrokerId};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -262,6 +264,96 @@ fn chart_lines(series: &[SeriesPoint], at: &ChartAt, from: u64, before: bool) ->
     }
 }
 
+/// An action's mark on the chart in a word or two and the broker it acted
+/// on (the mark's title says it in full).
+fn mark_word(a: &Action, lang: Lang) -> (&'static str, Option<BrokerId>) {
+    let (en, zh, b): (&'static str, &'static str, Option<BrokerId>) = match a {
+        Action::KillBroker { broker } => ("kill -9", "kill -9", Some(*broker)),
+        Action::ShutdownBroker { broker } => ("stop", "停止", Some(*broker)),
+        Action::StartBroker { broker } => ("start", "启动", Some(*broker)),
+        Action::PauseBroker { broker, .. } => ("pause", "暂停", Some(*broker)),
+        Action::ExpireSession { broker } => ("expire", "会话过期", Some(*broker)),
+        Action::SlowBroker { broker, .. } => ("slow", "减慢", Some(*broker)),
+        Action::HealBroker { broker } => ("heal", "恢复", Some(*broker)),
+        Action::PreferredElection { .. }
+        | Action::ElectLeaders {
+            election_type: ElectionType::Preferred,
+            ..
+        } => ("preferred election", "优先副本选举", None),
+        Action::ElectLeaders { .. } => ("unclean election", "unclean 选举", None),
+        Action::ReassignPartitions { .. } => ("reassign", "重分配", None),
+        // (Rare in a large cluster; the title says which.)
+        _ => ("admin", "管理", None),
+    };
+    (lang.t(en, zh), b)
+}
+
+/// The labels of the chart's marks (column, action, in order): at each
+/// column, the actions of one kind in one label ("start #3 #7", two brokers
+/// started at once), each label with its column, its text and its title
+/// (the actions in full).
+pub fn mark_labels(marks: &[(u32, Action)], lang: Lang) -> Vec<(u32, String, String)> {
+    let mut out: Vec<(u32, String, String)> = Vec::new();
+    let mut last: Option<(u32, &str)> = None;
+    for (x, a) in marks {
+        let (word, b) = mark_word(a, lang);
+        let full = crate::i18n::facts::fact_text(&Fact::UserAction(a.clone()), lang);
+        match out.last_mut() {
+            Some((_, text, title)) if last == Some((*x, word)) => {
+                if let Some(b) = b {
+                    text.push_str(&format!(" #{b}"));
+                }
+                title.push_str(lang.t("; ", "；"));
+                title.push_str(&full);
+            }
+            _ => out.push((
+                *x,
+                b.map_or_else(|| word.to_string(), |b| format!("{word} #{b}")),
+                full,
+            )),
+        }
+        last = Some((*x, word));
+    }
+    out
+}
+
+/// Lanes of action labels above the chart.
+const LANES: usize = 3;
+
+/// Where each label goes: for labels of `widths` (in the drawing's units)
+/// at columns `xs` (in order), the lane of each (none: no room) and
+/// whether it hangs left of its mark (at the right edge). A label starts
+/// at its mark and is put in the lowest lane where it overlaps no other.
+pub fn label_lanes(xs: &[u32], widths: &[u32]) -> Vec<Option<(usize, bool)>> {
+    let mut ends = [0u32; LANES];
+    xs.iter()
+        .zip(widths)
+        .map(|(&x, &w)| {
+            let left = x + w > CHART_W;
+            let (from, to) = if left {
+                (x.saturating_sub(w), x)
+            } else {
+                (x, x + w)
+            };
+            let lane = ends.iter().position(|&e| e <= from)?;
+            ends[lane] = to.saturating_add(3);
+            Some((lane, left))
+        })
+        .collect()
+}
+
+/// A label's width in the drawing's units, at the smallest width the chart
+/// is laid out at (a 1024-px window: 340 px for 560 units), in the label's
+/// font (0.72 rem: about 7 px a Latin letter, 12 a Chinese one), with its
+/// padding.
+fn label_width(label: &str) -> u32 {
+    let px: u32 = 6 + label
+        .chars()
+        .map(|c| if c.is_ascii() { 7 } else { 12 })
+        .sum::<u32>();
+    px * CHART_W / 340
+}
+
 /// Seconds, as the chart's axis writes them.
 fn secs(ms: u64) -> String {
     if ms % 1000 == 0 {
@@ -296,15 +388,11 @@ pub fn Chart(props: &ChartProps) -> Html {
         (cache_key(), at.base, t0, span, at.split, at.max_l, at.max_o),
         |_| {
             let cache = props.summary.0.borrow();
-            let marks: Vec<u32> = {
-                let mut m: Vec<u32> = cache
-                    .series_actions()
-                    // (Inside the frame: a mark at an edge is seen.)
-                    .map(|ms| column(t0, span, ms).clamp(3, CHART_W - 3))
-                    .collect();
-                m.dedup();
-                m
-            };
+            let marks: Vec<(u32, Action)> = cache
+                .series_marks()
+                // (Inside the frame: a mark at an edge is seen.)
+                .map(|(ms, a)| (column(t0, span, ms).clamp(3, CHART_W - 3), a.clone()))
+                .collect();
             (chart_lines(&cache.series, &at, at.split, true), marks)
         },
     );
@@ -327,10 +415,11 @@ pub fn Chart(props: &ChartProps) -> Html {
             .map(|d| leaf("path", &["d", "class"], Box::new([shared(d), s(class)])))
             .collect()
     };
-    // The actions, as dashed vertical lines.
+    // The actions, as dashed vertical lines (one per column).
     let marked = || -> Vec<Html> {
-        past.1
-            .iter()
+        let mut xs: Vec<u32> = past.1.iter().map(|(x, _)| *x).collect();
+        xs.dedup();
+        xs.iter()
             .map(|x| {
                 leaf(
                     "path",
@@ -340,6 +429,62 @@ pub fn Chart(props: &ChartProps) -> Html {
             })
             .collect()
     };
+    // And what each was, above the chart: a word and the broker's id, the
+    // whole action as its title, in lanes so that no two overlap.
+    let labels = mark_labels(&past.1, lang);
+    let xs: Vec<u32> = labels.iter().map(|l| l.0).collect();
+    let widths: Vec<u32> = labels.iter().map(|l| label_width(&l.1)).collect();
+    let lanes = label_lanes(&xs, &widths);
+    let used = lanes
+        .iter()
+        .flatten()
+        .map(|(l, _)| l + 1)
+        .max()
+        .unwrap_or(0);
+    let mark_labels = eld(
+        "div",
+        &["class"],
+        Box::new([s([
+            "chart-marks",
+            "chart-marks lanes-1",
+            "chart-marks lanes-2",
+            "chart-marks lanes-3",
+        ][used.min(LANES)])]),
+        list(
+            labels
+                .into_iter()
+                .zip(lanes)
+                .filter_map(|((x, label, title), lane)| {
+                    let (lane, left) = lane?;
+                    // (Per mille of the width, through the CSSOM.)
+                    let at = u64::from(x) * 1000 / u64::from(CHART_W);
+                    let (side, at) = if left {
+                        ("right", 1000 - at)
+                    } else {
+                        ("left", at)
+                    };
+                    let place = format!("{side}: {}.{}%", at / 10, at % 10);
+                    Some(eld(
+                        "span",
+                        &["style", "title", "class"],
+                        Box::new([
+                            prop(place),
+                            st(title),
+                            s(match (lane, left) {
+                                (0, false) => "mark-label lane-0",
+                                (1, false) => "mark-label lane-1",
+                                (_, false) => "mark-label lane-2",
+                                (0, true) => "mark-label lane-0 left",
+                                (1, true) => "mark-label lane-1 left",
+                                (_, true) => "mark-label lane-2 left",
+                            }),
+                        ]),
+                        string(label),
+                    ))
+                })
+                .collect(),
+        ),
+    );
     // The picked broker's line, its part before the last action and since.
     let picked = props
         .selected
@@ -357,8 +502,11 @@ pub fn Chart(props: &ChartProps) -> Html {
     let marks_said = if past.1.is_empty() {
         String::new()
     } else {
-        lang.t("; dashed: the actions taken", "；虚线：你的操作")
-            .to_string()
+        lang.t(
+            "; dashed: the actions taken, named above (#n: broker n)",
+            "；虚线：你的操作，名称在图上方（#n：broker n）",
+        )
+        .to_string()
     };
     // The lines run to the right edge; a card-coloured cover hides them
     // right of now, so that moving now moves one rectangle.
@@ -444,6 +592,7 @@ pub fn Chart(props: &ChartProps) -> Html {
                             },
                         )),
                     ),
+                    mark_labels,
                     chart(
                         "chart leaders",
                         lang.f(
@@ -543,12 +692,109 @@ pub fn Chart(props: &ChartProps) -> Html {
 #[cfg(test)]
 mod chart_tests {
     use super::{
-        chart_lines, chart_span, nice_max, push_num, step_path, ChartAt, CHART_H, CHART_W,
+        chart_lines, chart_span, label_lanes, label_width, mark_labels, nice_max, push_num,
+        step_path, ChartAt, CHART_H, CHART_W, LANES,
     };
+    use crate::i18n::Lang;
     use kcsim_core::summary::{SeriesPoint, Shape, SummaryCache};
     use kcsim_core::timeline::Timeline;
     use kcsim_core::{Action, BrokerId, SimTime};
     use std::collections::BTreeSet;
+
+    #[test]
+    fn action_labels_stay_in_the_frame_and_never_overlap_in_a_lane() {
+        // Two actions in one column, one near it, one at the right edge.
+        let xs = [3, 3, 10, 300, 555];
+        let widths = [100, 100, 100, 80, 80];
+        assert_eq!(
+            label_lanes(&xs, &widths),
+            [
+                Some((0, false)),
+                Some((1, false)),
+                Some((2, false)),
+                Some((0, false)),
+                Some((0, true))
+            ]
+        );
+        // A fourth in a crowded column has no room.
+        assert_eq!(label_lanes(&[5, 5, 5, 5], &[50; 4])[3], None);
+        // Many actions of many widths: in a lane, no two labels meet.
+        let mut seed = 3u64;
+        let mut next = |n: u32| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as u32 % n
+        };
+        for _ in 0..200 {
+            let mut xs: Vec<u32> = (0..12).map(|_| 3 + next(CHART_W - 5)).collect();
+            xs.sort_unstable();
+            let widths: Vec<u32> = (0..12).map(|_| 30 + next(150)).collect();
+            let lanes = label_lanes(&xs, &widths);
+            let mut placed: Vec<(usize, u32, u32)> = Vec::new();
+            for ((x, w), lane) in xs.iter().zip(&widths).zip(&lanes) {
+                let Some((lane, left)) = *lane else { continue };
+                assert!(lane < LANES);
+                let (a, b) = if left { (x - w, *x) } else { (*x, x + w) };
+                assert!(b <= CHART_W, "{x} {w} {left}");
+                assert!(
+                    placed
+                        .iter()
+                        .all(|&(l, c, d)| l != lane || b <= c || d <= a),
+                    "{x}+{w} in lane {lane} meets {placed:?}"
+                );
+                placed.push((lane, a, b));
+            }
+            assert!(lanes[0].is_some(), "the first always shows");
+        }
+        // What each was, with the broker's id, in both languages.
+        let kill = kcsim_core::Action::KillBroker {
+            broker: kcsim_core::BrokerId(7),
+        };
+        let stop = kcsim_core::Action::ShutdownBroker {
+            broker: kcsim_core::BrokerId(12),
+        };
+        let start = |b| kcsim_core::Action::StartBroker {
+            broker: kcsim_core::BrokerId(b),
+        };
+        let marks = [
+            (3, kill.clone()),
+            (40, stop.clone()),
+            (90, start(7)),
+            (90, start(12)),
+            (90, kill),
+            (95, start(1)),
+        ];
+        let text = |lang| -> Vec<(u32, String)> {
+            mark_labels(&marks, lang)
+                .into_iter()
+                .map(|(x, t, _)| (x, t))
+                .collect()
+        };
+        let pairs = |v: &[(u32, &str)]| -> Vec<(u32, String)> {
+            v.iter().map(|(x, t)| (*x, t.to_string())).collect()
+        };
+        assert_eq!(
+            text(Lang::En),
+            pairs(&[
+                (3, "kill -9 #7"),
+                (40, "stop #12"),
+                (90, "start #7 #12"),
+                (90, "kill -9 #7"),
+                (95, "start #1")
+            ])
+        );
+        assert_eq!(text(Lang::Zh)[1].1, "停止 #12");
+        assert_eq!(
+            mark_labels(&marks, Lang::En)[2].2,
+            "start broker 7; start broker 12"
+        );
+        assert_eq!(
+            mark_labels(&marks, Lang::Zh)[1].2,
+            "在 broker 12 上执行 kafka-server-stop.sh"
+        );
+        assert!(label_width("停止 #12") > label_width("stop #1"));
+    }
 
     #[test]
     fn a_scale_s_top_is_a_round_number_at_or_above_the_peak_and_changes_seldom() {

@@ -193,6 +193,12 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   assert.ok(pct(latencies, 0.5) < INPUT_BUDGET_MS, `input answered in ${pct(latencies, 0.5)} ms (median)`);
   assert.ok(pct(gaps, 0.95) < GAP_BUDGET_MS, `frames every ${pct(gaps, 0.95)} ms (p95)`);
 
+  // The balanced level (each running broker's preferred share, the core's
+  // count: AdminUtils' round robin gives each broker an equal one) as a band.
+  assert.equal(await page.locator('.big-chart .chart.leaders path.even').count(), 1);
+  if (PARTITIONS % SIZE.brokers === 0) {
+    assert.match(await page.locator('.big-chart figcaption').first().textContent(), new RegExp(`preferred share, ${PARTITIONS / SIZE.brokers},`));
+  }
   // The chart shows the failover's shape: offline rose, then fell to 0.
   assert.match(await page.locator('.big-chart figcaption').nth(1).textContent(), new RegExp(`now 0, peak ${seenOffline}`));
   // The kill is marked on it (a dashed line).

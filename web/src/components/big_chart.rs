@@ -42,12 +42,7 @@ pub fn step_path_to(
 ) -> String {
     let span = t1.saturating_sub(t0).max(1);
     let x = |ms: u64| column(t0, span, ms);
-    let max = u64::from(max.max(1));
-    // Value 0 at CHART_H − 2, `max` at 2.
-    let y = |v: u32| {
-        let v = u64::from(v).min(max);
-        (u64::from(CHART_H - 2) - (v * u64::from(CHART_H - 4) + max / 2) / max) as u32
-    };
+    let y = |v: u32| row(v, max);
     let mut d = String::new();
     // The column being drawn: its x, the y the line entered it at, the
     // lowest and highest y its points reach, and the last.
@@ -91,6 +86,14 @@ pub fn step_path_to(
     }
     push_num(&mut d, 'H', x(end));
     d
+}
+
+/// The drawing's row of value `v` on a scale from 0 to `max`: 0 at
+/// CHART_H − 2, `max` (and above) at 2.
+fn row(v: u32, max: u32) -> u32 {
+    let max = u64::from(max.max(1));
+    let v = u64::from(v).min(max);
+    (u64::from(CHART_H - 2) - (v * u64::from(CHART_H - 4) + max / 2) / max) as u32
 }
 
 /// The drawing's column of time `ms` on an axis from `t0` over `span` ms
@@ -170,6 +173,10 @@ pub struct ChartAt {
     pub max_l: u32,
     /// See [`ChartAt::max_l`].
     pub max_o: u32,
+    /// The balanced level of leaders, fewest and most
+    /// ([`kcsim_core::summary::Counts::balanced_leaders`]: a running
+    /// broker's preferred share), inside the leaders' scale.
+    pub balanced: Option<(u32, u32)>,
 }
 
 impl ChartAt {
@@ -178,6 +185,7 @@ impl ChartAt {
         let t0 = cache.series.first().map_or(0, |p| p.time_ms);
         let span = chart_span(now_ms.saturating_sub(t0));
         let (peak_l, peak_o) = cache.series_peaks();
+        let balanced = cache.counts.balanced_leaders();
         ChartAt {
             version: cache.series_version,
             base: cache.series_base,
@@ -185,8 +193,9 @@ impl ChartAt {
             span,
             now_x: column(t0, span, now_ms),
             split: cache.series_actions().last().unwrap_or(t0).max(t0),
-            max_l: nice_max(peak_l),
+            max_l: nice_max(peak_l.max(balanced.map_or(0, |b| b.1))),
             max_o: nice_max(peak_o),
+            balanced,
         }
     }
 }
@@ -499,6 +508,32 @@ pub fn Chart(props: &ChartProps) -> Html {
                     || format!("；粗线：broker\u{a0}{id}"),
                 )
             });
+    // The balanced level: a pale band at a running broker's preferred
+    // share (two when the shares differ).
+    let (even, even_said) = at.balanced.map_or((Vec::new(), String::new()), |(lo, hi)| {
+        let levels = if lo == hi { vec![lo] } else { vec![lo, hi] };
+        let said = if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo}–{hi}")
+        };
+        (
+            levels
+                .into_iter()
+                .map(|v| {
+                    leaf(
+                        "path",
+                        &["d", "class"],
+                        Box::new([st(format!("M0,{}H{w}", row(v, max_l))), s("even")]),
+                    )
+                })
+                .collect(),
+            lang.f(
+                || format!("; green band: a running broker's preferred share, {said}, what a preferred election restores"),
+                || format!("；绿色带：运行中 broker 的优先副本份额 {said}，即优先副本选举恢复到的水平"),
+            ),
+        )
+    });
     let marks_said = if past.1.is_empty() {
         String::new()
     } else {
@@ -582,12 +617,12 @@ pub fn Chart(props: &ChartProps) -> Html {
                         string(lang.f(
                             || {
                                 format!(
-                                    "leaders per broker (one line each, 0 to {max_l}{picked_said}{marks_said})"
+                                    "leaders per broker (one line each, 0 to {max_l}{even_said}{picked_said}{marks_said})"
                                 )
                             },
                             || {
                                 format!(
-                                    "每个 broker 的 leader 数（每条线一个 broker，0 到 {max_l}{picked_said}{marks_said}）"
+                                    "每个 broker 的 leader 数（每条线一个 broker，0 到 {max_l}{even_said}{picked_said}{marks_said}）"
                                 )
                             },
                         )),
@@ -610,9 +645,11 @@ pub fn Chart(props: &ChartProps) -> Html {
                             ),
                             layer(
                                 "layer picked",
-                                picked.map_or_else(Vec::new, |(old, _)| {
-                                    paths("line picked", std::slice::from_ref(old))
-                                }),
+                                even.into_iter()
+                                    .chain(picked.map_or_else(Vec::new, |(old, _)| {
+                                        paths("line picked", std::slice::from_ref(old))
+                                    }))
+                                    .collect(),
                             ),
                             layer(
                                 "layer recent",
@@ -696,7 +733,7 @@ mod chart_tests {
         step_path, ChartAt, CHART_H, CHART_W, LANES,
     };
     use crate::i18n::Lang;
-    use kcsim_core::summary::{SeriesPoint, Shape, SummaryCache};
+    use kcsim_core::summary::{BrokerCounts, SeriesPoint, Shape, SummaryCache};
     use kcsim_core::timeline::Timeline;
     use kcsim_core::{Action, BrokerId, SimTime};
     use std::collections::BTreeSet;
@@ -797,6 +834,38 @@ mod chart_tests {
     }
 
     #[test]
+    fn the_leaders_scale_holds_the_balanced_level_the_core_gives() {
+        // A broker just back leads nothing yet, the other fewer than the
+        // share it will lead after a preferred election: the band is still
+        // drawn inside the scale.
+        let mut c = SummaryCache::default();
+        c.counts.brokers = [(0, true, 30), (1, true, 70), (2, false, 50)]
+            .iter()
+            .map(|&(id, up, preferred)| BrokerCounts {
+                id: BrokerId(id),
+                up,
+                leader: 0,
+                follower: 0,
+                offline: 0,
+                under_replicated: 0,
+                under_min_isr: 0,
+                preferred,
+            })
+            .collect();
+        c.series.push(SeriesPoint {
+            time_ms: 1_000,
+            leaders: vec![12, 0, 0],
+            offline: 0,
+        });
+        let at = ChartAt::of(&c, 2_000);
+        assert_eq!(at.balanced, Some((30, 70)), "the running brokers' shares");
+        assert_eq!(at.max_l, 80);
+        c.counts.brokers.iter_mut().for_each(|b| b.up = false);
+        let at = ChartAt::of(&c, 2_000);
+        assert_eq!((at.balanced, at.max_l), (None, 12));
+    }
+
+    #[test]
     fn a_scale_s_top_is_a_round_number_at_or_above_the_peak_and_changes_seldom() {
         let mut tops = Vec::new();
         for peak in 0..=250_000u32 {
@@ -846,6 +915,7 @@ mod chart_tests {
                 split,
                 max_l: 40,
                 max_o: 10,
+                balanced: None,
             };
             let whole = chart_lines(&series, &at, at.t0, false);
             let past = chart_lines(&series, &at, split, true);

@@ -135,13 +135,16 @@ fn push_num(d: &mut String, c: char, n: u32) {
 }
 
 /// The chart's time span for `elapsed` ms since its first point: the
-/// smallest of 1, 2, 5, 10, 20, 50 … s that holds it. Between two
+/// smallest of 1, 1.5, 2, 3, 4, 6, 8, 10, 15 … s that holds it. Between two
 /// spans the drawing's time axis stands still (the lines grow to the right,
 /// a column at a time), so a line is drawn again only when its points change.
+/// Each span is at most 1.5 times the one before: right after a step the
+/// lines fill two thirds of the width or more (1, 2, 5 left half of it empty),
+/// for seven steps a decade instead of three.
 pub fn chart_span(elapsed: u64) -> u64 {
-    let mut unit: u64 = 1_000;
+    let mut unit: u64 = 100;
     loop {
-        for k in [1, 2, 5] {
+        for k in [10, 15, 20, 30, 40, 60, 80] {
             let span = unit.saturating_mul(k);
             if elapsed <= span || span == u64::MAX {
                 return span;
@@ -1114,16 +1117,18 @@ mod chart_tests {
     }
 
     #[test]
-    fn the_span_is_the_smallest_of_1_2_5_10_s_that_holds_the_time_since_the_first_point() {
-        let spans: Vec<u64> = [
-            1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000,
-        ]
-        .iter()
-        .map(|s| s * 1_000)
-        .collect();
+    fn the_span_is_the_smallest_step_that_holds_the_time_since_the_first_point_and_fills_two_thirds(
+    ) {
+        let spans: Vec<u64> = [1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0]
+            .iter()
+            .flat_map(|k| [1.0, 10.0, 100.0, 1_000.0].map(|d| (k * d * 1_000.0) as u64))
+            .chain([10_000_000])
+            .collect::<BTreeSet<u64>>()
+            .into_iter()
+            .collect();
         for elapsed in (0..6_000_000u64)
             .step_by(997)
-            .chain([9_999, 10_000, 10_001, 20_000, 20_001])
+            .chain([9_999, 10_000, 10_001, 15_000, 15_001, 20_000, 20_001])
         {
             let span = chart_span(elapsed);
             let k = spans
@@ -1135,7 +1140,13 @@ mod chart_tests {
                 k == 0 || elapsed > spans[k - 1],
                 "{elapsed}: {span} is not the smallest"
             );
+            // At most a third of the width empty (past the first second).
+            assert!(
+                elapsed <= 1_000 || elapsed * 3 > span * 2,
+                "{elapsed} fills less than two thirds of {span}"
+            );
         }
+        assert_eq!(chart_span(15_001), 20_000);
         assert_eq!(chart_span(u64::MAX), u64::MAX);
     }
 
@@ -1148,21 +1159,23 @@ mod chart_tests {
             offline: 0,
         });
         c.series_version = 1;
-        // Playing 30 s at a frame a virtual 16 ms: the span goes 1, 2, 5, 10,
-        // 20 and 50 s; now moves right a column at a time within each.
+        // Playing 30 s at a frame a virtual 16 ms: the span goes 1, 1.5, 2,
+        // 3, 4, 6, 8, 10, 15, 20 and 30 s (1, 2, 5, 10, 20 and 50 before
+        // the steps were finer); now moves right a column at a time within
+        // each.
         let ats: Vec<ChartAt> = (0..=30_000u64 / 16)
             .map(|f| ChartAt::of(&c, 71_000 + f * 16))
             .collect();
-        // The lines are made once a span (six times), the cover moved at
+        // The lines are made once a span (eleven times), the cover moved at
         // most once a column.
         let mut lines: Vec<(u64, u64, u64)> =
             ats.iter().map(|a| (a.version, a.t0, a.span)).collect();
         lines.dedup();
-        assert_eq!(lines.len(), 6);
+        assert_eq!(lines.len(), 11);
         let mut drawn = ats.clone();
         drawn.dedup();
         assert!(
-            drawn.len() <= 6 * (CHART_W as usize + 1),
+            drawn.len() <= 11 * (CHART_W as usize + 1),
             "{} drawings for {} frames",
             drawn.len(),
             ats.len()
@@ -1176,8 +1189,8 @@ mod chart_tests {
             }
             assert!(b.now_x <= CHART_W);
         }
-        assert_eq!(ats.last().map(|a| a.span), Some(50_000));
-        assert_eq!(ats.last().map(|a| a.now_x), Some(30_000 * CHART_W / 50_000));
+        assert_eq!(ats.last().map(|a| a.span), Some(30_000));
+        assert_eq!(ats.last().map(|a| a.now_x), Some(CHART_W));
         c.series_version += 1;
         assert_ne!(ChartAt::of(&c, 80_000), ats[9_000 / 16]);
     }

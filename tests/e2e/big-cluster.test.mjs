@@ -350,3 +350,43 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   await screenshot(page, 'big-cluster-125');
   assert.deepEqual(errors, []);
 });
+
+// At 100 brokers the grid's cells are compact: all of them in view at
+// 1280×720, each with its id, the controller's star and its leaders (a dead
+// broker's offline replicas), the full counts in its title.
+test('a 100-broker cluster: every broker of the grid in view at 1280×720', async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#s=size-100-2-500-3`);
+  await page.locator('.big-totals').waitFor({ timeout: 600_000 });
+  await page.locator('label.follow input').uncheck();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('.big-totals').dataset.offline === '0', null, { timeout: 600_000 });
+  await page.keyboard.press('Space');
+  const controller = await page.locator('.broker-grid .cell.controller').getAttribute('data-broker');
+  await page.locator('.kill-controller').click();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('.big-totals').dataset.offline === '0', null, { timeout: 600_000 });
+  await page.keyboard.press('Space');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const grid = await page.evaluate(() => {
+    const g = document.querySelector('.broker-grid').getBoundingClientRect();
+    return [...document.querySelectorAll('.broker-grid .cell')].map((c) => {
+      const r = c.getBoundingClientRect();
+      return {
+        id: c.dataset.broker, text: c.innerText.replace(/\s+/g, ' ').trim(), title: c.title, controller: c.classList.contains('controller'),
+        inView: r.top >= g.top - 1 && r.bottom <= g.bottom + 1 && r.bottom <= innerHeight && r.right <= innerWidth,
+        clipped: [...c.querySelectorAll('span')].some((s) => s.scrollWidth > s.clientWidth + 1 || s.getBoundingClientRect().right > r.right),
+      };
+    });
+  });
+  assert.equal(grid.length, 100);
+  assert.deepEqual(grid.filter((c) => !c.inView).map((c) => c.id), [], 'every cell in view');
+  assert.deepEqual(grid.filter((c) => c.clipped).map((c) => c.id), [], 'no text cut');
+  const dead = grid.find((c) => c.id === controller);
+  assert.match(dead.text, /^\d+ off \d+$/, `the dead broker's offline replicas: ${dead.text}`);
+  assert.match(dead.title, /^broker \d+, dead: leads 0, follows 0, \d+ offline replicas, 0 under-replicated, 0 under min ISR$/);
+  const ctl = grid.find((c) => c.controller);
+  assert.match(ctl.text, new RegExp(`^${ctl.id}★( \\d+)? L\\d+$`), `the controller starred: ${ctl.text}`);
+  for (const c of grid.filter((c) => c.id !== controller)) assert.match(c.text, /^\d+★?( \d+)? L\d+$/, c.text);
+  await screenshot(page, 'big-cluster-100-brokers');
+  assert.deepEqual(errors, []);
+});

@@ -220,6 +220,7 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   assert.ok(to - from < 1.5 * (parseFloat(clock.replace(/[^0-9.]/g, '')) - from) + 0.15, `at most a third of the axis ahead of now: ${from} s to ${to} s, now ${clock}`);
   assert.ok(to >= parseFloat(clock.replace(/[^0-9.]/g, '')) - 0.001, `axis ends at ${to} s, now ${clock}`);
   // The filters: the partitions not on their preferred leader are the ones it led.
+  await page.locator('.lang-switch').selectOption('en');
   await page.locator('.f-np input').check();
   await page.waitForFunction((v) => document.querySelector('.big-count').dataset.shown === String(v), ledByVictim);
   await page.locator('.f-np input').uncheck();
@@ -388,5 +389,54 @@ test('a 100-broker cluster: every broker of the grid in view at 1280×720', asyn
   assert.match(ctl.text, new RegExp(`^${ctl.id}★( \\d+)? L\\d+$`), `the controller starred: ${ctl.text}`);
   for (const c of grid.filter((c) => c.id !== controller)) assert.match(c.text, /^\d+★?( \d+)? L\d+$/, c.text);
   await screenshot(page, 'big-cluster-100-brokers');
+  assert.deepEqual(errors, []);
+});
+
+// At 125 % of 1280×720 (a 1024×576 window at device scale 1.25) the
+// partition table's columns all fit, "changed" included, in both languages,
+// with the widest state ("no active controller", right after the
+// controller's kill -9) and once the new controller has them.
+test('the partition table fits at 125 % of 1280×720', async () => {
+  const page = await browser.newPage({ viewport: { width: 1024, height: 576 }, deviceScaleFactor: 1.25 });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${server.url}#s=size-100-2-500-3`);
+  await page.locator('.big-totals').waitFor({ timeout: 600_000 });
+  await page.locator('label.follow input').uncheck();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('.big-totals').dataset.offline === '0', null, { timeout: 600_000 });
+  await page.keyboard.press('Space');
+  const fits = () => page.evaluate(() => {
+    const v = document.querySelector('.vtable');
+    const t = v.querySelector('table');
+    const last = [...t.querySelectorAll('thead th')].pop().getBoundingClientRect();
+    return { view: v.clientWidth, table: t.scrollWidth, lastRight: last.right, viewRight: v.getBoundingClientRect().right };
+  });
+  const check = async (when) => {
+    for (const lang of ['en', 'zh']) {
+      await page.locator('.lang-switch').selectOption(lang);
+      await page.locator('#p-partitions th', { hasText: lang === 'en' ? 'changed' : '变化于' }).waitFor();
+      const f = await fits();
+      assert.ok(f.table <= f.view && f.lastRight <= f.viewRight + 0.5, `${when}, ${lang}: the table ${f.table} px in ${f.view} px`);
+    }
+  };
+  await check('settled');
+  await page.locator('.kill-controller').click();
+  await page.locator('#p-partitions td.no-controller').first().waitFor();
+  await check('no active controller');
+  // Once a new controller has elected leaders: the partitions the dead
+  // broker led are under-replicated and not on their preferred leader.
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('.big-totals').dataset.offline === '0', null, { timeout: 600_000 });
+  await page.keyboard.press('Space');
+  await page.locator('.lang-switch').selectOption('en');
+  await page.locator('.f-np input').check();
+  await page.locator('#p-partitions tbody td', { hasText: /not preferred/ }).first().waitFor();
+  await check('not on the preferred leader');
+  const rowH = await page.locator('#p-partitions tbody tr').first().evaluate((r) => r.getBoundingClientRect().height);
+  assert.ok(rowH <= 24.5, `rows stay ${rowH} px high`);
+  await page.locator('.lang-switch').selectOption('en');
+  await screenshot(page, 'big-cluster-table-125');
+  await page.close();
   assert.deepEqual(errors, []);
 });

@@ -89,11 +89,13 @@ pub fn step_path_to(
 }
 
 /// The drawing's row of value `v` on a scale from 0 to `max`: 0 at
-/// CHART_H − 2, `max` (and above) at 2.
-fn row(v: u32, max: u32) -> u32 {
+/// CHART_H − 6, `max` (and above) at 3. (A line at 0 stands clear of the
+/// frame: at CHART_H − 2 a dead broker's line ran along the bottom border,
+/// seen as a second border in the dark theme.)
+pub fn row(v: u32, max: u32) -> u32 {
     let max = u64::from(max.max(1));
     let v = u64::from(v).min(max);
-    (u64::from(CHART_H - 2) - (v * u64::from(CHART_H - 4) + max / 2) / max) as u32
+    (u64::from(CHART_H - 6) - (v * u64::from(CHART_H - 9) + max / 2) / max) as u32
 }
 
 /// The drawing's column of time `ms` on an axis from `t0` over `span` ms
@@ -1056,7 +1058,7 @@ mod chart_tests {
         let x = |ms: u64| ((ms - t0) * u64::from(CHART_W) / (t1 - t0)) as u32;
         let y = |v: u32| {
             let (v, m) = (u64::from(v), u64::from(max));
-            (u64::from(CHART_H - 2) - (v * u64::from(CHART_H - 4) + m / 2) / m) as u32
+            (u64::from(CHART_H - 6) - (v * u64::from(CHART_H - 9) + m / 2) / m) as u32
         };
         let mut d = String::new();
         for (i, &(ms, v)) in points.iter().enumerate() {
@@ -1101,7 +1103,7 @@ mod chart_tests {
         );
         // A flat line is one horizontal stroke.
         let flat: Vec<(u64, u32)> = (0..1_000).map(|i| (i, 5)).collect();
-        assert_eq!(step_path(flat.iter().copied(), 0, 2_000, 10), "M0,55H560");
+        assert_eq!(step_path(flat.iter().copied(), 0, 2_000, 10), "M0,53H560");
         assert_eq!(
             covered(&step_path(flat.iter().copied(), 0, 2_000, 10)),
             covered(&plain(&flat, 0, 2_000, 10))
@@ -1110,6 +1112,13 @@ mod chart_tests {
             let mut d = String::new();
             push_num(&mut d, 'V', n);
             assert_eq!(d, format!("V{n}"));
+        }
+        // A line at 0 stands clear of the bottom border (it ran along it
+        // at CHART_H - 2), the top one inside the top border.
+        for m in [1, 7, 10, 12, 2_000, u32::MAX] {
+            assert_eq!(super::row(0, m), CHART_H - 6);
+            assert_eq!(super::row(m, m), 3);
+            assert_eq!(super::row(m.saturating_add(1), m), 3);
         }
         // No points: no line (a path must start with a move: the browser
         // rejects "H560").

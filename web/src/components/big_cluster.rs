@@ -972,7 +972,7 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                         Some(state) => td(text(state_name(state))),
                         None => crate::components::partition_table::no_controller_state(lang),
                     },
-                    td(string(tags(r.flags))),
+                    el("td", attrs!("class" = "flags"), string(tags(r.flags))),
                     td(string(r.changed_at_ms.map_or(String::new(), |c| {
                         format!("{:.1} s", c as f64 / 1000.0)
                     }))),
@@ -1024,7 +1024,9 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                     &["style"],
                     Box::new([prop(format!(
                         "height: {}px; position: relative",
-                        n * ROW_H + ROW_H
+                        // (The header: up to two lines, when a narrow
+                        // window wraps "leader epoch".)
+                        n * ROW_H + 2 * ROW_H
                     ))]),
                     eld(
                         "table",

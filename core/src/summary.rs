@@ -101,6 +101,11 @@ pub struct BrokerCounts {
     /// Partitions it leads whose ISR is short of `min.insync.replicas`
     /// (its `UnderMinIsrPartitionCount` gauge).
     pub under_min_isr: u32,
+    /// Partitions whose preferred replica it is (the first of their
+    /// assigned replicas), up or down: what it leads once a preferred
+    /// replica election (or the auto leader rebalance) has given each
+    /// partition back to its preferred replica, with the ISR caught up.
+    pub preferred: u32,
 }
 
 /// Cluster-wide totals.
@@ -132,6 +137,20 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// The balanced level of leaders: the fewest and the most partitions
+    /// any running broker is the preferred replica of
+    /// ([`BrokerCounts::preferred`]; one level when they are equal, as
+    /// `kafka-topics.sh --create`'s round robin makes them). Kafka's
+    /// preferred replica election and auto leader rebalance move each
+    /// partition's leadership back to its preferred replica when it is alive
+    /// and in the ISR, so that is what each running broker leads after one;
+    /// a dead broker's share stays with the others. `None` with no broker up.
+    pub fn balanced_leaders(&self) -> Option<(u32, u32)> {
+        let mut up = self.brokers.iter().filter(|b| b.up).map(|b| b.preferred);
+        let first = up.next()?;
+        Some(up.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))
+    }
+
     /// Whether the counts add up: every partition is led by one running
     /// broker or offline, and every replica is a leader, a follower or
     /// offline.
@@ -493,6 +512,7 @@ impl SummaryCache {
                     offline: 0,
                     under_replicated: 0,
                     under_min_isr: 0,
+                    preferred: 0,
                 })
                 .collect(),
             totals: Totals::default(),
@@ -573,6 +593,10 @@ impl SummaryCache {
         }
         if flags & NOT_PREFERRED != 0 {
             bump(&mut totals.not_preferred);
+        }
+        let preferred = row.replicas().first().and_then(|p| self.slot(*p));
+        if let Some(b) = preferred.and_then(|(s, _)| self.counts.brokers.get_mut(s)) {
+            bump(&mut b.preferred);
         }
         for r in row.replicas() {
             let Some((s, up)) = self.slot(*r) else {
@@ -657,12 +681,19 @@ impl SummaryCache {
     /// order: from its first point to the last refresh (the chart marks
     /// them; a later one is not yet taken).
     pub fn series_actions(&self) -> impl Iterator<Item = u64> + '_ {
+        self.series_marks().map(|(t, _)| t)
+    }
+
+    /// The actions of [`SummaryCache::series_actions`] with what each was
+    /// (the chart says which: a kill -9, a controlled shutdown, a start, a
+    /// preferred election ...), in order.
+    pub fn series_marks(&self) -> impl Iterator<Item = (u64, &Action)> + '_ {
         let from = self.series.first().map_or(u64::MAX, |p| p.time_ms);
         let to = self.at.map_or(0, |t| t.as_ms());
         self.actions
             .iter()
-            .map(|(t, _)| t.as_ms())
-            .filter(move |t| (from..=to).contains(t))
+            .map(|(t, a)| (t.as_ms(), a))
+            .filter(move |(t, _)| (from..=to).contains(t))
     }
 
     /// The active controller's PartitionStateMachine state of row `i` at

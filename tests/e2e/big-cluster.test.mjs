@@ -193,19 +193,34 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   assert.ok(pct(latencies, 0.5) < INPUT_BUDGET_MS, `input answered in ${pct(latencies, 0.5)} ms (median)`);
   assert.ok(pct(gaps, 0.95) < GAP_BUDGET_MS, `frames every ${pct(gaps, 0.95)} ms (p95)`);
 
+  // The balanced level (each running broker's preferred share, the core's
+  // count: AdminUtils' round robin gives each broker an equal one) as a band.
+  assert.equal(await page.locator('.big-chart .chart.leaders path.even').count(), 1);
+  if (PARTITIONS % SIZE.brokers === 0) {
+    assert.match(await page.locator('.big-chart figcaption').first().textContent(), new RegExp(`preferred share, ${PARTITIONS / SIZE.brokers},`));
+  }
   // The chart shows the failover's shape: offline rose, then fell to 0.
   assert.match(await page.locator('.big-chart figcaption').nth(1).textContent(), new RegExp(`now 0, peak ${seenOffline}`));
   // The kill is marked on it (a dashed line).
   assert.ok(await page.locator('.big-chart .chart.offline path.mark').count() >= 1, 'the kill marked');
+  // And named above the chart: what it was and the broker, in full in its title.
+  const killLabel = page.locator('.big-chart .mark-label', { hasText: `kill -9 #${controller}` });
+  assert.equal(await killLabel.count(), 1, 'the kill named above the chart');
+  assert.equal(await killLabel.getAttribute('title'), `kill -9 broker ${controller}`);
   // Its time axis: from the series' first point (the page's first look) over a span of 1,
-  // 2, 5, 10, 20, 50 … s that holds now, so the lines grow to the right.
+  // 1.5, 2, 3, 4, 6, 8, 10, 15 … s that holds now, so the lines grow to the right.
   const ticks = (await page.locator('.big-chart .chart-axis span').allTextContents()).map((x) => parseFloat(x));
   const [from, to] = [ticks[0], ticks[ticks.length - 1]];
   assert.equal(ticks.length, 5, 'the ends and the quarters');
   ticks.slice(1).forEach((t, i) => assert.ok(t >= ticks[i], `ticks in order: ${ticks}`));
-  assert.ok([1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].includes(Math.round(to - from)), `axis ${from} s to ${to} s`);
+  const spans = [1, 10, 100, 1000].flatMap((d) => [1, 1.5, 2, 3, 4, 6, 8].map((k) => k * d));
+  // (The ends are written to a tenth of a second.)
+  const span = spans.find((s) => Math.abs(to - from - s) < 0.15);
+  assert.ok(span, `axis ${from} s to ${to} s`);
+  assert.ok(to - from < 1.5 * (parseFloat(clock.replace(/[^0-9.]/g, '')) - from) + 0.15, `at most a third of the axis ahead of now: ${from} s to ${to} s, now ${clock}`);
   assert.ok(to >= parseFloat(clock.replace(/[^0-9.]/g, '')) - 0.001, `axis ends at ${to} s, now ${clock}`);
   // The filters: the partitions not on their preferred leader are the ones it led.
+  await page.locator('.lang-switch').selectOption('en');
   await page.locator('.f-np input').check();
   await page.waitForFunction((v) => document.querySelector('.big-count').dataset.shown === String(v), ledByVictim);
   await page.locator('.f-np input').uncheck();
@@ -318,13 +333,110 @@ test(`a ${SIZE.brokers}-broker, ${PARTITIONS}-partition cluster: counts add up, 
   assert.ok(await page.locator('.big-chart .chart.leaders path.line.picked').count() >= 1, 'the picked broker\'s line');
   await screenshot(page, 'big-cluster-after-rebalance-en');
 
+  // Each action named above the chart; the two starts, at one moment, in one label.
+  for (const [text, title] of [[`stop #${victim.id}`, `kafka-server-stop.sh on broker ${victim.id}`],
+    [`start #${restarted.join(' #')}`, restarted.map((id) => `start broker ${id}`).join('; ')]]) {
+    assert.equal(await page.locator('.big-chart .mark-label', { hasText: text }).getAttribute('title'), title);
+  }
+
   // Dark theme and 中文, at 1280×720.
   await page.locator('.lang-switch').selectOption('zh');
   await page.getByRole('button', { name: '切换深色主题' }).click();
   await page.locator('.big-legend', { hasText: '副本不足' }).waitFor();
+  assert.equal(await page.locator('.big-chart .mark-label', { hasText: `停止 #${victim.id}` }).getAttribute('title'),
+    `在 broker ${victim.id} 上执行 kafka-server-stop.sh`);
   await screenshot(page, 'big-cluster-after-failover-zh-dark');
   // 125 %: the same page in a 1024×576 window.
   await page.setViewportSize({ width: 1024, height: 576 });
   await screenshot(page, 'big-cluster-125');
+  assert.deepEqual(errors, []);
+});
+
+// At 100 brokers the grid's cells are compact: all of them in view at
+// 1280×720, each with its id, the controller's star and its leaders (a dead
+// broker's offline replicas), the full counts in its title.
+test('a 100-broker cluster: every broker of the grid in view at 1280×720', async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#s=size-100-2-500-3`);
+  await page.locator('.big-totals').waitFor({ timeout: 600_000 });
+  await page.locator('label.follow input').uncheck();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('.big-totals').dataset.offline === '0', null, { timeout: 600_000 });
+  await page.keyboard.press('Space');
+  const controller = await page.locator('.broker-grid .cell.controller').getAttribute('data-broker');
+  await page.locator('.kill-controller').click();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('.big-totals').dataset.offline === '0', null, { timeout: 600_000 });
+  await page.keyboard.press('Space');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const grid = await page.evaluate(() => {
+    const g = document.querySelector('.broker-grid').getBoundingClientRect();
+    return [...document.querySelectorAll('.broker-grid .cell')].map((c) => {
+      const r = c.getBoundingClientRect();
+      return {
+        id: c.dataset.broker, text: c.innerText.replace(/\s+/g, ' ').trim(), title: c.title, controller: c.classList.contains('controller'),
+        inView: r.top >= g.top - 1 && r.bottom <= g.bottom + 1 && r.bottom <= innerHeight && r.right <= innerWidth,
+        clipped: [...c.querySelectorAll('span')].some((s) => s.scrollWidth > s.clientWidth + 1 || s.getBoundingClientRect().right > r.right),
+      };
+    });
+  });
+  assert.equal(grid.length, 100);
+  assert.deepEqual(grid.filter((c) => !c.inView).map((c) => c.id), [], 'every cell in view');
+  assert.deepEqual(grid.filter((c) => c.clipped).map((c) => c.id), [], 'no text cut');
+  const dead = grid.find((c) => c.id === controller);
+  assert.match(dead.text, /^\d+ off \d+$/, `the dead broker's offline replicas: ${dead.text}`);
+  assert.match(dead.title, /^broker \d+, dead: leads 0, follows 0, \d+ offline replicas, 0 under-replicated, 0 under min ISR$/);
+  const ctl = grid.find((c) => c.controller);
+  assert.match(ctl.text, new RegExp(`^${ctl.id}★( \\d+)? L\\d+$`), `the controller starred: ${ctl.text}`);
+  for (const c of grid.filter((c) => c.id !== controller)) assert.match(c.text, /^\d+★?( \d+)? L\d+$/, c.text);
+  await screenshot(page, 'big-cluster-100-brokers');
+  assert.deepEqual(errors, []);
+});
+
+// At 125 % of 1280×720 (a 1024×576 window at device scale 1.25) the
+// partition table's columns all fit, "changed" included, in both languages,
+// with the widest state ("no active controller", right after the
+// controller's kill -9) and once the new controller has them.
+test('the partition table fits at 125 % of 1280×720', async () => {
+  const page = await browser.newPage({ viewport: { width: 1024, height: 576 }, deviceScaleFactor: 1.25 });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${server.url}#s=size-100-2-500-3`);
+  await page.locator('.big-totals').waitFor({ timeout: 600_000 });
+  await page.locator('label.follow input').uncheck();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('.big-totals').dataset.offline === '0', null, { timeout: 600_000 });
+  await page.keyboard.press('Space');
+  const fits = () => page.evaluate(() => {
+    const v = document.querySelector('.vtable');
+    const t = v.querySelector('table');
+    const last = [...t.querySelectorAll('thead th')].pop().getBoundingClientRect();
+    return { view: v.clientWidth, table: t.scrollWidth, lastRight: last.right, viewRight: v.getBoundingClientRect().right };
+  });
+  const check = async (when) => {
+    for (const lang of ['en', 'zh']) {
+      await page.locator('.lang-switch').selectOption(lang);
+      await page.locator('#p-partitions th', { hasText: lang === 'en' ? 'changed' : '变化于' }).waitFor();
+      const f = await fits();
+      assert.ok(f.table <= f.view && f.lastRight <= f.viewRight + 0.5, `${when}, ${lang}: the table ${f.table} px in ${f.view} px`);
+    }
+  };
+  await check('settled');
+  await page.locator('.kill-controller').click();
+  await page.locator('#p-partitions td.no-controller').first().waitFor();
+  await check('no active controller');
+  // Once a new controller has elected leaders: the partitions the dead
+  // broker led are under-replicated and not on their preferred leader.
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('.big-totals').dataset.offline === '0', null, { timeout: 600_000 });
+  await page.keyboard.press('Space');
+  await page.locator('.lang-switch').selectOption('en');
+  await page.locator('.f-np input').check();
+  await page.locator('#p-partitions tbody td', { hasText: /not preferred/ }).first().waitFor();
+  await check('not on the preferred leader');
+  const rowH = await page.locator('#p-partitions tbody tr').first().evaluate((r) => r.getBoundingClientRect().height);
+  assert.ok(rowH <= 24.5, `rows stay ${rowH} px high`);
+  await page.locator('.lang-switch').selectOption('en');
+  await screenshot(page, 'big-cluster-table-125');
+  await page.close();
   assert.deepEqual(errors, []);
 });

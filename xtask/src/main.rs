@@ -446,8 +446,10 @@ fn stage_browser() -> Result<()> {
 /// 658 976 at the session's end (+2 618: the chart's three layers, its
 /// scales written, the picked broker's line, the grid brought to a new
 /// controller, filters as typed, the sticky lesson narration); again
-/// rounded up, plus 2 000.
-const WASM_GZIP_BUDGET: u64 = 661_000;
+/// rounded up, plus 2 000. Issue 13's large-cluster review, item 1 (the
+/// chart's action marks named, in both languages, in lanes above it):
+/// 661 263 (+2 015 over 659 248); rounded up, plus 2 000.
+const WASM_GZIP_BUDGET: u64 = 664_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

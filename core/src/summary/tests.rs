@@ -429,6 +429,7 @@ fn the_series_version_changes_exactly_when_the_series_does() {
             offline: 0,
             under_replicated: 0,
             under_min_isr: 0,
+            preferred: 0,
         })
         .collect();
     let push = |c: &mut SummaryCache, ms: u64, leaders: [u32; 2], offline: u32| {
@@ -577,6 +578,179 @@ fn the_series_starts_at_the_first_action_goes_on_through_the_next_and_again_at_a
     c.refresh(&t);
     assert_eq!(c.series_base, base);
     assert_eq!(c.series[0].time_ms, 30_000);
+}
+
+#[test]
+fn each_mark_of_the_chart_says_which_action_it_was() {
+    // Kafka: none of its own (the operator's acts the chart marks: kill -9,
+    // kafka-server-stop.sh's controlled shutdown, a start,
+    // kafka-preferred-replica-election.sh are different causes of the same
+    // leader moves, and the chart must tell them apart). Marked with what
+    // each was, in order, from the series' first point to now; a step the
+    // scenario has later is not marked before its time.
+    let later = Action::StartBroker {
+        broker: BrokerId(1),
+    };
+    let mut t = timeline(shape(4, 1, 8, 3), vec![(SimTime(50_000), later.clone())]);
+    let mut c = SummaryCache::default();
+    while t.now() < SimTime(20_000) && t.step() {
+        c.refresh(&t);
+    }
+    let act = |t: &mut Timeline, c: &mut SummaryCache, a: Action| {
+        let now = t.now();
+        t.insert(now, a).expect("an action now");
+        c.refresh(t);
+        now.as_ms()
+    };
+    let stop = act(
+        &mut t,
+        &mut c,
+        Action::ShutdownBroker {
+            broker: BrokerId(2),
+        },
+    );
+    while t.now() < SimTime(30_000) && t.step() {
+        c.refresh(&t);
+    }
+    let start = act(
+        &mut t,
+        &mut c,
+        Action::StartBroker {
+            broker: BrokerId(2),
+        },
+    );
+    let elect = act(
+        &mut t,
+        &mut c,
+        Action::PreferredElection { partitions: None },
+    );
+    while t.now() < SimTime(40_000) && t.step() {
+        c.refresh(&t);
+    }
+    let kill = act(
+        &mut t,
+        &mut c,
+        Action::KillBroker {
+            broker: BrokerId(1),
+        },
+    );
+    let marks: Vec<(u64, Action)> = c.series_marks().map(|(at, a)| (at, a.clone())).collect();
+    assert_eq!(
+        marks,
+        [
+            (
+                stop,
+                Action::ShutdownBroker {
+                    broker: BrokerId(2)
+                }
+            ),
+            (
+                start,
+                Action::StartBroker {
+                    broker: BrokerId(2)
+                }
+            ),
+            (elect, Action::PreferredElection { partitions: None }),
+            (
+                kill,
+                Action::KillBroker {
+                    broker: BrokerId(1)
+                }
+            ),
+        ]
+    );
+    assert_eq!(
+        c.series_actions().collect::<Vec<_>>(),
+        [stop, start, elect, kill]
+    );
+    while t.now() < SimTime(50_001) && t.step() {
+        c.refresh(&t);
+    }
+    assert_eq!(
+        c.series_marks().last().map(|(at, a)| (at, a.clone())),
+        Some((50_000, later))
+    );
+}
+
+#[test]
+fn the_balanced_level_is_each_running_broker_s_preferred_share_and_a_preferred_election_restores_it(
+) {
+    // Kafka: the preferred replica is the first of a partition's assigned
+    // replicas; kafka-preferred-replica-election.sh
+    // (PreferredReplicaPartitionLeaderElectionStrategy) gives each partition
+    // back to it when it is alive and in the ISR, so after one every running
+    // broker leads the partitions it is first in the assignment of. A dead
+    // broker's share stays with the other replicas, and is not counted.
+    let b = BrokerId;
+    let custom = Action::CreateTopic {
+        name: "x".to_string(),
+        assignment: Some(vec![vec![b(0), b(1)], vec![b(0), b(2)], vec![b(0), b(1)]]),
+        partitions: None,
+        replication_factor: None,
+    };
+    // t00: 6 partitions over 3 brokers, 2 first in each by the round robin;
+    // x: broker 0 first in all 3.
+    let mut t = timeline(shape(3, 1, 6, 2), vec![(SimTime(2_000), custom)]);
+    t.seek(SimTime(10_000));
+    let mut c = fresh(&t);
+    let preferred: Vec<u32> = c.counts.brokers.iter().map(|b| b.preferred).collect();
+    assert_eq!(preferred, [5, 2, 2]);
+    assert_eq!(c.counts.balanced_leaders(), Some((2, 5)));
+    let leaders = |c: &SummaryCache| {
+        c.counts
+            .brokers
+            .iter()
+            .map(|b| b.leader)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        leaders(&c),
+        preferred,
+        "created on their preferred replicas"
+    );
+    // Broker 1 killed: its partitions move to their other replica; the
+    // balanced level is the running brokers' shares.
+    let now = t.now();
+    t.insert(now, Action::KillBroker { broker: b(1) })
+        .expect("a kill now");
+    while t.now() < SimTime(30_000) && t.step() {
+        c.refresh(&t);
+    }
+    assert_eq!(c.counts.balanced_leaders(), Some((2, 5)));
+    assert_eq!(
+        c.counts.brokers[1].preferred, 2,
+        "still its share, while down"
+    );
+    let now_led = leaders(&c);
+    assert_eq!(now_led[1], 0);
+    assert_eq!(now_led.iter().sum::<u32>(), 9, "all led by the others");
+    assert!(
+        now_led[0] > 5 || now_led[2] > 2,
+        "above their share: {now_led:?}"
+    );
+    // Back, caught up, and a preferred election: each leads its share.
+    let now = t.now();
+    t.insert(now, Action::StartBroker { broker: b(1) })
+        .expect("a start now");
+    while t.now() < SimTime(60_000) && t.step() {
+        c.refresh(&t);
+    }
+    assert_ne!(leaders(&c), preferred, "not given back without an election");
+    let now = t.now();
+    t.insert(now, Action::PreferredElection { partitions: None })
+        .expect("an election now");
+    while t.now() < SimTime(70_000) && t.step() {
+        c.refresh(&t);
+    }
+    assert_eq!(leaders(&c), preferred);
+    assert_eq!(c.counts, fresh(&t).counts, "followed as read afresh");
+    // With broker 0 down, the level is the others' (and none with none up).
+    let now = t.now();
+    t.insert(now, Action::KillBroker { broker: b(0) })
+        .expect("a kill now");
+    c.refresh(&t);
+    assert_eq!(c.counts.balanced_leaders(), Some((2, 2)));
+    assert_eq!(Counts::default().balanced_leaders(), None);
 }
 
 #[test]

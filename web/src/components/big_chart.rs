@@ -4,10 +4,12 @@
 //! stacked SVG layers.
 
 use crate::components::big_cluster::Summary;
-use crate::el::{attrs, el, eld, leaf, list, num, s, shared, st, string, text};
-use crate::i18n::use_lang;
+use crate::el::{attrs, el, eld, leaf, list, num, prop, s, shared, st, string, text};
+use crate::i18n::{use_lang, Lang};
+use kcsim_core::controller::event::ElectionType;
+use kcsim_core::fact::Fact;
 use kcsim_core::summary::{SeriesPoint, SummaryCache};
-use kcsim_core::BrokerId;
+use kcsim_core::{Action, BrokerId};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -40,12 +42,7 @@ pub fn step_path_to(
 ) -> String {
     let span = t1.saturating_sub(t0).max(1);
     let x = |ms: u64| column(t0, span, ms);
-    let max = u64::from(max.max(1));
-    // Value 0 at CHART_H − 2, `max` at 2.
-    let y = |v: u32| {
-        let v = u64::from(v).min(max);
-        (u64::from(CHART_H - 2) - (v * u64::from(CHART_H - 4) + max / 2) / max) as u32
-    };
+    let y = |v: u32| row(v, max);
     let mut d = String::new();
     // The column being drawn: its x, the y the line entered it at, the
     // lowest and highest y its points reach, and the last.
@@ -91,6 +88,16 @@ pub fn step_path_to(
     d
 }
 
+/// The drawing's row of value `v` on a scale from 0 to `max`: 0 at
+/// CHART_H − 6, `max` (and above) at 3. (A line at 0 stands clear of the
+/// frame: at CHART_H − 2 a dead broker's line ran along the bottom border,
+/// seen as a second border in the dark theme.)
+pub fn row(v: u32, max: u32) -> u32 {
+    let max = u64::from(max.max(1));
+    let v = u64::from(v).min(max);
+    (u64::from(CHART_H - 6) - (v * u64::from(CHART_H - 9) + max / 2) / max) as u32
+}
+
 /// The drawing's column of time `ms` on an axis from `t0` over `span` ms
 /// (the left edge before `t0`, the right one past its end).
 fn column(t0: u64, span: u64, ms: u64) -> u32 {
@@ -130,13 +137,16 @@ fn push_num(d: &mut String, c: char, n: u32) {
 }
 
 /// The chart's time span for `elapsed` ms since its first point: the
-/// smallest of 1, 2, 5, 10, 20, 50 … s that holds it. Between two
+/// smallest of 1, 1.5, 2, 3, 4, 6, 8, 10, 15 … s that holds it. Between two
 /// spans the drawing's time axis stands still (the lines grow to the right,
 /// a column at a time), so a line is drawn again only when its points change.
+/// Each span is at most 1.5 times the one before: right after a step the
+/// lines fill two thirds of the width or more (1, 2, 5 left half of it empty),
+/// for seven steps a decade instead of three.
 pub fn chart_span(elapsed: u64) -> u64 {
-    let mut unit: u64 = 1_000;
+    let mut unit: u64 = 100;
     loop {
-        for k in [1, 2, 5] {
+        for k in [10, 15, 20, 30, 40, 60, 80] {
             let span = unit.saturating_mul(k);
             if elapsed <= span || span == u64::MAX {
                 return span;
@@ -168,6 +178,10 @@ pub struct ChartAt {
     pub max_l: u32,
     /// See [`ChartAt::max_l`].
     pub max_o: u32,
+    /// The balanced level of leaders, fewest and most
+    /// ([`kcsim_core::summary::Counts::balanced_leaders`]: a running
+    /// broker's preferred share), inside the leaders' scale.
+    pub balanced: Option<(u32, u32)>,
 }
 
 impl ChartAt {
@@ -176,6 +190,7 @@ impl ChartAt {
         let t0 = cache.series.first().map_or(0, |p| p.time_ms);
         let span = chart_span(now_ms.saturating_sub(t0));
         let (peak_l, peak_o) = cache.series_peaks();
+        let balanced = cache.counts.balanced_leaders();
         ChartAt {
             version: cache.series_version,
             base: cache.series_base,
@@ -183,8 +198,9 @@ impl ChartAt {
             span,
             now_x: column(t0, span, now_ms),
             split: cache.series_actions().last().unwrap_or(t0).max(t0),
-            max_l: nice_max(peak_l),
+            max_l: nice_max(peak_l.max(balanced.map_or(0, |b| b.1))),
             max_o: nice_max(peak_o),
+            balanced,
         }
     }
 }
@@ -262,6 +278,96 @@ fn chart_lines(series: &[SeriesPoint], at: &ChartAt, from: u64, before: bool) ->
     }
 }
 
+/// An action's mark on the chart in a word or two and the broker it acted
+/// on (the mark's title says it in full).
+fn mark_word(a: &Action, lang: Lang) -> (&'static str, Option<BrokerId>) {
+    let (en, zh, b): (&'static str, &'static str, Option<BrokerId>) = match a {
+        Action::KillBroker { broker } => ("kill -9", "kill -9", Some(*broker)),
+        Action::ShutdownBroker { broker } => ("stop", "停止", Some(*broker)),
+        Action::StartBroker { broker } => ("start", "启动", Some(*broker)),
+        Action::PauseBroker { broker, .. } => ("pause", "暂停", Some(*broker)),
+        Action::ExpireSession { broker } => ("expire", "会话过期", Some(*broker)),
+        Action::SlowBroker { broker, .. } => ("slow", "减慢", Some(*broker)),
+        Action::HealBroker { broker } => ("heal", "恢复", Some(*broker)),
+        Action::PreferredElection { .. }
+        | Action::ElectLeaders {
+            election_type: ElectionType::Preferred,
+            ..
+        } => ("preferred election", "优先副本选举", None),
+        Action::ElectLeaders { .. } => ("unclean election", "unclean 选举", None),
+        Action::ReassignPartitions { .. } => ("reassign", "重分配", None),
+        // (Rare in a large cluster; the title says which.)
+        _ => ("admin", "管理", None),
+    };
+    (lang.t(en, zh), b)
+}
+
+/// The labels of the chart's marks (column, action, in order): at each
+/// column, the actions of one kind in one label ("start #3 #7", two brokers
+/// started at once), each label with its column, its text and its title
+/// (the actions in full).
+pub fn mark_labels(marks: &[(u32, Action)], lang: Lang) -> Vec<(u32, String, String)> {
+    let mut out: Vec<(u32, String, String)> = Vec::new();
+    let mut last: Option<(u32, &str)> = None;
+    for (x, a) in marks {
+        let (word, b) = mark_word(a, lang);
+        let full = crate::i18n::facts::fact_text(&Fact::UserAction(a.clone()), lang);
+        match out.last_mut() {
+            Some((_, text, title)) if last == Some((*x, word)) => {
+                if let Some(b) = b {
+                    text.push_str(&format!(" #{b}"));
+                }
+                title.push_str(lang.t("; ", "；"));
+                title.push_str(&full);
+            }
+            _ => out.push((
+                *x,
+                b.map_or_else(|| word.to_string(), |b| format!("{word} #{b}")),
+                full,
+            )),
+        }
+        last = Some((*x, word));
+    }
+    out
+}
+
+/// Lanes of action labels above the chart.
+const LANES: usize = 3;
+
+/// Where each label goes: for labels of `widths` (in the drawing's units)
+/// at columns `xs` (in order), the lane of each (none: no room) and
+/// whether it hangs left of its mark (at the right edge). A label starts
+/// at its mark and is put in the lowest lane where it overlaps no other.
+pub fn label_lanes(xs: &[u32], widths: &[u32]) -> Vec<Option<(usize, bool)>> {
+    let mut ends = [0u32; LANES];
+    xs.iter()
+        .zip(widths)
+        .map(|(&x, &w)| {
+            let left = x + w > CHART_W;
+            let (from, to) = if left {
+                (x.saturating_sub(w), x)
+            } else {
+                (x, x + w)
+            };
+            let lane = ends.iter().position(|&e| e <= from)?;
+            ends[lane] = to.saturating_add(3);
+            Some((lane, left))
+        })
+        .collect()
+}
+
+/// A label's width in the drawing's units, at the smallest width the chart
+/// is laid out at (a 1024-px window: 340 px for 560 units), in the label's
+/// font (0.72 rem: about 7 px a Latin letter, 12 a Chinese one), with its
+/// padding.
+fn label_width(label: &str) -> u32 {
+    let px: u32 = 6 + label
+        .chars()
+        .map(|c| if c.is_ascii() { 7 } else { 12 })
+        .sum::<u32>();
+    px * CHART_W / 340
+}
+
 /// Seconds, as the chart's axis writes them.
 fn secs(ms: u64) -> String {
     if ms % 1000 == 0 {
@@ -296,15 +402,11 @@ pub fn Chart(props: &ChartProps) -> Html {
         (cache_key(), at.base, t0, span, at.split, at.max_l, at.max_o),
         |_| {
             let cache = props.summary.0.borrow();
-            let marks: Vec<u32> = {
-                let mut m: Vec<u32> = cache
-                    .series_actions()
-                    // (Inside the frame: a mark at an edge is seen.)
-                    .map(|ms| column(t0, span, ms).clamp(3, CHART_W - 3))
-                    .collect();
-                m.dedup();
-                m
-            };
+            let marks: Vec<(u32, Action)> = cache
+                .series_marks()
+                // (Inside the frame: a mark at an edge is seen.)
+                .map(|(ms, a)| (column(t0, span, ms).clamp(3, CHART_W - 3), a.clone()))
+                .collect();
             (chart_lines(&cache.series, &at, at.split, true), marks)
         },
     );
@@ -327,10 +429,11 @@ pub fn Chart(props: &ChartProps) -> Html {
             .map(|d| leaf("path", &["d", "class"], Box::new([shared(d), s(class)])))
             .collect()
     };
-    // The actions, as dashed vertical lines.
+    // The actions, as dashed vertical lines (one per column).
     let marked = || -> Vec<Html> {
-        past.1
-            .iter()
+        let mut xs: Vec<u32> = past.1.iter().map(|(x, _)| *x).collect();
+        xs.dedup();
+        xs.iter()
             .map(|x| {
                 leaf(
                     "path",
@@ -340,6 +443,62 @@ pub fn Chart(props: &ChartProps) -> Html {
             })
             .collect()
     };
+    // And what each was, above the chart: a word and the broker's id, the
+    // whole action as its title, in lanes so that no two overlap.
+    let labels = mark_labels(&past.1, lang);
+    let xs: Vec<u32> = labels.iter().map(|l| l.0).collect();
+    let widths: Vec<u32> = labels.iter().map(|l| label_width(&l.1)).collect();
+    let lanes = label_lanes(&xs, &widths);
+    let used = lanes
+        .iter()
+        .flatten()
+        .map(|(l, _)| l + 1)
+        .max()
+        .unwrap_or(0);
+    let mark_labels = eld(
+        "div",
+        &["class"],
+        Box::new([s([
+            "chart-marks",
+            "chart-marks lanes-1",
+            "chart-marks lanes-2",
+            "chart-marks lanes-3",
+        ][used.min(LANES)])]),
+        list(
+            labels
+                .into_iter()
+                .zip(lanes)
+                .filter_map(|((x, label, title), lane)| {
+                    let (lane, left) = lane?;
+                    // (Per mille of the width, through the CSSOM.)
+                    let at = u64::from(x) * 1000 / u64::from(CHART_W);
+                    let (side, at) = if left {
+                        ("right", 1000 - at)
+                    } else {
+                        ("left", at)
+                    };
+                    let place = format!("{side}: {}.{}%", at / 10, at % 10);
+                    Some(eld(
+                        "span",
+                        &["style", "title", "class"],
+                        Box::new([
+                            prop(place),
+                            st(title),
+                            s(match (lane, left) {
+                                (0, false) => "mark-label lane-0",
+                                (1, false) => "mark-label lane-1",
+                                (_, false) => "mark-label lane-2",
+                                (0, true) => "mark-label lane-0 left",
+                                (1, true) => "mark-label lane-1 left",
+                                (_, true) => "mark-label lane-2 left",
+                            }),
+                        ]),
+                        string(label),
+                    ))
+                })
+                .collect(),
+        ),
+    );
     // The picked broker's line, its part before the last action and since.
     let picked = props
         .selected
@@ -354,11 +513,40 @@ pub fn Chart(props: &ChartProps) -> Html {
                     || format!("；粗线：broker\u{a0}{id}"),
                 )
             });
+    // The balanced level: a pale band at a running broker's preferred
+    // share (two when the shares differ).
+    let (even, even_said) = at.balanced.map_or((Vec::new(), String::new()), |(lo, hi)| {
+        let levels = if lo == hi { vec![lo] } else { vec![lo, hi] };
+        let said = if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo}–{hi}")
+        };
+        (
+            levels
+                .into_iter()
+                .map(|v| {
+                    leaf(
+                        "path",
+                        &["d", "class"],
+                        Box::new([st(format!("M0,{}H{w}", row(v, max_l))), s("even")]),
+                    )
+                })
+                .collect(),
+            lang.f(
+                || format!("; green band: a running broker's preferred share, {said}, what a preferred election restores"),
+                || format!("；绿色带：运行中 broker 的优先副本份额 {said}，即优先副本选举恢复到的水平"),
+            ),
+        )
+    });
     let marks_said = if past.1.is_empty() {
         String::new()
     } else {
-        lang.t("; dashed: the actions taken", "；虚线：你的操作")
-            .to_string()
+        lang.t(
+            "; dashed: the actions taken, named above (#n: broker n)",
+            "；虚线：你的操作，名称在图上方（#n：broker n）",
+        )
+        .to_string()
     };
     // The lines run to the right edge; a card-coloured cover hides them
     // right of now, so that moving now moves one rectangle.
@@ -434,16 +622,17 @@ pub fn Chart(props: &ChartProps) -> Html {
                         string(lang.f(
                             || {
                                 format!(
-                                    "leaders per broker (one line each, 0 to {max_l}{picked_said}{marks_said})"
+                                    "leaders per broker (one line each, 0 to {max_l}{even_said}{picked_said}{marks_said})"
                                 )
                             },
                             || {
                                 format!(
-                                    "每个 broker 的 leader 数（每条线一个 broker，0 到 {max_l}{picked_said}{marks_said}）"
+                                    "每个 broker 的 leader 数（每条线一个 broker，0 到 {max_l}{even_said}{picked_said}{marks_said}）"
                                 )
                             },
                         )),
                     ),
+                    mark_labels,
                     chart(
                         "chart leaders",
                         lang.f(
@@ -461,9 +650,11 @@ pub fn Chart(props: &ChartProps) -> Html {
                             ),
                             layer(
                                 "layer picked",
-                                picked.map_or_else(Vec::new, |(old, _)| {
-                                    paths("line picked", std::slice::from_ref(old))
-                                }),
+                                even.into_iter()
+                                    .chain(picked.map_or_else(Vec::new, |(old, _)| {
+                                        paths("line picked", std::slice::from_ref(old))
+                                    }))
+                                    .collect(),
                             ),
                             layer(
                                 "layer recent",
@@ -543,12 +734,141 @@ pub fn Chart(props: &ChartProps) -> Html {
 #[cfg(test)]
 mod chart_tests {
     use super::{
-        chart_lines, chart_span, nice_max, push_num, step_path, ChartAt, CHART_H, CHART_W,
+        chart_lines, chart_span, label_lanes, label_width, mark_labels, nice_max, push_num,
+        step_path, ChartAt, CHART_H, CHART_W, LANES,
     };
-    use kcsim_core::summary::{SeriesPoint, Shape, SummaryCache};
+    use crate::i18n::Lang;
+    use kcsim_core::summary::{BrokerCounts, SeriesPoint, Shape, SummaryCache};
     use kcsim_core::timeline::Timeline;
     use kcsim_core::{Action, BrokerId, SimTime};
     use std::collections::BTreeSet;
+
+    #[test]
+    fn action_labels_stay_in_the_frame_and_never_overlap_in_a_lane() {
+        // Two actions in one column, one near it, one at the right edge.
+        let xs = [3, 3, 10, 300, 555];
+        let widths = [100, 100, 100, 80, 80];
+        assert_eq!(
+            label_lanes(&xs, &widths),
+            [
+                Some((0, false)),
+                Some((1, false)),
+                Some((2, false)),
+                Some((0, false)),
+                Some((0, true))
+            ]
+        );
+        // A fourth in a crowded column has no room.
+        assert_eq!(label_lanes(&[5, 5, 5, 5], &[50; 4])[3], None);
+        // Many actions of many widths: in a lane, no two labels meet.
+        let mut seed = 3u64;
+        let mut next = |n: u32| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as u32 % n
+        };
+        for _ in 0..200 {
+            let mut xs: Vec<u32> = (0..12).map(|_| 3 + next(CHART_W - 5)).collect();
+            xs.sort_unstable();
+            let widths: Vec<u32> = (0..12).map(|_| 30 + next(150)).collect();
+            let lanes = label_lanes(&xs, &widths);
+            let mut placed: Vec<(usize, u32, u32)> = Vec::new();
+            for ((x, w), lane) in xs.iter().zip(&widths).zip(&lanes) {
+                let Some((lane, left)) = *lane else { continue };
+                assert!(lane < LANES);
+                let (a, b) = if left { (x - w, *x) } else { (*x, x + w) };
+                assert!(b <= CHART_W, "{x} {w} {left}");
+                assert!(
+                    placed
+                        .iter()
+                        .all(|&(l, c, d)| l != lane || b <= c || d <= a),
+                    "{x}+{w} in lane {lane} meets {placed:?}"
+                );
+                placed.push((lane, a, b));
+            }
+            assert!(lanes[0].is_some(), "the first always shows");
+        }
+        // What each was, with the broker's id, in both languages.
+        let kill = kcsim_core::Action::KillBroker {
+            broker: kcsim_core::BrokerId(7),
+        };
+        let stop = kcsim_core::Action::ShutdownBroker {
+            broker: kcsim_core::BrokerId(12),
+        };
+        let start = |b| kcsim_core::Action::StartBroker {
+            broker: kcsim_core::BrokerId(b),
+        };
+        let marks = [
+            (3, kill.clone()),
+            (40, stop.clone()),
+            (90, start(7)),
+            (90, start(12)),
+            (90, kill),
+            (95, start(1)),
+        ];
+        let text = |lang| -> Vec<(u32, String)> {
+            mark_labels(&marks, lang)
+                .into_iter()
+                .map(|(x, t, _)| (x, t))
+                .collect()
+        };
+        let pairs = |v: &[(u32, &str)]| -> Vec<(u32, String)> {
+            v.iter().map(|(x, t)| (*x, t.to_string())).collect()
+        };
+        assert_eq!(
+            text(Lang::En),
+            pairs(&[
+                (3, "kill -9 #7"),
+                (40, "stop #12"),
+                (90, "start #7 #12"),
+                (90, "kill -9 #7"),
+                (95, "start #1")
+            ])
+        );
+        assert_eq!(text(Lang::Zh)[1].1, "停止 #12");
+        assert_eq!(
+            mark_labels(&marks, Lang::En)[2].2,
+            "start broker 7; start broker 12"
+        );
+        assert_eq!(
+            mark_labels(&marks, Lang::Zh)[1].2,
+            "在 broker 12 上执行 kafka-server-stop.sh"
+        );
+        assert!(label_width("停止 #12") > label_width("stop #1"));
+    }
+
+    #[test]
+    fn the_leaders_scale_holds_the_balanced_level_the_core_gives() {
+        // A broker just back leads nothing yet, the other fewer than the
+        // share it will lead after a preferred election: the band is still
+        // drawn inside the scale.
+        let mut c = SummaryCache::default();
+        c.counts.brokers = [(0, true, 30), (1, true, 70), (2, false, 50)]
+            .iter()
+            .map(|&(id, up, preferred)| BrokerCounts {
+                id: BrokerId(id),
+                up,
+                leader: 0,
+                follower: 0,
+                offline: 0,
+                under_replicated: 0,
+                under_min_isr: 0,
+                preferred,
+            })
+            .collect();
+        c.series.push(SeriesPoint {
+            time_ms: 1_000,
+            leaders: vec![12, 0, 0],
+            offline: 0,
+        });
+        let at = ChartAt::of(&c, 2_000);
+        assert_eq!(at.balanced, Some((30, 70)), "the running brokers' shares");
+        assert_eq!(at.max_l, 80);
+        c.counts.brokers.iter_mut().for_each(|b| b.up = false);
+        let at = ChartAt::of(&c, 2_000);
+        assert_eq!((at.balanced, at.max_l), (None, 12));
+    }
 
     #[test]
     fn a_scale_s_top_is_a_round_number_at_or_above_the_peak_and_changes_seldom() {
@@ -600,6 +920,7 @@ mod chart_tests {
                 split,
                 max_l: 40,
                 max_o: 10,
+                balanced: None,
             };
             let whole = chart_lines(&series, &at, at.t0, false);
             let past = chart_lines(&series, &at, split, true);
@@ -737,7 +1058,7 @@ mod chart_tests {
         let x = |ms: u64| ((ms - t0) * u64::from(CHART_W) / (t1 - t0)) as u32;
         let y = |v: u32| {
             let (v, m) = (u64::from(v), u64::from(max));
-            (u64::from(CHART_H - 2) - (v * u64::from(CHART_H - 4) + m / 2) / m) as u32
+            (u64::from(CHART_H - 6) - (v * u64::from(CHART_H - 9) + m / 2) / m) as u32
         };
         let mut d = String::new();
         for (i, &(ms, v)) in points.iter().enumerate() {
@@ -782,7 +1103,7 @@ mod chart_tests {
         );
         // A flat line is one horizontal stroke.
         let flat: Vec<(u64, u32)> = (0..1_000).map(|i| (i, 5)).collect();
-        assert_eq!(step_path(flat.iter().copied(), 0, 2_000, 10), "M0,55H560");
+        assert_eq!(step_path(flat.iter().copied(), 0, 2_000, 10), "M0,53H560");
         assert_eq!(
             covered(&step_path(flat.iter().copied(), 0, 2_000, 10)),
             covered(&plain(&flat, 0, 2_000, 10))
@@ -792,22 +1113,31 @@ mod chart_tests {
             push_num(&mut d, 'V', n);
             assert_eq!(d, format!("V{n}"));
         }
+        // A line at 0 stands clear of the bottom border (it ran along it
+        // at CHART_H - 2), the top one inside the top border.
+        for m in [1, 7, 10, 12, 2_000, u32::MAX] {
+            assert_eq!(super::row(0, m), CHART_H - 6);
+            assert_eq!(super::row(m, m), 3);
+            assert_eq!(super::row(m.saturating_add(1), m), 3);
+        }
         // No points: no line (a path must start with a move: the browser
         // rejects "H560").
         assert_eq!(step_path(std::iter::empty(), 0, 1, 1), "");
     }
 
     #[test]
-    fn the_span_is_the_smallest_of_1_2_5_10_s_that_holds_the_time_since_the_first_point() {
-        let spans: Vec<u64> = [
-            1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000,
-        ]
-        .iter()
-        .map(|s| s * 1_000)
-        .collect();
+    fn the_span_is_the_smallest_step_that_holds_the_time_since_the_first_point_and_fills_two_thirds(
+    ) {
+        let spans: Vec<u64> = [1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0]
+            .iter()
+            .flat_map(|k| [1.0, 10.0, 100.0, 1_000.0].map(|d| (k * d * 1_000.0) as u64))
+            .chain([10_000_000])
+            .collect::<BTreeSet<u64>>()
+            .into_iter()
+            .collect();
         for elapsed in (0..6_000_000u64)
             .step_by(997)
-            .chain([9_999, 10_000, 10_001, 20_000, 20_001])
+            .chain([9_999, 10_000, 10_001, 15_000, 15_001, 20_000, 20_001])
         {
             let span = chart_span(elapsed);
             let k = spans
@@ -819,7 +1149,13 @@ mod chart_tests {
                 k == 0 || elapsed > spans[k - 1],
                 "{elapsed}: {span} is not the smallest"
             );
+            // At most a third of the width empty (past the first second).
+            assert!(
+                elapsed <= 1_000 || elapsed * 3 > span * 2,
+                "{elapsed} fills less than two thirds of {span}"
+            );
         }
+        assert_eq!(chart_span(15_001), 20_000);
         assert_eq!(chart_span(u64::MAX), u64::MAX);
     }
 
@@ -832,21 +1168,23 @@ mod chart_tests {
             offline: 0,
         });
         c.series_version = 1;
-        // Playing 30 s at a frame a virtual 16 ms: the span goes 1, 2, 5, 10,
-        // 20 and 50 s; now moves right a column at a time within each.
+        // Playing 30 s at a frame a virtual 16 ms: the span goes 1, 1.5, 2,
+        // 3, 4, 6, 8, 10, 15, 20 and 30 s (1, 2, 5, 10, 20 and 50 before
+        // the steps were finer); now moves right a column at a time within
+        // each.
         let ats: Vec<ChartAt> = (0..=30_000u64 / 16)
             .map(|f| ChartAt::of(&c, 71_000 + f * 16))
             .collect();
-        // The lines are made once a span (six times), the cover moved at
+        // The lines are made once a span (eleven times), the cover moved at
         // most once a column.
         let mut lines: Vec<(u64, u64, u64)> =
             ats.iter().map(|a| (a.version, a.t0, a.span)).collect();
         lines.dedup();
-        assert_eq!(lines.len(), 6);
+        assert_eq!(lines.len(), 11);
         let mut drawn = ats.clone();
         drawn.dedup();
         assert!(
-            drawn.len() <= 6 * (CHART_W as usize + 1),
+            drawn.len() <= 11 * (CHART_W as usize + 1),
             "{} drawings for {} frames",
             drawn.len(),
             ats.len()
@@ -860,8 +1198,8 @@ mod chart_tests {
             }
             assert!(b.now_x <= CHART_W);
         }
-        assert_eq!(ats.last().map(|a| a.span), Some(50_000));
-        assert_eq!(ats.last().map(|a| a.now_x), Some(30_000 * CHART_W / 50_000));
+        assert_eq!(ats.last().map(|a| a.span), Some(30_000));
+        assert_eq!(ats.last().map(|a| a.now_x), Some(CHART_W));
         c.series_version += 1;
         assert_ne!(ChartAt::of(&c, 80_000), ats[9_000 / 16]);
     }

@@ -30,6 +30,19 @@ pub const ROW_H: u32 = 24;
 /// See [`ROW_H`].
 pub const VIEW_H: u32 = 384;
 
+/// From this many brokers the grid's cells are compact.
+pub const COMPACT_FROM: usize = 30;
+
+/// `n` as a compact cell writes it: in thousands from `from` on (2.1k,
+/// 19k), the exact count in the cell's title.
+pub fn short(n: u32, from: u32) -> String {
+    match n {
+        n if n < from => n.to_string(),
+        n if n < 10_000 => format!("{}.{}k", n / 1_000, n % 1_000 / 100),
+        n => format!("{}k", n / 1_000),
+    }
+}
+
 /// What the picker calls a sized cluster.
 pub fn shape_title(s: &Shape, lang: Lang) -> String {
     let (b, t, p, r) = (s.brokers, s.topics, s.partitions, s.replication_factor);
@@ -252,8 +265,9 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
         Callback::from(move |_: MouseEvent| on_msg.emit(Msg::Act(a.clone())))
     };
     let sel = (*selected).and_then(|id| props.brokers.iter().find(|b| b.id == id));
-    // A new controller is brought into the grid's view (at 100 brokers the
-    // grid shows a third of them): the class sees the ★ move.
+    // A new controller is brought into the grid's view (at 100 brokers
+    // the compact grid shows them all at 1280 x 720, not in a smaller
+    // window): the class sees the ★ move.
     let grid = use_node_ref();
     let controller = props
         .brokers
@@ -286,6 +300,9 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
         });
     }
     let leaders_sum: u32 = counts.brokers.iter().map(|b| b.leader).sum();
+    // Many brokers: compact cells, so that a hundred fit in the grid's
+    // window at 1280 x 720.
+    let compact = props.brokers.len() > COMPACT_FROM;
     let add_up = counts.add_up();
     // Built with `crate::el` (the same nodes `html!` builds, without its
     // inline construction; the components with `html!`): the order of each
@@ -319,13 +336,34 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
                     class(classes!("cell", b.status.clone(), is_ctl.then_some("controller"), (Some(id) == *selected).then_some("selected"))),
                 ]),
                 on(Box::new([click(Callback::from(move |_| selected.set(Some(id))))])),
-                list(vec![
-                    el("span", attrs!("class" = "cell-id"), string(format!("{id}{}", if is_ctl { " ★" } else { "" }))),
-                    el("span", attrs!("class" = "cell-n"), string(format!("L{l} F{f}"))),
-                    count(off, attrs!("class" = "cell-off"), format!("off {off}")),
-                    count(urp, attrs!("class" = "cell-urp"), format!("URP {urp}")),
-                    count(umi, attrs!("class" = "cell-umi"), format!("<min {umi}")),
-                ]),
+                list(if compact {
+                    // Two short lines: the id (the controller starred) and
+                    // the under-replicated count, then the leaders (or a
+                    // dead broker's offline replicas); the title has all.
+                    vec![
+                        el(
+                            "span",
+                            attrs!("class" = "cell-top"),
+                            list(vec![
+                                el("span", attrs!("class" = "cell-id"), string(format!("{id}{}", if is_ctl { "★" } else { "" }))),
+                                count(urp, attrs!("class" = "cell-urp"), short(urp, 1_000)),
+                            ]),
+                        ),
+                        if off > 0 {
+                            el("span", attrs!("class" = "cell-off"), string(format!("off {}", short(off, 10_000))))
+                        } else {
+                            el("span", attrs!("class" = "cell-n"), string(format!("L{}", short(l, 10_000))))
+                        },
+                    ]
+                } else {
+                    vec![
+                        el("span", attrs!("class" = "cell-id"), string(format!("{id}{}", if is_ctl { " ★" } else { "" }))),
+                        el("span", attrs!("class" = "cell-n"), string(format!("L{l} F{f}"))),
+                        count(off, attrs!("class" = "cell-off"), format!("off {off}")),
+                        count(urp, attrs!("class" = "cell-urp"), format!("URP {urp}")),
+                        count(umi, attrs!("class" = "cell-umi"), format!("<min {umi}")),
+                    ]
+                }),
             )
         })
         .collect();
@@ -427,7 +465,11 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
                             el(
                                 "span",
                                 attrs!("class" = "big-legend"),
-                                text(t(" · L leader, F follower, off offline replicas, URP under-replicated, <min under min.insync.replicas", " · L leader，F follower，off 离线副本，URP 副本不足，<min 低于 min.insync.replicas")),
+                                text(if compact {
+                                    t(" · L leader, off offline replicas, violet under-replicated, ★ controller; a broker's title has all its counts", " · L leader，off 离线副本，紫色为副本不足，★ 控制器；悬停 broker 可见全部计数")
+                                } else {
+                                    t(" · L leader, F follower, off offline replicas, URP under-replicated, <min under min.insync.replicas", " · L leader，F follower，off 离线副本，URP 副本不足，<min 低于 min.insync.replicas")
+                                }),
                             ),
                         ]),
                     ),
@@ -461,7 +503,11 @@ pub fn BigCluster(props: &BigClusterProps) -> Html {
                     tag(
                         "div",
                         grid,
-                        Attributes::Static(attrs!("role" = "list", "class" = "broker-grid")),
+                        Attributes::Static(if compact {
+                            attrs!("role" = "list", "class" = "broker-grid compact")
+                        } else {
+                            attrs!("role" = "list", "class" = "broker-grid")
+                        }),
                         Listeners::None,
                         list(cells),
                     ),
@@ -926,7 +972,7 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                         Some(state) => td(text(state_name(state))),
                         None => crate::components::partition_table::no_controller_state(lang),
                     },
-                    td(string(tags(r.flags))),
+                    el("td", attrs!("class" = "flags"), string(tags(r.flags))),
                     td(string(r.changed_at_ms.map_or(String::new(), |c| {
                         format!("{:.1} s", c as f64 / 1000.0)
                     }))),
@@ -978,7 +1024,9 @@ pub fn BigTable(props: &BigTableProps) -> Html {
                     &["style"],
                     Box::new([prop(format!(
                         "height: {}px; position: relative",
-                        n * ROW_H + ROW_H
+                        // (The header: up to two lines, when a narrow
+                        // window wraps "leader epoch".)
+                        n * ROW_H + 2 * ROW_H
                     ))]),
                     eld(
                         "table",
@@ -996,4 +1044,19 @@ pub fn BigTable(props: &BigTableProps) -> Html {
             ),
         ]),
     )
+}
+
+#[cfg(test)]
+mod grid_tests {
+    use super::short;
+
+    #[test]
+    fn a_compact_cell_writes_large_counts_in_thousands() {
+        assert_eq!(short(999, 1_000), "999");
+        assert_eq!(short(2_149, 1_000), "2.1k");
+        assert_eq!(short(9_999, 10_000), "9999");
+        assert_eq!(short(19_354, 10_000), "19k");
+        assert_eq!(short(1_000, 1_000), "1.0k");
+        assert_eq!(short(200_000, 1_000), "200k");
+    }
 }

@@ -5,6 +5,8 @@
 //! (`before_mark`, `after_mark`).
 //!
 //! `cargo run --profile perf -p kcsim-core --example fault_loop -- failover|broker|shutdown [PARTITIONS] [RUNS] [BROKERS]`
+//! (`FRESH=1`: each run on a cluster settled anew; `PIECES=1`: each moment's
+//! events a piece at a time, as the page and `kcsim bench` play them)
 //!
 //! Wall time is read here, in the benchmark driver, only to report speed.
 
@@ -45,13 +47,31 @@ fn quiet_and_applied(sim: &Sim) -> bool {
             .all(|b| b.controller_epoch_seen == epoch)
 }
 
+/// PIECES=1: the events at each moment are taken a piece at a time
+/// (`Sim::step_piece`), as the page and `kcsim bench` play them, before the
+/// moment's end (`run_until`).
+fn by_pieces() -> bool {
+    std::env::var_os("PIECES").is_some_and(|v| !v.is_empty())
+}
+
+/// Everything at `t`, by pieces if `pieces`.
+fn run_to(sim: &mut Sim, t: SimTime, pieces: bool) {
+    if pieces {
+        while sim.next_event_time().is_some_and(|e| e <= t) {
+            sim.step_piece();
+        }
+    }
+    sim.run_until(t);
+}
+
 #[inline(never)]
 fn before_mark(sim: &mut Sim, mark: &dyn Fn(&Sim) -> bool, deadline: SimTime) {
+    let pieces = by_pieces();
     while let Some(t) = sim.next_event_time() {
         if t > deadline {
             return;
         }
-        sim.run_until(t);
+        run_to(sim, t, pieces);
         if mark(sim) {
             return;
         }
@@ -60,11 +80,12 @@ fn before_mark(sim: &mut Sim, mark: &dyn Fn(&Sim) -> bool, deadline: SimTime) {
 
 #[inline(never)]
 fn after_mark(sim: &mut Sim, deadline: SimTime, gone: BrokerId) {
+    let pieces = by_pieces();
     while let Some(t) = sim.next_event_time() {
         if t > deadline {
             return;
         }
-        sim.run_until(t);
+        run_to(sim, t, pieces);
         if quiet_and_applied(sim) && !sim.brokers().get(&gone).is_some_and(|b| b.is_up()) {
             return;
         }

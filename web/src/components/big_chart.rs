@@ -178,6 +178,10 @@ pub struct ChartAt {
     pub max_l: u32,
     /// See [`ChartAt::max_l`].
     pub max_o: u32,
+    /// How many actions the series marks: a second action at the last one's
+    /// millisecond (two brokers started at once) moves no other field, and
+    /// its mark and label must still be drawn.
+    pub marks: usize,
     /// The balanced level of leaders, fewest and most
     /// ([`kcsim_core::summary::Counts::balanced_leaders`]: a running
     /// broker's preferred share), inside the leaders' scale.
@@ -200,6 +204,7 @@ impl ChartAt {
             split: cache.series_actions().last().unwrap_or(t0).max(t0),
             max_l: nice_max(peak_l.max(balanced.map_or(0, |b| b.1))),
             max_o: nice_max(peak_o),
+            marks: cache.series_actions().count(),
             balanced,
         }
     }
@@ -302,18 +307,27 @@ fn mark_word(a: &Action, lang: Lang) -> (&'static str, Option<BrokerId>) {
     (lang.t(en, zh), b)
 }
 
-/// The labels of the chart's marks (column, action, in order): at each
-/// column, the actions of one kind in one label ("start #3 #7", two brokers
-/// started at once), each label with its column, its text and its title
-/// (the actions in full).
+/// How many columns apart two actions of one kind may be and still share a
+/// label: a class clicking "start" on two brokers one after the other, with
+/// the page playing, lands them a few columns apart once the span is a
+/// minute (at 100 x 200,000 the second click came 2-4 columns after the
+/// first, and its label found no lane).
+const LABEL_GROUP_COLUMNS: u32 = 8;
+
+/// The labels of the chart's marks (column, action, in order): the actions
+/// of one kind within [`LABEL_GROUP_COLUMNS`] of the first in one label
+/// ("start #3 #7", two brokers started together), each label with the
+/// first one's column, its text and its title (the actions in full).
 pub fn mark_labels(marks: &[(u32, Action)], lang: Lang) -> Vec<(u32, String, String)> {
     let mut out: Vec<(u32, String, String)> = Vec::new();
     let mut last: Option<(u32, &str)> = None;
     for (x, a) in marks {
         let (word, b) = mark_word(a, lang);
         let full = crate::i18n::facts::fact_text(&Fact::UserAction(a.clone()), lang);
+        let near =
+            |(lx, lw): (u32, &str)| lw == word && x.saturating_sub(lx) <= LABEL_GROUP_COLUMNS;
         match out.last_mut() {
-            Some((_, text, title)) if last == Some((*x, word)) => {
+            Some((_, text, title)) if last.is_some_and(near) => {
                 if let Some(b) = b {
                     text.push_str(&format!(" #{b}"));
                 }
@@ -326,7 +340,9 @@ pub fn mark_labels(marks: &[(u32, Action)], lang: Lang) -> Vec<(u32, String, Str
                 full,
             )),
         }
-        last = Some((*x, word));
+        if !last.is_some_and(near) {
+            last = Some((*x, word));
+        }
     }
     out
 }
@@ -399,7 +415,16 @@ pub fn Chart(props: &ChartProps) -> Html {
     // those since it as they grow.
     let cache_key = || SameCache(props.summary.0.clone());
     let past = use_memo(
-        (cache_key(), at.base, t0, span, at.split, at.max_l, at.max_o),
+        (
+            cache_key(),
+            at.base,
+            t0,
+            span,
+            at.split,
+            at.max_l,
+            at.max_o,
+            at.marks,
+        ),
         |_| {
             let cache = props.summary.0.borrow();
             let marks: Vec<(u32, Action)> = cache
@@ -735,7 +760,7 @@ pub fn Chart(props: &ChartProps) -> Html {
 mod chart_tests {
     use super::{
         chart_lines, chart_span, label_lanes, label_width, mark_labels, nice_max, push_num,
-        step_path, ChartAt, CHART_H, CHART_W, LANES,
+        step_path, ChartAt, CHART_H, CHART_W, LABEL_GROUP_COLUMNS, LANES,
     };
     use crate::i18n::Lang;
     use kcsim_core::summary::{BrokerCounts, SeriesPoint, Shape, SummaryCache};
@@ -836,6 +861,24 @@ mod chart_tests {
             "在 broker 12 上执行 kafka-server-stop.sh"
         );
         assert!(label_width("停止 #12") > label_width("stop #1"));
+        // Clicked one after the other while the page plays, a few columns
+        // apart: one label at the first's column; farther apart, two.
+        let spread = [
+            (100, start(2)),
+            (100 + LABEL_GROUP_COLUMNS, start(3)),
+            (101 + 2 * LABEL_GROUP_COLUMNS, start(4)),
+        ];
+        let got: Vec<(u32, String)> = mark_labels(&spread, Lang::En)
+            .into_iter()
+            .map(|(x, t, _)| (x, t))
+            .collect();
+        assert_eq!(
+            got,
+            pairs(&[
+                (100, "start #2 #3"),
+                (101 + 2 * LABEL_GROUP_COLUMNS, "start #4")
+            ])
+        );
     }
 
     #[test]
@@ -920,6 +963,7 @@ mod chart_tests {
                 split,
                 max_l: 40,
                 max_o: 10,
+                marks: 0,
                 balanced: None,
             };
             let whole = chart_lines(&series, &at, at.t0, false);
@@ -995,7 +1039,7 @@ mod chart_tests {
                 .any(|p| p.time_ms > next_at.as_ms() && p.offline > 0),
             "the second seen"
         );
-        let key = |a: &ChartAt| (a.base, a.t0, a.span, a.split, a.max_l, a.max_o);
+        let key = |a: &ChartAt| (a.base, a.t0, a.span, a.split, a.max_l, a.max_o, a.marks);
         let mut past: Vec<_> = ats.iter().map(key).collect();
         past.dedup();
         let mut versions: Vec<u64> = ats.iter().map(|a| a.version).collect();
@@ -1013,6 +1057,45 @@ mod chart_tests {
             scales.len()
         );
         assert!(scales.len() <= 4, "{scales:?}");
+    }
+
+    #[test]
+    fn a_second_action_at_the_last_one_s_millisecond_is_marked_too() {
+        // Kafka: each kafka-server-start.sh starts its own broker; a class
+        // starting two at one paused moment sees two starts. The marks are
+        // made with the lines before the last action, again only when the
+        // drawing's key moves: the second action must move it.
+        let shape = Shape {
+            brokers: 6,
+            topics: 1,
+            partitions: 60,
+            replication_factor: 3,
+        };
+        let mut t = Timeline::new(&shape.scenario().expect("a valid shape"));
+        let mut c = SummaryCache::default();
+        while t.now() < SimTime(10_000) && t.step() {
+            c.refresh(&t);
+        }
+        let now = t.now();
+        let kill = |t: &mut Timeline, c: &mut SummaryCache, b: u32| {
+            t.insert(
+                now,
+                Action::KillBroker {
+                    broker: BrokerId(b),
+                },
+            )
+            .expect("a kill now");
+            c.refresh(t);
+            ChartAt::of(c, now.as_ms())
+        };
+        let one = kill(&mut t, &mut c, 1);
+        let two = kill(&mut t, &mut c, 2);
+        assert_eq!(
+            (one.base, one.t0, one.span, one.split),
+            (two.base, two.t0, two.span, two.split)
+        );
+        assert_eq!((one.marks, two.marks), (1, 2));
+        assert_eq!(c.series_marks().count(), 2);
     }
 
     /// The points of the drawing a path of M, H and V commands covers.

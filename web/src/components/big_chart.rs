@@ -989,30 +989,7 @@ mod chart_tests {
         // Kafka: onBrokerFailure moves a dead broker's leaderships to other
         // replicas, one refresh of the page after another; the lines of
         // the first failure, before the second kill, stay as drawn.
-        let shape = Shape {
-            brokers: 6,
-            topics: 2,
-            partitions: 300,
-            replication_factor: 3,
-        };
-        let mut t = Timeline::new(&shape.scenario().expect("a valid shape"));
-        let mut c = SummaryCache::default();
-        while t.now() < SimTime(30_000) && t.step() {
-            c.refresh(&t);
-        }
-        // A kill -9 now, as the page's button does it (a look right after).
-        let kill_now = |t: &mut Timeline, c: &mut SummaryCache, b: u32| {
-            let now = t.now();
-            t.insert(
-                now,
-                Action::KillBroker {
-                    broker: BrokerId(b),
-                },
-            )
-            .expect("a kill now");
-            c.refresh(t);
-            now
-        };
+        let (mut t, mut c) = looked_at_until(2, 300, 30_000);
         // The class's first action (the chart starts there): a kill.
         let kill_at = kill_now(&mut t, &mut c, 2);
         while t.now() < kill_at.plus_ms(30_000) && t.step() {
@@ -1065,37 +1042,49 @@ mod chart_tests {
         // starting two at one paused moment sees two starts. The marks are
         // made with the lines before the last action, again only when the
         // drawing's key moves: the second action must move it.
-        let shape = Shape {
-            brokers: 6,
-            topics: 1,
-            partitions: 60,
-            replication_factor: 3,
-        };
-        let mut t = Timeline::new(&shape.scenario().expect("a valid shape"));
-        let mut c = SummaryCache::default();
-        while t.now() < SimTime(10_000) && t.step() {
-            c.refresh(&t);
-        }
-        let now = t.now();
-        let kill = |t: &mut Timeline, c: &mut SummaryCache, b: u32| {
-            t.insert(
-                now,
-                Action::KillBroker {
-                    broker: BrokerId(b),
-                },
-            )
-            .expect("a kill now");
-            c.refresh(t);
-            ChartAt::of(c, now.as_ms())
-        };
-        let one = kill(&mut t, &mut c, 1);
-        let two = kill(&mut t, &mut c, 2);
+        let (mut t, mut c) = looked_at_until(1, 60, 10_000);
+        let now = kill_now(&mut t, &mut c, 1);
+        let one = ChartAt::of(&c, now.as_ms());
+        assert_eq!(kill_now(&mut t, &mut c, 2), now);
+        let two = ChartAt::of(&c, now.as_ms());
         assert_eq!(
             (one.base, one.t0, one.span, one.split),
             (two.base, two.t0, two.span, two.split)
         );
         assert_eq!((one.marks, two.marks), (1, 2));
         assert_eq!(c.series_marks().count(), 2);
+    }
+
+    /// A 6-broker cluster of `topics` x `partitions` at RF 3 run to
+    /// `until_ms`, its summary refreshed at every step (as the page looks).
+    fn looked_at_until(topics: u32, partitions: u32, until_ms: u64) -> (Timeline, SummaryCache) {
+        let shape = Shape {
+            brokers: 6,
+            topics,
+            partitions,
+            replication_factor: 3,
+        };
+        let mut t = Timeline::new(&shape.scenario().expect("a valid shape"));
+        let mut c = SummaryCache::default();
+        while t.now() < SimTime(until_ms) && t.step() {
+            c.refresh(&t);
+        }
+        (t, c)
+    }
+
+    /// A kill -9 of broker `b` now, as the page's button does it (a look
+    /// right after); when.
+    fn kill_now(t: &mut Timeline, c: &mut SummaryCache, b: u32) -> SimTime {
+        let now = t.now();
+        t.insert(
+            now,
+            Action::KillBroker {
+                broker: BrokerId(b),
+            },
+        )
+        .expect("a kill now");
+        c.refresh(t);
+        now
     }
 
     /// The points of the drawing a path of M, H and V commands covers.

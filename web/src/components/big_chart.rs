@@ -195,16 +195,20 @@ impl ChartAt {
         let span = chart_span(now_ms.saturating_sub(t0));
         let (peak_l, peak_o) = cache.series_peaks();
         let balanced = cache.counts.balanced_leaders();
+        // The actions marked: how many, and the last one's time.
+        let (marks, last_action) = cache
+            .series_actions()
+            .fold((0, None), |(n, _), t| (n + 1, Some(t)));
         ChartAt {
             version: cache.series_version,
             base: cache.series_base,
             t0,
             span,
             now_x: column(t0, span, now_ms),
-            split: cache.series_actions().last().unwrap_or(t0).max(t0),
+            split: last_action.unwrap_or(t0).max(t0),
             max_l: nice_max(peak_l.max(balanced.map_or(0, |b| b.1))),
             max_o: nice_max(peak_o),
-            marks: cache.series_actions().count(),
+            marks,
             balanced,
         }
     }
@@ -308,14 +312,13 @@ fn mark_word(a: &Action, lang: Lang) -> (&'static str, Option<BrokerId>) {
 }
 
 /// How many columns apart two actions of one kind may be and still share a
-/// label: a class clicking "start" on two brokers one after the other, with
-/// the page playing, lands them a few columns apart once the span is a
-/// minute (at 100 x 200,000 the second click came 2-4 columns after the
-/// first, and its label found no lane).
+/// label: a class clicking "start" on two brokers one after the other while
+/// the page plays lands them a column or two apart once the span is a
+/// minute, and one label for both needs one lane, not two.
 const LABEL_GROUP_COLUMNS: u32 = 8;
 
 /// The labels of the chart's marks (column, action, in order): the actions
-/// of one kind within [`LABEL_GROUP_COLUMNS`] of the first in one label
+/// of one kind within `LABEL_GROUP_COLUMNS` of the first in one label
 /// ("start #3 #7", two brokers started together), each label with the
 /// first one's column, its text and its title (the actions in full).
 pub fn mark_labels(marks: &[(u32, Action)], lang: Lang) -> Vec<(u32, String, String)> {

@@ -30,7 +30,7 @@ pub const ROW_H: u32 = 24;
 /// See [`ROW_H`].
 pub const VIEW_H: u32 = 384;
 
-/// From this many brokers the grid's cells are compact.
+/// With more brokers than this the grid's cells are compact.
 pub const COMPACT_FROM: usize = 30;
 
 /// `n` as a compact cell writes it: in thousands from `from` on (2.1k,

@@ -1,6 +1,8 @@
 //! The trace's facts in the page's languages. The core says what happened
 //! as data ([`Fact`]); English is the core's own sentence
-//! ([`Fact::english`], byte for byte what the CLI prints); the Chinese is
+//! ([`Fact::english`], byte for byte what the CLI prints), except a topic's
+//! znode whose data is too long for a line, which both languages show by its
+//! start and size ([`DataBrief`]; the CLI prints it whole); the Chinese is
 //! written here, one arm per variant and no catch-all, so a new kind of fact
 //! does not compile until it has its Chinese. Kafka's own names (znode paths,
 //! config keys, state, request and error names, `kill -9`) stay as Kafka

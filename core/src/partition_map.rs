@@ -210,6 +210,20 @@ impl<V: Clone> PartitionMap<V> {
         }
     }
 
+    /// The last chunk's slots, when `key` is of the last topic, in its last
+    /// chunk, after that chunk's last slot, and no copy shares the chunk:
+    /// where an entry inserted in key order goes (its slot is empty).
+    #[inline]
+    fn append_slots(&mut self, key: &TopicPartition) -> Option<&mut Slots<V>> {
+        let last = self.topics.last_mut()?;
+        let (n, s) = split(key.partition);
+        let (m, slots) = last.chunks.last_mut()?;
+        if *m != n || s < slots.len() || last.topic != key.topic {
+            return None;
+        }
+        Rc::get_mut(slots)
+    }
+
     /// The slot for `key`, made (with its topic and chunk) if missing:
     /// where it is, and whether it holds an entry.
     fn slot_for_insert(&mut self, key: &TopicPartition) -> (At, bool) {
@@ -242,6 +256,14 @@ impl<V: Clone> PartitionMap<V> {
 
     /// Set the value for `key`; returns the one it replaced.
     pub fn insert(&mut self, key: TopicPartition, value: V) -> Option<V> {
+        // Built in key order (a new controller's maps, a start-up's): the
+        // entry goes after the last one of the last chunk, which nothing
+        // else holds, without a search or a copy-on-write check.
+        if let Some(slots) = self.append_slots(&key) {
+            put(slots, key.partition as usize % SLOTS, value);
+            self.len += 1;
+            return None;
+        }
         let ((t, c, s), held) = self.slot_for_insert(&key);
         let slots = Rc::make_mut(&mut self.topics[t].chunks[c].1);
         if held {
@@ -864,6 +886,40 @@ mod tests {
         }
         assert!(m.is_empty() && m.chunk_count() == 0);
         assert_eq!(m.iter().count() + m.iter().rev().count(), 0);
+    }
+
+    /// Inserts in key order (a new controller's maps) take the append path:
+    /// with gaps between partitions, a second topic, keys inserted again,
+    /// and copies taken along the way (whose shared last chunk must not be
+    /// written through), the map still answers as a `BTreeMap` and each
+    /// copy keeps what it held.
+    #[test]
+    fn inserts_in_key_order_match_a_btree_map_and_leave_copies_alone() {
+        let mut rng = Rng::new(11);
+        let mut m: PartitionMap<u64> = PartitionMap::new();
+        let mut b: BTreeMap<TopicPartition, u64> = BTreeMap::new();
+        let mut copies = Vec::new();
+        for (t, topic) in ["a", "b"].into_iter().enumerate() {
+            let mut p = 0u32;
+            for step in 0..3_000u64 {
+                p += 1 + rng.below(3) as u32;
+                let k = TopicPartition::new(topic, p);
+                let v = step + 10_000 * t as u64;
+                assert_eq!(m.insert(k.clone(), v), b.insert(k.clone(), v));
+                if rng.below(5) == 0 {
+                    // The same key again: a replacement, not an append.
+                    assert_eq!(m.insert(k.clone(), v + 1), b.insert(k, v + 1));
+                }
+                if rng.below(400) == 0 {
+                    copies.push((m.clone(), b.clone()));
+                }
+            }
+        }
+        assert_same(&m, &b);
+        assert!(copies.len() > 5);
+        for (mc, bc) in &copies {
+            assert_same(mc, bc);
+        }
     }
 
     /// What a follower of the map reads after each burst of changes

@@ -244,8 +244,13 @@ impl From<Vec<BrokerId>> for ReplicaIds {
 
 impl FromIterator<BrokerId> for ReplicaIds {
     fn from_iter<I: IntoIterator<Item = BrokerId>>(iter: I) -> ReplicaIds {
-        let v: BrokerIds = iter.into_iter().collect();
-        ReplicaIds::from(&v[..])
+        // Pushed straight into the list's own form (in place up to three,
+        // as `From<&[BrokerId]>` makes it).
+        let mut out = ReplicaIds::new();
+        for id in iter {
+            out.push(id);
+        }
+        out
     }
 }
 
@@ -286,6 +291,23 @@ impl<'de> Deserialize<'de> for ReplicaIds {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A list collected from ids is the one made from their slice: the same
+    /// ids, the same form (in place up to three, on the heap beyond), equal.
+    #[test]
+    fn collected_ids_are_the_list_made_from_their_slice() {
+        for n in 0..7u32 {
+            let ids: Vec<BrokerId> = (0..n).map(|i| BrokerId(10 - i)).collect();
+            let collected: ReplicaIds = ids.iter().copied().collect();
+            let made = ReplicaIds::from(&ids[..]);
+            assert_eq!(&collected[..], &ids[..]);
+            assert_eq!(collected, made);
+            assert_eq!(
+                matches!(collected.0, IdsRepr::Inline { .. }),
+                matches!(made.0, IdsRepr::Inline { .. })
+            );
+        }
+    }
 
     /// A hosted replica's assigned replicas and ISR read back as they were
     /// given, in order, whatever their lengths and whether the ISR names

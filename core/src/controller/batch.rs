@@ -137,7 +137,7 @@ fn is_partition_info(
     info.controller_epoch == l.controller_epoch
         && info.leader == leader
         && info.leader_epoch == l.leader_epoch
-        && info.isr() == l.isr
+        && info.lists.with_isr(|isr| isr == &l.isr[..])
         && info.zk_version == l.zk_version
         && info.replicas() == replicas
         && info.is_new == is_new

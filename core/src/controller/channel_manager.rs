@@ -12,6 +12,7 @@ use super::channel::{ControlRequest, RequestStatus};
 use super::RequestDraft;
 use crate::ids::BrokerId;
 use crate::time::SimTime;
+use crate::vec_map::VecMap;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -29,7 +30,7 @@ pub struct Channel {
 /// Every controller's channels and every request not yet answered.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ControllerChannelManager {
-    channels: BTreeMap<(BrokerId, BrokerId), Channel>,
+    channels: VecMap<(BrokerId, BrokerId), Channel>,
     requests: BTreeMap<u64, ControlRequest>,
 }
 
@@ -77,7 +78,9 @@ impl ControllerChannelManager {
             "only an elected controller sends"
         );
         let to = draft.to;
-        let ch = self.channels.entry((from, to)).or_default();
+        let ch = self
+            .channels
+            .get_or_insert_with((from, to), Channel::default);
         if ch.broker_epoch != live_epoch {
             // A bounced broker gets a fresh channel: queued requests are lost.
             for stale in ch.queue.drain(..) {
@@ -175,9 +178,10 @@ impl ControllerChannelManager {
     fn channels_from(
         &self,
         from: BrokerId,
-    ) -> std::collections::btree_map::Range<'_, (BrokerId, BrokerId), Channel> {
+    ) -> impl Iterator<Item = (&(BrokerId, BrokerId), &Channel)> + '_ {
         self.channels
-            .range((from, BrokerId(0))..=(from, BrokerId(u32::MAX)))
+            .iter_from(&(from, BrokerId(0)))
+            .take_while(move |((f, _), _)| *f == from)
     }
 
     /// The brokers `from` has a channel to.

@@ -306,7 +306,7 @@ mod tests {
             for step in 0..400u64 {
                 let k = rng.below(u64::from(span)) as u32;
                 match rng.below(7) {
-                    0 | 1 | 2 => assert_eq!(got.insert(k, step), want.insert(k, step)),
+                    0..=2 => assert_eq!(got.insert(k, step), want.insert(k, step)),
                     3 => assert_eq!(got.remove(&k), want.remove(&k)),
                     4 => assert_eq!(got.remove_entry(&k), want.remove_entry(&k)),
                     5 => {

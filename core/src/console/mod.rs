@@ -28,8 +28,8 @@ use crate::action::Action;
 use crate::sim::Sim;
 use crate::time::SimTime;
 use crate::timeline::Timeline;
-use crate::view::ClusterView;
 use crate::vec_map::VecMap;
+use crate::view::ClusterView;
 
 /// What a command line comes to.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 use super::replica_states::ReplicaStates;
 use super::states::PartitionState;
 use crate::ids::{BrokerId, TopicPartition};
-use crate::vec_map::VecMap;
 use crate::partition_map::PartitionMap;
+use crate::vec_map::VecMap;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -7,8 +7,8 @@
 use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::log::Log;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::vec_map::VecMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
 /// A (broker, partition) key.

@@ -8,11 +8,11 @@
 
 use crate::ids::{decimal, BrokerId, TopicPartition};
 use crate::time::SimTime;
+use crate::vec_map::VecMap;
 use crate::zk::{CreateMode, Op, OpResult, Zk, ZkError};
 use crate::zk_client::{paths, ZkClient};
 use crate::znodes::{broker_znode_json, controller_znode_json, parse_controller_id, LeaderIsr};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Why a controller operation stopped: what KafkaZkClient raises.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
@@ -194,8 +194,8 @@ pub fn fenced_delete_children<'a>(
 pub fn read_brokers_with_epochs(
     client: &mut ZkClient,
     zk: &mut Zk,
-) -> Result<BTreeMap<BrokerId, i64>, ZkError> {
-    let mut out = BTreeMap::new();
+) -> Result<VecMap<BrokerId, i64>, ZkError> {
+    let mut out = VecMap::new();
     let children = client.get_children(zk, paths::BROKER_IDS)?;
     for id in crate::ids::broker_ids(&children) {
         if let Some(node) = zk.node(&paths::broker(id)) {

@@ -94,6 +94,7 @@ pub mod time;
 pub mod timeline;
 pub mod trace;
 pub mod trace_file;
+pub mod vec_map;
 pub mod view;
 pub mod whatif;
 pub mod words;

@@ -448,8 +448,12 @@ fn stage_browser() -> Result<()> {
 /// controller, filters as typed, the sticky lesson narration); again
 /// rounded up, plus 2 000. Issue 13's large-cluster review, item 1 (the
 /// chart's action marks named, in both languages, in lanes above it):
-/// 661 263 (+2 015 over 659 248); rounded up, plus 2 000.
-const WASM_GZIP_BUDGET: u64 = 664_000;
+/// 661 263 (+2 015 over 659 248); rounded up, plus 2 000. Session 30
+/// (helper WASM): 652 915 (-10 921 from 663 836: nine maps of a few
+/// entries, per broker, per session, per channel and the console's files,
+/// in `kcsim_core::vec_map::VecMap`, a sorted vector, instead of a
+/// `BTreeMap` copy each); plus 3 000, rounded up.
+const WASM_GZIP_BUDGET: u64 = 656_000;
 /// Issue 13's goal for the gzipped `.wasm`, printed beside the budget.
 const WASM_GZIP_GOAL: u64 = 300_000;
 

@@ -524,7 +524,7 @@ mod tests {
         let mut t = Timeline::new(&default_cluster());
         t.seek(SimTime(3_000));
         let v = ClusterView::of(t.sim());
-        let files = std::collections::BTreeMap::new();
+        let files = crate::vec_map::VecMap::new();
         let cluster = super::super::Cluster {
             view: &v,
             sim: t.sim(),

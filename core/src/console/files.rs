@@ -6,7 +6,7 @@
 //! The files belong to the session, not to the cluster: they are not
 //! actions, not recorded, not undone.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 /// At most this many files in a session.
 pub const MAX_FILES: usize = 64;
@@ -17,7 +17,7 @@ pub const MAX_NAME_BYTES: usize = 255;
 
 /// What a file command printed, and whether it succeeded; `None` when the
 /// line is not a file command.
-pub fn run(files: &mut BTreeMap<String, String>, words: &[String]) -> Option<(String, bool)> {
+pub fn run(files: &mut VecMap<String, String>, words: &[String]) -> Option<(String, bool)> {
     let (cmd, args) = words.split_first()?;
     Some(match cmd.as_str() {
         "echo" => echo(files, args),
@@ -30,7 +30,7 @@ pub fn run(files: &mut BTreeMap<String, String>, words: &[String]) -> Option<(St
 
 /// `echo WORDS… [> NAME | >> NAME]` (the redirection may be glued to the
 /// name: `>NAME`).
-fn echo(files: &mut BTreeMap<String, String>, args: &[String]) -> (String, bool) {
+fn echo(files: &mut VecMap<String, String>, args: &[String]) -> (String, bool) {
     let mut text = Vec::new();
     let mut target: Option<(&str, bool)> = None;
     let mut it = args.iter();
@@ -96,7 +96,7 @@ fn no_such(tool: &str, name: &str) -> String {
 }
 
 /// `cat NAME…`: the files, one after the other.
-fn cat(files: &BTreeMap<String, String>, args: &[String]) -> (String, bool) {
+fn cat(files: &VecMap<String, String>, args: &[String]) -> (String, bool) {
     let mut out = String::new();
     let mut ok = true;
     for name in args {
@@ -112,7 +112,7 @@ fn cat(files: &BTreeMap<String, String>, args: &[String]) -> (String, bool) {
 }
 
 /// `ls [NAME…]`: the names, one a line, sorted (as GNU ls prints to a pipe).
-fn ls(files: &BTreeMap<String, String>, args: &[String]) -> (String, bool) {
+fn ls(files: &VecMap<String, String>, args: &[String]) -> (String, bool) {
     if args.is_empty() {
         let names: String = files.keys().map(|n| format!("{n}\n")).collect();
         return (names, true);
@@ -131,7 +131,7 @@ fn ls(files: &BTreeMap<String, String>, args: &[String]) -> (String, bool) {
 }
 
 /// `rm NAME…`.
-fn rm(files: &mut BTreeMap<String, String>, args: &[String]) -> (String, bool) {
+fn rm(files: &mut VecMap<String, String>, args: &[String]) -> (String, bool) {
     if args.is_empty() {
         return ("rm: missing operand\n".into(), false);
     }
@@ -147,7 +147,7 @@ fn rm(files: &mut BTreeMap<String, String>, args: &[String]) -> (String, bool) {
 
 /// What `Utils.readFileAsString` gives a tool for `name`: the text, or the
 /// `NoSuchFileException` it throws (the name is its message).
-pub fn read<'a>(files: &'a BTreeMap<String, String>, name: &str) -> Result<&'a str, String> {
+pub fn read<'a>(files: &'a VecMap<String, String>, name: &str) -> Result<&'a str, String> {
     files
         .get(name)
         .map(String::as_str)

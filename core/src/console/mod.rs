@@ -28,8 +28,8 @@ use crate::action::Action;
 use crate::sim::Sim;
 use crate::time::SimTime;
 use crate::timeline::Timeline;
+use crate::vec_map::VecMap;
 use crate::view::ClusterView;
-use std::collections::BTreeMap;
 
 /// What a command line comes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +73,7 @@ pub struct Cluster<'a> {
     /// The simulation.
     pub sim: &'a Sim,
     /// The session's virtual files (what `--…-json-file` options read).
-    pub files: &'a BTreeMap<String, String>,
+    pub files: &'a VecMap<String, String>,
 }
 
 /// The console's own `help`.
@@ -240,12 +240,12 @@ pub fn execute(timeline: &mut Timeline, line: &str) -> Answer {
 /// the page one per pane.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Session {
-    files: BTreeMap<String, String>,
+    files: VecMap<String, String>,
 }
 
 impl Session {
     /// The session's files, by name.
-    pub fn files(&self) -> &BTreeMap<String, String> {
+    pub fn files(&self) -> &VecMap<String, String> {
         &self.files
     }
 

@@ -12,6 +12,7 @@ use super::channel::{ControlRequest, RequestStatus};
 use super::RequestDraft;
 use crate::ids::BrokerId;
 use crate::time::SimTime;
+use crate::vec_map::VecMap;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -29,7 +30,7 @@ pub struct Channel {
 /// Every controller's channels and every request not yet answered.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ControllerChannelManager {
-    channels: BTreeMap<(BrokerId, BrokerId), Channel>,
+    channels: VecMap<(BrokerId, BrokerId), Channel>,
     requests: BTreeMap<u64, ControlRequest>,
 }
 
@@ -77,7 +78,9 @@ impl ControllerChannelManager {
             "only an elected controller sends"
         );
         let to = draft.to;
-        let ch = self.channels.entry((from, to)).or_default();
+        let ch = self
+            .channels
+            .get_or_insert_with((from, to), Channel::default);
         if ch.broker_epoch != live_epoch {
             // A bounced broker gets a fresh channel: queued requests are lost.
             for stale in ch.queue.drain(..) {
@@ -124,7 +127,7 @@ impl ControllerChannelManager {
     /// broker order, the brokers whose channel has a request queued and none
     /// in flight: the ones a pump would put a request on the wire for
     /// (pumping any other channel does nothing).
-    pub fn retain_live(&mut self, from: BrokerId, live: &BTreeMap<BrokerId, i64>) -> Vec<BrokerId> {
+    pub fn retain_live(&mut self, from: BrokerId, live: &VecMap<BrokerId, i64>) -> Vec<BrokerId> {
         // Both in broker order: one walk of each, and nothing allocated
         // unless a channel goes or waits to be pumped.
         let mut live_ids = live.keys().peekable();
@@ -156,7 +159,7 @@ impl ControllerChannelManager {
         &mut self,
         from: BrokerId,
         drafts: impl IntoIterator<Item = RequestDraft>,
-        live: &BTreeMap<BrokerId, i64>,
+        live: &VecMap<BrokerId, i64>,
         next_id: &mut u64,
         now: SimTime,
     ) -> Vec<BrokerId> {
@@ -175,9 +178,10 @@ impl ControllerChannelManager {
     fn channels_from(
         &self,
         from: BrokerId,
-    ) -> std::collections::btree_map::Range<'_, (BrokerId, BrokerId), Channel> {
+    ) -> impl Iterator<Item = (&(BrokerId, BrokerId), &Channel)> + '_ {
         self.channels
-            .range((from, BrokerId(0))..=(from, BrokerId(u32::MAX)))
+            .iter_from(&(from, BrokerId(0)))
+            .take_while(move |((f, _), _)| *f == from)
     }
 
     /// The brokers `from` has a channel to.
@@ -266,7 +270,7 @@ mod tests {
         m.enqueue(2, c, draft(1), 8, SimTime::ZERO);
         assert!(m.get(1).is_none(), "queued for the old registration: lost");
         assert_eq!(m.take_next(c, BrokerId(1)), Some(2));
-        m.retain_live(c, &BTreeMap::new());
+        m.retain_live(c, &VecMap::new());
         assert!(m.targets(c).is_empty());
         assert!(m.get(2).is_some(), "the one in flight stays until answered");
     }
@@ -288,7 +292,7 @@ mod tests {
         assert_eq!(m.take_next(c, BrokerId(2)), Some(2));
         m.complete(c, BrokerId(2), 2);
         m.remove(2);
-        let live: BTreeMap<BrokerId, i64> = [(1, 7), (2, 7), (4, 8), (6, 7)]
+        let live: VecMap<BrokerId, i64> = [(1, 7), (2, 7), (4, 8), (6, 7)]
             .into_iter()
             .map(|(b, e)| (BrokerId(b), e))
             .collect();
@@ -321,7 +325,7 @@ mod tests {
         assert_eq!(m.get(12).map(|r| r.to), Some(BrokerId(4)));
         assert_eq!(m.get(13).map(|r| r.to), Some(BrokerId(1)));
         // No live broker: every channel of `c` goes, in flight or not.
-        let ready = m.release(c, [], &BTreeMap::new(), &mut next, SimTime::ZERO);
+        let ready = m.release(c, [], &VecMap::new(), &mut next, SimTime::ZERO);
         assert!(ready.is_empty() && m.targets(c).is_empty());
         assert_eq!(m.targets(other), [BrokerId(3)]);
     }

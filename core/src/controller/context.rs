@@ -4,6 +4,7 @@ use super::replica_states::ReplicaStates;
 use super::states::PartitionState;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::partition_map::PartitionMap;
+use crate::vec_map::VecMap;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -22,7 +23,7 @@ pub struct ControllerContext {
     /// The version of `/controller_epoch`: the fencing token.
     pub epoch_zk_version: i32,
     /// Live or shutting-down brokers with their broker epochs (czxid).
-    pub live_brokers: BTreeMap<BrokerId, i64>,
+    pub live_brokers: VecMap<BrokerId, i64>,
     /// Brokers in controlled shutdown.
     pub shutting_down: BTreeSet<BrokerId>,
     /// Every topic.

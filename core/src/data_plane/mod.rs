@@ -52,6 +52,7 @@ use crate::config::Config;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::log::{Log, ProducedRecord};
 use crate::time::SimTime;
+use crate::vec_map::VecMap;
 use crate::zk::Zk;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -172,7 +173,7 @@ pub struct DataPlane {
     /// Fetch sessions: (follower, leader) → when the next round is due.
     fetch_sessions: BTreeMap<(BrokerId, BrokerId), SimTime>,
     /// Brokers slowed by `slow_broker`, with the extra lag per fetch.
-    slow_brokers: BTreeMap<BrokerId, u64>,
+    slow_brokers: VecMap<BrokerId, u64>,
     /// The committed offset (high watermark) per partition.
     partition_hw: crate::partition_map::PartitionMap<u64>,
     /// Partitions whose latest election was unclean, until the leader takes over.
@@ -185,7 +186,7 @@ pub struct DataPlane {
     /// Per leader, as last counted by its `isr-expiration` task: (its
     /// incarnation, the (partition it leads, ISR follower) pairs).
     #[serde(default)]
-    leader_slots: BTreeMap<BrokerId, (u32, u64)>,
+    leader_slots: VecMap<BrokerId, (u32, u64)>,
     /// Partitions replicated by fetch rounds so far: the rounds' per-partition work.
     #[serde(default)]
     partitions_fetched: u64,

@@ -7,6 +7,7 @@
 use crate::cow_map::CowMap;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::log::Log;
+use crate::vec_map::VecMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
@@ -16,7 +17,7 @@ pub type LogKey = (BrokerId, TopicPartition);
 /// Replica logs by broker, then partition.
 #[derive(Clone, Default)]
 pub struct ReplicaLogs {
-    by_broker: BTreeMap<BrokerId, CowMap<TopicPartition, Log>>,
+    by_broker: VecMap<BrokerId, CowMap<TopicPartition, Log>>,
 }
 
 impl ReplicaLogs {
@@ -47,14 +48,15 @@ impl ReplicaLogs {
 
     /// Set the log of `key`; returns the one it replaced.
     pub fn insert(&mut self, key: LogKey, log: Log) -> Option<Log> {
-        self.by_broker.entry(key.0).or_default().insert(key.1, log)
+        self.by_broker
+            .get_or_insert_with(key.0, CowMap::default)
+            .insert(key.1, log)
     }
 
     /// The log of `key`, to change, made with `make` first if there is none.
     pub fn get_or_insert_with(&mut self, key: LogKey, make: impl FnOnce() -> Log) -> &mut Log {
         self.by_broker
-            .entry(key.0)
-            .or_default()
+            .get_or_insert_with(key.0, CowMap::default)
             .get_or_insert_with(key.1, make)
     }
 

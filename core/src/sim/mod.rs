@@ -14,6 +14,7 @@ use crate::invariants::{Checker, Violation};
 use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::trace::TraceRecord;
+use crate::vec_map::VecMap;
 use crate::zk::{CreateMode, WatchedEvent, Zk};
 use crate::zk_client::paths;
 use serde::{Deserialize, Serialize};
@@ -270,11 +271,11 @@ pub struct Sim {
     channels: ControllerChannelManager,
     /// When each session's latest watch notification arrives (they arrive
     /// in order).
-    last_notify: BTreeMap<SessionId, SimTime>,
+    last_notify: VecMap<SessionId, SimTime>,
     /// The next message id (requests and watch notifications share them).
     next_message_id: u64,
     /// Events held while their broker is paused, with the pause start.
-    held: BTreeMap<BrokerId, (SimTime, Vec<(SimTime, SimEvent)>)>,
+    held: VecMap<BrokerId, (SimTime, Vec<(SimTime, SimEvent)>)>,
     trace: crate::trace::Records,
     stats: Stats,
     /// Metadata caches that brokers share (a cache of work, not state).
@@ -605,9 +606,9 @@ impl Sim {
             zk: Zk::new(),
             brokers: BTreeMap::new(),
             channels: ControllerChannelManager::default(),
-            last_notify: BTreeMap::new(),
+            last_notify: VecMap::new(),
             next_message_id: 1,
-            held: BTreeMap::new(),
+            held: VecMap::new(),
             trace: crate::trace::Records::new(),
             stats: Stats::default(),
             metadata_memo: crate::broker::MetadataMemo::default(),

@@ -23,6 +23,7 @@ mod path_key;
 use crate::cow_map::CowMap;
 use crate::ids::SessionId;
 use crate::time::SimTime;
+use crate::vec_map::VecMap;
 pub use data::ZnodeData;
 pub(crate) use path_key::{KeyTopic, PathKey};
 use serde::{Deserialize, Serialize};
@@ -407,7 +408,7 @@ pub struct Zk {
     /// Every node by path, in path order; copies of the ensemble share
     /// them chunk by chunk ([`CowMap`]).
     nodes: CowMap<PathKey, Znode>,
-    sessions: BTreeMap<SessionId, Session>,
+    sessions: VecMap<SessionId, Session>,
     next_session: u64,
     zxid: i64,
     /// Data and exists watches: path → sessions.
@@ -779,7 +780,7 @@ impl Zk {
         nodes.insert(PathKey::from("/"), root);
         Zk {
             nodes,
-            sessions: BTreeMap::new(),
+            sessions: VecMap::new(),
             next_session: 1,
             zxid: 0,
             data_watches: BTreeMap::new(),

@@ -203,19 +203,6 @@ impl<K: Ord, V> VecMap<K, V> {
     }
 }
 
-/// As `BTreeMap`'s: the value of a key that has one (a missing key panics,
-/// as it does there).
-impl<K: Ord + Borrow<Q>, Q: Ord + ?Sized, V> std::ops::Index<&Q> for VecMap<K, V> {
-    type Output = V;
-
-    fn index(&self, key: &Q) -> &V {
-        match self.get(key) {
-            Some(v) => v,
-            None => panic!("no entry found for key"),
-        }
-    }
-}
-
 impl<'a, K, V> IntoIterator for &'a VecMap<K, V> {
     type Item = (&'a K, &'a V);
     type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, V)>, fn(&'a (K, V)) -> (&'a K, &'a V)>;
@@ -321,9 +308,6 @@ mod tests {
                     }
                 }
                 assert_eq!(got.get(&k), want.get(&k));
-                if want.contains_key(&k) {
-                    assert_eq!(got[&k], want[&k]);
-                }
                 assert_eq!(got.contains_key(&k), want.contains_key(&k));
                 assert_eq!(got.len(), want.len());
                 assert_eq!(got.is_empty(), want.is_empty());

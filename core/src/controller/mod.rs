@@ -803,8 +803,11 @@ impl KafkaController {
                 live: current.keys().copied().collect(),
             },
         );
+        // `new` and `bounced` are brokers of `current`.
         for b in &new {
-            self.ctx.live_brokers.insert(*b, current[b]);
+            if let Some(&e) = current.get(b) {
+                self.ctx.live_brokers.insert(*b, e);
+            }
         }
         if !new.is_empty() {
             if bounced.is_empty() && dead.is_empty() {
@@ -819,7 +822,9 @@ impl KafkaController {
             }
             self.on_broker_failure(env, &bounced)?;
             for b in &bounced {
-                self.ctx.live_brokers.insert(*b, current[b]);
+                if let Some(&e) = current.get(b) {
+                    self.ctx.live_brokers.insert(*b, e);
+                }
             }
             self.on_broker_startup(env, &bounced)?;
         }

@@ -244,13 +244,29 @@ impl From<Vec<BrokerId>> for ReplicaIds {
 
 impl FromIterator<BrokerId> for ReplicaIds {
     fn from_iter<I: IntoIterator<Item = BrokerId>>(iter: I) -> ReplicaIds {
-        // Pushed straight into the list's own form (in place up to three,
-        // as `From<&[BrokerId]>` makes it).
-        let mut out = ReplicaIds::new();
-        for id in iter {
-            out.push(id);
+        // Straight into the list's own form, as `From<&[BrokerId]>` makes
+        // it: in place up to three, on the heap beyond.
+        let mut ids = [BrokerId(0); 3];
+        let mut len = 0;
+        let mut iter = iter.into_iter();
+        while let Some(id) = iter.next() {
+            match ids.get_mut(len) {
+                Some(slot) => {
+                    *slot = id;
+                    len += 1;
+                }
+                None => {
+                    let mut v = ids.to_vec();
+                    v.push(id);
+                    v.extend(iter);
+                    return ReplicaIds(IdsRepr::Heap(Box::new(v)));
+                }
+            }
         }
-        out
+        ReplicaIds(IdsRepr::Inline {
+            len: len as u8,
+            ids,
+        })
     }
 }
 

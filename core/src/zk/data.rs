@@ -125,17 +125,10 @@ impl ZnodeData {
             } => Some(LeaderIsr {
                 leader: u32::try_from(*leader).ok().map(BrokerId),
                 leader_epoch: *le,
-                isr: {
-                    // Straight into the list's own form (a collect went
-                    // through a second list first).
-                    let mut ids = [BrokerId(0); STATE_ISR];
-                    for (to, &b) in ids.iter_mut().zip(isr) {
-                        *to = BrokerId(u32::from(b));
-                    }
-                    crate::broker::ReplicaIds::from(
-                        ids.get(..usize::from(*len)).unwrap_or(&ids[..]),
-                    )
-                },
+                isr: isr[..usize::from(*len)]
+                    .iter()
+                    .map(|&b| BrokerId(u32::from(b)))
+                    .collect::<crate::broker::ReplicaIds>(),
                 zk_version,
                 controller_epoch: *ce,
             }),

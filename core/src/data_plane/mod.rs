@@ -187,6 +187,27 @@ pub struct DataPlane {
     /// incarnation, the (partition it leads, ISR follower) pairs).
     #[serde(default)]
     leader_slots: VecMap<BrokerId, (u32, u64)>,
+    /// Bumped by every call that can change what any leader's
+    /// `isr-expiration` walk finds other than time passing (see
+    /// [`DataPlane::changed`]).
+    #[serde(default)]
+    walk_gen: u64,
+    /// The same per leader, by broker id ([`DataPlane::changed_for`]).
+    #[serde(default)]
+    walk_gens: Vec<u64>,
+    /// Per leader, its last `isr-expiration` walk that found nothing to
+    /// shrink, while nothing else changed ([`partition::QuietWalk`]).
+    #[serde(default)]
+    quiet_walks: VecMap<BrokerId, partition::QuietWalk>,
+    /// Tests: walk every time all the same (no [`partition::QuietWalk`]
+    /// skip), to compare with the skip.
+    #[cfg(test)]
+    #[serde(skip)]
+    pub(crate) walk_every_time: bool,
+    /// Tests: the walks a [`partition::QuietWalk`] said could be skipped.
+    #[cfg(test)]
+    #[serde(skip)]
+    pub(crate) quiet_skips: u64,
     /// Partitions replicated by fetch rounds so far: the rounds' per-partition work.
     #[serde(default)]
     partitions_fetched: u64,
@@ -240,11 +261,49 @@ impl DataPlane {
         self.partitions_fetched
     }
 
+    /// Something other than time passing may change what a leader's
+    /// `isr-expiration` walk finds: a fetch round, an applied request, a
+    /// produce, a broker slowed, started or woken, a topic forgotten, an
+    /// ISR written. Every entry point that can do so calls this first; the
+    /// `isr-expiration` task itself calls it only when it writes.
+    pub(crate) fn changed(&mut self) {
+        self.walk_gen = self.walk_gen.wrapping_add(1);
+    }
+
+    /// Something other than time passing may change what `leader`'s
+    /// `isr-expiration` walk finds: its hosted replicas (a request it
+    /// applied, an ISR it wrote), or a session it leads (a round, a cache
+    /// opened, changed or closed, a parked session woken).
+    pub(crate) fn changed_for(&mut self, leader: BrokerId) {
+        let i = leader.0 as usize;
+        if i >= self.walk_gens.len() {
+            if leader.0 > crate::scenario::MAX_BROKER_ID {
+                // No such broker passes validation; count it for all.
+                self.changed();
+                return;
+            }
+            self.walk_gens.resize(i + 1, 0);
+        }
+        if let Some(gen) = self.walk_gens.get_mut(i) {
+            *gen = gen.wrapping_add(1);
+        }
+    }
+
+    /// The change counts a walk of `leader` is valid for: every leader's,
+    /// and its own.
+    fn walk_gens_of(&self, leader: BrokerId) -> (u64, u64) {
+        (
+            self.walk_gen,
+            self.walk_gens.get(leader.0 as usize).copied().unwrap_or(0),
+        )
+    }
+
     /// Fetch as before Kafka 1.1 (`true`: every round carries every
     /// partition, no session is cached) or with KIP-227 incremental fetch
     /// sessions (`false`, the default). What the cluster does is the same
     /// either way; only the simulator's work differs.
     pub fn set_full_fetches_only(&mut self, on: bool) {
+        self.changed();
         self.full_fetches_only = on;
         if on {
             self.leader_slots.clear();
@@ -268,6 +327,7 @@ impl DataPlane {
     /// A broker's status or start changed: the sessions it takes part in
     /// run their rounds as events again.
     pub fn wake_sessions_of(&mut self, broker: BrokerId) {
+        // Each session woken counts as a change for its leader (`unpark`).
         for (f, l) in self.parking.sessions_of(broker) {
             self.wake(f, l);
         }
@@ -281,11 +341,14 @@ impl DataPlane {
     /// The controller elected these partitions' leaders uncleanly: their
     /// next leader's log decides what survives, high watermark included.
     pub fn mark_unclean(&mut self, partitions: impl IntoIterator<Item = TopicPartition>) {
+        // Read when the next leader takes over (a request applied, counted
+        // as a change then), not by `isr-expiration`.
         self.unclean_partitions.extend(partitions);
     }
 
     /// Slow a broker's fetching by `lag_ms` per round (0 heals it).
     pub fn set_slow(&mut self, env: &mut Env, broker: BrokerId, lag_ms: u64) {
+        self.changed();
         if lag_ms == 0 {
             self.slow_brokers.remove(&broker);
             // Its next fetch round comes at the normal pace again.
@@ -319,6 +382,7 @@ impl DataPlane {
     /// a new topic (Kafka: `TopicDeletionManager.completeDeleteTopic`, after
     /// `ReplicaManager.stopReplica(deletePartition = true)` on every replica).
     pub fn forget_topic(&mut self, topic: &str) {
+        self.changed();
         // Its logs go: the next round of a session that still lists one of
         // its partitions replicates it as a full fetch would.
         let mut touched = Vec::new();
@@ -437,6 +501,167 @@ mod tests {
         assert_eq!(out.isr_shrinks, 1);
         let kinds: Vec<&str> = out.notes.iter().map(|(_, k, _)| *k).collect();
         assert_eq!(kinds, vec!["isr_shrunk_by_leader"]);
+    }
+
+    #[test]
+    fn a_quiet_isr_expiration_walk_is_skipped_only_until_a_pair_can_expire_or_something_changes() {
+        // Kafka: ReplicaManager.maybeShrinkIsr walks every partition the
+        // broker leads at each run of `isr-expiration`. A walk that found
+        // nothing is not repeated while nothing but time changed and no
+        // follower can yet be more than replica.lag.time.max.ms behind; the
+        // ISRs are those Kafka's walks give.
+        let config = Config::default();
+        let lag = config.replica_lag_time_max_ms;
+        let now = SimTime(3 * lag);
+        let (mut zk, mut out) = (Zk::new(), Outbox::default());
+        let session = zk.open_session(SimTime::ZERO, 6_000);
+        let ids = |v: &[u32]| v.iter().map(|&i| BrokerId(i)).collect::<Vec<_>>();
+        let mut b = Broker::new(BrokerId(1));
+        b.zk_client.session = Some(session);
+        let (t0, t1) = (TopicPartition::new("t", 0), TopicPartition::new("t", 1));
+        for tp in [&t0, &t1] {
+            let path = crate::zk_client::paths::partition_state(tp);
+            let created = zk.create_recursive(None, &path, "{}", crate::zk::CreateMode::Persistent);
+            assert!(created.is_ok());
+        }
+        let mut p =
+            crate::broker::LocalPartition::new(1, 0, &ids(&[1, 2, 3]), &ids(&[1, 2, 3]), 0, 1);
+        // 2 caught up just now; 3 can stay until 100 ms from now.
+        p.view.set_caught_up(BrokerId(2), SimTime(now.0 - 1));
+        p.view
+            .set_caught_up(BrokerId(3), SimTime(now.0 - lag + 100));
+        b.replicas.insert(t0.clone(), p);
+        let mut brokers = BTreeMap::from([(BrokerId(1), b)]);
+        let mut data = DataPlane::default();
+        let isr = |brokers: &BTreeMap<BrokerId, Broker>, tp: &TopicPartition| {
+            brokers
+                .get(&BrokerId(1))
+                .and_then(|b| b.replicas.get(tp))
+                .map(|p| p.isr().to_vec())
+        };
+        let mut walk =
+            |data: &mut DataPlane, brokers: &mut BTreeMap<BrokerId, Broker>, at: SimTime| {
+                let mut env = Env {
+                    now: at,
+                    config: &config,
+                    brokers,
+                    zk: &mut zk,
+                    out: &mut out,
+                };
+                data.maybe_shrink_isr(&mut env, BrokerId(1));
+            };
+        walk(&mut data, &mut brokers, now);
+        assert_eq!(
+            (isr(&brokers, &t0), data.quiet_skips),
+            (Some(ids(&[1, 2, 3])), 0)
+        );
+        // Up to the moment 3 is exactly `lag` behind: skipped, nothing shrinks.
+        walk(&mut data, &mut brokers, now.plus_ms(100));
+        assert_eq!(
+            (isr(&brokers, &t0), data.quiet_skips),
+            (Some(ids(&[1, 2, 3])), 1)
+        );
+        // A partition with a follower long behind arrives (as a LeaderAndIsr
+        // applied would bring it): the next walk is not skipped.
+        let mut q = crate::broker::LocalPartition::new(1, 0, &ids(&[1, 2]), &ids(&[1, 2]), 0, 1);
+        q.view.set_caught_up(BrokerId(2), SimTime(now.0 - 2 * lag));
+        if let Some(b) = brokers.get_mut(&BrokerId(1)) {
+            b.replicas.insert(t1.clone(), q);
+        }
+        data.changed();
+        walk(&mut data, &mut brokers, now.plus_ms(50));
+        assert_eq!((isr(&brokers, &t1), data.quiet_skips), (Some(ids(&[1])), 1));
+        assert_eq!(isr(&brokers, &t0), Some(ids(&[1, 2, 3])));
+        // The walk that shrank remembers nothing; the one after it finds
+        // nothing and is remembered; past 3's last moment the walk runs and
+        // drops it.
+        walk(&mut data, &mut brokers, now.plus_ms(60));
+        walk(&mut data, &mut brokers, now.plus_ms(100));
+        assert_eq!(data.quiet_skips, 2);
+        walk(&mut data, &mut brokers, now.plus_ms(101));
+        assert_eq!(
+            (isr(&brokers, &t0), data.quiet_skips),
+            (Some(ids(&[1, 2])), 2)
+        );
+        assert_eq!(out.isr_shrinks, 2);
+    }
+
+    /// The trace of `sim` run to `end`, with every `isr-expiration` walk
+    /// made (`every`) or quiet ones skipped, and how many were skippable.
+    fn traced(mut sim: crate::sim::Sim, end: SimTime, every: bool) -> (Vec<String>, u64) {
+        sim.data_plane_mut_for_test().walk_every_time = every;
+        sim.run_until(end);
+        let lines = sim.trace().iter().map(|r| format!("{r:?}")).collect();
+        (lines, sim.data_plane().quiet_skips)
+    }
+
+    #[test]
+    fn skipping_quiet_isr_expiration_walks_changes_nothing_in_random_runs() {
+        // Kafka: ReplicaManager.maybeShrinkIsr walks every led partition at
+        // each isr-expiration run. Random runs go with quiet walks skipped
+        // and with every walk made, and their traces are the same record
+        // for record: the soak's schedules (kills, pauses, slow brokers,
+        // dropped messages, produce traffic, restarts, reassignments on
+        // small clusters), then larger clusters whose followers die, pause,
+        // slow down and come back while the other sessions idle, with
+        // session timeouts and lags drawn long and short (where the skip
+        // applies most).
+        let mut skipped = 0;
+        for seed in 0..150 {
+            let s = crate::soak::generate::generate(seed);
+            let end = SimTime(s.last_action_ms() + 40_000);
+            let ((skipping, n), (walking, _)) =
+                (traced(s.build(), end, false), traced(s.build(), end, true));
+            assert_eq!(skipping, walking, "soak seed {seed}");
+            skipped += n;
+        }
+        let soak_skipped = skipped;
+        for seed in 0..80 {
+            let mut rng = crate::rng::Rng::new(seed);
+            let brokers = rng.between(4, 7) as u32;
+            let partitions = rng.between(30, 120) as u32;
+            let Ok(mut s) = crate::bench::cluster(seed, brokers, partitions, 3) else {
+                panic!("cluster {seed}");
+            };
+            // Dead followers go unnoticed by the controller for longer.
+            s.config.zookeeper_session_timeout_ms = rng.between(6_000, 40_000);
+            s.config.replica_lag_time_max_ms = rng.between(4_000, 30_000);
+            let mut sim = s.build();
+            let mut at = 15_000;
+            for _ in 0..rng.between(3, 7) {
+                at += rng.between(500, 12_000);
+                let broker = BrokerId(rng.below(u64::from(brokers)) as u32);
+                let action = match rng.below(6) {
+                    0 | 1 => crate::action::Action::KillBroker { broker },
+                    2 => crate::action::Action::StartBroker { broker },
+                    3 => crate::action::Action::PauseBroker {
+                        broker,
+                        duration_ms: rng.between(2_000, 16_000),
+                    },
+                    4 => crate::action::Action::SlowBroker {
+                        broker,
+                        lag_ms: rng.between(1_000, 14_000),
+                    },
+                    _ => crate::action::Action::Produce {
+                        topic: "big".into(),
+                        partition: rng.below(u64::from(partitions)) as u32,
+                        records: 3,
+                        acks: Acks::All,
+                    },
+                };
+                // An action the cluster refuses (a broker already up) is left out.
+                let _ = sim.schedule_action(SimTime(at), action);
+            }
+            let end = SimTime(at + 40_000);
+            let ((skipping, n), (walking, _)) =
+                (traced(sim.clone(), end, false), traced(sim, end, true));
+            assert_eq!(skipping, walking, "cluster seed {seed}");
+            skipped += n;
+        }
+        assert!(
+            soak_skipped >= 10 && skipped >= soak_skipped + 50,
+            "walks skipped: {soak_skipped} in the soak's runs, {skipped} in all"
+        );
     }
 
     #[test]

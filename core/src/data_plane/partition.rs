@@ -12,7 +12,9 @@ use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::invariants;
 use crate::log::Acks;
+use crate::time::SimTime;
 use crate::zk_client::paths;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// What one fetch round tells the leader about a follower.
@@ -26,6 +28,33 @@ pub(super) struct FollowerFetch {
     pub leader_leo: u64,
     /// The leader's high watermark the round saw.
     pub leader_hw: u64,
+}
+
+/// A leader's `isr-expiration` walk that found nothing to shrink: while
+/// the leader's start, the data plane's change counts for every leader and
+/// for this one ([`DataPlane::changed`], [`DataPlane::changed_for`]) and
+/// the lag are the same, a walk up to `until`
+/// finds nothing either. Every follower's last-caught-up time the walk
+/// reads (its cached session's last round, or the leader's record) only
+/// moves forward while nothing changes, and `until` is the earliest time
+/// read plus the lag. Kafka walks every time; the result is the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuietWalk {
+    incarnation: u32,
+    gens: (u64, u64),
+    lag: u64,
+    until: SimTime,
+}
+
+impl QuietWalk {
+    /// Whether a walk described by `now_walk` (its `until` not yet known)
+    /// at `now` would find nothing, as this one did.
+    fn holds_at(&self, now_walk: &QuietWalk, now: SimTime) -> bool {
+        self.incarnation == now_walk.incarnation
+            && self.gens == now_walk.gens
+            && self.lag == now_walk.lag
+            && now <= self.until
+    }
 }
 
 impl DataPlane {
@@ -247,8 +276,28 @@ impl DataPlane {
                 return;
             }
         }
+        // The last walk found nothing, nothing but time has changed since,
+        // and no pair can have passed the lag yet: this walk would find
+        // nothing either (every follower's last-caught-up time it would
+        // read is at least the one that walk read).
+        let quiet = QuietWalk {
+            incarnation,
+            gens: self.walk_gens_of(broker),
+            lag,
+            until: SimTime::ZERO,
+        };
+        if self
+            .quiet_walks
+            .get(&broker)
+            .is_some_and(|q| q.holds_at(&quiet, now))
+            && self.skip_quiet_walk()
+        {
+            return;
+        }
         let mut slots = 0;
         let mut shrinks = Vec::new();
+        // The earliest last-caught-up time read of a pair that stays.
+        let mut earliest = SimTime(u64::MAX);
         let mut caught_up = self.caught_up_walk(broker, incarnation);
         for (tp, p) in &b.replicas {
             if p.leader != broker.0 as i32 {
@@ -265,8 +314,11 @@ impl DataPlane {
                     // for the others.
                     let recent = |t: crate::time::SimTime| now.since(t) <= lag;
                     let t = caught_up.at(|| p.view.caught_up(&r), r, tp, recent);
-                    if t.is_none_or(|t| now.since(t) > lag) {
-                        out.insert(r);
+                    match t {
+                        Some(t) if now.since(t) <= lag => earliest = earliest.min(t),
+                        _ => {
+                            out.insert(r);
+                        }
                     }
                 }
             });
@@ -282,12 +334,34 @@ impl DataPlane {
             }
         }
         self.leader_slots.insert(broker, (incarnation, slots));
+        if shrinks.is_empty() {
+            // The earliest moment a pair of this walk can pass the lag.
+            let until = earliest.plus_ms(lag);
+            self.quiet_walks
+                .insert(broker, QuietWalk { until, ..quiet });
+            return;
+        }
+        self.quiet_walks.remove(&broker);
         for (tp, isr) in shrinks {
             if self.write_isr(env, broker, &tp, isr) {
+                self.changed_for(broker);
                 env.out.isr_shrinks += 1;
                 self.advance_hw(env, broker, &tp);
             }
         }
+    }
+
+    /// A walk a [`QuietWalk`] says would find nothing is skipped.
+    #[cfg(not(test))]
+    fn skip_quiet_walk(&mut self) -> bool {
+        true
+    }
+
+    /// Tests: counted, and walked all the same when `walk_every_time`.
+    #[cfg(test)]
+    fn skip_quiet_walk(&mut self) -> bool {
+        self.quiet_skips += 1;
+        !self.walk_every_time
     }
 
     /// The (partition it leads, ISR follower) pairs of `broker` changed by

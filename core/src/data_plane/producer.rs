@@ -22,6 +22,7 @@ impl DataPlane {
         acks: Acks,
         leader: Option<BrokerId>,
     ) {
+        self.changed();
         let now = env.now;
         let serving = leader.filter(|l| {
             env.brokers.get(l).is_some_and(|b| {

@@ -305,6 +305,7 @@ impl DataPlane {
     /// follows there: a full fetch, or an incremental one (KIP-227) that
     /// replicates only what changed while the session's cache holds.
     pub fn fetch(&mut self, env: &mut Env, follower: BrokerId, leader: BrokerId) {
+        self.changed_for(leader);
         let now = env.now;
         match self.parking.rounds((follower, leader)) {
             // An earlier event of the session, due at the same moment as its
@@ -489,6 +490,7 @@ impl DataPlane {
     /// Take a parked session out of the parking, writing down its true next
     /// and last rounds; with `queue`, its next round is queued at its place.
     fn unpark(&mut self, follower: BrokerId, leader: BrokerId, queue: bool) {
+        self.changed_for(leader);
         let rounds = if queue {
             self.parking.wake((follower, leader))
         } else {
@@ -836,6 +838,7 @@ impl DataPlane {
     /// The partition's records or high watermark at `leader` changed: the
     /// sessions of its followers replicate it next round.
     pub(super) fn touch(&mut self, leader: BrokerId, tp: &TopicPartition, replicas: &[BrokerId]) {
+        self.changed_for(leader);
         for r in replicas {
             if *r == leader {
                 continue;

@@ -17,6 +17,7 @@ use crate::zk_client::paths;
 impl DataPlane {
     /// Start a broker's periodic tasks (at registration).
     pub fn start_broker_tasks(&mut self, env: &mut Env, broker: BrokerId) {
+        self.changed();
         let incarnation = env.incarnation(broker);
         let lag = env.config.replica_lag_time_max_ms / 2;
         env.out.schedule(
@@ -71,6 +72,9 @@ impl DataPlane {
         taken: &Taken,
         state_leader_epoch: impl Fn(&TopicPartition) -> Option<i32>,
     ) {
+        // Its hosted replicas changed; the sessions the request touches
+        // count their own leaders' changes.
+        self.changed_for(broker);
         let (led_slots, taken) = (taken.led_slots, &taken.partitions[..]);
         let changed: Vec<&TopicPartition> = match &req.body {
             RequestBody::LeaderAndIsr { partitions } => partitions

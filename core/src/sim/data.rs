@@ -123,6 +123,12 @@ impl Sim {
         &self.data
     }
 
+    /// Tests: the data plane, to change how it works.
+    #[cfg(test)]
+    pub(crate) fn data_plane_mut_for_test(&mut self) -> &mut DataPlane {
+        &mut self.data
+    }
+
     /// Fetch as before Kafka 1.1 (every round carries every partition) or
     /// with KIP-227 incremental fetch sessions (the default): see
     /// [`DataPlane::set_full_fetches_only`]. Switch it before the run starts;

@@ -261,11 +261,12 @@ impl DataPlane {
         self.partitions_fetched
     }
 
-    /// Something other than time passing may change what a leader's
-    /// `isr-expiration` walk finds: a fetch round, an applied request, a
-    /// produce, a broker slowed, started or woken, a topic forgotten, an
-    /// ISR written. Every entry point that can do so calls this first; the
-    /// `isr-expiration` task itself calls it only when it writes.
+    /// Something other than time passing may change what any leader's
+    /// `isr-expiration` walk finds: a produce, a broker slowed or healed, a
+    /// broker's tasks started, a topic forgotten, full fetches switched on.
+    /// The changes of one leader's walk count for it alone
+    /// ([`DataPlane::changed_for`]); the `isr-expiration` task counts only
+    /// the ISRs it writes.
     pub(crate) fn changed(&mut self) {
         self.walk_gen = self.walk_gen.wrapping_add(1);
     }

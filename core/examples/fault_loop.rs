@@ -4,7 +4,7 @@
 //! after it, in two functions that a profile tells apart
 //! (`before_mark`, `after_mark`).
 //!
-//! `cargo run --profile perf -p kcsim-core --example fault_loop -- failover|broker|shutdown [PARTITIONS] [RUNS] [BROKERS]`
+//! `cargo run --profile perf -p kcsim-core --example fault_loop -- failover|broker|shutdown [PARTITIONS] [RUNS] [BROKERS] [RF]`
 //! (`FRESH=1`: each run on a cluster settled anew; `PIECES=1`: each moment's
 //! events a piece at a time, as the page and `kcsim bench` play them)
 //!
@@ -104,7 +104,10 @@ fn main() {
     let brokers: u32 = args
         .get(3)
         .map_or(default_brokers, |a| a.parse().expect("brokers"));
-    let scenario = kcsim_core::bench::cluster(1, brokers, partitions, 3).expect("cluster");
+    let rf: u32 = args
+        .get(4)
+        .map_or(3, |a| a.parse().expect("replication factor"));
+    let scenario = kcsim_core::bench::cluster(1, brokers, partitions, rf).expect("cluster");
     let settle = || {
         let mut sim = scenario.build();
         while !(sim.now() > SimTime(1_000) && quiet_and_applied(&sim)) {

@@ -145,10 +145,35 @@ pub fn fenced(
     };
     match client.multi(zk, &[check, op]) {
         Ok(mut r) => r.pop().ok_or(ControllerError::Zk(ZkError::BadArguments)),
-        Err((0, ZkError::BadVersion)) => Err(ControllerError::ControllerMoved(format!(
+        Err(e) => Err(fence_failed(epoch_zk_version, e)),
+    }
+}
+
+/// A partition's state znode set to `l` if its version is `l.zk_version`,
+/// fenced as [`fenced`] fences a write (Kafka's `updateLeaderAndIsr`: a
+/// `setData` of the state in a multi-op with the controller epoch's check):
+/// that multi-op's result, without writing the path and the data out.
+pub(crate) fn fenced_set_partition_state(
+    client: &mut ZkClient,
+    zk: &mut Zk,
+    epoch_zk_version: i32,
+    tp: &crate::ids::TopicPartition,
+    l: &crate::znodes::LeaderIsr,
+) -> Result<crate::zk::Stat, ControllerError> {
+    let check = Some((paths::CONTROLLER_EPOCH, epoch_zk_version));
+    client
+        .set_partition_state(zk, check, tp, l, Some(l.zk_version))
+        .map_err(|e| fence_failed(epoch_zk_version, e))
+}
+
+/// A fenced multi-op's failure: the controller moved if its first
+/// operation, the epoch's check, failed on the version.
+fn fence_failed(epoch_zk_version: i32, (at, e): (usize, ZkError)) -> ControllerError {
+    match (at, e) {
+        (0, ZkError::BadVersion) => ControllerError::ControllerMoved(format!(
             "controller epoch zkVersion check fails: expected zkVersion {epoch_zk_version}"
-        ))),
-        Err((_, e)) => Err(e.into()),
+        )),
+        (_, e) => e.into(),
     }
 }
 

@@ -230,11 +230,36 @@ impl ZkClient {
 
     /// A multi-op in this client's session.
     pub fn multi(&mut self, zk: &mut Zk, ops: &[Op]) -> Result<Vec<OpResult>, (usize, ZkError)> {
+        self.write_in_session(zk, |zk, s| zk.multi(Some(s), ops))
+    }
+
+    /// [`Zk::set_partition_state`] in this client's session: a multi-op of
+    /// a check of `check` (if given) and a partition's state set to `l`.
+    pub(crate) fn set_partition_state(
+        &mut self,
+        zk: &mut Zk,
+        check: Option<(&str, i32)>,
+        tp: &crate::ids::TopicPartition,
+        l: &crate::znodes::LeaderIsr,
+        version: Option<i32>,
+    ) -> Result<Stat, (usize, ZkError)> {
+        self.write_in_session(zk, |zk, s| {
+            zk.set_partition_state(Some(s), check, tp, l, version)
+        })
+    }
+
+    /// One write request in this client's session, made as far into its
+    /// writer's work as this client's meter has come.
+    fn write_in_session<T>(
+        &mut self,
+        zk: &mut Zk,
+        write: impl FnOnce(&mut Zk, SessionId) -> Result<T, (usize, ZkError)>,
+    ) -> Result<T, (usize, ZkError)> {
         let s = self.live(zk).map_err(|e| (0, e))?;
         self.meter.write();
         // Watches this write fires go out when the event thread reaches it.
         zk.set_op_offset_us(self.meter.elapsed_us);
-        let r = zk.multi(Some(s), ops);
+        let r = write(zk, s);
         zk.set_op_offset_us(0);
         r
     }

@@ -13,7 +13,7 @@ use crate::fact::Fact;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::kafka_zk::{fenced, read_leader_isr};
 use crate::partition_map::PartitionMap;
-use crate::zk::{CreateMode, Op, OpResult, ZkError};
+use crate::zk::{CreateMode, Op, ZkError};
 use crate::zk_client::paths;
 use crate::znodes::encode_partition_state;
 use std::collections::BTreeMap;
@@ -753,18 +753,18 @@ impl KafkaController {
         tp: &TopicPartition,
         mut l: LeaderIsr,
     ) -> Result<Option<LeaderIsr>, ControllerError> {
-        let op = Op::SetData {
-            path: paths::partition_state(tp),
-            data: encode_partition_state(&l),
-            version: Some(l.zk_version),
-        };
-        match fenced(env.client, env.zk, self.ctx.epoch_zk_version, op) {
-            Ok(OpResult::SetData(stat)) => {
+        match crate::kafka_zk::fenced_set_partition_state(
+            env.client,
+            env.zk,
+            self.ctx.epoch_zk_version,
+            tp,
+            &l,
+        ) {
+            Ok(stat) => {
                 l.zk_version = stat.version;
                 self.ctx.leadership.insert(tp.clone(), l.clone());
                 Ok(Some(l))
             }
-            Ok(_) => Err(ControllerError::Zk(ZkError::BadArguments)),
             Err(ControllerError::Zk(ZkError::BadVersion)) => Ok(None),
             Err(e) => Err(e),
         }

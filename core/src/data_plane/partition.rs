@@ -13,7 +13,6 @@ use crate::ids::{BrokerId, TopicPartition};
 use crate::invariants;
 use crate::log::Acks;
 use crate::time::SimTime;
-use crate::zk_client::paths;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -446,13 +445,11 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[Broker
         zk_version: local.zk_version,
         controller_epoch: local.controller_epoch,
     };
-    let data = crate::znodes::encode_partition_state(&new);
-    match env.zk.set_data(
-        Some(session),
-        &paths::partition_state(tp),
-        &data,
-        Some(local.zk_version),
-    ) {
+    match env
+        .zk
+        .set_partition_state(Some(session), None, tp, &new, Some(local.zk_version))
+        .map_err(|(_, e)| e)
+    {
         Ok(stat) => {
             let old = local.isr().to_vec();
             if let Some(b) = env.brokers.get_mut(&leader) {

@@ -154,6 +154,35 @@ impl From<&str> for ZnodeData {
     }
 }
 
+impl ZnodeData {
+    /// A partition state znode's data written from `l`: the value
+    /// `ZnodeData::from(encode_partition_state(l).as_str())` is, without
+    /// writing the text and parsing it back where the numbers fit in place
+    /// (every controller's and leader's state write).
+    pub(crate) fn of_partition_state(l: &LeaderIsr) -> ZnodeData {
+        let fits = || -> Option<Repr> {
+            if l.isr.len() > STATE_ISR {
+                return None;
+            }
+            let mut isr = [0u16; STATE_ISR];
+            for (slot, id) in isr.iter_mut().zip(l.isr.iter()) {
+                *slot = u16::try_from(id.0).ok()?;
+            }
+            Some(Repr::State {
+                len: u8::try_from(l.isr.len()).ok()?,
+                isr,
+                ce: l.controller_epoch,
+                leader: l.leader.map_or(Some(-1), |b| i32::try_from(b.0).ok())?,
+                le: l.leader_epoch,
+            })
+        };
+        match fits() {
+            Some(repr) => ZnodeData(repr),
+            None => ZnodeData::from(crate::znodes::encode_partition_state(l)),
+        }
+    }
+}
+
 /// The numbers of a state znode's text when it is exactly what
 /// `encode_partition_state` writes for numbers that fit here (so that
 /// printing them gives the text back), else `None`.
@@ -339,5 +368,36 @@ mod tests {
         assert!(matches!(d.0, super::Repr::State { .. }));
         let d = ZnodeData::from(state(1, Some(3), 0, &[3, 1, 2, 4, 5]));
         assert!(matches!(d.0, super::Repr::Text(_)));
+    }
+
+    #[test]
+    fn a_state_made_from_its_numbers_is_the_one_parsed_from_its_text() {
+        // Kafka: TopicPartitionStateZNode.encode, the state a controller's
+        // election and a leader's ISR change write; kept here as numbers when
+        // they fit, as text otherwise, whichever way the value was made.
+        let mut rng = crate::rng::Rng::new(13);
+        let ids = [0, 1, 2, 7, 999, 65_535, 65_536, 1 << 31, u32::MAX];
+        let epochs = [0, 1, 5, -1, i32::MAX, i32::MIN];
+        let mut forms = [0usize; 2];
+        for _ in 0..4_000 {
+            let mut pick = |of: &[u32]| of[rng.below(of.len() as u64) as usize];
+            let n = pick(&[0, 1, 2, 3, 4, 5, 6]) as usize;
+            let isr: Vec<BrokerId> = (0..n).map(|_| BrokerId(pick(&ids))).collect();
+            let leader = (pick(&[0, 1, 1, 1]) == 1).then(|| BrokerId(pick(&ids)));
+            let l = LeaderIsr {
+                leader,
+                leader_epoch: epochs[rng.below(6) as usize],
+                isr: isr.as_slice().into(),
+                zk_version: rng.below(9) as i32,
+                controller_epoch: epochs[rng.below(6) as usize],
+            };
+            let text = encode_partition_state(&l);
+            let made = ZnodeData::of_partition_state(&l);
+            assert!(made == ZnodeData::from(text.as_str()), "{text}");
+            assert_eq!(made.text(), text);
+            forms[usize::from(matches!(made.0, super::Repr::State { .. }))] += 1;
+        }
+        // Both forms were made (numbers, and text for what does not fit).
+        assert!(forms[0] > 100 && forms[1] > 100, "{forms:?}");
     }
 }

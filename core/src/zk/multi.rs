@@ -5,10 +5,12 @@
 //! module are one-operation multi-ops.
 
 use super::{
-    parent_of, valid_path, Befores, CreateMode, Op, OpResult, PathKey, SessionId, Stat, Trigger,
-    WatchKind, WatchedEvent, Zk, ZkError, Znode, ZnodeData,
+    parent_of, partition_state_key, valid_path, Befores, CreateMode, Op, OpResult, PathKey,
+    SessionId, Stat, Trigger, WatchKind, WatchedEvent, Zk, ZkError, Znode, ZnodeData,
 };
+use crate::ids::TopicPartition;
 use crate::time::SimTime;
+use crate::znodes::LeaderIsr;
 
 /// The inverse of one applied change, for rolling back a failed multi-op.
 #[derive(Debug)]
@@ -37,34 +39,84 @@ impl Zk {
         caller: Option<SessionId>,
         ops: &[Op],
     ) -> Result<Vec<OpResult>, (usize, ZkError)> {
+        let mut results = Vec::with_capacity(ops.len());
+        self.transaction(caller, |zk, undo| {
+            for (i, op) in ops.iter().enumerate() {
+                results.push(zk.apply(caller, op, undo).map_err(|e| (i, e))?);
+            }
+            Ok(())
+        })?;
+        Ok(results)
+    }
+
+    /// A partition's state znode set to `l` (Kafka's
+    /// `TopicPartitionStateZNode.encode` of it), if its version is `version`
+    /// (`None`: any), after a check that the node at `check`'s path has
+    /// `check`'s version if one is given: [`Zk::multi`] of `[Check, SetData]`
+    /// (or of the `SetData` alone), the same transaction with the same
+    /// effects and errors (the index 1 for the set after a check), its key
+    /// and data made from the partition and the numbers instead of texts
+    /// (every controller election's and every leader's ISR write).
+    pub(crate) fn set_partition_state(
+        &mut self,
+        caller: Option<SessionId>,
+        check: Option<(&str, i32)>,
+        tp: &TopicPartition,
+        l: &LeaderIsr,
+        version: Option<i32>,
+    ) -> Result<Stat, (usize, ZkError)> {
+        let mut stat = None;
+        self.transaction(caller, |zk, undo| {
+            let at = match check {
+                Some((path, v)) => {
+                    zk.apply_check(path, v).map_err(|e| (0, e))?;
+                    1
+                }
+                None => 0,
+            };
+            let path = crate::zk_client::paths::partition_state(tp);
+            let key = partition_state_key(&tp.topic, tp.partition);
+            let data = ZnodeData::of_partition_state(l);
+            stat = Some(
+                zk.apply_set(path, key, data, version, undo)
+                    .map_err(|e| (at, e))?,
+            );
+            Ok(())
+        })?;
+        stat.ok_or((0, ZkError::BadArguments))
+    }
+
+    /// One multi-op's transaction: `body` applies its operations (each
+    /// pushing its inverse onto the list it is given) or names the first that
+    /// failed, and then it commits (its watches fire, observers see it when
+    /// its writer's work reaches it) or is rolled back.
+    fn transaction(
+        &mut self,
+        caller: Option<SessionId>,
+        body: impl FnOnce(&mut Zk, &mut Vec<Undo>) -> Result<(), (usize, ZkError)>,
+    ) -> Result<(), (usize, ZkError)> {
         self.counters.writes += 1;
         self.check_session(caller).map_err(|e| (0, e))?;
         let start_zxid = self.zxid;
         self.triggers.clear();
         self.zxid += 1;
         let mut undo = Vec::new();
-        let mut results = Vec::with_capacity(ops.len());
-        for (i, op) in ops.iter().enumerate() {
-            match self.apply(caller, op, &mut undo) {
-                Ok(r) => results.push(r),
-                Err(e) => {
-                    match e {
-                        ZkError::NodeExists => self.counters.node_exists += 1,
-                        ZkError::BadVersion => self.counters.bad_version += 1,
-                        _ => {}
-                    }
-                    self.rollback(undo);
-                    self.zxid = start_zxid;
-                    self.triggers.clear();
-                    return Err((i, e));
-                }
+        if let Err((i, e)) = body(self, &mut undo) {
+            match e {
+                ZkError::NodeExists => self.counters.node_exists += 1,
+                ZkError::BadVersion => self.counters.bad_version += 1,
+                _ => {}
             }
+            self.rollback(undo);
+            self.zxid = start_zxid;
+            self.triggers.clear();
+            return Err((i, e));
         }
         if let Some(at) = self.visible_at() {
             self.defer(at, undo);
         }
         self.flush_triggers();
-        Ok(results)
+        Ok(())
     }
 
     /// When observers see the operation being applied: later than now when
@@ -120,13 +172,7 @@ impl Zk {
     ) -> Result<OpResult, ZkError> {
         match op {
             Op::Check { path, version } => {
-                let node = self
-                    .nodes
-                    .get_hinted(&PathKey::from(path.as_str()), &self.check_hint.0)
-                    .ok_or(ZkError::NoNode)?;
-                if node.stat.version != *version {
-                    return Err(ZkError::BadVersion);
-                }
+                self.apply_check(path, *version)?;
                 Ok(OpResult::Checked)
             }
             Op::Create { path, data, mode } => {
@@ -142,24 +188,10 @@ impl Zk {
                 data,
                 version,
             } => {
-                let zxid = self.zxid;
-                let now_ms = self.now.as_ms_u32();
                 let key = PathKey::from(path.as_str());
-                let node = self.find_mut(&key).ok_or(ZkError::NoNode)?;
-                if version.is_some_and(|v| v != node.stat.version) {
-                    return Err(ZkError::BadVersion);
-                }
-                undo.push(Undo::SetData {
-                    key: key.clone(),
-                    data: std::mem::replace(&mut node.data, ZnodeData::from(data.as_str())),
-                    stat: node.stat,
-                });
-                node.stat.version += 1;
-                node.stat.mzxid = zxid;
-                node.stat.mtime_ms = now_ms;
-                let stat = node.stat;
-                self.fire_data(path, key, WatchKind::NodeDataChanged);
-                Ok(OpResult::SetData(stat))
+                let data = ZnodeData::from(data.as_str());
+                self.apply_set(path.clone(), key, data, *version, undo)
+                    .map(OpResult::SetData)
             }
             Op::Delete { path, version } => {
                 let (node, parent) = self.apply_delete(path, *version)?;
@@ -171,6 +203,47 @@ impl Zk {
                 Ok(OpResult::Deleted)
             }
         }
+    }
+
+    /// A check: the node at `path` exists with this version.
+    fn apply_check(&self, path: &str, version: i32) -> Result<(), ZkError> {
+        let node = self
+            .nodes
+            .get_hinted(&PathKey::from(path), &self.check_hint.0)
+            .ok_or(ZkError::NoNode)?;
+        if node.stat.version != version {
+            return Err(ZkError::BadVersion);
+        }
+        Ok(())
+    }
+
+    /// The node of `key` (at `path`) given `data`, if its version is
+    /// `version` (`None`: any).
+    fn apply_set(
+        &mut self,
+        path: String,
+        key: PathKey,
+        data: ZnodeData,
+        version: Option<i32>,
+        undo: &mut Vec<Undo>,
+    ) -> Result<Stat, ZkError> {
+        let zxid = self.zxid;
+        let now_ms = self.now.as_ms_u32();
+        let node = self.find_mut(&key).ok_or(ZkError::NoNode)?;
+        if version.is_some_and(|v| v != node.stat.version) {
+            return Err(ZkError::BadVersion);
+        }
+        undo.push(Undo::SetData {
+            key: key.clone(),
+            data: std::mem::replace(&mut node.data, data),
+            stat: node.stat,
+        });
+        node.stat.version += 1;
+        node.stat.mzxid = zxid;
+        node.stat.mtime_ms = now_ms;
+        let stat = node.stat;
+        self.fire_data(path, key, WatchKind::NodeDataChanged);
+        Ok(stat)
     }
 
     fn apply_create(
@@ -231,7 +304,7 @@ impl Zk {
         if let Some(s) = owner.and_then(|o| self.sessions.get_mut(&o)) {
             s.owned.insert(full.clone());
         }
-        self.fire_data(&full, key, WatchKind::NodeCreated);
+        self.fire_data(full.clone(), key, WatchKind::NodeCreated);
         self.fire_children(&parent_path);
         Ok((full, before))
     }
@@ -268,7 +341,7 @@ impl Zk {
             parent.stat.cversion += 1;
             parent.stat.pzxid = zxid;
         }
-        self.fire_data(path, key, WatchKind::NodeDeleted);
+        self.fire_data(path.to_string(), key, WatchKind::NodeDeleted);
         self.triggers
             .push((path.to_string(), None, Trigger::ChildOfDeleted));
         self.fire_children(&parent_path);
@@ -326,9 +399,8 @@ impl Zk {
     }
 
     /// `key`: `path`'s, for the list of paths changed by moment.
-    fn fire_data(&mut self, path: &str, key: PathKey, kind: WatchKind) {
-        self.triggers
-            .push((path.to_string(), Some(key), Trigger::Data(kind)));
+    fn fire_data(&mut self, path: String, key: PathKey, kind: WatchKind) {
+        self.triggers.push((path, Some(key), Trigger::Data(kind)));
     }
 
     fn fire_children(&mut self, path: &str) {

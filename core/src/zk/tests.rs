@@ -478,3 +478,100 @@ fn a_partition_znode_found_where_it_was_is_the_one_asked_for_after_the_tree_move
     assert_eq!(text(&copy, 8).as_deref(), Some("orders-8"));
     assert_eq!(text(&copy, 7), None);
 }
+
+#[test]
+fn a_partition_state_set_from_its_numbers_is_the_multi_op_of_its_texts() {
+    // Kafka: KafkaZkClient.updateLeaderAndIsr (a setData of the state znode
+    // in a multi-op with the controller epoch's check) and
+    // Partition.updateIsr (a conditional setData alone): the write made from
+    // the numbers is that multi-op, effect for effect and error for error.
+    use crate::ids::{BrokerId, TopicPartition};
+    use crate::znodes::{encode_partition_state, LeaderIsr};
+    let mut cases = 0;
+    for topic in ["t", "a-topic-longer-than-seventeen-bytes"] {
+        let tp = TopicPartition {
+            topic: topic.into(),
+            partition: 3,
+        };
+        let path = format!("/brokers/topics/{topic}/partitions/3/state");
+        let l = |isr: &[u32], zk_version| LeaderIsr {
+            leader: isr.first().copied().map(BrokerId),
+            leader_epoch: 4,
+            isr: isr.iter().copied().map(BrokerId).collect(),
+            zk_version,
+            controller_epoch: 2,
+        };
+        let checks = [
+            None,
+            Some(("/controller_epoch", 0)),
+            Some(("/controller_epoch", 5)),
+            Some(("/missing", 0)),
+        ];
+        for exists in [true, false] {
+            for check in checks {
+                for version in [None, Some(0), Some(3)] {
+                    for offset_us in [0, 2_500] {
+                        for watched in [false, true] {
+                            for alive in [true, false] {
+                                let (mut zk, s) = zk_with_session();
+                                let w = zk.open_session(SimTime::ZERO, 6000);
+                                zk.create(Some(s), "/controller_epoch", "2", Persistent)
+                                    .unwrap();
+                                let first = encode_partition_state(&l(&[1, 2], 0));
+                                let at = if exists {
+                                    path.as_str()
+                                } else {
+                                    "/elsewhere/x"
+                                };
+                                zk.create_recursive(Some(s), at, &first, Persistent)
+                                    .unwrap();
+                                if watched {
+                                    let _ = zk.get_data(&path, Some(w));
+                                }
+                                if !alive {
+                                    zk.close_session(s).unwrap();
+                                }
+                                zk.set_now(SimTime(100));
+                                zk.take_changed();
+                                zk.set_op_offset_us(offset_us);
+                                let new = l(&[2, 70_000, 1], version.unwrap_or(0));
+                                let mut a = zk.clone();
+                                let mut b = zk;
+                                let mut ops: Vec<Op> = check
+                                    .map(|(p, v)| Op::Check {
+                                        path: p.into(),
+                                        version: v,
+                                    })
+                                    .into_iter()
+                                    .collect();
+                                ops.push(Op::SetData {
+                                    path: path.clone(),
+                                    data: encode_partition_state(&new),
+                                    version,
+                                });
+                                let want = a.multi(Some(s), &ops).map(|mut r| r.pop());
+                                let got = b
+                                    .set_partition_state(Some(s), check, &tp, &new, version)
+                                    .map(|st| Some(OpResult::SetData(st)));
+                                assert_eq!(got, want, "{check:?} {version:?} {exists}");
+                                assert!(a == b, "{check:?} {version:?} {exists} {watched}");
+                                assert_eq!(a.take_fired(), b.take_fired());
+                                assert_eq!(a.observed(&path), b.observed(&path));
+                                for zk in [&mut a, &mut b] {
+                                    zk.set_op_offset_us(0);
+                                    zk.set_now(SimTime(200));
+                                }
+                                assert_eq!(a.take_changed(), b.take_changed());
+                                assert_eq!(a.observed(&path), b.observed(&path));
+                                assert!(a == b);
+                                cases += usize::from(want.is_ok());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Writes that succeeded, with and without a check, were among them.
+    assert!(cases >= 16, "{cases}");
+}

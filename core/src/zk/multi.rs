@@ -55,8 +55,10 @@ impl Zk {
     /// `check`'s version if one is given: [`Zk::multi`] of `[Check, SetData]`
     /// (or of the `SetData` alone), the same transaction with the same
     /// effects and errors (the index 1 for the set after a check), its key
-    /// and data made from the partition and the numbers instead of texts
-    /// (every controller election's and every leader's ISR write).
+    /// made from the partition and its data from the numbers, where the
+    /// multi-op parses both from texts (the path is still written once, for
+    /// the watches): every controller election's and every leader's ISR
+    /// write.
     pub(crate) fn set_partition_state(
         &mut self,
         caller: Option<SessionId>,

@@ -160,23 +160,9 @@ impl ZnodeData {
     /// writing the text and parsing it back where the numbers fit in place
     /// (every controller's and leader's state write).
     pub(crate) fn of_partition_state(l: &LeaderIsr) -> ZnodeData {
-        let fits = || -> Option<Repr> {
-            if l.isr.len() > STATE_ISR {
-                return None;
-            }
-            let mut isr = [0u16; STATE_ISR];
-            for (slot, id) in isr.iter_mut().zip(l.isr.iter()) {
-                *slot = u16::try_from(id.0).ok()?;
-            }
-            Some(Repr::State {
-                len: u8::try_from(l.isr.len()).ok()?,
-                isr,
-                ce: l.controller_epoch,
-                leader: l.leader.map_or(Some(-1), |b| i32::try_from(b.0).ok())?,
-                le: l.leader_epoch,
-            })
-        };
-        match fits() {
+        let leader = l.leader.map_or(-1, |b| i64::from(b.0));
+        let ce = i64::from(l.controller_epoch);
+        match state_repr(ce, leader, i64::from(l.leader_epoch), &l.isr) {
             Some(repr) => ZnodeData(repr),
             None => ZnodeData::from(crate::znodes::encode_partition_state(l)),
         }
@@ -188,6 +174,13 @@ impl ZnodeData {
 /// printing them gives the text back), else `None`.
 fn state_numbers(s: &str) -> Option<Repr> {
     let (ce, leader, le, ids) = crate::znodes::partition_state_numbers(s)?;
+    state_repr(ce, leader, le, &ids)
+}
+
+/// A state znode's numbers kept in place, if they fit: at most
+/// [`STATE_ISR`] ids, each below 65,536, and the epochs and the leader in
+/// `i32`'s range.
+fn state_repr(ce: i64, leader: i64, le: i64, ids: &[BrokerId]) -> Option<Repr> {
     if ids.len() > STATE_ISR {
         return None;
     }

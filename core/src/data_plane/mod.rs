@@ -452,24 +452,38 @@ mod tests {
         );
     }
 
+    /// Broker 1, with a live ZooKeeper session and nothing hosted yet, and
+    /// an ensemble holding the state znodes of `tps`, under the default
+    /// configuration: what a leader's `isr-expiration` walk needs.
+    fn leader_with_states(tps: &[&TopicPartition]) -> (Config, Zk, Broker) {
+        let mut zk = Zk::new();
+        let session = zk.open_session(SimTime::ZERO, 6_000);
+        for tp in tps {
+            let path = crate::zk_client::paths::partition_state(tp);
+            let created = zk.create_recursive(None, &path, "{}", crate::zk::CreateMode::Persistent);
+            assert!(created.is_ok());
+        }
+        let mut b = Broker::new(BrokerId(1));
+        b.zk_client.session = Some(session);
+        (Config::default(), zk, b)
+    }
+
+    /// Broker ids from numbers.
+    fn ids(v: &[u32]) -> Vec<BrokerId> {
+        v.iter().map(|&i| BrokerId(i)).collect()
+    }
+
     #[test]
     fn isr_expiration_drops_exactly_the_followers_not_caught_up_within_the_lag() {
         // Kafka: Partition.maybeShrinkIsr (2.x) drops from the ISR every
         // follower whose lastCaughtUpTimeMs is more than
         // replica.lag.time.max.ms ago (one caught up exactly that long ago
         // stays), writing the smaller ISR to the partition's state znode.
-        let config = Config::default();
+        let tp = TopicPartition::new("t", 0);
+        let (config, mut zk, mut b) = leader_with_states(&[&tp]);
         let lag = config.replica_lag_time_max_ms;
         let now = SimTime(3 * lag);
-        let (mut zk, mut out) = (Zk::new(), Outbox::default());
-        let tp = TopicPartition::new("t", 0);
-        let path = crate::zk_client::paths::partition_state(&tp);
-        let session = zk.open_session(SimTime::ZERO, 6_000);
-        let created = zk.create_recursive(None, &path, "{}", crate::zk::CreateMode::Persistent);
-        assert!(created.is_ok());
-        let ids = |v: &[u32]| v.iter().map(|&i| BrokerId(i)).collect::<Vec<_>>();
-        let mut b = Broker::new(BrokerId(1));
-        b.zk_client.session = Some(session);
+        let mut out = Outbox::default();
         let mut p = crate::broker::LocalPartition::new(
             1,
             0,
@@ -511,20 +525,11 @@ mod tests {
         // nothing is not repeated while nothing but time changed and no
         // follower can yet be more than replica.lag.time.max.ms behind; the
         // ISRs are those Kafka's walks give.
-        let config = Config::default();
+        let (t0, t1) = (TopicPartition::new("t", 0), TopicPartition::new("t", 1));
+        let (config, mut zk, mut b) = leader_with_states(&[&t0, &t1]);
         let lag = config.replica_lag_time_max_ms;
         let now = SimTime(3 * lag);
-        let (mut zk, mut out) = (Zk::new(), Outbox::default());
-        let session = zk.open_session(SimTime::ZERO, 6_000);
-        let ids = |v: &[u32]| v.iter().map(|&i| BrokerId(i)).collect::<Vec<_>>();
-        let mut b = Broker::new(BrokerId(1));
-        b.zk_client.session = Some(session);
-        let (t0, t1) = (TopicPartition::new("t", 0), TopicPartition::new("t", 1));
-        for tp in [&t0, &t1] {
-            let path = crate::zk_client::paths::partition_state(tp);
-            let created = zk.create_recursive(None, &path, "{}", crate::zk::CreateMode::Persistent);
-            assert!(created.is_ok());
-        }
+        let mut out = Outbox::default();
         let mut p =
             crate::broker::LocalPartition::new(1, 0, &ids(&[1, 2, 3]), &ids(&[1, 2, 3]), 0, 1);
         // 2 caught up just now; 3 can stay until 100 ms from now.

@@ -413,6 +413,13 @@ pub struct Zk {
     zxid: i64,
     /// Data and exists watches: path → sessions.
     data_watches: BTreeMap<String, BTreeSet<SessionId>>,
+    /// How many of `data_watches`' paths are a partition's (held as one
+    /// [`PathKey::Partition`]): while none is (Kafka 2.x watches a state
+    /// znode only while its partition is being reassigned), a write of a
+    /// partition's state znode needs no watch lookup, so its path is not
+    /// written out.
+    #[serde(skip)]
+    partition_watches: HeldCount,
     /// Child watches: path → sessions.
     child_watches: BTreeMap<String, BTreeSet<SessionId>>,
     /// Notifications fired and not yet collected by the simulator.
@@ -461,9 +468,11 @@ pub struct Zk {
     /// data triggers), so one list serves both.
     #[serde(default)]
     deferred_changed: CowMap<SimTime, Vec<PathKey>>,
-    /// Moments at which pending changes become visible, not yet taken.
+    /// Moments at which pending changes become visible, not yet taken, in
+    /// order and each once (a set, as a list: a writer's moments come in
+    /// order, so each is added at the end).
     #[serde(default)]
-    new_visible: BTreeSet<SimTime>,
+    new_visible: Vec<SimTime>,
     /// Requests and notifications so far.
     #[serde(default)]
     counters: Tally,
@@ -579,6 +588,11 @@ impl HeldCount {
                 n
             }
         }
+    }
+
+    /// Not known any more (counted again when next needed).
+    fn forget(&self) {
+        self.0.set(None);
     }
 
     /// One more (`true`) or one fewer, if known.
@@ -784,6 +798,7 @@ impl Zk {
             next_session: 1,
             zxid: 0,
             data_watches: BTreeMap::new(),
+            partition_watches: HeldCount(std::cell::Cell::new(Some(0))),
             child_watches: BTreeMap::new(),
             fired: Vec::new(),
             triggers: Vec::new(),
@@ -794,7 +809,7 @@ impl Zk {
             pending_held: HeldCount(std::cell::Cell::new(Some(0))),
             alive: Alive::default(),
             deferred_changed: CowMap::new(),
-            new_visible: BTreeSet::new(),
+            new_visible: Vec::new(),
             counters: Tally::default(),
             hint: Hint::default(),
             check_hint: Hint::default(),
@@ -922,6 +937,7 @@ impl Zk {
             set.remove(&id);
         }
         self.data_watches.retain(|_, s| !s.is_empty());
+        self.partition_watches.forget();
         self.child_watches.retain(|_, s| !s.is_empty());
         for path in owned {
             self.zxid += 1;
@@ -1062,10 +1078,7 @@ impl Zk {
             .place_of(&key, self.hint_of(&key))
             .ok_or(ZkError::NoNode)?;
         if let Some(s) = watch {
-            self.data_watches
-                .entry(path.to_string())
-                .or_default()
-                .insert(s);
+            self.add_data_watch(path, s);
         }
         self.nodes.get_at(&key, place).ok_or(ZkError::NoNode)
     }
@@ -1089,10 +1102,7 @@ impl Zk {
         self.counters.reads += 1;
         self.check_session(watch)?;
         if let Some(s) = watch {
-            self.data_watches
-                .entry(path.to_string())
-                .or_default()
-                .insert(s);
+            self.add_data_watch(path, s);
         }
         Ok(self.nodes.get(&PathKey::from(path)).map(|n| n.stat))
     }
@@ -1117,6 +1127,26 @@ impl Zk {
                 .insert(s);
         }
         Ok(out)
+    }
+
+    /// A data/exists watch on `path` for `session`.
+    fn add_data_watch(&mut self, path: &str, session: SessionId) {
+        let set = self.data_watches.entry(path.to_string()).or_default();
+        if set.is_empty() && PathKey::from(path).held().is_none() {
+            self.partition_watches.step(true);
+        }
+        set.insert(session);
+    }
+
+    /// Whether some data/exists watch is on a path held as a partition's
+    /// key ([`Zk::partition_watches`]).
+    pub(super) fn partition_watched(&self) -> bool {
+        self.partition_watches.get(|| {
+            self.data_watches
+                .keys()
+                .filter(|p| PathKey::from(p.as_str()).held().is_none())
+                .count()
+        }) > 0
     }
 
     /// Whether `session` has a data/exists watch on `path`.

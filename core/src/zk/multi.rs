@@ -76,8 +76,14 @@ impl Zk {
                 }
                 None => 0,
             };
-            let path = crate::zk_client::paths::partition_state(tp);
             let key = partition_state_key(&tp.topic, tp.partition);
+            // The path's text only for a watch to fire (none there when no
+            // watched path is a partition's, and this one is one).
+            let path = if key.held().is_none() && !zk.partition_watched() {
+                String::new()
+            } else {
+                crate::zk_client::paths::partition_state(tp)
+            };
             let data = ZnodeData::of_partition_state(l);
             stat = Some(
                 zk.apply_set(path, key, data, version, undo)
@@ -163,7 +169,14 @@ impl Zk {
                 self.pending_held.step(true);
             }
         }
-        self.new_visible.insert(at);
+        match self.new_visible.last() {
+            Some(last) if *last >= at => {
+                if let Err(i) = self.new_visible.binary_search(&at) {
+                    self.new_visible.insert(i, at);
+                }
+            }
+            _ => self.new_visible.push(at),
+        }
     }
 
     fn apply(
@@ -416,16 +429,22 @@ impl Zk {
         // Drained, and given back empty with its room for the next write.
         let mut triggers = std::mem::take(&mut self.triggers);
         for (path, key, trigger) in triggers.drain(..) {
+            // Whether a data trigger's path is held as a partition's key.
+            let mut partition = false;
             if matches!(trigger, Trigger::Data(_)) {
+                let key = key.unwrap_or_else(|| PathKey::from(path.as_str()));
+                partition = key.held().is_none();
                 match self.visible_at() {
                     Some(at) => self
                         .deferred_changed
                         .get_or_insert_with(at, Vec::new)
-                        .push(key.unwrap_or_else(|| PathKey::from(path.as_str()))),
-                    None => self
-                        .changed
-                        .push(key.unwrap_or_else(|| PathKey::from(path.as_str()))),
+                        .push(key),
+                    None => self.changed.push(key),
                 }
+            }
+            // No text: a partition's state znode that no watch is on.
+            if path.is_empty() {
+                continue;
             }
             let (map, kind) = match trigger {
                 Trigger::Data(kind) => (&mut self.data_watches, kind),
@@ -433,6 +452,9 @@ impl Zk {
                 Trigger::Children => (&mut self.child_watches, WatchKind::NodeChildrenChanged),
             };
             if let Some(set) = map.remove(&path) {
+                if partition {
+                    self.partition_watches.step(false);
+                }
                 for session in set {
                     self.counters.notifications += 1;
                     self.fired.push(WatchedEvent {

@@ -152,6 +152,43 @@ mod tests {
     }
 
     #[test]
+    fn the_moments_writes_become_visible_are_given_once_each_in_order() {
+        // Kafka: two writers' work overlaps (a controller event and a
+        // leader's ISR update), so their writes become visible out of the
+        // order they were made; the simulator wakes at each moment once.
+        let mut zk = Zk::new();
+        let s = zk.open_session(SimTime::ZERO, 6000);
+        zk.create(Some(s), "/a", "0", CreateMode::Persistent)
+            .unwrap();
+        zk.set_now(SimTime(100));
+        let mut moments = Vec::new();
+        for (offset_ms, take) in [
+            (5, false),
+            (2, false),
+            (5, false),
+            (9, false),
+            (1, true),
+            (3, true),
+            (3, false),
+            (1, true),
+        ] {
+            zk.set_op_offset_us(offset_ms * 1000);
+            let op = Op::SetData {
+                path: "/a".into(),
+                data: offset_ms.to_string(),
+                version: None,
+            };
+            zk.multi(Some(s), &[op]).unwrap();
+            if take {
+                moments.push(zk.take_new_visible());
+            }
+        }
+        let t = |ms: &[u64]| ms.iter().map(|m| SimTime(100 + m)).collect::<Vec<_>>();
+        assert_eq!(moments, vec![t(&[1, 2, 5, 9]), t(&[3]), t(&[1, 3])]);
+        assert!(zk.take_new_visible().is_empty());
+    }
+
+    #[test]
     fn a_path_changed_several_times_at_one_moment_is_reported_each_time() {
         // Kafka: every write fires its own watch and is its own change, even
         // when a controller event rewrites a node within one millisecond;

@@ -575,3 +575,78 @@ fn a_partition_state_set_from_its_numbers_is_the_multi_op_of_its_texts() {
     // Writes that succeeded, with and without a check, were among them.
     assert!(cases >= 16, "{cases}");
 }
+
+#[test]
+fn a_watched_state_znode_hears_its_write_however_its_watch_came_and_went() {
+    // Kafka: the controller's PartitionReassignmentIsrChangeHandler watches a
+    // reassigned partition's state znode (KafkaController.
+    // registerPartitionReassignmentIsrChangeHandlers), and a leader's ISR
+    // write (Partition.updateIsr) must fire it. A state write made from the
+    // numbers skips the watch lookup while no partition's path is watched:
+    // through every way a watch comes and goes, it fires exactly what the
+    // multi-op of the texts fires.
+    use crate::ids::{BrokerId, TopicPartition};
+    use crate::znodes::{encode_partition_state, LeaderIsr};
+    let tp = |p: u32| TopicPartition {
+        topic: "t".into(),
+        partition: p,
+    };
+    let path = |p: u32| format!("/brokers/topics/t/partitions/{p}/state");
+    let state = |isr: &[u32]| LeaderIsr {
+        leader: Some(BrokerId(1)),
+        leader_epoch: 0,
+        isr: isr.iter().copied().map(BrokerId).collect(),
+        zk_version: 0,
+        controller_epoch: 1,
+    };
+    let (mut zk, s) = zk_with_session();
+    let w = zk.open_session(SimTime::ZERO, 6000);
+    for p in [3, 4] {
+        let first = encode_partition_state(&state(&[1]));
+        zk.create_recursive(Some(s), &path(p), &first, Persistent)
+            .unwrap();
+    }
+    let mut isr = 1;
+    // Write partition `p`'s state as the multi-op would and as the numbers
+    // do; how many notifications fired.
+    let mut write = |zk: &mut Zk, p: u32| -> usize {
+        isr += 1;
+        let l = state(&[1, isr]);
+        let mut a = zk.clone();
+        let ops = [Op::SetData {
+            path: path(p),
+            data: encode_partition_state(&l),
+            version: None,
+        }];
+        a.multi(Some(s), &ops).unwrap();
+        zk.set_partition_state(Some(s), None, &tp(p), &l, None)
+            .unwrap();
+        let fired = zk.take_fired();
+        assert_eq!(a.take_fired(), fired, "partition {p}, isr {isr}");
+        assert!(a == *zk);
+        fired.len()
+    };
+    assert_eq!(write(&mut zk, 3), 0, "no watch yet");
+    zk.get_data(&path(3), Some(w)).unwrap();
+    assert_eq!(write(&mut zk, 4), 0, "another partition's watch");
+    assert_eq!(write(&mut zk, 3), 1, "a getData watch");
+    assert_eq!(write(&mut zk, 3), 0, "a watch fires once");
+    zk.exists(&path(3), Some(w)).unwrap();
+    zk.exists(&path(4), Some(s)).unwrap();
+    assert_eq!(write(&mut zk, 3), 1, "an exists watch, another still set");
+    assert_eq!(write(&mut zk, 4), 1, "the other");
+    zk.get_data(&path(3), Some(w)).unwrap();
+    zk.get_data(&path(4), Some(s)).unwrap();
+    zk.close_session(w).unwrap();
+    assert_eq!(write(&mut zk, 3), 0, "its session's watch ended with it");
+    assert_eq!(write(&mut zk, 4), 1, "another session's stayed");
+    zk.get_data(&path(3), Some(s)).unwrap();
+    let text = serde_json::to_string(&zk).unwrap();
+    let mut back: Zk = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        write(&mut back, 3),
+        1,
+        "a watch read back with the ensemble"
+    );
+    assert_eq!(write(&mut back, 3), 0, "and fired once");
+}

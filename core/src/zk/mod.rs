@@ -468,6 +468,15 @@ pub struct Zk {
     /// data triggers), so one list serves both.
     #[serde(default)]
     deferred_changed: CowMap<SimTime, Vec<PathKey>>,
+    /// Moments with a pending change, each recorded with the zxid before
+    /// its first transaction (every pending write's zxid is above it) if
+    /// later than every moment recorded before ([`Zk::note_moment`]): the
+    /// first moment's zxid is then the least, and a node last changed at or
+    /// before it has no pending change, so observers see it without a search
+    /// of `pending`. `None` in a deserialized ensemble until nothing is
+    /// pending.
+    #[serde(skip)]
+    moment_zxids: MomentZxids,
     /// Moments at which pending changes become visible, not yet taken, in
     /// order and each once (a set, as a list: a writer's moments come in
     /// order, so each is added at the end).
@@ -568,6 +577,14 @@ impl Places {
         self.0.set(table);
     }
 }
+
+/// [`Zk::moment_zxids`]: derived from the history of writes, a cache, so
+/// two ensembles are equal whatever it holds (a deserialized one's is not
+/// known, `None`, until no change is pending).
+#[derive(Debug, Clone, Default)]
+struct MomentZxids(Option<CowMap<SimTime, i64>>);
+
+equal_whatever_it_holds!(MomentZxids);
 
 /// A count kept beside a map, or `None` when not known (a deserialized
 /// ensemble's, until first needed): a cache, not state, so two ensembles are
@@ -809,6 +826,7 @@ impl Zk {
             pending_held: HeldCount(std::cell::Cell::new(Some(0))),
             alive: Alive::default(),
             deferred_changed: CowMap::new(),
+            moment_zxids: MomentZxids(Some(CowMap::new())),
             new_visible: Vec::new(),
             counters: Tally::default(),
             hint: Hint::default(),

@@ -121,6 +121,7 @@ impl Zk {
             return Err((i, e));
         }
         if let Some(at) = self.visible_at() {
+            self.note_moment(at, start_zxid);
             self.defer(at, undo);
         }
         self.flush_triggers();
@@ -132,6 +133,20 @@ impl Zk {
     fn visible_at(&self) -> Option<SimTime> {
         let at = self.now.plus_us_ceil(self.op_offset_us);
         (at > self.now).then_some(at)
+    }
+
+    /// `at` has a pending change from the transaction after `zxid`
+    /// ([`Zk::moment_zxids`]): recorded if `at` is after every recorded
+    /// moment. A moment before the last recorded one is not: that later
+    /// moment, recorded first and so with a smaller zxid, stays pending as
+    /// long as it does, and the first recorded moment's zxid is no larger.
+    fn note_moment(&mut self, at: SimTime, zxid: i64) {
+        let Some(moments) = &mut self.moment_zxids.0 else {
+            return;
+        };
+        if moments.keys().next_back().is_none_or(|last| *last < at) {
+            moments.insert(at, zxid);
+        }
     }
 
     /// Keep what observers see of the paths a committed multi-op changed

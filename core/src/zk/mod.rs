@@ -477,6 +477,10 @@ pub struct Zk {
     /// pending.
     #[serde(skip)]
     moment_zxids: MomentZxids,
+    /// A transaction's list of inverses, kept empty between transactions
+    /// for its room.
+    #[serde(skip)]
+    undo: UndoRoom,
     /// Moments at which pending changes become visible, not yet taken, in
     /// order and each once (a set, as a list: a writer's moments come in
     /// order, so each is added at the end).
@@ -577,6 +581,19 @@ impl Places {
         self.0.set(table);
     }
 }
+
+/// [`Zk::undo`]: empty between transactions (a copy gets none of its room),
+/// so two ensembles are equal whatever it holds.
+#[derive(Debug, Default)]
+struct UndoRoom(Vec<multi::Undo>);
+
+impl Clone for UndoRoom {
+    fn clone(&self) -> UndoRoom {
+        UndoRoom::default()
+    }
+}
+
+equal_whatever_it_holds!(UndoRoom);
 
 /// [`Zk::moment_zxids`]: derived from the history of writes, a cache, so
 /// two ensembles are equal whatever it holds (a deserialized one's is not
@@ -827,6 +844,7 @@ impl Zk {
             alive: Alive::default(),
             deferred_changed: CowMap::new(),
             moment_zxids: MomentZxids(Some(CowMap::new())),
+            undo: UndoRoom::default(),
             new_visible: Vec::new(),
             counters: Tally::default(),
             hint: Hint::default(),

@@ -14,7 +14,7 @@ use crate::znodes::LeaderIsr;
 
 /// The inverse of one applied change, for rolling back a failed multi-op.
 #[derive(Debug)]
-enum Undo {
+pub(super) enum Undo {
     Created {
         path: String,
         parent: (i32, i64),
@@ -108,22 +108,27 @@ impl Zk {
         let start_zxid = self.zxid;
         self.triggers.clear();
         self.zxid += 1;
-        let mut undo = Vec::new();
+        // The list's room kept from one transaction to the next.
+        let mut undo = std::mem::take(&mut self.undo.0);
+        undo.clear();
         if let Err((i, e)) = body(self, &mut undo) {
             match e {
                 ZkError::NodeExists => self.counters.node_exists += 1,
                 ZkError::BadVersion => self.counters.bad_version += 1,
                 _ => {}
             }
-            self.rollback(undo);
+            self.rollback(&mut undo);
+            self.undo.0 = undo;
             self.zxid = start_zxid;
             self.triggers.clear();
             return Err((i, e));
         }
         if let Some(at) = self.visible_at() {
             self.note_moment(at, start_zxid);
-            self.defer(at, undo);
+            self.defer(at, &mut undo);
         }
+        undo.clear();
+        self.undo.0 = undo;
         self.flush_triggers();
         Ok(())
     }
@@ -151,11 +156,11 @@ impl Zk {
 
     /// Keep what observers see of the paths a committed multi-op changed
     /// until `at`: the nodes as they were before it.
-    fn defer(&mut self, at: SimTime, undo: Vec<Undo>) {
+    fn defer(&mut self, at: SimTime, undo: &mut Vec<Undo>) {
         // A node whose data was set still exists unless an operation after
         // it deleted it (a create of it would have failed the multi-op).
         let any_deleted = undo.iter().any(|u| matches!(u, Undo::Deleted { .. }));
-        for u in undo {
+        for u in undo.drain(..) {
             let (key, before) = match u {
                 Undo::Created { path, .. } => (PathKey::from(path.as_str()), None),
                 Undo::Deleted { path, node, .. } => {
@@ -378,8 +383,8 @@ impl Zk {
         Ok((node, before))
     }
 
-    fn rollback(&mut self, undo: Vec<Undo>) {
-        for u in undo.into_iter().rev() {
+    fn rollback(&mut self, undo: &mut Vec<Undo>) {
+        for u in undo.drain(..).rev() {
             match u {
                 Undo::Created { path, parent } => {
                     if let Some(node) = self.nodes.remove(&PathKey::from(&*path)) {

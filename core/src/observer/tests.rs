@@ -686,3 +686,43 @@ fn a_leaderless_isr_keeps_one_member_outside_the_assignment() {
         vec![invariants::ISR_SUBSET_OF_AR]
     );
 }
+
+#[test]
+fn the_controller_and_its_epoch_are_read_again_after_every_write_of_their_znodes() {
+    // Kafka: KafkaController.elect writes /controller (who is active) and
+    // /controller_epoch (its epoch); the simulator reads both after every
+    // step, reusing a value only for the znode it was read from.
+    let mut sim = cluster();
+    let (c, e) = (sim.controller_id().unwrap(), sim.controller_epoch());
+    let other = BrokerId((c.0 + 1) % 3);
+    let copy = sim.clone();
+    let data = |b: BrokerId| format!(r#"{{"version":1,"brokerid":{},"timestamp":"1"}}"#, b.0);
+    sim.zk_mut().delete(None, paths::CONTROLLER, None).unwrap();
+    assert_eq!(sim.controller_id(), None);
+    let persistent = crate::zk::CreateMode::Persistent;
+    sim.zk_mut()
+        .create(None, paths::CONTROLLER, &data(other), persistent)
+        .unwrap();
+    assert_eq!(sim.controller_id(), Some(other));
+    sim.zk_mut()
+        .set_data(None, paths::CONTROLLER, &data(c), None)
+        .unwrap();
+    assert_eq!(sim.controller_id(), Some(c));
+    sim.zk_mut()
+        .set_data(None, paths::CONTROLLER_EPOCH, &(e + 5).to_string(), None)
+        .unwrap();
+    assert_eq!(sim.controller_epoch(), e + 5);
+    sim.zk_mut()
+        .set_data(None, paths::CONTROLLER_EPOCH, "not a number", None)
+        .unwrap();
+    assert_eq!(sim.controller_epoch(), 0);
+    sim.zk_mut()
+        .delete(None, paths::CONTROLLER_EPOCH, None)
+        .unwrap();
+    assert_eq!(sim.controller_epoch(), 0);
+    // The copy made before those writes still reads what it holds.
+    assert_eq!(
+        (copy.controller_id(), copy.controller_epoch()),
+        (Some(c), e)
+    );
+}

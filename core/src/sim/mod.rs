@@ -286,6 +286,10 @@ pub struct Sim {
     epoch_span_memo: crate::controller::channel::EpochSpanMemo,
     /// The invariant checker.
     pub(crate) checker: Checker,
+    /// `/controller`'s and `/controller_epoch`'s values as last read (a
+    /// cache of work, not state).
+    #[serde(skip)]
+    controller_memo: ControllerMemo,
     /// A step whose controller event stopped between its pieces
     /// ([`Sim::step_piece`]): nothing else happens until it goes on.
     #[serde(skip)]
@@ -301,6 +305,19 @@ pub struct Sim {
     #[serde(skip)]
     changing: Vec<(BrokerId, (BrokerStatus, u32))>,
 }
+
+/// What [`Sim::controller_id`] and [`Sim::controller_epoch`] last read off
+/// their znodes (both read after every step), with the node's `czxid` and
+/// `mzxid` then: a write of the node changes its `mzxid` (a new node, its
+/// `czxid`), so a value is used again only for the node it was read from.
+/// A cache of work: two simulations are equal whatever it holds.
+#[derive(Debug, Clone, Default)]
+struct ControllerMemo {
+    id: std::cell::Cell<Option<((i64, i64), Option<BrokerId>)>>,
+    epoch: std::cell::Cell<Option<((i64, i64), i32)>>,
+}
+
+equal_whatever_it_holds!(ControllerMemo);
 
 /// The most znode writes, elections or state changes a piece of a long
 /// controller event does where it is a run of them, and the most partitions
@@ -614,6 +631,7 @@ impl Sim {
             metadata_memo: crate::broker::MetadataMemo::default(),
             epoch_span_memo: crate::controller::channel::EpochSpanMemo::default(),
             checker: Checker::default(),
+            controller_memo: ControllerMemo::default(),
             stopped: None,
             changing: Vec::new(),
             may_stop: None,
@@ -710,17 +728,32 @@ impl Sim {
 
     /// `/controller`'s brokerid, if the node exists, as observers see it now.
     pub fn controller_id(&self) -> Option<BrokerId> {
-        self.zk
-            .observed(paths::CONTROLLER)
-            .and_then(|n| parse_controller_id(&n.data.text()))
+        let n = self.zk.observed(paths::CONTROLLER)?;
+        let seen = (n.stat.czxid, n.stat.mzxid);
+        match self.controller_memo.id.get() {
+            Some((at, id)) if at == seen => id,
+            _ => {
+                let id = parse_controller_id(&n.data.text());
+                self.controller_memo.id.set(Some((seen, id)));
+                id
+            }
+        }
     }
 
     /// `/controller_epoch`'s value (0 if absent), as observers see it now.
     pub fn controller_epoch(&self) -> i32 {
-        self.zk
-            .observed(paths::CONTROLLER_EPOCH)
-            .and_then(|n| n.data.text().trim().parse().ok())
-            .unwrap_or(0)
+        let Some(n) = self.zk.observed(paths::CONTROLLER_EPOCH) else {
+            return 0;
+        };
+        let seen = (n.stat.czxid, n.stat.mzxid);
+        match self.controller_memo.epoch.get() {
+            Some((at, epoch)) if at == seen => epoch,
+            _ => {
+                let epoch = n.data.text().trim().parse().unwrap_or(0);
+                self.controller_memo.epoch.set(Some((seen, epoch)));
+                epoch
+            }
+        }
     }
 
     // ----- driving ----------------------------------------------------------

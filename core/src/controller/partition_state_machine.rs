@@ -606,6 +606,7 @@ impl KafkaController {
             shutting_down: self.ctx.shutting_down.iter().copied().collect(),
         };
         let mut retry = Vec::new();
+        out.reserve(tps.len());
         for tp in tps {
             // Read just before its write, as Kafka's retry loop does:
             // the write then finds the node's part of the tree in the

@@ -233,6 +233,7 @@ impl KafkaController {
                     .position(|(_, b)| *b != broker)
                     .map_or(run.by_broker.len(), |n| run.next + n);
                 run.valid.clear();
+                run.valid.reserve(end - run.next);
                 run.at = 0;
                 run.broker = broker;
                 for (tp, _) in &run.by_broker[run.next..end] {
@@ -327,10 +328,16 @@ impl KafkaController {
                 for tp in tps {
                     batch.add_stop_replica(&[broker], tp, false);
                 }
-                let (with, without): (Vec<TopicPartition>, Vec<TopicPartition>) = tps
-                    .iter()
-                    .cloned()
-                    .partition(|tp| self.ctx.leadership.contains_key(tp));
+                // Nearly all have a leadership: room for all of them.
+                let mut with = Vec::with_capacity(tps.len());
+                let mut without = Vec::new();
+                for tp in tps {
+                    if self.ctx.leadership.contains_key(tp) {
+                        with.push(tp.clone());
+                    } else {
+                        without.push(tp.clone());
+                    }
+                }
                 let updated = self.remove_replica_from_isr(env, broker, &with)?;
                 for (tp, l) in updated {
                     if !self.ctx.topics_to_be_deleted.contains(tp.topic.as_str()) {
@@ -389,7 +396,7 @@ impl KafkaController {
         broker: BrokerId,
         tps: &[TopicPartition],
     ) -> Result<Vec<(TopicPartition, LeaderIsr)>, ControllerError> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(tps.len());
         for tp in tps {
             for _ in 0..100 {
                 // Read just before its write (see `elect_round`).

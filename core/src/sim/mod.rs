@@ -313,9 +313,12 @@ pub struct Sim {
 /// A cache of work: two simulations are equal whatever it holds.
 #[derive(Debug, Clone, Default)]
 struct ControllerMemo {
-    id: std::cell::Cell<Option<((i64, i64), Option<BrokerId>)>>,
-    epoch: std::cell::Cell<Option<((i64, i64), i32)>>,
+    id: Memo<Option<BrokerId>>,
+    epoch: Memo<i32>,
 }
+
+/// A value read off a znode, with the node's `czxid` and `mzxid` then.
+type Memo<T> = std::cell::Cell<Option<((i64, i64), T)>>;
 
 equal_whatever_it_holds!(ControllerMemo);
 

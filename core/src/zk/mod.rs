@@ -473,8 +473,9 @@ pub struct Zk {
     /// later than every moment recorded before ([`Zk::note_moment`]): the
     /// first moment's zxid is then the least, and a node last changed at or
     /// before it has no pending change, so observers see it without a search
-    /// of `pending`. `None` in a deserialized ensemble until nothing is
-    /// pending.
+    /// of `pending`. In time order, so each is added at the end and taken
+    /// from the front. `None` in a copy or a deserialized ensemble until
+    /// nothing is pending.
     #[serde(skip)]
     moment_zxids: MomentZxids,
     /// A transaction's list of inverses, kept empty between transactions
@@ -596,10 +597,17 @@ impl Clone for UndoRoom {
 equal_whatever_it_holds!(UndoRoom);
 
 /// [`Zk::moment_zxids`]: derived from the history of writes, a cache, so
-/// two ensembles are equal whatever it holds (a deserialized one's is not
-/// known, `None`, until no change is pending).
-#[derive(Debug, Clone, Default)]
-struct MomentZxids(Option<CowMap<SimTime, i64>>);
+/// two ensembles are equal whatever it holds. A copy (a timeline's
+/// snapshot) and a deserialized ensemble do not know it (`None`) until no
+/// change is pending: a snapshot holds no list of its own.
+#[derive(Debug, Default)]
+struct MomentZxids(Option<std::collections::VecDeque<(SimTime, i64)>>);
+
+impl Clone for MomentZxids {
+    fn clone(&self) -> MomentZxids {
+        MomentZxids(None)
+    }
+}
 
 equal_whatever_it_holds!(MomentZxids);
 
@@ -843,7 +851,7 @@ impl Zk {
             pending_held: HeldCount(std::cell::Cell::new(Some(0))),
             alive: Alive::default(),
             deferred_changed: CowMap::new(),
-            moment_zxids: MomentZxids(Some(CowMap::new())),
+            moment_zxids: MomentZxids(Some(std::collections::VecDeque::new())),
             undo: UndoRoom::default(),
             new_visible: Vec::new(),
             counters: Tally::default(),

@@ -149,8 +149,8 @@ impl Zk {
         let Some(moments) = &mut self.moment_zxids.0 else {
             return;
         };
-        if moments.keys().next_back().is_none_or(|last| *last < at) {
-            moments.insert(at, zxid);
+        if moments.back().is_none_or(|(last, _)| *last < at) {
+            moments.push_back((at, zxid));
         }
     }
 

@@ -36,16 +36,13 @@ impl Zk {
         }
         match &mut self.moment_zxids.0 {
             Some(moments) => {
-                while let Some(at) = moments.first_key_value().map(|(t, _)| *t) {
-                    if at > now {
-                        break;
-                    }
-                    moments.remove(&at);
+                while moments.front().is_some_and(|(at, _)| *at <= now) {
+                    moments.pop_front();
                 }
             }
             // Known again from an ensemble with nothing pending.
             None if self.pending.is_empty() && self.deferred_changed.is_empty() => {
-                self.moment_zxids.0 = Some(super::CowMap::new());
+                self.moment_zxids.0 = Some(std::collections::VecDeque::new());
             }
             None => {}
         }
@@ -95,7 +92,7 @@ impl Zk {
     /// write's is above it).
     fn first_moment_zxid(&self) -> Option<i64> {
         let moments = self.moment_zxids.0.as_ref()?;
-        match moments.first_key_value() {
+        match moments.front() {
             Some((_, z)) => Some(*z),
             // Nothing pending: no write is above any zxid.
             None => self.pending.is_empty().then_some(i64::MAX),

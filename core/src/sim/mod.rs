@@ -31,7 +31,7 @@ mod wire;
 
 pub use crate::data_plane::BrokerTask;
 pub use observe::{Availability, PartitionOverview};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Everything that can happen at a moment of virtual time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -245,8 +245,10 @@ pub struct Sim {
     /// Set when every partition's availability may have changed (a
     /// broker's status did).
     availability_dirty: bool,
-    /// Partitions whose leader changed since the last availability update.
-    availability_changed: BTreeSet<crate::ids::TopicPartition>,
+    /// Partitions whose leader changed since the last availability update,
+    /// as they came (one may be there twice; sorted and made unique when
+    /// used, and empty between steps).
+    availability_changed: Vec<crate::ids::TopicPartition>,
     /// Each partition's leader per its state znode, when that znode last
     /// changed, and its availability as a client feels it (one map: they
     /// change together, and one key per partition instead of two).
@@ -613,7 +615,7 @@ impl Sim {
             queue: BTreeMap::new(),
             work_queued: 0,
             availability_dirty: false,
-            availability_changed: BTreeSet::new(),
+            availability_changed: Vec::new(),
             state_znodes: StateZnodes::new(),
             assignments: BTreeMap::new(),
             data: crate::data_plane::DataPlane::default(),

@@ -186,7 +186,7 @@ impl Sim {
                 self.state_znodes.insert(tp.clone(), seen);
             }
         }
-        self.availability_changed.insert(tp);
+        self.availability_changed.push(tp);
     }
 
     /// Recompute which partitions are available: the leader in ZooKeeper is
@@ -197,11 +197,9 @@ impl Sim {
         if self.availability_dirty {
             return self.update_all_availability();
         }
-        let changed: Vec<crate::ids::TopicPartition> = {
-            std::mem::take(&mut self.availability_changed)
-                .into_iter()
-                .collect()
-        };
+        let mut changed = std::mem::take(&mut self.availability_changed);
+        changed.sort_unstable();
+        changed.dedup();
         self.availability_dirty = false;
         let now = self.now;
         let brokers = &self.brokers;

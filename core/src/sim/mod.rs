@@ -322,6 +322,20 @@ struct ControllerMemo {
 /// A value read off a znode, with the node's `czxid` and `mzxid` then.
 type Memo<T> = std::cell::Cell<Option<((i64, i64), T)>>;
 
+/// `parse` of `node`'s data, taken from `memo` if it was read off this node
+/// as it is (its `czxid` and `mzxid`), and kept there otherwise.
+fn read_memo<T: Copy>(memo: &Memo<T>, node: &crate::zk::Znode, parse: impl FnOnce(&str) -> T) -> T {
+    let seen = (node.stat.czxid, node.stat.mzxid);
+    match memo.get() {
+        Some((at, value)) if at == seen => value,
+        _ => {
+            let value = parse(&node.data.text());
+            memo.set(Some((seen, value)));
+            value
+        }
+    }
+}
+
 equal_whatever_it_holds!(ControllerMemo);
 
 /// The most znode writes, elections or state changes a piece of a long
@@ -734,15 +748,7 @@ impl Sim {
     /// `/controller`'s brokerid, if the node exists, as observers see it now.
     pub fn controller_id(&self) -> Option<BrokerId> {
         let n = self.zk.observed(paths::CONTROLLER)?;
-        let seen = (n.stat.czxid, n.stat.mzxid);
-        match self.controller_memo.id.get() {
-            Some((at, id)) if at == seen => id,
-            _ => {
-                let id = parse_controller_id(&n.data.text());
-                self.controller_memo.id.set(Some((seen, id)));
-                id
-            }
-        }
+        read_memo(&self.controller_memo.id, n, parse_controller_id)
     }
 
     /// `/controller_epoch`'s value (0 if absent), as observers see it now.
@@ -750,15 +756,9 @@ impl Sim {
         let Some(n) = self.zk.observed(paths::CONTROLLER_EPOCH) else {
             return 0;
         };
-        let seen = (n.stat.czxid, n.stat.mzxid);
-        match self.controller_memo.epoch.get() {
-            Some((at, epoch)) if at == seen => epoch,
-            _ => {
-                let epoch = n.data.text().trim().parse().unwrap_or(0);
-                self.controller_memo.epoch.set(Some((seen, epoch)));
-                epoch
-            }
-        }
+        read_memo(&self.controller_memo.epoch, n, |text| {
+            text.trim().parse().unwrap_or(0)
+        })
     }
 
     // ----- driving ----------------------------------------------------------

@@ -603,6 +603,13 @@ equal_whatever_it_holds!(UndoRoom);
 #[derive(Debug, Default)]
 struct MomentZxids(Option<std::collections::VecDeque<(SimTime, i64)>>);
 
+impl MomentZxids {
+    /// Known, with no moment: an ensemble with nothing pending.
+    fn known() -> MomentZxids {
+        MomentZxids(Some(std::collections::VecDeque::new()))
+    }
+}
+
 impl Clone for MomentZxids {
     fn clone(&self) -> MomentZxids {
         MomentZxids(None)
@@ -851,7 +858,7 @@ impl Zk {
             pending_held: HeldCount(std::cell::Cell::new(Some(0))),
             alive: Alive::default(),
             deferred_changed: CowMap::new(),
-            moment_zxids: MomentZxids(Some(std::collections::VecDeque::new())),
+            moment_zxids: MomentZxids::known(),
             undo: UndoRoom::default(),
             new_visible: Vec::new(),
             counters: Tally::default(),

@@ -108,9 +108,9 @@ impl Zk {
         let start_zxid = self.zxid;
         self.triggers.clear();
         self.zxid += 1;
-        // The list's room kept from one transaction to the next.
+        // The list's room kept from one transaction to the next (empty:
+        // each transaction leaves it so).
         let mut undo = std::mem::take(&mut self.undo.0);
-        undo.clear();
         if let Err((i, e)) = body(self, &mut undo) {
             match e {
                 ZkError::NodeExists => self.counters.node_exists += 1,

@@ -42,7 +42,7 @@ impl Zk {
             }
             // Known again from an ensemble with nothing pending.
             None if self.pending.is_empty() && self.deferred_changed.is_empty() => {
-                self.moment_zxids.0 = Some(std::collections::VecDeque::new());
+                self.moment_zxids = super::MomentZxids::known();
             }
             None => {}
         }

@@ -248,10 +248,14 @@ impl LeaderView {
     /// A new leader's view (`Partition.makeLeader`): no follower's log end
     /// offset known, every ISR member caught up now.
     pub fn reset(&mut self, isr: &[BrokerId], now: SimTime) {
-        self.0 = (!isr.is_empty()).then(|| {
+        if isr.is_empty() {
+            self.0 = None;
+            return;
+        }
+        let f = {
             let mut ids = [BrokerId(0); FEW_FOLLOWERS];
             let distinct = isr.iter().enumerate().all(|(i, r)| !isr[..i].contains(r));
-            let f = match ids.get_mut(..isr.len()).filter(|_| distinct) {
+            match ids.get_mut(..isr.len()).filter(|_| distinct) {
                 // In place at once.
                 Some(few) => {
                     few.copy_from_slice(isr);
@@ -270,9 +274,13 @@ impl LeaderView {
                     }
                     f
                 }
-            };
-            std::rc::Rc::new(f)
-        });
+            }
+        };
+        // A view no copy shares is rewritten where it is.
+        match self.0.as_mut().and_then(std::rc::Rc::get_mut) {
+            Some(mine) => *mine = f,
+            None => self.0 = Some(std::rc::Rc::new(f)),
+        }
     }
 
     fn parts(&self) -> (ReplicaMap<u64>, ReplicaMap<SimTime>) {

@@ -255,11 +255,11 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        let c = self.chunk_of(key);
-        let Some(chunk) = self.chunks.get_mut(c) else {
+        // Hinted: the paths a moment made visible are mostly in key order.
+        let (c, Ok(i)) = self.position_hinted(key, &self.hint) else {
             return false;
         };
-        let Ok(i) = find(chunk, key) else {
+        let Some(chunk) = self.chunks.get_mut(c) else {
             return false;
         };
         if Rc::make_mut(chunk)
@@ -473,6 +473,8 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
                 Self::reserve(chunk);
                 chunk.insert(i, (key, value));
                 self.len += 1;
+                // Keys inserted in order: the next is searched from here.
+                self.hint.set((c, i));
                 None
             }
         }
@@ -489,6 +491,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
                 Self::reserve(chunk);
                 chunk.insert(i, (key, make()));
                 self.len += 1;
+                self.hint.set((c, i));
                 i
             }
         };
@@ -900,6 +903,44 @@ mod tests {
         *m.get_or_insert_with(5, || 9) += 1;
         *m.get_or_insert_with(6, || 9) += 1;
         assert_eq!((m.get(&5), m.get(&6), m.len()), (Some(&2), Some(&10), 2));
+    }
+
+    /// Keys inserted in ascending order (each searched from the last one
+    /// inserted), then removed in the same order while later ones are still
+    /// inserted (ZooKeeper's pending changes: written in key order, made
+    /// visible in write order), and descending inserts: the map holds what
+    /// a `BTreeMap` holds at every step, across chunk splits and copies.
+    #[test]
+    fn inserts_and_removals_in_key_order_follow_a_btree_map() {
+        let mut m: CowMap<u32, u32> = CowMap::new();
+        let mut want: BTreeMap<u32, u32> = BTreeMap::new();
+        let mut copy = None;
+        for k in 0..1_000u32 {
+            let key = k * 3;
+            assert_eq!(m.insert(key, k), want.insert(key, k));
+            *m.get_or_insert_with(key + 1, || k) += 1;
+            *want.entry(key + 1).or_insert(k) += 1;
+            if k >= 100 {
+                let old = (k - 100) * 3;
+                let had = m.update_or_remove(&old, |_| false);
+                assert_eq!(had, want.remove(&old).is_some());
+            }
+            if k == 500 {
+                copy = Some((m.clone(), want.clone()));
+            }
+            assert_eq!(m.len(), want.len());
+        }
+        for k in (0..1_000u32).rev() {
+            let key = k * 3 + 2;
+            assert_eq!(m.insert(key, k), want.insert(key, k));
+        }
+        assert!(m.chunk_count() > 10);
+        assert!(m.iter().eq(want.iter()));
+        for k in 0..3_010 {
+            assert_eq!(m.get(&k), want.get(&k), "{k}");
+        }
+        let (c, c_want) = copy.unwrap();
+        assert!(c.iter().eq(c_want.iter()));
     }
 
     /// The in-step and conditional updates change what a `BTreeMap` would,

@@ -86,6 +86,60 @@ impl Label {
     }
 }
 
+thread_local! {
+    /// The labels of texts made of a prefix named in the code and a number
+    /// ([`Label::numbered`]): per prefix (by address and length), the label
+    /// of each number below [`NUMBERED_MAX`] once named.
+    static NUMBERED_LABELS: std::cell::RefCell<Vec<NumberedLabels>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// One prefix's labels in [`NUMBERED_LABELS`]: its address and length, and
+/// by number the label of each number named so far.
+type NumberedLabels = (usize, usize, Vec<Option<Label>>);
+
+/// The numbers [`Label::numbered`] keeps the labels of (broker ids are
+/// small); a larger one is written out and looked up each time.
+const NUMBERED_MAX: u32 = 4096;
+
+impl Label {
+    /// The label of `prefix` followed by `n` (`broker-3`): kept per prefix
+    /// and number once named, so that the data plane's and the controller's
+    /// notes (one per ISR write, one per event) neither write the text out
+    /// nor search the table each time.
+    pub fn numbered(prefix: &'static str, n: u32) -> Label {
+        if n >= NUMBERED_MAX {
+            return Label::from(format!("{prefix}{n}"));
+        }
+        let key = (prefix.as_ptr() as usize, prefix.len());
+        NUMBERED_LABELS.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let at = match cache.iter().position(|(p, l, _)| (*p, *l) == key) {
+                Some(at) => at,
+                None => {
+                    cache.push((key.0, key.1, Vec::new()));
+                    cache.len() - 1
+                }
+            };
+            let Some((_, _, labels)) = cache.get_mut(at) else {
+                return Label::from(format!("{prefix}{n}"));
+            };
+            let i = n as usize;
+            if let Some(Some(label)) = labels.get(i) {
+                return label.clone();
+            }
+            let label = Label::from(format!("{prefix}{n}"));
+            if labels.len() <= i {
+                labels.resize(i + 1, None);
+            }
+            if let Some(slot) = labels.get_mut(i) {
+                *slot = Some(label.clone());
+            }
+            label
+        })
+    }
+}
+
 impl From<&str> for Label {
     fn from(s: &str) -> Label {
         let mut l = labels();
@@ -444,6 +498,26 @@ mod tests {
         let (a, b) = (Label::from("broker-1"), Label::from("broker-2"));
         assert!(a < b);
         assert_eq!(Label::from(long).0, Label::from(long.to_string()).0);
+    }
+
+    #[test]
+    fn a_numbered_label_is_the_label_of_its_text_however_often_it_is_named() {
+        // Not a Kafka behaviour: the data plane names its actor by prefix
+        // and broker id on every ISR write, from a kept table; each must be
+        // the label of the text written out, for small and large numbers,
+        // and for two prefixes that share a number.
+        for round in 0..3 {
+            for n in [0u32, 1, 7, 63, 64, 4_095, 4_096, 1_000_000, u32::MAX] {
+                for prefix in ["broker-", "controller-"] {
+                    let l = Label::numbered(prefix, n);
+                    let text = format!("{prefix}{n}");
+                    assert_eq!(l.as_str(), text, "round {round}");
+                    assert_eq!(l.0, Label::from(text.as_str()).0);
+                }
+            }
+        }
+        assert_ne!(Label::numbered("broker-", 3), Label::numbered("controller-", 3));
+        assert_ne!(Label::numbered("broker-", 3), Label::numbered("broker-", 4));
     }
 
     #[test]

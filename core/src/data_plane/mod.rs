@@ -113,7 +113,7 @@ pub struct Outbox {
     /// Follow-ups to schedule: (when, what).
     pub follow_ups: Vec<(SimTime, FollowUp)>,
     /// Trace lines: (actor, kind, fact).
-    pub notes: Vec<(String, &'static str, crate::fact::Fact)>,
+    pub notes: Vec<(crate::trace::Label, &'static str, crate::fact::Fact)>,
     /// Invariant violations found: (invariant, details).
     pub violations: Vec<(&'static str, String)>,
     /// Acknowledged records lost to leader changes.
@@ -125,7 +125,12 @@ pub struct Outbox {
 }
 
 impl Outbox {
-    fn note(&mut self, actor: impl Into<String>, kind: &'static str, fact: crate::fact::Fact) {
+    fn note(
+        &mut self,
+        actor: impl Into<crate::trace::Label>,
+        kind: &'static str,
+        fact: crate::fact::Fact,
+    ) {
         self.notes.push((actor.into(), kind, fact));
     }
 
@@ -440,7 +445,7 @@ mod tests {
         let notes: Vec<(String, &str, String)> = out
             .notes
             .iter()
-            .map(|(a, k, f)| (a.clone(), *k, f.english()))
+            .map(|(a, k, f)| (a.to_string(), *k, f.english()))
             .collect();
         assert_eq!(
             notes,

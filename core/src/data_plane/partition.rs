@@ -117,7 +117,7 @@ impl DataPlane {
         if lost > 0 {
             env.out.acked_records_lost += lost;
             env.out.note(
-                format!("broker-{broker}"),
+                crate::trace::Label::numbered("broker-", broker.0),
                 "records_lost",
                 Fact::RecordsLost {
                     lost,
@@ -466,7 +466,7 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[Broker
                 "isr_shrunk_by_leader"
             };
             env.out.note(
-                format!("broker-{leader}"),
+                crate::trace::Label::numbered("broker-", leader.0),
                 kind,
                 Fact::LeaderUpdatedIsr {
                     tp: tp.clone(),
@@ -480,7 +480,7 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[Broker
         }
         Err(e) => {
             env.out.note(
-                format!("broker-{leader}"),
+                crate::trace::Label::numbered("broker-", leader.0),
                 "isr_update_skipped",
                 Fact::IsrUpdateSkipped {
                     tp: tp.clone(),

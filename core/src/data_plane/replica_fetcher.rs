@@ -941,7 +941,7 @@ impl DataPlane {
                 .extend_from_slice(&leader_log.records[keep as usize..]);
             if !dropped.is_empty() {
                 env.out.note(
-                    format!("broker-{follower}"),
+                    crate::trace::Label::numbered("broker-", follower.0),
                     "log_truncated",
                     crate::fact::Fact::LogTruncated {
                         tp: tp.clone(),

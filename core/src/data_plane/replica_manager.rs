@@ -177,7 +177,7 @@ fn maybe_propagate_isr_changes(env: &mut Env, broker: BrokerId) {
                 b.last_isr_propagation = now;
             }
             env.out.note(
-                format!("broker-{broker}"),
+                crate::trace::Label::numbered("broker-", broker.0),
                 "isr_change_propagated",
                 crate::fact::Fact::IsrChangePropagated {
                     path: created,
@@ -186,7 +186,7 @@ fn maybe_propagate_isr_changes(env: &mut Env, broker: BrokerId) {
             );
         }
         Err(e) => env.out.note(
-            format!("broker-{broker}"),
+            crate::trace::Label::numbered("broker-", broker.0),
             "zk_error",
             crate::fact::Fact::ZkOpFailed {
                 op: crate::fact::ZkOp::Create,

@@ -77,7 +77,7 @@ impl Sim {
         let now = self.now;
         b.controller.put(event.clone(), now);
         self.note(
-            format!("broker-{broker}"),
+            crate::trace::Label::numbered("broker-", broker.0),
             "watch_fired",
             Fact::WatchFired {
                 kind: watched.kind,
@@ -184,9 +184,8 @@ impl Sim {
             shutdown_replies: out.shutdown_replies,
         });
         self.stats.events_processed += 1;
-        let actor = format!("controller-{broker}");
         self.note(
-            actor.clone(),
+            crate::trace::Label::numbered("controller-", broker.0),
             "event",
             Fact::EventProcessed {
                 event: event.name(),
@@ -337,7 +336,7 @@ impl Sim {
 
     /// Write an event's trace lines now.
     pub(super) fn write_notes(&mut self, broker: BrokerId, notes: impl IntoIterator<Item = Note>) {
-        let actor = crate::trace::Label::from(format!("controller-{broker}"));
+        let actor = crate::trace::Label::numbered("controller-", broker.0);
         let time_ms = self.now.as_ms();
         for n in notes {
             self.record(TraceRecord::held_at_ms(

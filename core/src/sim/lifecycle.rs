@@ -44,7 +44,7 @@ impl Sim {
                 b.controller.put(ControllerEvent::Startup, now);
                 let incarnation = b.incarnation;
                 self.note(
-                    format!("broker-{broker}"),
+                    crate::trace::Label::numbered("broker-", broker.0),
                     "registered",
                     Fact::Registered {
                         broker,
@@ -69,7 +69,7 @@ impl Sim {
                 b.zk_client.session = None;
                 let _ = self.zk.close_session(session);
                 self.note(
-                    format!("broker-{broker}"),
+                    crate::trace::Label::numbered("broker-", broker.0),
                     "startup_failed",
                     Fact::StartupFailed { broker, error: e },
                 );
@@ -160,7 +160,7 @@ impl Sim {
         let incarnation = b.incarnation;
         let names: Vec<&'static str> = preempted.iter().map(|q| q.event.name()).collect();
         self.note(
-            format!("broker-{broker}"),
+            crate::trace::Label::numbered("broker-", broker.0),
             "session_reinitialized",
             Fact::SessionReinitialized {
                 preempted: names,
@@ -202,7 +202,7 @@ impl Sim {
             return;
         };
         self.note(
-            format!("broker-{broker}"),
+            crate::trace::Label::numbered("broker-", broker.0),
             "resumed",
             Fact::Resumed {
                 broker,
@@ -289,7 +289,7 @@ impl Sim {
             &format!("controller {broker} shut down and closed its connections"),
         );
         self.note(
-            format!("broker-{broker}"),
+            crate::trace::Label::numbered("broker-", broker.0),
             "shutdown_complete",
             Fact::ShutdownComplete { broker, was_active },
         );

@@ -313,10 +313,31 @@ pub struct Sim {
 /// `mzxid` then: a write of the node changes its `mzxid` (a new node, its
 /// `czxid`), so a value is used again only for the node it was read from.
 /// A cache of work: two simulations are equal whatever it holds.
+/// Both values are also kept with the ensemble's [`Zk::observed_stamp`]
+/// when read: while it is the same, so is what observers see, and the
+/// value is used again without looking the node up.
 #[derive(Debug, Clone, Default)]
 struct ControllerMemo {
     id: Memo<Option<BrokerId>>,
     epoch: Memo<i32>,
+    id_stamped: Stamped<Option<BrokerId>>,
+    epoch_stamped: Stamped<i32>,
+}
+
+/// A value read from what observers see, with [`Zk::observed_stamp`] then.
+type Stamped<T> = std::cell::Cell<Option<((i64, u64), T)>>;
+
+/// `read()`, taken from `memo` if it was read at the same `stamp`, and kept
+/// there otherwise.
+fn read_stamped<T: Copy>(memo: &Stamped<T>, stamp: (i64, u64), read: impl FnOnce() -> T) -> T {
+    match memo.get() {
+        Some((at, value)) if at == stamp => value,
+        _ => {
+            let value = read();
+            memo.set(Some((stamp, value)));
+            value
+        }
+    }
 }
 
 /// A value read off a znode, with the node's `czxid` and `mzxid` then.
@@ -747,17 +768,21 @@ impl Sim {
 
     /// `/controller`'s brokerid, if the node exists, as observers see it now.
     pub fn controller_id(&self) -> Option<BrokerId> {
-        let n = self.zk.observed(paths::CONTROLLER)?;
-        read_memo(&self.controller_memo.id, n, parse_controller_id)
+        let memo = &self.controller_memo;
+        read_stamped(&memo.id_stamped, self.zk.observed_stamp(), || {
+            let n = self.zk.observed(paths::CONTROLLER)?;
+            read_memo(&memo.id, n, parse_controller_id)
+        })
     }
 
     /// `/controller_epoch`'s value (0 if absent), as observers see it now.
     pub fn controller_epoch(&self) -> i32 {
-        let Some(n) = self.zk.observed(paths::CONTROLLER_EPOCH) else {
-            return 0;
-        };
-        read_memo(&self.controller_memo.epoch, n, |text| {
-            text.trim().parse().unwrap_or(0)
+        let memo = &self.controller_memo;
+        read_stamped(&memo.epoch_stamped, self.zk.observed_stamp(), || {
+            let Some(n) = self.zk.observed(paths::CONTROLLER_EPOCH) else {
+                return 0;
+            };
+            read_memo(&memo.epoch, n, |text| text.trim().parse().unwrap_or(0))
         })
     }
 
@@ -1096,8 +1121,15 @@ impl Sim {
         self.work_queued -= u64::from(ev.is_work()).min(self.work_queued);
     }
 
-    fn note(&mut self, actor: impl Into<String>, kind: &str, fact: crate::fact::Fact) {
-        self.record(TraceRecord::new(self.now, actor, kind, fact));
+    fn note(
+        &mut self,
+        actor: impl Into<crate::trace::Label>,
+        kind: &'static str,
+        fact: crate::fact::Fact,
+    ) {
+        let kind = crate::trace::Label::of_static(kind);
+        let time_ms = self.now.as_ms();
+        self.record(TraceRecord::at_ms(time_ms, actor.into(), kind, fact));
     }
 
     /// Append a record to the trace.

@@ -8,6 +8,10 @@ use crate::ids::BrokerId;
 use crate::time::SimTime;
 use crate::zk_client::paths;
 
+/// The most room a step's list of changed partitions keeps for the next
+/// step (a Kafka-scale start-up's would otherwise hold megabytes).
+const KEPT_ROOM: usize = 4096;
+
 /// A partition as ZooKeeper and the active controller describe it: the one
 /// projection the final-state report (`report::PartitionReport`) and the
 /// page's view (`view::PartitionView`) both build on. It serializes as their
@@ -203,7 +207,7 @@ impl Sim {
         self.availability_dirty = false;
         let now = self.now;
         let brokers = &self.brokers;
-        for tp in changed {
+        for tp in changed.drain(..) {
             let Some(seen) = self.state_znodes.get_mut(&tp) else {
                 continue;
             };
@@ -213,6 +217,11 @@ impl Sim {
             if let Some(a) = next_availability(seen.availability(), available, now) {
                 seen.set_availability(Some(a));
             }
+        }
+        // Given back empty, with its room for the next step's changes
+        // (unless a large step left much more room than most steps need).
+        if changed.capacity() <= KEPT_ROOM {
+            self.availability_changed = changed;
         }
     }
 

@@ -25,7 +25,7 @@ impl Sim {
             return;
         }
         self.note(
-            format!("broker-{broker}"),
+            crate::trace::Label::numbered("broker-", broker.0),
             "controlled_shutdown",
             Fact::ShutdownStarted { broker },
         );
@@ -36,7 +36,7 @@ impl Sim {
         let max = self.config.controlled_shutdown_max_retries;
         if attempt > max {
             self.note(
-                format!("broker-{broker}"),
+                crate::trace::Label::numbered("broker-", broker.0),
                 "unclean_shutdown",
                 Fact::ShutdownGaveUp { broker, max },
             );
@@ -58,7 +58,7 @@ impl Sim {
         match controller.filter(|_| registered) {
             None => {
                 self.note(
-                    format!("broker-{broker}"),
+                    crate::trace::Label::numbered("broker-", broker.0),
                     "controlled_shutdown",
                     Fact::ShutdownNoController { attempt },
                 );
@@ -74,7 +74,7 @@ impl Sim {
             }
             Some(c) => {
                 self.note(
-                    format!("broker-{broker}"),
+                    crate::trace::Label::numbered("broker-", broker.0),
                     "controlled_shutdown",
                     Fact::ShutdownRequestSent {
                         attempt,
@@ -279,7 +279,7 @@ impl Sim {
         match result {
             Ok(remaining) if remaining.is_empty() => {
                 self.note(
-                    format!("broker-{broker}"),
+                    crate::trace::Label::numbered("broker-", broker.0),
                     "controlled_shutdown",
                     Fact::ShutdownSucceeded { attempt },
                 );
@@ -292,7 +292,7 @@ impl Sim {
                 };
                 let backoff = self.config.controlled_shutdown_retry_backoff_ms;
                 self.note(
-                    format!("broker-{broker}"),
+                    crate::trace::Label::numbered("broker-", broker.0),
                     "controlled_shutdown_retry",
                     Fact::ShutdownRetry {
                         attempt,

@@ -102,7 +102,7 @@ impl Sim {
         };
         let leader_epochs = self.epoch_span_memo.leader_epochs(&req.body);
         self.note(
-            format!("broker-{to}"),
+            crate::trace::Label::numbered("broker-", to.0),
             kind,
             Fact::RequestHandled {
                 request: req.body.name(),

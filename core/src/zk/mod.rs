@@ -487,6 +487,10 @@ pub struct Zk {
     /// order, so each is added at the end).
     #[serde(default)]
     new_visible: Vec<SimTime>,
+    /// How many times changes became visible to observers ([`Zk::set_now`]):
+    /// with the zxid, what [`Zk::observed_stamp`] gives.
+    #[serde(skip)]
+    visible_flushes: Flushes,
     /// Requests and notifications so far.
     #[serde(default)]
     counters: Tally,
@@ -617,6 +621,13 @@ impl Clone for MomentZxids {
 }
 
 equal_whatever_it_holds!(MomentZxids);
+
+/// [`Zk::visible_flushes`]: a count of work done, not state, so two
+/// ensembles are equal whatever it holds.
+#[derive(Debug, Clone, Default)]
+struct Flushes(u64);
+
+equal_whatever_it_holds!(Flushes);
 
 /// A count kept beside a map, or `None` when not known (a deserialized
 /// ensemble's, until first needed): a cache, not state, so two ensembles are
@@ -861,6 +872,7 @@ impl Zk {
             moment_zxids: MomentZxids::known(),
             undo: UndoRoom::default(),
             new_visible: Vec::new(),
+            visible_flushes: Flushes::default(),
             counters: Tally::default(),
             hint: Hint::default(),
             check_hint: Hint::default(),

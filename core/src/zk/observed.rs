@@ -20,6 +20,7 @@ impl Zk {
             // Every path with a before-image for `at` is among these (a
             // path without one, or listed twice, finds nothing more to drop).
             let paths = self.deferred_changed.remove(&at).unwrap_or_default();
+            self.visible_flushes.0 += 1;
             for path in &paths {
                 let len = self.pending.len();
                 self.pending
@@ -52,6 +53,14 @@ impl Zk {
     /// (the simulator wakes up then).
     pub fn take_new_visible(&mut self) -> Vec<SimTime> {
         std::mem::take(&mut self.new_visible).into_iter().collect()
+    }
+
+    /// What observers see is the same at two calls that give the same
+    /// stamp: no transaction was made (or one was, and rolled back) and no
+    /// pending change became visible in between. For readers that keep what
+    /// they read (the simulator's reads of `/controller` after every step).
+    pub fn observed_stamp(&self) -> (i64, u64) {
+        (self.zxid, self.visible_flushes.0)
     }
 
     /// Whether some write is made but not yet visible to observers.
@@ -317,6 +326,35 @@ mod tests {
         }
         // The search was skipped while changes were pending, many times.
         assert!(fast_paths > 1_000, "{fast_paths}");
+    }
+
+    #[test]
+    fn the_observed_stamp_changes_whenever_what_observers_see_may_have() {
+        // Kafka: the controller's writes are seen when its event reaches
+        // them; the simulator reads `/controller` after every step again only
+        // when this stamp moved, so it must move at every committed write and
+        // at every moment a pending write becomes visible, and not for reads
+        // or a write that failed.
+        let mut zk = Zk::new();
+        let s = zk.open_session(SimTime::ZERO, 6000);
+        zk.create(Some(s), "/a", "0", CreateMode::Persistent)
+            .unwrap();
+        zk.set_now(SimTime(100));
+        let s0 = zk.observed_stamp();
+        assert_eq!(zk.observed("/a").unwrap().data, "0");
+        assert!(zk.set_data(Some(s), "/a", "x", Some(99)).is_err());
+        assert_eq!(zk.observed_stamp(), s0, "reads and a failed write");
+        zk.set_op_offset_us(2_500);
+        zk.set_data(Some(s), "/a", "1", None).unwrap();
+        zk.set_op_offset_us(0);
+        let s1 = zk.observed_stamp();
+        assert_ne!(s1, s0, "a committed write");
+        assert_eq!(zk.observed("/a").unwrap().data, "0");
+        zk.set_now(SimTime(102));
+        assert_eq!(zk.observed_stamp(), s1, "nothing became visible");
+        zk.set_now(SimTime(103));
+        assert_ne!(zk.observed_stamp(), s1, "the write became visible");
+        assert_eq!(zk.observed("/a").unwrap().data, "1");
     }
 
     #[test]

@@ -516,7 +516,10 @@ mod tests {
                 }
             }
         }
-        assert_ne!(Label::numbered("broker-", 3), Label::numbered("controller-", 3));
+        assert_ne!(
+            Label::numbered("broker-", 3),
+            Label::numbered("controller-", 3)
+        );
         assert_ne!(Label::numbered("broker-", 3), Label::numbered("broker-", 4));
     }
 

@@ -392,7 +392,8 @@ impl DataPlane {
         tp: &TopicPartition,
         isr: BrokerIds,
     ) -> bool {
-        let (replicas, before): (Vec<BrokerId>, u64) =
+        // In place (six ids: replication factor 3's replicas and ISR).
+        let (replicas, before): (BrokerIds, u64) =
             match env.brokers.get(&leader).and_then(|b| b.replicas.get(tp)) {
                 Some(p) => (
                     p.replicas()
@@ -413,7 +414,7 @@ impl DataPlane {
             .and_then(|b| b.replicas.get(tp))
             .map_or(0, |p| p.led_slots(leader));
         self.change_leader_slots(env, leader, after as i64 - before as i64);
-        for r in replicas {
+        for &r in replicas.iter() {
             if isr.contains(&r) {
                 self.touch(leader, tp, &[r]);
             } else if r != leader {
@@ -435,9 +436,11 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[Broker
     let Some(session) = b.zk_client.session else {
         return false;
     };
-    let Some(local) = b.replicas.get(tp).cloned() else {
+    let Some(local) = b.replicas.get(tp) else {
         return false;
     };
+    // What the write needs of the replica, read before it changes.
+    let (cached_zk_version, old) = (local.zk_version, local.isr());
     let new = LeaderIsr {
         leader: Some(leader),
         leader_epoch: local.leader_epoch,
@@ -447,11 +450,11 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[Broker
     };
     match env
         .zk
-        .set_partition_state(Some(session), None, tp, &new, Some(local.zk_version))
+        .set_partition_state(Some(session), None, tp, &new, Some(cached_zk_version))
         .map_err(|(_, e)| e)
     {
         Ok(stat) => {
-            let old = local.isr().to_vec();
+            let old = old.to_vec();
             if let Some(b) = env.brokers.get_mut(&leader) {
                 if let Some(p) = b.replicas.get_mut(tp) {
                     p.set_isr(isr);
@@ -484,7 +487,7 @@ fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[Broker
                 "isr_update_skipped",
                 Fact::IsrUpdateSkipped {
                     tp: tp.clone(),
-                    cached_zk_version: local.zk_version,
+                    cached_zk_version,
                     error: e,
                 },
             );

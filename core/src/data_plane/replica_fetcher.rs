@@ -738,13 +738,18 @@ impl DataPlane {
                     .is_some_and(|w| (w >> (tp.partition % 64)) & 1 == 1)
             })
         };
-        let mask = NumberMask::of(tps.iter().copied());
-        let meets = |c: &SessionCache| {
-            c.numbers.meets(&mask)
-                && c.members
-                    .iter()
-                    .any(|m| may_hold(m) && tps.binary_search(&m).is_ok())
+        // When every one of `tps` is of one topic (a request's partitions
+        // mostly are), the bitmap of their numbers answers alone.
+        let one_topic = tps
+            .first()
+            .map(|f| &f.topic)
+            .filter(|t| numbers.is_some() && tps.iter().all(|tp| tp.topic == **t));
+        let holds = |m: &TopicPartition| match one_topic {
+            Some(t) => m.topic == *t && may_hold(m),
+            None => may_hold(m) && tps.binary_search(&m).is_ok(),
         };
+        let mask = NumberMask::of(tps.iter().copied());
+        let meets = |c: &SessionCache| c.numbers.meets(&mask) && c.members.iter().any(holds);
         // The sessions `broker` leads, then the one it follows from each
         // other leader (skipping from leader to leader), in key order.
         let mut keys: Vec<(BrokerId, BrokerId)> = self
@@ -770,7 +775,6 @@ impl DataPlane {
             }
         }
         keys.sort_unstable();
-        let holds = |m: &TopicPartition| may_hold(m) && tps.binary_search(&m).is_ok();
         for (l, f) in keys {
             self.resync_session_cache(env, l, f, &holds, !(taken && l == broker));
         }

@@ -745,11 +745,23 @@ impl DataPlane {
             .map(|f| &f.topic)
             .filter(|t| numbers.is_some() && tps.iter().all(|tp| tp.topic == **t));
         let holds = |m: &TopicPartition| match one_topic {
-            Some(t) => m.topic == *t && may_hold(m),
+            // The bitmap first: most members of a large session are not
+            // among `tps`, and a topic's name is compared only after.
+            Some(t) => may_hold(m) && m.topic == *t,
             None => may_hold(m) && tps.binary_search(&m).is_ok(),
         };
         let mask = NumberMask::of(tps.iter().copied());
-        let meets = |c: &SessionCache| c.numbers.meets(&mask) && c.members.iter().any(holds);
+        // The member loop chosen once per cache, not per member.
+        let meets = |c: &SessionCache| {
+            c.numbers.meets(&mask)
+                && match one_topic {
+                    Some(t) => c.members.iter().any(|m| may_hold(m) && m.topic == *t),
+                    None => c
+                        .members
+                        .iter()
+                        .any(|m| may_hold(m) && tps.binary_search(&m).is_ok()),
+                }
+        };
         // The sessions `broker` leads, then the one it follows from each
         // other leader (skipping from leader to leader), in key order.
         let mut keys: Vec<(BrokerId, BrokerId)> = self

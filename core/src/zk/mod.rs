@@ -623,9 +623,30 @@ impl Clone for MomentZxids {
 equal_whatever_it_holds!(MomentZxids);
 
 /// [`Zk::visible_flushes`]: a count of work done, not state, so two
-/// ensembles are equal whatever it holds.
-#[derive(Debug, Clone, Default)]
+/// ensembles are equal whatever it holds. Each ensemble (each copy, and one
+/// read back) counts from its own base, so that [`Zk::observed_stamp`] of
+/// one never equals another's: a reader that keeps a value by the stamp
+/// reads again after the ensemble was swapped for another, even one with
+/// the same zxid.
+#[derive(Debug)]
 struct Flushes(u64);
+
+/// How many ensembles' counts have been started (each from its number
+/// times 2^32: four billion flushes apart).
+static FLUSH_BASES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Default for Flushes {
+    fn default() -> Flushes {
+        let n = FLUSH_BASES.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        Flushes(n << 32)
+    }
+}
+
+impl Clone for Flushes {
+    fn clone(&self) -> Flushes {
+        Flushes::default()
+    }
+}
 
 equal_whatever_it_holds!(Flushes);
 

@@ -56,9 +56,11 @@ impl Zk {
     }
 
     /// What observers see is the same at two calls that give the same
-    /// stamp: no transaction was made (or one was, and rolled back) and no
-    /// pending change became visible in between. For readers that keep what
-    /// they read (the simulator's reads of `/controller` after every step).
+    /// stamp: they were made on the same ensemble (a copy, or one read back,
+    /// has stamps of its own), no transaction was made in between (or one
+    /// was, and rolled back) and no pending change became visible. For
+    /// readers that keep what they read (the simulator's reads of
+    /// `/controller` after every step).
     pub fn observed_stamp(&self) -> (i64, u64) {
         (self.zxid, self.visible_flushes.0)
     }
@@ -353,8 +355,18 @@ mod tests {
         zk.set_now(SimTime(102));
         assert_eq!(zk.observed_stamp(), s1, "nothing became visible");
         zk.set_now(SimTime(103));
-        assert_ne!(zk.observed_stamp(), s1, "the write became visible");
+        let s2 = zk.observed_stamp();
+        assert_ne!(s2, s1, "the write became visible");
         assert_eq!(zk.observed("/a").unwrap().data, "1");
+        // Another ensemble (a copy, or one read back) never gives the same
+        // stamp, whatever its zxid: a reader keeping values by the stamp
+        // reads it again.
+        let copy = zk.clone();
+        let back: Zk = serde_json::from_str(&serde_json::to_string(&zk).unwrap()).unwrap();
+        assert_ne!(copy.observed_stamp(), s2);
+        assert_ne!(back.observed_stamp(), s2);
+        assert_ne!(back.observed_stamp(), copy.observed_stamp());
+        assert_eq!(zk.observed_stamp(), s2);
     }
 
     #[test]

@@ -159,29 +159,47 @@ pub(super) struct CaughtUpWalk<'a> {
     data: &'a DataPlane,
     leader: BrokerId,
     incarnation: u32,
-    /// Per follower asked about so far, by id: its session (none without a
+    /// Per follower asked about so far, in the order asked: its session (none without a
     /// cached session of this start of the leader), when the session last
     /// ran (looked up when first needed), and how far the walk is in its
     /// members.
     followers: Vec<(BrokerId, Option<&'a SessionCache>, Option<SimTime>, usize)>,
+    /// Each follower's place in `followers` plus one, by id (0: not asked
+    /// about yet), for ids below [`PLACES_BY_ID`]: a walk asks about two
+    /// followers per partition, and an index is cheaper than a search.
+    by_id: Vec<u32>,
 }
+
+/// The broker ids [`CaughtUpWalk`] finds by index; larger ones are searched.
+const PLACES_BY_ID: usize = 4096;
 
 impl<'a> CaughtUpWalk<'a> {
     /// Where `follower` is in `followers`, its session looked up when it
     /// is first asked about.
     fn place(&mut self, follower: BrokerId) -> usize {
-        match self.followers.binary_search_by_key(&follower, |f| f.0) {
-            Ok(i) => i,
-            Err(i) => {
-                let session = self
-                    .data
-                    .session_caches
-                    .get(&(self.leader, follower))
-                    .filter(|c| c.leader_incarnation == self.incarnation);
-                self.followers.insert(i, (follower, session, None, 0));
-                i
+        let id = follower.0 as usize;
+        let known = match self.by_id.get(id) {
+            Some(&p) => p.checked_sub(1).map(|p| p as usize),
+            None if id < PLACES_BY_ID => {
+                self.by_id.resize(id + 1, 0);
+                None
             }
+            None => self.followers.iter().position(|f| f.0 == follower),
+        };
+        if let Some(i) = known {
+            return i;
         }
+        let session = self
+            .data
+            .session_caches
+            .get(&(self.leader, follower))
+            .filter(|c| c.leader_incarnation == self.incarnation);
+        let i = self.followers.len();
+        self.followers.push((follower, session, None, 0));
+        if let Some(slot) = self.by_id.get_mut(id) {
+            *slot = u32::try_from(i + 1).unwrap_or(0);
+        }
+        i
     }
 
     /// When `follower` was last caught up with the leader's log of `tp`,
@@ -881,6 +899,7 @@ impl DataPlane {
             leader,
             incarnation,
             followers: Vec::new(),
+            by_id: Vec::new(),
         }
     }
 

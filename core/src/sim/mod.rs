@@ -312,10 +312,10 @@ pub struct Sim {
 /// their znodes (both read after every step), with the node's `czxid` and
 /// `mzxid` then: a write of the node changes its `mzxid` (a new node, its
 /// `czxid`), so a value is used again only for the node it was read from.
-/// A cache of work: two simulations are equal whatever it holds.
 /// Both values are also kept with the ensemble's [`Zk::observed_stamp`]
 /// when read: while it is the same, so is what observers see, and the
-/// value is used again without looking the node up.
+/// value is used again without looking the node up. A cache of work: two
+/// simulations are equal whatever it holds.
 #[derive(Debug, Clone, Default)]
 struct ControllerMemo {
     id: Memo<Option<BrokerId>>,

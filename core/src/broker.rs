@@ -252,28 +252,26 @@ impl LeaderView {
             self.0 = None;
             return;
         }
-        let f = {
-            let mut ids = [BrokerId(0); FEW_FOLLOWERS];
-            let distinct = isr.iter().enumerate().all(|(i, r)| !isr[..i].contains(r));
-            match ids.get_mut(..isr.len()).filter(|_| distinct) {
-                // In place at once.
-                Some(few) => {
-                    few.copy_from_slice(isr);
-                    Followers::Few {
-                        len: isr.len() as u8,
-                        known: ((1u8 << isr.len()) - 1) << FEW_FOLLOWERS,
-                        ids,
-                        leo: [0; FEW_FOLLOWERS],
-                        caught_up: [now.as_ms_u32(); FEW_FOLLOWERS],
-                    }
+        let mut ids = [BrokerId(0); FEW_FOLLOWERS];
+        let distinct = isr.iter().enumerate().all(|(i, r)| !isr[..i].contains(r));
+        let f = match ids.get_mut(..isr.len()).filter(|_| distinct) {
+            // In place at once.
+            Some(few) => {
+                few.copy_from_slice(isr);
+                Followers::Few {
+                    len: isr.len() as u8,
+                    known: ((1u8 << isr.len()) - 1) << FEW_FOLLOWERS,
+                    ids,
+                    leo: [0; FEW_FOLLOWERS],
+                    caught_up: [now.as_ms_u32(); FEW_FOLLOWERS],
                 }
-                None => {
-                    let mut f = Followers::default();
-                    for r in isr {
-                        f.set(*r, None, Some(now));
-                    }
-                    f
+            }
+            None => {
+                let mut f = Followers::default();
+                for r in isr {
+                    f.set(*r, None, Some(now));
                 }
+                f
             }
         };
         // A view no copy shares is rewritten where it is.

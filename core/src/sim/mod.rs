@@ -309,52 +309,50 @@ pub struct Sim {
 }
 
 /// What [`Sim::controller_id`] and [`Sim::controller_epoch`] last read off
-/// their znodes (both read after every step), with the node's `czxid` and
-/// `mzxid` then: a write of the node changes its `mzxid` (a new node, its
-/// `czxid`), so a value is used again only for the node it was read from.
-/// Both values are also kept with the ensemble's [`Zk::observed_stamp`]
-/// when read: while it is the same, so is what observers see, and the
-/// value is used again without looking the node up. A cache of work: two
-/// simulations are equal whatever it holds.
+/// their znodes (both read after every step). Each value is kept with the
+/// ensemble's [`Zk::observed_stamp`] then: while that is the same, so is
+/// what observers see, and the value is used again without a lookup. After
+/// other writes, it is kept with the node's `czxid` and `mzxid` too: a
+/// write of the node changes its `mzxid` (a new node, its `czxid`), so the
+/// value is used again for the node it was read from without parsing it.
+/// A cache of work: two simulations are equal whatever it holds.
 #[derive(Debug, Clone, Default)]
 struct ControllerMemo {
     id: Memo<Option<BrokerId>>,
     epoch: Memo<i32>,
-    id_stamped: Stamped<Option<BrokerId>>,
-    epoch_stamped: Stamped<i32>,
 }
 
-/// A value read from what observers see, with [`Zk::observed_stamp`] then.
-type Stamped<T> = std::cell::Cell<Option<((i64, u64), T)>>;
+/// A value read from what observers see of a znode: the
+/// [`Zk::observed_stamp`] then, the node's `czxid` and `mzxid` (none when it
+/// did not exist), and the value.
+type Memo<T> = std::cell::Cell<Option<((i64, u64), Option<(i64, i64)>, T)>>;
 
-/// `read()`, taken from `memo` if it was read at the same `stamp`, and kept
-/// there otherwise.
-fn read_stamped<T: Copy>(memo: &Stamped<T>, stamp: (i64, u64), read: impl FnOnce() -> T) -> T {
-    match memo.get() {
-        Some((at, value)) if at == stamp => value,
-        _ => {
-            let value = read();
-            memo.set(Some((stamp, value)));
-            value
+/// `parse` of the data of the node at `path` as observers see it now
+/// (`absent` without one), taken from `memo` when it was read at the same
+/// stamp or off the node as it is, and kept there otherwise.
+fn read_memo<T: Copy>(
+    memo: &Memo<T>,
+    zk: &Zk,
+    path: &str,
+    parse: impl FnOnce(&str) -> T,
+    absent: T,
+) -> T {
+    let stamp = zk.observed_stamp();
+    let last = memo.get();
+    if let Some((at, _, value)) = last {
+        if at == stamp {
+            return value;
         }
     }
-}
-
-/// A value read off a znode, with the node's `czxid` and `mzxid` then.
-type Memo<T> = std::cell::Cell<Option<((i64, i64), T)>>;
-
-/// `parse` of `node`'s data, taken from `memo` if it was read off this node
-/// as it is (its `czxid` and `mzxid`), and kept there otherwise.
-fn read_memo<T: Copy>(memo: &Memo<T>, node: &crate::zk::Znode, parse: impl FnOnce(&str) -> T) -> T {
-    let seen = (node.stat.czxid, node.stat.mzxid);
-    match memo.get() {
-        Some((at, value)) if at == seen => value,
-        _ => {
-            let value = parse(&node.data.text());
-            memo.set(Some((seen, value)));
-            value
-        }
-    }
+    let node = zk.observed(path);
+    let seen = node.map(|n| (n.stat.czxid, n.stat.mzxid));
+    let value = match (last, node) {
+        (Some((_, Some(was), value)), Some(_)) if Some(was) == seen => value,
+        (_, Some(n)) => parse(&n.data.text()),
+        (_, None) => absent,
+    };
+    memo.set(Some((stamp, seen, value)));
+    value
 }
 
 equal_whatever_it_holds!(ControllerMemo);
@@ -768,22 +766,15 @@ impl Sim {
 
     /// `/controller`'s brokerid, if the node exists, as observers see it now.
     pub fn controller_id(&self) -> Option<BrokerId> {
-        let memo = &self.controller_memo;
-        read_stamped(&memo.id_stamped, self.zk.observed_stamp(), || {
-            let n = self.zk.observed(paths::CONTROLLER)?;
-            read_memo(&memo.id, n, parse_controller_id)
-        })
+        let memo = &self.controller_memo.id;
+        read_memo(memo, &self.zk, paths::CONTROLLER, parse_controller_id, None)
     }
 
     /// `/controller_epoch`'s value (0 if absent), as observers see it now.
     pub fn controller_epoch(&self) -> i32 {
-        let memo = &self.controller_memo;
-        read_stamped(&memo.epoch_stamped, self.zk.observed_stamp(), || {
-            let Some(n) = self.zk.observed(paths::CONTROLLER_EPOCH) else {
-                return 0;
-            };
-            read_memo(&memo.epoch, n, |text| text.trim().parse().unwrap_or(0))
-        })
+        let memo = &self.controller_memo.epoch;
+        let parse = |text: &str| text.trim().parse().unwrap_or(0);
+        read_memo(memo, &self.zk, paths::CONTROLLER_EPOCH, parse, 0)
     }
 
     // ----- driving ----------------------------------------------------------

@@ -52,7 +52,7 @@ impl Zk {
     /// The moments at which changes made since the last call become visible
     /// (the simulator wakes up then).
     pub fn take_new_visible(&mut self) -> Vec<SimTime> {
-        std::mem::take(&mut self.new_visible).into_iter().collect()
+        std::mem::take(&mut self.new_visible)
     }
 
     /// What observers see is the same at two calls that give the same

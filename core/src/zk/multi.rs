@@ -67,6 +67,10 @@ impl Zk {
         l: &LeaderIsr,
         version: Option<i32>,
     ) -> Result<Stat, (usize, ZkError)> {
+        let key = partition_state_key(&tp.topic, tp.partition);
+        if key.held().is_none() && !self.partition_watched() {
+            return self.set_unwatched_partition_state(caller, check, key, l, version);
+        }
         let mut stat = None;
         self.transaction(caller, |zk, undo| {
             let at = match check {
@@ -76,14 +80,8 @@ impl Zk {
                 }
                 None => 0,
             };
-            let key = partition_state_key(&tp.topic, tp.partition);
-            // The path's text only for a watch to fire (none there when no
-            // watched path is a partition's, and this one is one).
-            let path = if key.held().is_none() && !zk.partition_watched() {
-                String::new()
-            } else {
-                crate::zk_client::paths::partition_state(tp)
-            };
+            // The path's text, for the watches.
+            let path = crate::zk_client::paths::partition_state(tp);
             let data = ZnodeData::of_partition_state(l);
             stat = Some(
                 zk.apply_set(path, key, data, version, undo)
@@ -92,6 +90,70 @@ impl Zk {
             Ok(())
         })?;
         stat.ok_or((0, ZkError::BadArguments))
+    }
+
+    /// [`Zk::set_partition_state`] of a partition's state znode (`key`)
+    /// when no watch is on any partition's path: the same transaction, its
+    /// steps written out for its one change. Nothing to roll back (it fails
+    /// before it changes anything), no watch to fire, one path changed, one
+    /// before-image kept if observers see the change later.
+    fn set_unwatched_partition_state(
+        &mut self,
+        caller: Option<SessionId>,
+        check: Option<(&str, i32)>,
+        key: PathKey,
+        l: &LeaderIsr,
+        version: Option<i32>,
+    ) -> Result<Stat, (usize, ZkError)> {
+        self.counters.writes += 1;
+        self.check_session(caller).map_err(|e| (0, e))?;
+        let at = match check {
+            Some((path, v)) => {
+                if let Err(e) = self.apply_check(path, v) {
+                    return Err((0, self.failed(e)));
+                }
+                1
+            }
+            None => 0,
+        };
+        let zxid = self.zxid + 1;
+        let now_ms = self.now.as_ms_u32();
+        let Some(node) = self.find_mut(&key) else {
+            return Err((at, self.failed(ZkError::NoNode)));
+        };
+        if version.is_some_and(|v| v != node.stat.version) {
+            return Err((at, self.failed(ZkError::BadVersion)));
+        }
+        let before = Znode {
+            data: std::mem::replace(&mut node.data, ZnodeData::of_partition_state(l)),
+            stat: node.stat,
+        };
+        node.stat.version += 1;
+        node.stat.mzxid = zxid;
+        node.stat.mtime_ms = now_ms;
+        let stat = node.stat;
+        self.zxid = zxid;
+        match self.visible_at() {
+            Some(visible) => {
+                self.note_moment(visible, zxid - 1);
+                self.defer_one(visible, key.clone(), Some(Box::new(before)));
+                self.deferred_changed
+                    .get_or_insert_with(visible, Vec::new)
+                    .push(key);
+            }
+            None => self.changed.push(key),
+        }
+        Ok(stat)
+    }
+
+    /// A failed transaction's error, counted.
+    fn failed(&mut self, e: ZkError) -> ZkError {
+        match e {
+            ZkError::NodeExists => self.counters.node_exists += 1,
+            ZkError::BadVersion => self.counters.bad_version += 1,
+            _ => {}
+        }
+        e
     }
 
     /// One multi-op's transaction: `body` applies its operations (each
@@ -112,11 +174,7 @@ impl Zk {
         // each transaction leaves it so).
         let mut undo = std::mem::take(&mut self.undo.0);
         if let Err((i, e)) = body(self, &mut undo) {
-            match e {
-                ZkError::NodeExists => self.counters.node_exists += 1,
-                ZkError::BadVersion => self.counters.bad_version += 1,
-                _ => {}
-            }
+            let e = self.failed(e);
             self.rollback(&mut undo);
             self.undo.0 = undo;
             self.zxid = start_zxid;
@@ -174,21 +232,38 @@ impl Zk {
             };
             // Indexed by moment through `deferred_changed`, where
             // `flush_triggers` puts this path (its data trigger) next.
-            let mut before = Some(before);
-            let (held, len) = (key.held().is_some(), self.pending.len());
-            let entries = self
-                .pending
-                .get_or_insert_with(key, || Befores::One((at, before.take().flatten())));
-            // One before-image per path and moment: the first change's.
-            if let Some(before) = before {
-                if entries.last_at() != Some(at) {
-                    entries.push((at, before));
-                }
-            }
-            if held && self.pending.len() > len {
-                self.pending_held.step(true);
+            self.pend(at, key, before);
+        }
+        self.note_visible(at);
+    }
+
+    /// [`Zk::defer`] of one change, of `key` (before it: `before`).
+    fn defer_one(&mut self, at: SimTime, key: PathKey, before: Option<Box<Znode>>) {
+        self.pend(at, key, before);
+        self.note_visible(at);
+    }
+
+    /// `key`'s node as it was, `before`, kept for observers until `at` if
+    /// no earlier change of it at `at` is kept already.
+    fn pend(&mut self, at: SimTime, key: PathKey, before: Option<Box<Znode>>) {
+        let mut before = Some(before);
+        let (held, len) = (key.held().is_some(), self.pending.len());
+        let entries = self
+            .pending
+            .get_or_insert_with(key, || Befores::One((at, before.take().flatten())));
+        // One before-image per path and moment: the first change's.
+        if let Some(before) = before {
+            if entries.last_at() != Some(at) {
+                entries.push((at, before));
             }
         }
+        if held && self.pending.len() > len {
+            self.pending_held.step(true);
+        }
+    }
+
+    /// Changes become visible at `at`: in the list of such moments.
+    fn note_visible(&mut self, at: SimTime) {
         match self.new_visible.last() {
             Some(last) if *last >= at => {
                 if let Err(i) = self.new_visible.binary_search(&at) {

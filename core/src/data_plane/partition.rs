@@ -83,10 +83,8 @@ impl DataPlane {
         if current_epoch.is_some_and(|e| leader_epoch < e) {
             return;
         }
+        // Its log is there: the request's partitions taken have one.
         let key = (broker, tp.clone());
-        if !self.logs.contains_key(&key) {
-            self.logs.insert(key.clone(), Default::default());
-        }
         let empty = crate::log::Log::default();
         let log = self.logs.get(&key).unwrap_or(&empty);
         let committed = self.partition_hw.get(tp).copied().unwrap_or(0);
@@ -392,27 +390,79 @@ impl DataPlane {
         tp: &TopicPartition,
         isr: BrokerIds,
     ) -> bool {
-        // In place (six ids: replication factor 3's replicas and ISR).
-        let (replicas, before): (BrokerIds, u64) =
-            match env.brokers.get(&leader).and_then(|b| b.replicas.get(tp)) {
-                Some(p) => (
-                    p.replicas()
-                        .iter()
-                        .copied()
-                        .chain(p.isr().iter().copied())
-                        .collect(),
-                    p.led_slots(leader),
-                ),
-                None => return false,
-            };
-        if !write_isr(env, leader, tp, &isr) {
+        let now = env.now;
+        let Some(b) = env.brokers.get(&leader) else {
             return false;
+        };
+        let Some(session) = b.zk_client.session else {
+            return false;
+        };
+        let Some(local) = b.replicas.get(tp) else {
+            return false;
+        };
+        // What the write needs of the replica, read before it changes: its
+        // replicas and old ISR in place (six ids: replication factor 3's).
+        let (cached_zk_version, old) = (local.zk_version, local.isr());
+        let replicas: BrokerIds = local
+            .replicas()
+            .iter()
+            .copied()
+            .chain(old.iter().copied())
+            .collect();
+        let before = local.led_slots(leader);
+        let new = LeaderIsr {
+            leader: Some(leader),
+            leader_epoch: local.leader_epoch,
+            isr: isr[..].into(),
+            zk_version: local.zk_version,
+            controller_epoch: local.controller_epoch,
+        };
+        let stat =
+            match env
+                .zk
+                .set_partition_state(Some(session), None, tp, &new, Some(cached_zk_version))
+            {
+                Ok(stat) => stat,
+                Err((_, e)) => {
+                    env.out.note(
+                        crate::trace::Label::numbered("broker-", leader.0),
+                        "isr_update_skipped",
+                        Fact::IsrUpdateSkipped {
+                            tp: tp.clone(),
+                            cached_zk_version,
+                            error: e,
+                        },
+                    );
+                    return false;
+                }
+            };
+        let old = old.to_vec();
+        let mut after = 0;
+        if let Some(b) = env.brokers.get_mut(&leader) {
+            if let Some(p) = b.replicas.get_mut(tp) {
+                p.set_isr(&isr);
+                p.zk_version = stat.version;
+                after = p.led_slots(leader);
+            }
+            b.isr_change_set.insert(tp.clone());
+            b.last_isr_change = now;
         }
-        let after = env
-            .brokers
-            .get(&leader)
-            .and_then(|b| b.replicas.get(tp))
-            .map_or(0, |p| p.led_slots(leader));
+        let kind = if isr.len() > old.len() {
+            "isr_expanded"
+        } else {
+            "isr_shrunk_by_leader"
+        };
+        env.out.note(
+            crate::trace::Label::numbered("broker-", leader.0),
+            kind,
+            Fact::LeaderUpdatedIsr {
+                tp: tp.clone(),
+                leader,
+                old,
+                isr: isr.to_vec(),
+                zk_version: stat.version,
+            },
+        );
         self.change_leader_slots(env, leader, after as i64 - before as i64);
         for &r in replicas.iter() {
             if isr.contains(&r) {
@@ -422,76 +472,5 @@ impl DataPlane {
             }
         }
         true
-    }
-}
-
-/// A leader writes a new ISR for a partition it leads (same leader epoch,
-/// conditional on its cached zkVersion; on a mismatch it skips, as
-/// Kafka 2.x's `Partition.updateIsr` does). Returns whether it wrote.
-fn write_isr(env: &mut Env, leader: BrokerId, tp: &TopicPartition, isr: &[BrokerId]) -> bool {
-    let now = env.now;
-    let Some(b) = env.brokers.get(&leader) else {
-        return false;
-    };
-    let Some(session) = b.zk_client.session else {
-        return false;
-    };
-    let Some(local) = b.replicas.get(tp) else {
-        return false;
-    };
-    // What the write needs of the replica, read before it changes.
-    let (cached_zk_version, old) = (local.zk_version, local.isr());
-    let new = LeaderIsr {
-        leader: Some(leader),
-        leader_epoch: local.leader_epoch,
-        isr: isr.into(),
-        zk_version: local.zk_version,
-        controller_epoch: local.controller_epoch,
-    };
-    match env
-        .zk
-        .set_partition_state(Some(session), None, tp, &new, Some(cached_zk_version))
-        .map_err(|(_, e)| e)
-    {
-        Ok(stat) => {
-            let old = old.to_vec();
-            if let Some(b) = env.brokers.get_mut(&leader) {
-                if let Some(p) = b.replicas.get_mut(tp) {
-                    p.set_isr(isr);
-                    p.zk_version = stat.version;
-                }
-                b.isr_change_set.insert(tp.clone());
-                b.last_isr_change = now;
-            }
-            let kind = if isr.len() > old.len() {
-                "isr_expanded"
-            } else {
-                "isr_shrunk_by_leader"
-            };
-            env.out.note(
-                crate::trace::Label::numbered("broker-", leader.0),
-                kind,
-                Fact::LeaderUpdatedIsr {
-                    tp: tp.clone(),
-                    leader,
-                    old,
-                    isr: isr.to_vec(),
-                    zk_version: stat.version,
-                },
-            );
-            true
-        }
-        Err(e) => {
-            env.out.note(
-                crate::trace::Label::numbered("broker-", leader.0),
-                "isr_update_skipped",
-                Fact::IsrUpdateSkipped {
-                    tp: tp.clone(),
-                    cached_zk_version,
-                    error: e,
-                },
-            );
-            false
-        }
     }
 }

@@ -169,7 +169,7 @@ impl ZkClient {
         }
         self.live(zk)?;
         self.meter.read();
-        zk.get_partition_state(&tp.topic, tp.partition)
+        zk.get_partition_state(tp)
     }
 
     /// A `getData` without a watch whose answer the caller read off the

@@ -843,6 +843,43 @@ fn partition_state_key(topic: &str, partition: u32) -> PathKey {
     })
 }
 
+thread_local! {
+    /// The topic whose state znode's key [`state_key_of`] made last, its
+    /// part of the keys (`None`: not held as numbers), and the last
+    /// partition's number and key: the controller reads a state znode and
+    /// then writes it, and takes a topic's partitions one after another.
+    static LAST_STATE_KEY: std::cell::RefCell<Option<(crate::ids::Topic, Option<path_key::TopicKey>, u32, PathKey)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// [`partition_state_key`] of `tp`, the topic's part made once for a run
+/// of its partitions.
+fn state_key_of(tp: &crate::ids::TopicPartition) -> PathKey {
+    let make = |topic: Option<path_key::TopicKey>| {
+        topic
+            .and_then(|t| t.partition(tp.partition, true))
+            .unwrap_or_else(|| partition_state_key(&tp.topic, tp.partition))
+    };
+    LAST_STATE_KEY.with(|last| {
+        let mut last = last.borrow_mut();
+        match last.as_mut().filter(|(topic, ..)| *topic == tp.topic) {
+            Some((_, topic, partition, key)) => {
+                if *partition != tp.partition {
+                    *key = make(*topic);
+                    *partition = tp.partition;
+                }
+                key.clone()
+            }
+            None => {
+                let topic = path_key::TopicKey::new(&tp.topic);
+                let key = make(topic);
+                *last = Some((tp.topic.clone(), topic, tp.partition, key.clone()));
+                key
+            }
+        }
+    })
+}
+
 fn valid_path(path: &str) -> bool {
     path == "/" || (path.starts_with('/') && !path.ends_with('/') && !path.contains("//"))
 }
@@ -1170,10 +1207,12 @@ impl Zk {
     /// [`Zk::get_node`] of a topic's partition's state znode
     /// (`/brokers/topics/<topic>/partitions/<partition>/state`) without a
     /// watch, its path not written out.
-    pub fn get_partition_state(&mut self, topic: &str, partition: u32) -> Result<&Znode, ZkError> {
+    pub fn get_partition_state(
+        &mut self,
+        tp: &crate::ids::TopicPartition,
+    ) -> Result<&Znode, ZkError> {
         self.counters.reads += 1;
-        self.find(&partition_state_key(topic, partition))
-            .ok_or(ZkError::NoNode)
+        self.find(&state_key_of(tp)).ok_or(ZkError::NoNode)
     }
 
     /// `exists`: the stat if the node exists; with `watch`, a watch is left

@@ -5,8 +5,8 @@
 //! module are one-operation multi-ops.
 
 use super::{
-    parent_of, partition_state_key, valid_path, Befores, CreateMode, Op, OpResult, PathKey,
-    SessionId, Stat, Trigger, WatchKind, WatchedEvent, Zk, ZkError, Znode, ZnodeData,
+    parent_of, valid_path, Befores, CreateMode, Op, OpResult, PathKey, SessionId, Stat, Trigger,
+    WatchKind, WatchedEvent, Zk, ZkError, Znode, ZnodeData,
 };
 use crate::ids::TopicPartition;
 use crate::time::SimTime;
@@ -67,7 +67,7 @@ impl Zk {
         l: &LeaderIsr,
         version: Option<i32>,
     ) -> Result<Stat, (usize, ZkError)> {
-        let key = partition_state_key(&tp.topic, tp.partition);
+        let key = super::state_key_of(tp);
         if key.held().is_none() && !self.partition_watched() {
             return self.set_unwatched_partition_state(caller, check, key, l, version);
         }

@@ -439,7 +439,7 @@ fn a_partition_znode_found_where_it_was_is_the_one_asked_for_after_the_tree_move
                 "{t}-{p}"
             );
             let by_number = zk
-                .get_partition_state(t, *p)
+                .get_partition_state(&crate::ids::TopicPartition::new(t.as_str(), *p))
                 .ok()
                 .map(|n| n.data.text().to_string());
             assert_eq!(by_number, by_path, "{t}-{p} by number");
@@ -651,4 +651,37 @@ fn a_watched_state_znode_hears_its_write_however_its_watch_came_and_went() {
         "a watch read back with the ensemble"
     );
     assert_eq!(write(&mut back, 3), 0, "and fired once");
+}
+
+#[test]
+fn a_state_key_made_from_the_last_topic_is_the_key_of_its_path() {
+    // Kafka: the controller reads a partition's state znode
+    // (`/brokers/topics/<t>/partitions/<n>/state`, KafkaZkClient.
+    // getTopicPartitionStates) and then writes it (updateLeaderAndIsr), a
+    // topic's partitions one after another. The key made from the topic
+    // part kept from the last call is the key of the path written out,
+    // whatever order topics and partitions come in, for names held as
+    // numbers and for those held as text.
+    let topics = [
+        "t",
+        "orders",
+        "a-topic-longer-than-seventeen-bytes",
+        "t2",
+        "x_y.z",
+    ];
+    let mut rng = crate::rng::Rng::new(5);
+    for _ in 0..2_000 {
+        let topic = topics[rng.below(topics.len() as u64) as usize];
+        let partition = match rng.below(4) {
+            0 => 0,
+            1 => rng.below(12) as u32,
+            2 => rng.below(200_000) as u32,
+            _ => 999_999_999 + rng.below(2) as u32,
+        };
+        let tp = crate::ids::TopicPartition::new(topic, partition);
+        let path = format!("/brokers/topics/{topic}/partitions/{partition}/state");
+        let key = state_key_of(&tp);
+        assert!(key == PathKey::from(path.as_str()), "{path}");
+        assert_eq!(key.text(), path, "{path}");
+    }
 }

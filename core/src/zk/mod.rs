@@ -843,13 +843,15 @@ fn partition_state_key(topic: &str, partition: u32) -> PathKey {
     })
 }
 
+/// The topic whose state znode's key [`state_key_of`] made last, its part
+/// of the keys (`None`: not held as numbers), and the last partition's
+/// number and key.
+type LastStateKey = Option<(crate::ids::Topic, Option<path_key::TopicKey>, u32, PathKey)>;
+
 thread_local! {
-    /// The topic whose state znode's key [`state_key_of`] made last, its
-    /// part of the keys (`None`: not held as numbers), and the last
-    /// partition's number and key: the controller reads a state znode and
-    /// then writes it, and takes a topic's partitions one after another.
-    static LAST_STATE_KEY: std::cell::RefCell<Option<(crate::ids::Topic, Option<path_key::TopicKey>, u32, PathKey)>> =
-        const { std::cell::RefCell::new(None) };
+    /// The controller reads a state znode and then writes it, and takes a
+    /// topic's partitions one after another.
+    static LAST_STATE_KEY: std::cell::RefCell<LastStateKey> = const { std::cell::RefCell::new(None) };
 }
 
 /// [`partition_state_key`] of `tp`, the topic's part made once for a run

@@ -511,7 +511,9 @@ fn a_partition_state_set_from_its_numbers_is_the_multi_op_of_its_texts() {
             for check in checks {
                 for version in [None, Some(0), Some(3)] {
                     for offset_us in [0, 2_500] {
-                        for watched in [false, true] {
+                        // No watch, a watch on this path, a watch on
+                        // another partition's.
+                        for watched in [0u8, 1, 2] {
                             for alive in [true, false] {
                                 let (mut zk, s) = zk_with_session();
                                 let w = zk.open_session(SimTime::ZERO, 6000);
@@ -525,8 +527,16 @@ fn a_partition_state_set_from_its_numbers_is_the_multi_op_of_its_texts() {
                                 };
                                 zk.create_recursive(Some(s), at, &first, Persistent)
                                     .unwrap();
-                                if watched {
-                                    let _ = zk.get_data(&path, Some(w));
+                                match watched {
+                                    1 => {
+                                        let _ = zk.get_data(&path, Some(w));
+                                    }
+                                    2 => {
+                                        let other =
+                                            format!("/brokers/topics/{topic}/partitions/4/state");
+                                        let _ = zk.exists(&other, Some(w));
+                                    }
+                                    _ => {}
                                 }
                                 if !alive {
                                     zk.close_session(s).unwrap();

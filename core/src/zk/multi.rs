@@ -133,17 +133,25 @@ impl Zk {
         node.stat.mtime_ms = now_ms;
         let stat = node.stat;
         self.zxid = zxid;
-        match self.visible_at() {
-            Some(visible) => {
-                self.note_moment(visible, zxid - 1);
-                self.defer_one(visible, key.clone(), Some(Box::new(before)));
-                self.deferred_changed
-                    .get_or_insert_with(visible, Vec::new)
-                    .push(key);
-            }
+        let visible = self.visible_at();
+        if let Some(at) = visible {
+            self.note_moment(at, zxid - 1);
+            self.defer_one(at, key.clone(), Some(Box::new(before)));
+        }
+        self.path_changed(key, visible);
+        Ok(stat)
+    }
+
+    /// `key`'s path changed: reported now, or once observers see it at
+    /// `visible`.
+    fn path_changed(&mut self, key: PathKey, visible: Option<SimTime>) {
+        match visible {
+            Some(at) => self
+                .deferred_changed
+                .get_or_insert_with(at, Vec::new)
+                .push(key),
             None => self.changed.push(key),
         }
-        Ok(stat)
     }
 
     /// A failed transaction's error, counted.
@@ -529,17 +537,8 @@ impl Zk {
             if matches!(trigger, Trigger::Data(_)) {
                 let key = key.unwrap_or_else(|| PathKey::from(path.as_str()));
                 partition = key.held().is_none();
-                match self.visible_at() {
-                    Some(at) => self
-                        .deferred_changed
-                        .get_or_insert_with(at, Vec::new)
-                        .push(key),
-                    None => self.changed.push(key),
-                }
-            }
-            // No text: a partition's state znode that no watch is on.
-            if path.is_empty() {
-                continue;
+                let visible = self.visible_at();
+                self.path_changed(key, visible);
             }
             let (map, kind) = match trigger {
                 Trigger::Data(kind) => (&mut self.data_watches, kind),

@@ -34,7 +34,7 @@ type Chunk<K, V> = Vec<(K, V)>;
 
 /// An ordered map in shared, copy-on-write chunks (see the module's doc).
 #[derive(Clone)]
-pub struct CowMap<K, V> {
+pub struct CowMap<K, V, const MAX: usize = CHUNK_MAX> {
     /// The chunks, in key order; only the first may be empty (when the
     /// whole map is).
     chunks: Vec<Rc<Chunk<K, V>>>,
@@ -50,7 +50,7 @@ pub struct CowMap<K, V> {
     hint: std::cell::Cell<(usize, usize)>,
 }
 
-impl<K, V> Default for CowMap<K, V> {
+impl<K, V, const MAX: usize> Default for CowMap<K, V, MAX> {
     fn default() -> Self {
         CowMap {
             chunks: Vec::new(),
@@ -80,7 +80,7 @@ fn find<K: Borrow<Q>, V, Q: Ord + ?Sized>(chunk: &[(K, V)], key: &Q) -> Result<u
     chunk.binary_search_by(|(k, _)| k.borrow().cmp(key))
 }
 
-impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
+impl<K: Ord + Clone, V: Clone, const MAX: usize> CowMap<K, V, MAX> {
     /// An empty map.
     pub fn new() -> Self {
         CowMap::default()
@@ -440,7 +440,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
             self.chunks.push(Rc::new(Vec::new()));
         }
         let (c, at) = self.position_hinted(key, &self.hint);
-        if at.is_ok() || self.chunks[c].len() < CHUNK_MAX {
+        if at.is_ok() || self.chunks[c].len() < MAX {
             return (c, at);
         }
         let chunk = Rc::make_mut(&mut self.chunks[c]);
@@ -701,7 +701,7 @@ impl<K, V> DoubleEndedIterator for Iter<'_, K, V> {
     }
 }
 
-impl<'a, K: Ord + Clone, V: Clone> IntoIterator for &'a CowMap<K, V> {
+impl<'a, K: Ord + Clone, V: Clone, const MAX: usize> IntoIterator for &'a CowMap<K, V, MAX> {
     type Item = (&'a K, &'a V);
     type IntoIter = Iter<'a, K, V>;
     fn into_iter(self) -> Iter<'a, K, V> {
@@ -709,23 +709,23 @@ impl<'a, K: Ord + Clone, V: Clone> IntoIterator for &'a CowMap<K, V> {
     }
 }
 
-impl<K: Ord + Clone, V: Clone + PartialEq> PartialEq for CowMap<K, V> {
+impl<K: Ord + Clone, V: Clone + PartialEq, const MAX: usize> PartialEq for CowMap<K, V, MAX> {
     fn eq(&self, other: &Self) -> bool {
         self.len == other.len && self.iter().eq(other.iter())
     }
 }
 
-impl<K: Ord + Clone, V: Clone + Eq> Eq for CowMap<K, V> {}
+impl<K: Ord + Clone, V: Clone + Eq, const MAX: usize> Eq for CowMap<K, V, MAX> {}
 
-impl<K: Ord + Clone + std::fmt::Debug, V: Clone + std::fmt::Debug> std::fmt::Debug
-    for CowMap<K, V>
+impl<K: Ord + Clone + std::fmt::Debug, V: Clone + std::fmt::Debug, const MAX: usize> std::fmt::Debug
+    for CowMap<K, V, MAX>
 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_map().entries(self.iter()).finish()
     }
 }
 
-impl<K: Ord + Clone, V: Clone> FromIterator<(K, V)> for CowMap<K, V> {
+impl<K: Ord + Clone, V: Clone, const MAX: usize> FromIterator<(K, V)> for CowMap<K, V, MAX> {
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
         let mut m = CowMap::new();
         for (k, v) in iter {
@@ -735,7 +735,7 @@ impl<K: Ord + Clone, V: Clone> FromIterator<(K, V)> for CowMap<K, V> {
     }
 }
 
-impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
+impl<K: Ord + Clone, V: Clone, const MAX: usize> CowMap<K, V, MAX> {
     /// A map of `entries`: when they are in strictly ascending key order (a
     /// map's, or a sorted walk's), cut into half-full chunks at once,
     /// without a search each (the controller's context, built whole at a
@@ -748,7 +748,7 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
         m.len = entries.len();
         let mut rest = entries.into_iter().peekable();
         while rest.peek().is_some() {
-            let chunk: Chunk<K, V> = rest.by_ref().take(CHUNK_MAX / 2).collect();
+            let chunk: Chunk<K, V> = rest.by_ref().take(MAX / 2).collect();
             if let (false, Some((k, _))) = (m.chunks.is_empty(), chunk.first()) {
                 m.bounds.push(k.clone());
             }
@@ -758,7 +758,8 @@ impl<K: Ord + Clone, V: Clone> CowMap<K, V> {
     }
 }
 
-impl<K: Ord + Clone, V: Clone, Q: Ord + ?Sized> std::ops::Index<&Q> for CowMap<K, V>
+impl<K: Ord + Clone, V: Clone, Q: Ord + ?Sized, const MAX: usize> std::ops::Index<&Q>
+    for CowMap<K, V, MAX>
 where
     K: Borrow<Q>,
 {
@@ -773,13 +774,15 @@ where
     }
 }
 
-impl<K: Ord + Clone + Serialize, V: Clone + Serialize> Serialize for CowMap<K, V> {
+impl<K: Ord + Clone + Serialize, V: Clone + Serialize, const MAX: usize> Serialize
+    for CowMap<K, V, MAX>
+{
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map(self.iter())
     }
 }
 
-impl<'de, K, V> Deserialize<'de> for CowMap<K, V>
+impl<'de, K, V, const MAX: usize> Deserialize<'de> for CowMap<K, V, MAX>
 where
     K: Ord + Clone + Deserialize<'de>,
     V: Clone + Deserialize<'de>,
@@ -1079,7 +1082,8 @@ mod tests {
     #[test]
     fn a_map_built_from_sorted_entries_behaves_as_one_built_by_inserts() {
         for n in [0u32, 1, 23, 24, 25, 48, 49, 1000] {
-            let sorted = CowMap::from_sorted((0..n).map(|i| (i * 2, i)).collect());
+            let sorted: CowMap<u32, u32> =
+                CowMap::from_sorted((0..n).map(|i| (i * 2, i)).collect());
             let mut b: BTreeMap<u32, u32> = (0..n).map(|i| (i * 2, i)).collect();
             let mut m = sorted.clone();
             assert!(m
@@ -1106,7 +1110,7 @@ mod tests {
             let want: Vec<(u32, u32)> = b.range(n..).map(|(k, v)| (*k, *v)).collect();
             assert_eq!(from, want);
             // Unsorted input (a repeat: the last wins) is inserted one by one.
-            let unsorted =
+            let unsorted: CowMap<u32, u32> =
                 CowMap::from_sorted((0..n).rev().chain([0]).map(|i| (i * 2, i)).collect());
             let mut want: BTreeMap<u32, u32> = (0..n).map(|i| (i * 2, i)).collect();
             want.insert(0, 0);
@@ -1154,15 +1158,22 @@ mod tests {
 
     /// Hinted lookups and `update_or_remove` answer as a `BTreeMap` does,
     /// whatever the hint (fresh, stale after splits and removals, or taken
-    /// in another copy), and a copy taken midway keeps its entries.
+    /// in another copy), and a copy taken midway keeps its entries: with
+    /// the maps' usual chunks, ZooKeeper's smaller ones, and tiny ones.
     #[test]
     fn hinted_lookups_and_update_or_remove_follow_a_btree_map_through_clones() {
+        follow_a_btree_map::<CHUNK_MAX>();
+        follow_a_btree_map::<16>();
+        follow_a_btree_map::<4>();
+    }
+
+    fn follow_a_btree_map<const MAX: usize>() {
         use std::cell::Cell;
-        let mut m: CowMap<u32, u32> = CowMap::new();
+        let mut m: CowMap<u32, u32, MAX> = CowMap::new();
         let mut want: BTreeMap<u32, u32> = BTreeMap::new();
         let hint = Cell::new((0, 0));
         let mut x: u32 = 12345;
-        let mut copy: Option<(CowMap<u32, u32>, BTreeMap<u32, u32>)> = None;
+        let mut copy: Option<(CowMap<u32, u32, MAX>, BTreeMap<u32, u32>)> = None;
         for step in 0..6000u32 {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
             let k = (x >> 8) % 700;

@@ -137,11 +137,17 @@ pub struct Znode {
     pub stat: Stat,
 }
 
+/// The most nodes a chunk of the ensemble's node map holds (maps elsewhere
+/// hold up to 48): a state write after a copy of the ensemble (a timeline's
+/// snapshot, a benchmark's settled cluster) copies its chunk, and most
+/// writes of a fault touch a chunk of their own.
+const NODE_CHUNK: usize = 16;
+
 /// The names of a node's children, in order (ZooKeeper's `getChildren`
 /// order here: by name), read off the sorted path map ([`Zk::children`]).
 #[derive(Debug, Clone)]
 pub struct Children<'a> {
-    nodes: &'a CowMap<PathKey, Znode>,
+    nodes: &'a CowMap<PathKey, Znode, NODE_CHUNK>,
     /// The parent's path with its trailing `/`.
     prefix: String,
     /// Where the next child is looked for (a path, exclusive or inclusive).
@@ -155,7 +161,7 @@ impl<'a> Iterator for Children<'a> {
     fn next(&mut self) -> Option<Cow<'a, str>> {
         use std::ops::Bound;
         while !self.done {
-            let nodes: &'a CowMap<PathKey, Znode> = self.nodes;
+            let nodes: &'a CowMap<PathKey, Znode, NODE_CHUNK> = self.nodes;
             let Some((key, _)) = nodes.range_from::<PathKey>(self.from.as_ref()).next() else {
                 break;
             };
@@ -198,7 +204,7 @@ impl<'a> Iterator for Children<'a> {
 /// watch, not counted.
 #[derive(Debug, Clone)]
 pub struct NodeCursor<'a> {
-    nodes: &'a CowMap<PathKey, Znode>,
+    nodes: &'a CowMap<PathKey, Znode, NODE_CHUNK>,
     /// Positioned at the first path at or after `at` (`None` before the first lookup).
     iter: Option<std::iter::Peekable<crate::cow_map::Iter<'a, PathKey, Znode>>>,
     /// The path last looked up.
@@ -407,7 +413,7 @@ impl Session {
 pub struct Zk {
     /// Every node by path, in path order; copies of the ensemble share
     /// them chunk by chunk ([`CowMap`]).
-    nodes: CowMap<PathKey, Znode>,
+    nodes: CowMap<PathKey, Znode, NODE_CHUNK>,
     sessions: VecMap<SessionId, Session>,
     next_session: u64,
     zxid: i64,

@@ -520,14 +520,20 @@ impl PartitionCache {
     }
 
     /// The cache after an UpdateMetadata's partition states: a partition
-    /// marked for deletion is dropped, any other replaced.
+    /// marked for deletion is dropped, any other replaced. A state the cache
+    /// holds already (the same shared one: the controller builds a state
+    /// equal to the cached one as that one) is left where it is, so the
+    /// chunk holding it stays shared with the cache it came from (a new
+    /// controller's full UpdateMetadata changes a few partitions of all).
     fn updated(&self, partitions: &[CachedPartition]) -> PartitionCache {
         let mut map = (*self.map).clone();
         for p in partitions {
             if p.leader < NO_LEADER {
                 map.remove(&p.tp);
             } else {
-                map.insert(p.tp.clone(), p.clone());
+                map.insert_with(&p.tp, |held| {
+                    (!held.is_some_and(|h| std::rc::Rc::ptr_eq(h, p))).then(|| p.clone())
+                });
             }
         }
         PartitionCache {
@@ -1047,6 +1053,40 @@ mod tests {
         );
         assert_eq!(b.controller_epoch_seen, 0, "nothing applied");
         assert_eq!(b.handle_request(&request(1, -1, um())), ApiError::None);
+    }
+
+    /// A full UpdateMetadata whose states are mostly the cached ones
+    /// themselves (a new controller's, which shares every unchanged state
+    /// with the cache) replaces the few that changed and leaves the chunks
+    /// of the rest shared with the cache before it.
+    // Kafka: MetadataCache.updateMetadata replaces each partition state the
+    // request names; the result is the request's states.
+    #[test]
+    fn a_full_update_metadata_of_the_cached_states_copies_only_what_changed() {
+        let state = |p: u32, leader: i32| {
+            std::rc::Rc::new(PartitionStateInfo {
+                tp: TopicPartition::new("t", p),
+                controller_epoch: 1,
+                leader,
+                leader_epoch: 1,
+                lists: ReplicaLists::new(&[BrokerId(1), BrokerId(2)], &[BrokerId(1)]),
+                zk_version: 0,
+                is_new: false,
+            })
+        };
+        let first: Vec<CachedPartition> = (0..500).map(|p| state(p, 1)).collect();
+        let cache = PartitionCache::of_states(&first);
+        let mut again = first.clone();
+        again[260] = state(260, 2);
+        let next = cache.updated(&again);
+        assert_eq!(next.len(), 500);
+        assert_eq!(next[&TopicPartition::new("t", 260)].leader, 2);
+        assert!((0..500).all(|p| next[&TopicPartition::new("t", p)] == *again[p as usize]));
+        let unshared = next.map.unshared_entries(Some(&cache.map));
+        assert!(
+            unshared <= crate::partition_map::SLOTS,
+            "{unshared} entries copied for one changed state"
+        );
     }
 
     #[test]

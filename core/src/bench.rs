@@ -512,12 +512,12 @@ fn every_partition_served(sim: &Sim, gone: &BTreeSet<BrokerId>) -> bool {
     let zk = sim.zk();
     let mut served = 0usize;
     for topic in zk.observed_children(paths::TOPICS) {
-        for p in zk.observed_children(&format!("{}/partitions", paths::topic(&topic))) {
+        for p in zk.observed_children(&paths::partitions(&topic)) {
             let state = p
                 .parse::<u32>()
                 .ok()
                 .and_then(|p| zk.observed_partition_state(&topic, p))
-                .and_then(|n| n.data.partition_state(n.stat.version));
+                .and_then(|n| n.partition_state());
             let Some(l) = state else {
                 return false;
             };

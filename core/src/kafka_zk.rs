@@ -238,7 +238,7 @@ pub fn read_leader_isr(
     tp: &TopicPartition,
 ) -> Result<Option<LeaderIsr>, ZkError> {
     match client.get_partition_state(zk, tp) {
-        Ok(node) => Ok(node.data.partition_state(node.stat.version)),
+        Ok(node) => Ok(node.partition_state()),
         Err(ZkError::NoNode) => Ok(None),
         Err(e) => Err(e),
     }
@@ -324,7 +324,7 @@ pub fn peek_leader_isrs(zk: &Zk, tps: &[TopicPartition]) -> Vec<Option<LeaderIsr
     for i in order {
         let tp = &tps[i];
         if let Some(node) = cursor.partition_state(tp.topic.as_str(), tp.partition) {
-            out[i] = node.data.partition_state(node.stat.version);
+            out[i] = node.partition_state();
         }
     }
     out
@@ -608,7 +608,7 @@ mod tests {
                 .iter()
                 .map(|tp| {
                     let node = zk.node(&paths::partition_state(tp))?;
-                    node.data.partition_state(node.stat.version)
+                    node.partition_state()
                 })
                 .collect();
             assert_eq!(peek_leader_isrs(&zk, &asked), one_by_one);

@@ -479,7 +479,7 @@ impl SummaryCache {
         let l = sim
             .zk()
             .observed(&paths::partition_state(tp))
-            .and_then(|n| n.data.partition_state(n.stat.version));
+            .and_then(|n| n.partition_state());
         let Some(row) = self.rows.get_mut(i) else {
             return;
         };

@@ -66,6 +66,17 @@ pub mod paths {
         format!("{TOPICS}/{topic}")
     }
 
+    /// `/brokers/topics/<topic>/partitions`, built piece by piece (the bytes
+    /// `format!` wrote).
+    pub fn partitions(topic: &str) -> String {
+        let mut path = String::with_capacity(TOPICS.len() + topic.len() + 24);
+        path.push_str(TOPICS);
+        path.push('/');
+        path.push_str(topic);
+        path.push_str("/partitions");
+        path
+    }
+
     /// `/brokers/topics/<topic>/partitions/<p>/state`.
     pub fn partition_state(tp: &crate::ids::TopicPartition) -> String {
         // Written piece by piece (the same bytes as `format!`, a tenth of

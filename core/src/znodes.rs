@@ -927,6 +927,10 @@ mod tests {
                 crate::zk_client::paths::partition_state(&tp),
                 format!("/brokers/topics/{topic}/partitions/{p}/state")
             );
+            assert_eq!(
+                crate::zk_client::paths::partitions(topic),
+                format!("/brokers/topics/{topic}/partitions")
+            );
         }
     }
 

@@ -315,7 +315,7 @@ impl KafkaController {
             match run.stage {
                 OnlineStage::Topics(k) => match run.topics.get(k) {
                     Some(topic) => {
-                        create_parent(env, epoch_zk_version, partitions_path(topic))?;
+                        create_parent(env, epoch_zk_version, paths::partitions(topic))?;
                         run.stage = OnlineStage::Topics(k + 1);
                         done += 1;
                     }
@@ -324,7 +324,7 @@ impl KafkaController {
                 OnlineStage::Partitions(k) => match run.to_create.get(k) {
                     Some(i) => {
                         if let Some(tp) = run.new.get(*i as usize) {
-                            let mut path = partitions_path(&tp.topic);
+                            let mut path = paths::partitions(&tp.topic);
                             path.push('/');
                             crate::znodes::push_int(&mut path, i64::from(tp.partition));
                             create_parent(env, epoch_zk_version, path)?;
@@ -793,17 +793,6 @@ fn election_failed(env: &mut Env<'_>, e: PartitionStateChangeError) -> Transitio
         Fact::PartitionStateChangeFailed(e.clone()),
     );
     Err(e)
-}
-
-/// `/brokers/topics/<topic>/partitions`, built piece by piece (the bytes
-/// `format!` wrote).
-fn partitions_path(topic: &str) -> String {
-    let mut path = String::with_capacity(paths::TOPICS.len() + topic.len() + 24);
-    path.push_str(paths::TOPICS);
-    path.push('/');
-    path.push_str(topic);
-    path.push_str("/partitions");
-    path
 }
 
 /// A parent znode of new partitions' states created, fenced; its result is

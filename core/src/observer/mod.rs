@@ -666,7 +666,7 @@ impl Observer {
                 }
                 seen.mzxid = mzxid;
                 seen.changed_at = now;
-                let state = node.and_then(|n| n.data.partition_state(n.stat.version));
+                let state = node.and_then(|n| n.partition_state());
                 let Some(l) = state else {
                     seen.leader = None;
                     seen.isr.clear();

@@ -39,7 +39,7 @@ fn names(found: &[Finding]) -> Vec<&'static str> {
 
 fn state(sim: &Sim, tp: &TopicPartition) -> LeaderIsr {
     let n = sim.zk().observed(&paths::partition_state(tp)).unwrap();
-    n.data.partition_state(n.stat.version).unwrap()
+    n.partition_state().unwrap()
 }
 
 /// Write a partition state znode behind everyone's back (not an operator's

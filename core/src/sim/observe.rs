@@ -145,10 +145,7 @@ impl Sim {
 
     /// Follow one partition's state znode (at `key`), changed.
     fn note_state_change(&mut self, tp: crate::ids::TopicPartition, key: &crate::zk::PathKey) {
-        let state = self
-            .zk
-            .observed_key(key)
-            .and_then(|n| n.data.partition_state(n.stat.version));
+        let state = self.zk.observed_key(key).and_then(|n| n.partition_state());
         // One search for the record read and then written (its chunk is
         // copied here if shared, as the write would copy it).
         let mut seen = self.state_znodes.get_mut(&tp);
@@ -324,7 +321,7 @@ impl Sim {
                 assignment.into_iter().map(move |(p, replicas)| {
                     let tp = crate::ids::TopicPartition::new(&*topic, p);
                     let state_node = self.zk.observed_partition_state(&topic, p);
-                    let l = state_node.and_then(|n| n.data.partition_state(n.stat.version));
+                    let l = state_node.and_then(|n| n.partition_state());
                     let state = ctx
                         .and_then(|c| c.partition_states.get(&tp).copied())
                         .unwrap_or(PartitionState::NonExistentPartition);

@@ -393,7 +393,7 @@ impl Gen {
                     .probe
                     .zk()
                     .observed(&state_path)
-                    .and_then(|n| n.data.partition_state(n.stat.version));
+                    .and_then(|n| n.partition_state());
                 if let Some(mut l) = current {
                     if let Some(leader) = l.leader {
                         l.isr = vec![leader].into();

@@ -137,6 +137,15 @@ pub struct Znode {
     pub stat: Stat,
 }
 
+impl Znode {
+    /// The node read as a partition state znode: its data decoded with its
+    /// data version as the state's `zkVersion`
+    /// ([`ZnodeData::partition_state`]).
+    pub fn partition_state(&self) -> Option<crate::znodes::LeaderIsr> {
+        self.data.partition_state(self.stat.version)
+    }
+}
+
 /// The most nodes a chunk of the ensemble's node map holds (maps elsewhere
 /// hold up to 48): a state write after a copy of the ensemble (a timeline's
 /// snapshot, a benchmark's settled cluster) copies its chunk, and most
